@@ -1,0 +1,85 @@
+package schema
+
+import (
+	"fmt"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// optional is one optional section or field and whether it is present.
+type optional struct {
+	path    string
+	present bool
+}
+
+// optionalFields lists every optional part of a vector that applies, so
+// that each one is either present or explained in NotMeasured. Parts inside
+// an absent section do not apply.
+func optionalFields(c *CapabilityVector) []optional {
+	opts := []optional{
+		{"precisions", len(c.Precisions) > 0},
+		{"memory", c.Memory != nil},
+		{"interconnect", c.Interconnect != nil},
+		{"launch_overhead", c.LaunchOverhead != nil},
+		{"thermal", c.Thermal != nil},
+		{"roofline", len(c.Roofline) > 0},
+	}
+	if m := c.Memory; m != nil {
+		opts = append(opts,
+			optional{"memory.physical_bytes", m.PhysicalBytes != nil},
+			optional{"memory.usable_bytes", m.UsableBytes != nil},
+			optional{"memory.bandwidth", len(m.Bandwidth) > 0},
+			optional{"memory.integrity", m.Integrity != nil},
+		)
+	}
+	if ic := c.Interconnect; ic != nil {
+		opts = append(opts,
+			optional{"interconnect.host_to_device", ic.HostToDevice != nil},
+			optional{"interconnect.device_to_host", ic.DeviceToHost != nil},
+			optional{"interconnect.peers", len(ic.Peers) > 0},
+		)
+	}
+	return opts
+}
+
+// vectorCompleteness checks that every optional part of a vector is
+// either present or listed once in NotMeasured with a reason, never both.
+func vectorCompleteness(sl validator.StructLevel) {
+	c := sl.Current().Interface().(CapabilityVector)
+	checkOmissions(sl, optionalFields(&c), c.NotMeasured)
+}
+
+// boxCompleteness applies the same rule to a box payload.
+func boxCompleteness(sl validator.StructLevel) {
+	b := sl.Current().Interface().(BoxPayload)
+	checkOmissions(sl, []optional{{"ambient_c", b.AmbientC != nil}}, b.NotMeasured)
+}
+
+func checkOmissions(sl validator.StructLevel, opts []optional, omitted []Omission) {
+	listed := make(map[string]bool, len(omitted))
+	for _, o := range omitted {
+		if listed[o.Field] {
+			report(sl, "field %q is listed twice", o.Field)
+		}
+		listed[o.Field] = true
+	}
+	known := make(map[string]bool, len(opts))
+	for _, o := range opts {
+		known[o.path] = true
+		switch {
+		case o.present && listed[o.path]:
+			report(sl, "%q is present but also listed as not measured", o.path)
+		case !o.present && !listed[o.path]:
+			report(sl, "%q is absent without a reason in not_measured", o.path)
+		}
+	}
+	for _, o := range omitted {
+		if !known[o.Field] {
+			report(sl, "%q is not an optional field here", o.Field)
+		}
+	}
+}
+
+func report(sl validator.StructLevel, format string, args ...any) {
+	sl.ReportError(nil, "not_measured", "NotMeasured", "complete", fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,145 @@
+package schema
+
+// Interconnect holds measured links: the host link, and one entry per
+// ordered pair this → peer. There is deliberately no link kind: naming a
+// link PCIe or NVLink would be vendor knowledge, and the report stays
+// purely measured.
+type Interconnect struct {
+	// HostToDevice is the host → device transfer bandwidth.
+	HostToDevice *Transfer `json:"host_to_device,omitempty" validate:"omitempty"`
+	// DeviceToHost is the device → host transfer bandwidth.
+	DeviceToHost *Transfer `json:"device_to_host,omitempty" validate:"omitempty"`
+	// Peers holds one directed link per other appraised device.
+	Peers []PeerLink `json:"peers,omitempty" validate:"omitempty,dive"`
+}
+
+// Transfer is a measured bulk transfer rate.
+type Transfer struct {
+	// BytesPerS is bytes per second (1 GB/s = 1e9 bytes/s).
+	BytesPerS Stat `json:"bytes_per_s"`
+	// TransferBytes is the size of one timed transfer.
+	TransferBytes uint64 `json:"transfer_bytes" validate:"gte=1,maxint53"`
+	// Path names how the data moved, e.g. "webgpu-write-buffer".
+	Path string `json:"path" validate:"required,ident"`
+	// Probe is the name of the probe that measured it.
+	Probe string `json:"probe" validate:"required,ident"`
+	// Timing says how durations were measured.
+	Timing TimingMethod `json:"timing" validate:"timing"`
+	// Check is the reference check the received data passed.
+	Check Check `json:"check"`
+}
+
+// PeerLink is a directed link from this device to a peer.
+type PeerLink struct {
+	// Peer is the peer's PCI bus address (BDF).
+	Peer string `json:"peer" validate:"bdf"`
+	// OneWay is this → peer with the reverse direction idle.
+	OneWay Transfer `json:"one_way"`
+	// BothWays is this → peer while peer → this runs at the same time;
+	// the figure is this direction's rate only.
+	BothWays *Transfer `json:"both_ways,omitempty" validate:"omitempty"`
+	// LatencyS is the small-transfer latency in seconds.
+	LatencyS *Stat `json:"latency_s,omitempty" validate:"omitempty"`
+}
+
+// LaunchOverhead holds the latencies that decide whether small work is
+// worth sending to the device at all.
+type LaunchOverhead struct {
+	// EmptyDispatchS is the round trip of an empty compute dispatch,
+	// submit to completion observed on the host, in seconds.
+	EmptyDispatchS Stat `json:"empty_dispatch_s"`
+	// Upload1MiBS is a 1 MiB (1,048,576 bytes) host → device upload,
+	// issue to completion, in seconds.
+	Upload1MiBS Stat `json:"upload_1mib_s"`
+	// Probe is the name of the probe that measured it.
+	Probe string `json:"probe" validate:"required,ident"`
+	// Timing says how durations were measured.
+	Timing TimingMethod `json:"timing" validate:"timing"`
+	// Check is the reference check the uploaded and written data passed.
+	Check Check `json:"check"`
+}
+
+// ThermalEnvelope is the device's behaviour under sustained load.
+type ThermalEnvelope struct {
+	// SoakS is how long the sustained load ran, in seconds.
+	SoakS float64 `json:"soak_s" validate:"gt=0"`
+	// Throttled is true when throughput or clocks dropped under load.
+	Throttled bool `json:"throttled"`
+	// TimeToThrottleS is seconds from load start to the first throttle;
+	// absent when the device did not throttle during the soak.
+	TimeToThrottleS *float64 `json:"time_to_throttle_s,omitempty" validate:"omitempty,gte=0"`
+	// ThrottledFraction is sustained throughput divided by cold throughput
+	// (unitless, 1 = no loss).
+	ThrottledFraction float64 `json:"throttled_fraction" validate:"gt=0"`
+	// SustainedPowerW is the median board power during the soak, in watts.
+	SustainedPowerW *float64 `json:"sustained_power_w,omitempty" validate:"omitempty,gt=0"`
+	// PeakTemperatureC is the hottest reading during the soak, in °C.
+	PeakTemperatureC *float64 `json:"peak_temperature_c,omitempty" validate:"omitempty"`
+	// Probe is the name of the probe that ran the soak.
+	Probe string `json:"probe" validate:"required,ident"`
+}
+
+// RooflineRatio says how close a precision's compute sits to what the
+// device's own measured bandwidth and peak predict.
+type RooflineRatio struct {
+	// Precision names the PrecisionThroughput entry, "<operation>:<input_type>-><accumulator_type>".
+	Precision string `json:"precision" validate:"required,max=64"`
+	// Ratio is achieved over modelled throughput (unitless, 1 = on the roofline).
+	Ratio float64 `json:"ratio" validate:"gt=0"`
+	// Points is the number of arithmetic-intensity points swept.
+	Points int `json:"points" validate:"gte=1"`
+}
+
+// DeviceIdentity anchors "this is the same physical card across time".
+// It is metadata only and never an input to scoring or routing.
+type DeviceIdentity struct {
+	// BusAddress is the PCI bus address (BDF), e.g. "0000:01:00.0";
+	// absent for a software adapter, which has none.
+	BusAddress string `json:"bus_address,omitempty" validate:"omitempty,bdf"`
+	// VendorID is the PCI vendor id, four lowercase hex digits.
+	VendorID string `json:"vendor_id" validate:"hex4"`
+	// DeviceID is the PCI device id, four lowercase hex digits.
+	DeviceID string `json:"device_id" validate:"hex4"`
+	// SubsystemVendorID is the PCI subsystem vendor id, when known.
+	SubsystemVendorID string `json:"subsystem_vendor_id,omitempty" validate:"omitempty,hex4"`
+	// SubsystemDeviceID is the PCI subsystem device id, when known.
+	SubsystemDeviceID string `json:"subsystem_device_id,omitempty" validate:"omitempty,hex4"`
+	// Name is the name the driver reports (metadata; never used in scoring).
+	Name string `json:"name" validate:"max=256"`
+	// VBIOSHash is the lowercase hex SHA-256 of the VBIOS (see VBIOSHashSource).
+	VBIOSHash string `json:"vbios_hash,omitempty" validate:"omitempty,sha256hex"`
+	// VBIOSHashSource says what was hashed: "rom" or "vendor-version".
+	VBIOSHashSource string `json:"vbios_hash_source,omitempty" validate:"required_with=VBIOSHash,omitempty,oneof=rom vendor-version"`
+	// Serial is the board serial number, when the driver exposes one.
+	Serial string `json:"serial,omitempty" validate:"max=128"`
+	// UUID is the device UUID, when the driver exposes one.
+	UUID string `json:"uuid,omitempty" validate:"max=128"`
+	// AdapterType is the API's device type: "discrete-gpu",
+	// "integrated-gpu", "virtual-gpu", "cpu" or "unknown".
+	AdapterType string `json:"adapter_type" validate:"oneof=discrete-gpu integrated-gpu virtual-gpu cpu unknown"`
+	// Software is true when the device is a software rasteriser running
+	// on the CPU (lavapipe, llvmpipe, SwiftShader), not a GPU.
+	Software bool `json:"software"`
+}
+
+// ProbeEnvironment says under which conditions the figures were taken.
+// Two reports are directly comparable only when these agree.
+type ProbeEnvironment struct {
+	// DriverVersion is the driver's own version string.
+	DriverVersion string `json:"driver_version" validate:"required,max=256"`
+	// Backend is the graphics API the probes ran through, e.g. "vulkan".
+	Backend string `json:"backend" validate:"required,ident"`
+	// AmbientC is the ambient (inlet) temperature in °C, when known.
+	AmbientC *float64 `json:"ambient_c,omitempty" validate:"omitempty,gte=-50,lte=80"`
+	// AmbientSource says where AmbientC came from: "sensor" or "operator".
+	AmbientSource string `json:"ambient_source,omitempty" validate:"required_with=AmbientC,omitempty,oneof=sensor operator"`
+	// RunDurationS is how long the appraisal of this device took, in seconds.
+	RunDurationS float64 `json:"run_duration_s" validate:"gt=0"`
+	// ProbeSuiteVersion is the version of appraise that ran the probes.
+	ProbeSuiteVersion string `json:"probe_suite_version" validate:"required,max=64"`
+	// Mode is "full" or "quick" (fewer samples, smaller sizes).
+	Mode string `json:"mode" validate:"oneof=full quick"`
+	// OS and Arch are the host's operating system and architecture.
+	OS   string `json:"os" validate:"required,ident"`
+	Arch string `json:"arch" validate:"required,ident"`
+}

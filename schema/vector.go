@@ -1,0 +1,154 @@
+package schema
+
+// CapabilityVector is what one physical device was measured to do. Every
+// figure in it was measured by a probe and checked against a reference
+// before it was recorded; nothing in it is rated or looked up by model.
+//
+// Optional sections (and optional fields inside sections) are omitted when
+// they were not measured, and each omission is listed in NotMeasured with a
+// reason. A made-up zero never stands in for a missing measurement.
+type CapabilityVector struct {
+	// Precisions holds sustained throughput per precision and operation.
+	Precisions []PrecisionThroughput `json:"precisions,omitempty" validate:"omitempty,dive"`
+	// Memory describes the device's own memory. Omitted when not measured.
+	Memory *Memory `json:"memory,omitempty" validate:"omitempty"`
+	// Interconnect holds host and peer link measurements. Omitted when not measured.
+	Interconnect *Interconnect `json:"interconnect,omitempty" validate:"omitempty"`
+	// LaunchOverhead holds small-work latencies. Omitted when not measured.
+	LaunchOverhead *LaunchOverhead `json:"launch_overhead,omitempty" validate:"omitempty"`
+	// Thermal is the thermal envelope under sustained load. Omitted when not measured.
+	Thermal *ThermalEnvelope `json:"thermal,omitempty" validate:"omitempty"`
+	// Roofline holds the on-roofline ratio per precision. Omitted when not measured.
+	Roofline []RooflineRatio `json:"roofline,omitempty" validate:"omitempty,dive"`
+	// Identity is anti-fraud metadata. It is never an input to scoring.
+	Identity DeviceIdentity `json:"identity"`
+	// Environment says under which conditions the figures were taken.
+	Environment ProbeEnvironment `json:"environment"`
+	// Probes lists every probe that contributed a figure, with its version.
+	Probes []ProbeRecord `json:"probes" validate:"min=1,dive"`
+	// NotMeasured lists each section or field that is absent, with why.
+	NotMeasured []Omission `json:"not_measured,omitempty" validate:"omitempty,dive"`
+}
+
+// Omission records a section or field that was not measured, and why.
+type Omission struct {
+	// Field is the JSON path of the absent section or field, dot separated
+	// from the capability object, e.g. "thermal" or "memory.usable_bytes".
+	Field string `json:"field" validate:"required,jsonpath"`
+	// Reason says in plain words why it is absent.
+	Reason string `json:"reason" validate:"required,max=500"`
+}
+
+// ProbeRecord names a probe that contributed figures to the vector.
+type ProbeRecord struct {
+	// Name of the probe, e.g. "webgpu-stream".
+	Name string `json:"name" validate:"required,ident"`
+	// Version of the probe's method; figures from different versions are
+	// not directly comparable.
+	Version string `json:"version" validate:"required,max=32"`
+}
+
+// Check records the reference check a figure passed before it counted.
+// A figure whose check failed is never recorded, so Passed is always true
+// in a valid report; it is kept so a reader sees the check was made.
+type Check struct {
+	// Reference names what the output was compared with: "cpu" for a CPU
+	// reference of the same kernel, "closed-form" for an exact formula.
+	Reference string `json:"reference" validate:"oneof=cpu closed-form"`
+	// Elements is how many output elements were compared.
+	Elements uint64 `json:"elements" validate:"gte=1,maxint53"`
+	// MaxRelError is the largest relative error seen (unitless).
+	MaxRelError float64 `json:"max_rel_error" validate:"gte=0,ltefield=Tolerance"`
+	// Tolerance is the largest relative error the check accepted (unitless).
+	Tolerance float64 `json:"tolerance" validate:"gte=0"`
+	// Passed is true: a failed check is never written.
+	Passed bool `json:"passed" validate:"eq=true"`
+}
+
+// PrecisionThroughput is a sustained operation rate at one precision.
+type PrecisionThroughput struct {
+	// Operation is the measured kind of work: "fma" (vector multiply-add),
+	// "dot4" (packed 4-wide dot product), "gemm" (matrix multiply).
+	Operation string `json:"operation" validate:"required,ident"`
+	// InputType is the element type of the operands, e.g. "fp32", "fp16",
+	// "bf16", "int32", "int8", "uint8", "fp8_e4m3".
+	InputType string `json:"input_type" validate:"required,ident"`
+	// AccumulatorType is the element type results accumulate in.
+	AccumulatorType string `json:"accumulator_type" validate:"required,ident"`
+	// MatrixEngine is true only when a matrix-engine kernel (cooperative
+	// matrix or equivalent) ran and passed its check; vector-ALU figures
+	// say false.
+	MatrixEngine bool `json:"matrix_engine"`
+	// OpsPerS is operations per second; how operations are counted is
+	// given by OpCounting.
+	OpsPerS Stat `json:"ops_per_s"`
+	// OpCounting states the counting rule, e.g. "fma=2", "dot4=8", "gemm=2mnk".
+	OpCounting string `json:"op_counting" validate:"required,max=64"`
+	// Shape is the matrix shape used, for matrix-engine figures.
+	Shape *MatrixShape `json:"shape,omitempty" validate:"omitempty"`
+	// Probe is the name of the probe that measured it.
+	Probe string `json:"probe" validate:"required,ident"`
+	// Timing says how durations were measured.
+	Timing TimingMethod `json:"timing" validate:"timing"`
+	// Check is the reference check the output passed.
+	Check Check `json:"check"`
+}
+
+// MatrixShape is the fragment shape and problem size of a matrix kernel.
+type MatrixShape struct {
+	// M, N, K are the fragment dimensions the device offered.
+	M int `json:"m" validate:"gte=1"`
+	N int `json:"n" validate:"gte=1"`
+	K int `json:"k" validate:"gte=1"`
+	// Scope is the execution scope of a fragment, e.g. "subgroup".
+	Scope string `json:"scope" validate:"required,ident"`
+	// ProblemM, ProblemN, ProblemK are the whole GEMM's dimensions.
+	ProblemM int `json:"problem_m" validate:"gte=1"`
+	ProblemN int `json:"problem_n" validate:"gte=1"`
+	ProblemK int `json:"problem_k" validate:"gte=1"`
+}
+
+// Memory describes the device's own memory pool.
+type Memory struct {
+	// PhysicalBytes is the device-local memory the driver reports.
+	PhysicalBytes *uint64 `json:"physical_bytes,omitempty" validate:"omitempty,gte=1,maxint53"`
+	// UsableBytes is how much could actually be allocated.
+	UsableBytes *uint64 `json:"usable_bytes,omitempty" validate:"omitempty,gte=1,maxint53"`
+	// Bandwidth holds sustained bandwidth per kernel (read, write, copy, triad).
+	Bandwidth []Bandwidth `json:"bandwidth,omitempty" validate:"omitempty,dive"`
+	// Integrity is the VRAM integrity probe's outcome.
+	Integrity *Integrity `json:"integrity,omitempty" validate:"omitempty"`
+}
+
+// Bandwidth is a sustained device-memory bandwidth for one kernel.
+type Bandwidth struct {
+	// Kernel is the access pattern: "read", "write", "copy", "triad".
+	Kernel string `json:"kernel" validate:"required,ident"`
+	// BytesPerS is bytes moved per second (bytes, not MiB; 1 GB/s = 1e9).
+	BytesPerS Stat `json:"bytes_per_s"`
+	// ArrayBytes is the size of each array the kernel streamed over.
+	ArrayBytes uint64 `json:"array_bytes" validate:"gte=1,maxint53"`
+	// BytesPerElement is how many bytes the kernel moves per element,
+	// reads plus writes.
+	BytesPerElement int `json:"bytes_per_element" validate:"gte=1"`
+	// Probe is the name of the probe that measured it.
+	Probe string `json:"probe" validate:"required,ident"`
+	// Timing says how durations were measured.
+	Timing TimingMethod `json:"timing" validate:"timing"`
+	// Check is the reference check the output passed.
+	Check Check `json:"check"`
+}
+
+// Integrity is the outcome of the VRAM integrity probe.
+type Integrity struct {
+	// Errors is the number of words that read back wrong.
+	Errors uint64 `json:"errors" validate:"maxint53"`
+	// BytesTested is the memory covered by the patterns.
+	BytesTested uint64 `json:"bytes_tested" validate:"gte=1,maxint53"`
+	// Passes is how many full passes over BytesTested ran.
+	Passes int `json:"passes" validate:"gte=1"`
+	// Patterns names the patterns written and checked.
+	Patterns []string `json:"patterns" validate:"min=1,dive,ident"`
+	// Probe is the name of the probe that ran it.
+	Probe string `json:"probe" validate:"required,ident"`
+}
