@@ -23,6 +23,7 @@ func optionalFields(c *CapabilityVector) []optional {
 		{"launch_overhead", c.LaunchOverhead != nil},
 		{"thermal", c.Thermal != nil},
 		{"roofline", len(c.Roofline) > 0},
+		{"environment.ambient_c", c.Environment.AmbientC != nil},
 	}
 	if m := c.Memory; m != nil {
 		opts = append(opts,
@@ -82,4 +83,16 @@ func checkOmissions(sl validator.StructLevel, opts []optional, omitted []Omissio
 
 func report(sl validator.StructLevel, format string, args ...any) {
 	sl.ReportError(nil, "not_measured", "NotMeasured", "complete", fmt.Sprintf(format, args...))
+}
+
+// AbsentFields returns the JSON path of every optional part of c that is
+// absent, in a fixed order: each must be listed in NotMeasured.
+func AbsentFields(c *CapabilityVector) []string {
+	var out []string
+	for _, o := range optionalFields(c) {
+		if !o.present {
+			out = append(out, o.path)
+		}
+	}
+	return out
 }

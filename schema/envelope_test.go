@@ -205,3 +205,12 @@ func TestNotMeasuredRules(t *testing.T) {
 		t.Fatalf("example card: %v", err)
 	}
 }
+
+func TestAbsentFields(t *testing.T) {
+	p := exampleCard(strings.Repeat("ab", 32))
+	got := strings.Join(schema.AbsentFields(&p.Capability), ",")
+	want := "precisions,interconnect,thermal,roofline,environment.ambient_c,memory.usable_bytes,memory.integrity"
+	if got != want {
+		t.Fatalf("AbsentFields = %s, want %s", got, want)
+	}
+}

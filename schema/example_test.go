@@ -71,6 +71,7 @@ func exampleCard(boxHash string) schema.CardPayload {
 				{Field: "roofline", Reason: "not probed in this run"},
 				{Field: "memory.usable_bytes", Reason: "not probed in this run"},
 				{Field: "memory.integrity", Reason: "not probed in this run"},
+				{Field: "environment.ambient_c", Reason: "no inlet sensor and no --ambient-c"},
 			},
 		},
 	}

@@ -30,7 +30,8 @@ type BoxPayload struct {
 	// Host identifies the machine the devices sat in.
 	Host Host `json:"host"`
 	// PresentDevices lists every device address seen in the run,
-	// appraised or not (a PCI BDF, or "software-N" for a software adapter).
+	// appraised or not: a PCI BDF where known, else "adapter-N" for the
+	// N-th adapter of the run, or "software-N" for a software adapter.
 	PresentDevices []string `json:"present_devices" validate:"min=1,dive,devaddr"`
 	// DriverVersions gives the driver bound to each appraised device.
 	DriverVersions []DriverBinding `json:"driver_versions" validate:"min=1,dive"`

@@ -96,14 +96,16 @@ type DeviceIdentity struct {
 	// BusAddress is the PCI bus address (BDF), e.g. "0000:01:00.0";
 	// absent for a software adapter, which has none.
 	BusAddress string `json:"bus_address,omitempty" validate:"omitempty,bdf"`
-	// VendorID is the PCI vendor id, four lowercase hex digits.
-	VendorID string `json:"vendor_id" validate:"hex4"`
-	// DeviceID is the PCI device id, four lowercase hex digits.
-	DeviceID string `json:"device_id" validate:"hex4"`
+	// VendorID is the vendor id in lowercase hex: four digits for a PCI
+	// vendor, more for a Khronos-registered one without a PCI id (e.g.
+	// "10005" for Mesa's software devices).
+	VendorID string `json:"vendor_id" validate:"hexid"`
+	// DeviceID is the device id in lowercase hex, four digits or more.
+	DeviceID string `json:"device_id" validate:"hexid"`
 	// SubsystemVendorID is the PCI subsystem vendor id, when known.
-	SubsystemVendorID string `json:"subsystem_vendor_id,omitempty" validate:"omitempty,hex4"`
+	SubsystemVendorID string `json:"subsystem_vendor_id,omitempty" validate:"omitempty,hexid"`
 	// SubsystemDeviceID is the PCI subsystem device id, when known.
-	SubsystemDeviceID string `json:"subsystem_device_id,omitempty" validate:"omitempty,hex4"`
+	SubsystemDeviceID string `json:"subsystem_device_id,omitempty" validate:"omitempty,hexid"`
 	// Name is the name the driver reports (metadata; never used in scoring).
 	Name string `json:"name" validate:"max=256"`
 	// VBIOSHash is the lowercase hex SHA-256 of the VBIOS (see VBIOSHashSource).

@@ -25,8 +25,8 @@ var (
 	identRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9_.\-]*$`)
 	jsonPathRe = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`)
 	bdfRe      = regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]$`)
-	softRe     = regexp.MustCompile(`^software-[0-9]+$`)
-	hex4Re     = regexp.MustCompile(`^[0-9a-f]{4}$`)
+	softRe     = regexp.MustCompile(`^(software|adapter)-[0-9]+$`)
+	hexIDRe    = regexp.MustCompile(`^[0-9a-f]{4,8}$`)
 	sha256Re   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
@@ -48,7 +48,7 @@ func newValidator() *validator.Validate {
 		"jsonpath":  jsonPathRe.MatchString,
 		"bdf":       bdfRe.MatchString,
 		"devaddr":   func(s string) bool { return bdfRe.MatchString(s) || softRe.MatchString(s) },
-		"hex4":      hex4Re.MatchString,
+		"hexid":     hexIDRe.MatchString,
 		"sha256hex": sha256Re.MatchString,
 		"rfc3339utc": func(s string) bool {
 			t, err := time.Parse(time.RFC3339, s)

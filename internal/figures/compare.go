@@ -1,0 +1,73 @@
+package figures
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// Delta compares one figure between a baseline A and a report B.
+type Delta struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// A and B are the medians; nil when the report lacks the figure.
+	A *float64 `json:"a"`
+	B *float64 `json:"b"`
+	// Relative is (B-A)/A; nil when either is missing or A is zero.
+	Relative *float64 `json:"relative"`
+}
+
+// Compare returns a Delta for every figure present in a or b, in the
+// order of a, then figures only b has.
+func Compare(a, b schema.CapabilityVector) []Delta {
+	fa, fb := List(a), List(b)
+	byName := make(map[string]Figure, len(fb))
+	for _, f := range fb {
+		byName[f.Name] = f
+	}
+	var out []Delta
+	seen := map[string]bool{}
+	for _, f := range fa {
+		d := Delta{Name: f.Name, Unit: f.Unit, A: ptr(f.Median)}
+		if g, ok := byName[f.Name]; ok {
+			d.B = ptr(g.Median)
+			if f.Median != 0 {
+				d.Relative = ptr((g.Median - f.Median) / f.Median)
+			}
+		}
+		seen[f.Name] = true
+		out = append(out, d)
+	}
+	for _, g := range fb {
+		if !seen[g.Name] {
+			out = append(out, Delta{Name: g.Name, Unit: g.Unit, B: ptr(g.Median)})
+		}
+	}
+	return out
+}
+
+// ambientToleranceC is how far two ambient temperatures may differ, in °C,
+// before the reports count as taken under different conditions.
+const ambientToleranceC = 5
+
+// EnvironmentDifferences lists, in words, how two probe environments
+// differ in ways that make their figures not directly comparable.
+func EnvironmentDifferences(a, b schema.ProbeEnvironment) []string {
+	var out []string
+	same := func(what, x, y string) {
+		if x != y {
+			out = append(out, fmt.Sprintf("%s: %q vs %q", what, x, y))
+		}
+	}
+	same("driver version", a.DriverVersion, b.DriverVersion)
+	same("backend", a.Backend, b.Backend)
+	same("probe-suite version", a.ProbeSuiteVersion, b.ProbeSuiteVersion)
+	same("mode", a.Mode, b.Mode)
+	if a.AmbientC != nil && b.AmbientC != nil && math.Abs(*a.AmbientC-*b.AmbientC) > ambientToleranceC {
+		out = append(out, fmt.Sprintf("ambient: %.1f °C vs %.1f °C (more than %d °C apart)", *a.AmbientC, *b.AmbientC, ambientToleranceC))
+	}
+	return out
+}
+
+func ptr(v float64) *float64 { return &v }

@@ -1,0 +1,90 @@
+// Package figures flattens a capability vector into named scalar figures,
+// the form people read in tables and compare across reports.
+//
+// Start with List; Compare and EnvironmentDifferences build on it.
+package figures
+
+import (
+	"fmt"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// Figure is one named scalar of a capability vector: the median of its
+// samples, with the spread kept beside it.
+type Figure struct {
+	// Name is stable across reports, e.g. "memory.bandwidth.copy".
+	Name string `json:"name"`
+	// Unit of Median, Min and Max, e.g. "bytes/s", "ops/s", "s", "bytes".
+	Unit string `json:"unit"`
+	// Median, Min and Max of the samples; all equal for single values.
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	// Samples is the number of timed samples behind the figure.
+	Samples int `json:"samples"`
+	// HigherIsBetter is true for rates, false for latencies.
+	HigherIsBetter bool `json:"higher_is_better"`
+}
+
+// List returns every figure of v in a stable order.
+func List(v schema.CapabilityVector) []Figure {
+	var out []Figure
+	add := func(name, unit string, s schema.Stat, higher bool) {
+		out = append(out, Figure{Name: name, Unit: unit, Median: s.Median, Min: s.Min, Max: s.Max, Samples: s.Samples, HigherIsBetter: higher})
+	}
+	for _, p := range v.Precisions {
+		add(PrecisionName(p), "ops/s", p.OpsPerS, true)
+	}
+	if m := v.Memory; m != nil {
+		if m.PhysicalBytes != nil {
+			add("memory.physical", "bytes", single(float64(*m.PhysicalBytes)), true)
+		}
+		if m.UsableBytes != nil {
+			add("memory.usable", "bytes", single(float64(*m.UsableBytes)), true)
+		}
+		for _, b := range m.Bandwidth {
+			add("memory.bandwidth."+b.Kernel, "bytes/s", b.BytesPerS, true)
+		}
+		if m.Integrity != nil {
+			add("memory.integrity.errors", "words", single(float64(m.Integrity.Errors)), false)
+		}
+	}
+	if ic := v.Interconnect; ic != nil {
+		if t := ic.HostToDevice; t != nil {
+			add("interconnect.host_to_device", "bytes/s", t.BytesPerS, true)
+		}
+		if t := ic.DeviceToHost; t != nil {
+			add("interconnect.device_to_host", "bytes/s", t.BytesPerS, true)
+		}
+		for _, p := range ic.Peers {
+			add("interconnect.peer."+p.Peer, "bytes/s", p.OneWay.BytesPerS, true)
+		}
+	}
+	if l := v.LaunchOverhead; l != nil {
+		add("launch.empty_dispatch", "s", l.EmptyDispatchS, false)
+		add("launch.upload_1mib", "s", l.Upload1MiBS, false)
+	}
+	if t := v.Thermal; t != nil {
+		add("thermal.throttled_fraction", "ratio", single(t.ThrottledFraction), true)
+	}
+	for _, r := range v.Roofline {
+		add("roofline."+r.Precision, "ratio", single(r.Ratio), true)
+	}
+	return out
+}
+
+// PrecisionName names a throughput figure, e.g. "precision.fma.fp32" or
+// "precision.gemm.fp16-fp32.matrix".
+func PrecisionName(p schema.PrecisionThroughput) string {
+	name := fmt.Sprintf("precision.%s.%s", p.Operation, p.InputType)
+	if p.AccumulatorType != p.InputType {
+		name += "-" + p.AccumulatorType
+	}
+	if p.MatrixEngine {
+		name += ".matrix"
+	}
+	return name
+}
+
+func single(v float64) schema.Stat { return schema.Stat{Samples: 1, Median: v, Min: v, Max: v} }

@@ -1,0 +1,229 @@
+package keys
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// rotateStep names a point in Rotate after which tests simulate a crash.
+type rotateStep int
+
+const (
+	stepPrepared      rotateStep = iota // old key unlocked, new key sealed, nothing written
+	stepArchiveTemp                     // archive copy in a temporary file
+	stepArchived                        // archive copy in place and synced
+	stepKeyTemp                         // new key.json in a temporary file
+	stepSwapped                         // new key.json renamed into place and synced
+	stepStatementTemp                   // statement copy in a temporary file
+	stepPublished                       // statement copy in place: done
+	numRotateSteps                      // how many steps there are
+)
+
+// crashFunc is a test hook: Rotate calls it after each step and, if it
+// returns an error, returns that error at once, cleaning nothing up, as if
+// the process had died there.
+type crashFunc func(rotateStep) error
+
+// Rotate replaces the current key in dir, unlocked with dec, by a new key
+// encrypted as enc says, and returns the signed statement that links them.
+// rotated_at and the new key's created_at are now, in UTC, whole seconds; now
+// must not be before the old key's created_at.
+//
+// Steps, each durable before the next: archive the old key.json byte for
+// byte; write the new key.json, which embeds the statement, to a temporary
+// file and rename it over key.json; copy the statement into rotations/. A
+// crash leaves the old or the new key current and the old key on disk, and
+// Rotate may simply be run again (with the passphrase of whichever key is
+// current; LoadPublic says which).
+func Rotate(dir string, dec Decryption, enc Encryption, now time.Time) (*RotationStatement, error) {
+	return rotate(dir, dec, enc, now, func(rotateStep) error { return nil })
+}
+
+// rotate is Rotate with a crash hook.
+func rotate(dir string, dec Decryption, enc Encryption, now time.Time, crash crashFunc) (*RotationStatement, error) {
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cur, next, err := prepareRotation(dir, dec, enc, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := crash(stepPrepared); err != nil {
+		return nil, err
+	}
+	if err := writeStep(filepath.Join(dir, archiveDirName), cur.archiveName(), cur.raw, false, crash, stepArchiveTemp); err != nil {
+		return nil, err
+	}
+	if err := writeStep(dir, keyFileName, next.raw, true, crash, stepKeyTemp); err != nil {
+		return nil, err
+	}
+	if err := publish(dir, next.rotation, crash); err != nil {
+		return nil, err
+	}
+	return next.rotation, nil
+}
+
+// prepareRotation cleans up after any earlier crash, unlocks the current key
+// and makes its successor, writing nothing new.
+func prepareRotation(dir string, dec Decryption, enc Encryption, now time.Time) (cur, next *storedKey, err error) {
+	if err := removeTemps(dir); err != nil {
+		return nil, nil, err
+	}
+	if cur, err = readCurrent(dir); err != nil {
+		return nil, nil, err
+	}
+	if err := publish(dir, cur.rotation, nil); err != nil { // a crash may have skipped it
+		return nil, nil, err
+	}
+	now = now.UTC().Truncate(time.Second)
+	if now.Before(cur.info.CreatedAt) {
+		return nil, nil, fmt.Errorf("keys: rotate: time %s is before the current key's creation %s",
+			formatTime(now), formatTime(cur.info.CreatedAt))
+	}
+	if _, err := enc.protection(); err != nil {
+		return nil, nil, err
+	}
+	old, err := cur.unlock(dec)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := GenerateSigner(old.Tenant())
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := signRotation(old, s, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := sealKey(s, now, enc, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cur, &storedKey{info: KeyInfo{Tenant: s.Tenant(), PublicKey: s.PublicKey(), CreatedAt: now}, rotation: st, raw: raw}, nil
+}
+
+// writeStep writes dir/name atomically, calling crash after step (the
+// temporary file is written) and after step+1 (it is committed).
+func writeStep(dir, name string, data []byte, replace bool, crash crashFunc, step rotateStep) error {
+	tmp, err := writeTemp(dir, name, data)
+	if err != nil {
+		return err
+	}
+	if err := crash(step); err != nil {
+		return err
+	}
+	if err := commit(tmp, dir, name, replace); err != nil {
+		return err
+	}
+	return crash(step + 1)
+}
+
+// publish copies st into rotations/ unless it is already there. A nil st
+// (a key made by Init) or a nil crash hook (repair, not a step) is fine.
+func publish(dir string, st *RotationStatement, crash crashFunc) error {
+	if st == nil {
+		return nil
+	}
+	if crash == nil {
+		crash = func(rotateStep) error { return nil }
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("keys: encode rotation statement: %w", err)
+	}
+	name := st.RotatedAt.Format(fileTimeLayout) + "-" + Fingerprint(st.OldKey) + "-" + Fingerprint(st.NewKey) + ".json"
+	return writeStep(filepath.Join(dir, rotationsDirName), name, append(b, '\n'), false, crash, stepStatementTemp)
+}
+
+// DirInfo is everything in a key directory that is not secret.
+type DirInfo struct {
+	// Dir is the key directory.
+	Dir string
+	// Current is the current key.
+	Current *KeyInfo
+	// Archived are the retired keys, oldest first.
+	Archived []*KeyInfo
+	// Rotations are the verified rotation statements, oldest first.
+	Rotations []*RotationStatement
+}
+
+// LoadPublic reads dir without unlocking anything: the current key, the
+// archived keys and the rotation statements, from rotations/ and from those
+// embedded in key files. A statement that fails Verify is an error.
+func LoadPublic(dir string) (*DirInfo, error) {
+	cur, err := readCurrent(dir)
+	if err != nil {
+		return nil, err
+	}
+	archived, err := readArchive(dir)
+	if err != nil {
+		return nil, err
+	}
+	info := &DirInfo{Dir: dir, Current: &cur.info}
+	sts := []*RotationStatement{cur.rotation}
+	for _, k := range archived {
+		sts = append(sts, k.rotation)
+		if !k.info.PublicKey.Equal(cur.info.PublicKey) { // an interrupted Rotate may have archived it already
+			info.Archived = append(info.Archived, &k.info)
+		}
+	}
+	files, err := readStatements(filepath.Join(dir, rotationsDirName))
+	if err != nil {
+		return nil, err
+	}
+	info.Rotations, err = mergeStatements(append(sts, files...))
+	return info, err
+}
+
+// readStatements parses every statement file in dir. Statements are public,
+// so their permissions are not checked.
+func readStatements(dir string) ([]*RotationStatement, error) {
+	names, err := listJSON(dir)
+	if err != nil {
+		return nil, err
+	}
+	var sts []*RotationStatement
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n)) // public: no permission check
+		if err != nil {
+			return nil, fmt.Errorf("keys: %w", err)
+		}
+		st, err := ParseRotationStatement(b)
+		if err != nil {
+			return nil, fmt.Errorf("keys: %s: %w", n, err)
+		}
+		sts = append(sts, st)
+	}
+	return sts, nil
+}
+
+// mergeStatements verifies sts, drops nils and duplicates, and sorts the
+// rest by rotated_at.
+func mergeStatements(sts []*RotationStatement) ([]*RotationStatement, error) {
+	seen := make(map[string]bool)
+	var out []*RotationStatement
+	for _, st := range sts {
+		if st == nil {
+			continue
+		}
+		if err := st.Verify(); err != nil {
+			return nil, err
+		}
+		msg, err := st.SignedBytes()
+		if err != nil {
+			return nil, err
+		}
+		if !seen[string(msg)] {
+			seen[string(msg)] = true
+			out = append(out, st)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *RotationStatement) int { return a.RotatedAt.Compare(b.RotatedAt) })
+	return out, nil
+}

@@ -1,0 +1,265 @@
+package keys
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gowebpki/jcs"
+)
+
+// statementType names a rotation statement in its payload.
+const statementType = "appraise-key-rotation"
+
+// RotationStatement records that a tenant replaced OldKey by NewKey at
+// RotatedAt. OldSig is OldKey's signature and NewSig NewKey's countersignature,
+// both over SignedBytes. Its JSON form is
+//
+//	{"payload":{"statement":"appraise-key-rotation","version":"1",
+//	            "tenant":…,"old_pubkey":…,"new_pubkey":…,"rotated_at":…},
+//	 "old_sig":…,"new_sig":…}
+//
+// with keys and signatures in standard base64 with padding and rotated_at in
+// RFC 3339 UTC, whole seconds. ParseRotationStatement reads it back.
+type RotationStatement struct {
+	// Tenant owns both keys.
+	Tenant string
+	// OldKey is the key retired.
+	OldKey ed25519.PublicKey
+	// NewKey is the key that replaced it.
+	NewKey ed25519.PublicKey
+	// RotatedAt is when OldKey was retired, UTC, whole seconds.
+	RotatedAt time.Time
+	// OldSig is OldKey's signature of SignedBytes.
+	OldSig []byte
+	// NewSig is NewKey's signature of SignedBytes.
+	NewSig []byte
+}
+
+// statementPayload is the signed part of a statement on the wire.
+type statementPayload struct {
+	Statement string `json:"statement"`
+	Version   string `json:"version"`
+	Tenant    string `json:"tenant"`
+	OldPubKey string `json:"old_pubkey"`
+	NewPubKey string `json:"new_pubkey"`
+	RotatedAt string `json:"rotated_at"`
+}
+
+// statementWire is a whole statement on the wire.
+type statementWire struct {
+	Payload statementPayload `json:"payload"`
+	OldSig  string           `json:"old_sig"`
+	NewSig  string           `json:"new_sig"`
+}
+
+// signRotation makes the statement by which old hands over to next at t.
+func signRotation(old, next *Signer, t time.Time) (*RotationStatement, error) {
+	st := &RotationStatement{
+		Tenant: old.Tenant(), OldKey: old.Public(), NewKey: next.Public(),
+		RotatedAt: t.UTC().Truncate(time.Second),
+	}
+	msg, err := st.SignedBytes()
+	if err != nil {
+		return nil, err
+	}
+	st.OldSig, st.NewSig = old.Sign(msg), next.Sign(msg)
+	return st, st.Verify()
+}
+
+// payload returns the wire form of the signed part.
+func (s *RotationStatement) payload() statementPayload {
+	b64 := base64.StdEncoding.EncodeToString
+	return statementPayload{
+		Statement: statementType, Version: formatVersion, Tenant: s.Tenant,
+		OldPubKey: b64(s.OldKey), NewPubKey: b64(s.NewKey), RotatedAt: formatTime(s.RotatedAt),
+	}
+}
+
+// SignedBytes returns the bytes both keys sign: the RFC 8785 canonical JSON
+// of the payload object.
+func (s *RotationStatement) SignedBytes() ([]byte, error) {
+	b, err := json.Marshal(s.payload())
+	if err != nil {
+		return nil, fmt.Errorf("keys: rotation statement: %w", err)
+	}
+	c, err := jcs.Transform(b)
+	if err != nil {
+		return nil, fmt.Errorf("keys: rotation statement: canonicalize: %w", err)
+	}
+	return c, nil
+}
+
+// Verify checks both signatures. Failures wrap ErrBadSignature.
+func (s *RotationStatement) Verify() error {
+	if s.OldKey.Equal(s.NewKey) {
+		return fmt.Errorf("keys: rotation statement: %w: old and new key are the same", ErrBadSignature)
+	}
+	msg, err := s.SignedBytes()
+	if err != nil {
+		return err
+	}
+	if !Verify(s.OldKey, msg, s.OldSig) {
+		return fmt.Errorf("keys: rotation statement: old key's signature: %w", ErrBadSignature)
+	}
+	if !Verify(s.NewKey, msg, s.NewSig) {
+		return fmt.Errorf("keys: rotation statement: new key's countersignature: %w", ErrBadSignature)
+	}
+	return nil
+}
+
+// MarshalJSON writes the JSON form.
+func (s *RotationStatement) MarshalJSON() ([]byte, error) {
+	b64 := base64.StdEncoding.EncodeToString
+	return json.Marshal(statementWire{Payload: s.payload(), OldSig: b64(s.OldSig), NewSig: b64(s.NewSig)})
+}
+
+// UnmarshalJSON parses as ParseRotationStatement does, without verifying.
+func (s *RotationStatement) UnmarshalJSON(b []byte) error {
+	var w statementWire
+	if err := decodeStrict(b, &w); err != nil {
+		return fmt.Errorf("keys: rotation statement: %w", err)
+	}
+	st, err := w.statement()
+	if err != nil {
+		return fmt.Errorf("keys: rotation statement: %w", err)
+	}
+	*s = *st
+	return nil
+}
+
+// ParseRotationStatement parses the JSON form strictly: unknown fields,
+// trailing data and non-canonical keys or times are rejected. It does not
+// check the signatures; call Verify.
+func ParseRotationStatement(b []byte) (*RotationStatement, error) {
+	var s RotationStatement
+	if err := s.UnmarshalJSON(b); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// statement converts and checks the wire form.
+func (w *statementWire) statement() (*RotationStatement, error) {
+	p := w.Payload
+	if p.Statement != statementType || p.Version != formatVersion {
+		return nil, fmt.Errorf("statement %q version %q, want %q version %q", p.Statement, p.Version, statementType, formatVersion)
+	}
+	if err := ValidateTenant(p.Tenant); err != nil {
+		return nil, err
+	}
+	oldKey, err := ParsePublicKey(p.OldPubKey)
+	if err != nil {
+		return nil, fmt.Errorf("old_pubkey: %w", err)
+	}
+	newKey, err := ParsePublicKey(p.NewPubKey)
+	if err != nil {
+		return nil, fmt.Errorf("new_pubkey: %w", err)
+	}
+	at, err := parseTime(p.RotatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("rotated_at: %w", err)
+	}
+	oldSig, err1 := parseSignature(w.OldSig)
+	newSig, err2 := parseSignature(w.NewSig)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	return &RotationStatement{Tenant: p.Tenant, OldKey: oldKey.key, NewKey: newKey.key,
+		RotatedAt: at, OldSig: oldSig, NewSig: newSig}, nil
+}
+
+// parseSignature decodes a base64 Ed25519 signature.
+func parseSignature(s string) ([]byte, error) {
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil || len(b) != ed25519.SignatureSize || base64.StdEncoding.EncodeToString(b) != s {
+		return nil, fmt.Errorf("signature %q is not %d bytes of standard base64", s, ed25519.SignatureSize)
+	}
+	return b, nil
+}
+
+// Lineage is how a signing key descends to a trusted key; see Chain.
+type Lineage struct {
+	// Path holds verified statements from the signing key to the trusted
+	// key, oldest first; it is empty when the two are the same key.
+	Path []*RotationStatement
+	// RetiredAt is when the signing key was retired: the earliest rotated_at
+	// among the verified statements that it signed as the old key. It is the
+	// zero time when the signing key is the trusted key.
+	RetiredAt time.Time
+}
+
+// Chain reports whether signer is trusted itself or a predecessor of
+// trusted through verified statements, signer → … → trusted. Statements that
+// fail Verify are ignored. Callers should refuse what signer signed after the
+// returned RetiredAt. When there is no such chain the error wraps
+// ErrNotInChain.
+func Chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (*Lineage, error) {
+	if len(trusted) != ed25519.PublicKeySize || len(signer) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("keys: chain: public keys must be %d bytes", ed25519.PublicKeySize)
+	}
+	if signer.Equal(trusted) {
+		return &Lineage{}, nil
+	}
+	next := make(map[string][]*RotationStatement) // old key → statements retiring it
+	bad := 0
+	for _, st := range statements {
+		if st == nil || st.Verify() != nil {
+			bad++
+			continue
+		}
+		next[string(st.OldKey)] = append(next[string(st.OldKey)], st)
+	}
+	path := findPath(next, signer, trusted)
+	if path == nil {
+		return nil, fmt.Errorf("keys: chain: %s → %s: %w (%d statements ignored as unverifiable)",
+			Fingerprint(signer), Fingerprint(trusted), ErrNotInChain, bad)
+	}
+	for _, st := range path {
+		if st.Tenant != path[0].Tenant {
+			return nil, fmt.Errorf("keys: chain: %w: it crosses from tenant %q to %q", ErrNotInChain, path[0].Tenant, st.Tenant)
+		}
+	}
+	retired := path[0].RotatedAt
+	for _, st := range next[string(signer)] {
+		if st.RotatedAt.Before(retired) {
+			retired = st.RotatedAt
+		}
+	}
+	return &Lineage{Path: path, RetiredAt: retired}, nil
+}
+
+// findPath returns a shortest path of statements from one key to another by
+// breadth-first search, or nil.
+func findPath(next map[string][]*RotationStatement, from, to ed25519.PublicKey) []*RotationStatement {
+	via := map[string]*RotationStatement{string(from): nil} // key → statement that reached it
+	queue := []string{string(from)}
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		for _, st := range next[k] {
+			n := string(st.NewKey)
+			if _, seen := via[n]; seen {
+				continue
+			}
+			via[n] = st
+			if n == string(to) {
+				return unwind(via, from, to)
+			}
+			queue = append(queue, n)
+		}
+	}
+	return nil
+}
+
+// unwind follows findPath's back-pointers from to back to from.
+func unwind(via map[string]*RotationStatement, from, to ed25519.PublicKey) []*RotationStatement {
+	var path []*RotationStatement
+	for k := string(to); k != string(from); k = string(via[k].OldKey) {
+		path = append([]*RotationStatement{via[k]}, path...)
+	}
+	return path
+}

@@ -1,0 +1,266 @@
+package keys
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"filippo.io/age/armor"
+)
+
+// Format identifiers written into key.json.
+const (
+	keyFormat     = "appraise-tenant-key"
+	formatVersion = "1"
+)
+
+// Signer is an unlocked tenant key. It lives only in memory.
+type Signer struct {
+	tenant string
+	priv   ed25519.PrivateKey
+}
+
+// GenerateSigner returns a new random key for tenant, held only in memory.
+// Init and Rotate use it; tests that need a key without a directory may too.
+func GenerateSigner(tenant string) (*Signer, error) {
+	if err := ValidateTenant(tenant); err != nil {
+		return nil, err
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("keys: generate Ed25519 key: %w", err)
+	}
+	return &Signer{tenant: tenant, priv: priv}, nil
+}
+
+// Sign returns the Ed25519 signature of msg.
+func (s *Signer) Sign(msg []byte) []byte {
+	return ed25519.Sign(s.priv, msg)
+}
+
+// Public returns the raw public key.
+func (s *Signer) Public() ed25519.PublicKey {
+	return bytes.Clone(s.priv.Public().(ed25519.PublicKey))
+}
+
+// PublicKey returns the public key in its text-capable form.
+func (s *Signer) PublicKey() *PublicKey {
+	return &PublicKey{key: s.Public()}
+}
+
+// Tenant returns the tenant that owns the key.
+func (s *Signer) Tenant() string {
+	return s.tenant
+}
+
+// keyFile is key.json, and each archived key.
+type keyFile struct {
+	Format     string             `json:"format"`
+	Version    string             `json:"version"`
+	Tenant     string             `json:"tenant"`
+	PubKey     string             `json:"pubkey"`
+	CreatedAt  string             `json:"created_at"`
+	Protection Protection         `json:"protection"`
+	PrivateKey string             `json:"private_key"`
+	Rotation   *RotationStatement `json:"rotation,omitempty"`
+}
+
+// storedKey is a parsed, checked keyFile.
+type storedKey struct {
+	info     KeyInfo
+	armored  string
+	rotation *RotationStatement // nil for a key made by Init
+	raw      []byte             // the file's bytes, archived verbatim
+}
+
+// sealKey encrypts s's seed and returns the key.json bytes for it.
+func sealKey(s *Signer, created time.Time, enc Encryption, rot *RotationStatement) ([]byte, error) {
+	prot, err := enc.protection()
+	if err != nil {
+		return nil, err
+	}
+	armored, err := encryptSeed(s.priv.Seed(), enc)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(keyFile{
+		Format: keyFormat, Version: formatVersion, Tenant: s.tenant,
+		PubKey: s.PublicKey().String(), CreatedAt: formatTime(created),
+		Protection: prot, PrivateKey: armored, Rotation: rot,
+	}, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("keys: encode key file: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// readKey reads and checks a key file. A missing file wraps fs.ErrNotExist.
+func readKey(path string) (*storedKey, error) {
+	raw, err := readSecure(path)
+	if err != nil {
+		return nil, err
+	}
+	var f keyFile
+	if err := decodeStrict(raw, &f); err != nil {
+		return nil, fmt.Errorf("keys: %s: %w: %w", path, ErrCorruptKey, err)
+	}
+	k, err := f.check()
+	if err != nil {
+		return nil, fmt.Errorf("keys: %s: %w: %w", path, ErrCorruptKey, err)
+	}
+	k.raw = raw
+	return k, nil
+}
+
+// check validates every field of f.
+func (f *keyFile) check() (*storedKey, error) {
+	if f.Format != keyFormat || f.Version != formatVersion {
+		return nil, fmt.Errorf("format %q version %q, want %q version %q", f.Format, f.Version, keyFormat, formatVersion)
+	}
+	if err := ValidateTenant(f.Tenant); err != nil {
+		return nil, err
+	}
+	pub, err := ParsePublicKey(f.PubKey)
+	if err != nil {
+		return nil, err
+	}
+	created, err := parseTime(f.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("created_at: %w", err)
+	}
+	if f.Protection != ProtectionPassphrase && f.Protection != ProtectionRecipients {
+		return nil, fmt.Errorf("unknown protection %q", f.Protection)
+	}
+	if !strings.HasPrefix(f.PrivateKey, armor.Header) {
+		return nil, errors.New("private_key is not an armored age file")
+	}
+	if r := f.Rotation; r != nil && (!r.NewKey.Equal(pub.key) || r.Tenant != f.Tenant) {
+		return nil, errors.New("embedded rotation statement names another key or tenant")
+	}
+	info := KeyInfo{Tenant: f.Tenant, PublicKey: pub, CreatedAt: created, Protection: f.Protection}
+	return &storedKey{info: info, armored: f.PrivateKey, rotation: f.Rotation}, nil
+}
+
+// unlock decrypts k with dec and checks the result against the public key.
+func (k *storedKey) unlock(dec Decryption) (*Signer, error) {
+	seed, err := decryptSeed(k.armored, dec)
+	if err != nil {
+		return nil, err
+	}
+	s := &Signer{tenant: k.info.Tenant, priv: ed25519.NewKeyFromSeed(seed)}
+	clear(seed)
+	if !s.PublicKey().Equal(k.info.PublicKey) {
+		return nil, fmt.Errorf("keys: %w: private key does not match pubkey", ErrCorruptKey)
+	}
+	return s, nil
+}
+
+// archiveName is the file name of k in archive/.
+func (k *storedKey) archiveName() string {
+	return k.info.CreatedAt.Format(fileTimeLayout) + "-" + k.info.Fingerprint() + ".json"
+}
+
+// readCurrent reads dir/key.json, mapping its absence to ErrNoKey.
+func readCurrent(dir string) (*storedKey, error) {
+	path := filepath.Join(dir, keyFileName)
+	k, err := readKey(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("keys: %s: %w", dir, ErrNoKey)
+	}
+	return k, err
+}
+
+// Init creates dir (mode 0700) if needed and a new key for tenant in it,
+// encrypted as enc says. It refuses to replace an existing key with
+// ErrKeyExists and a bad tenant name with ErrInvalidTenant.
+func Init(dir, tenant string, enc Encryption) (*KeyInfo, error) {
+	s, err := GenerateSigner(tenant)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := enc.protection(); err != nil {
+		return nil, err
+	}
+	if err := makeDirs(dir); err != nil {
+		return nil, err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := removeTemps(dir); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, keyFileName)); err == nil {
+		return nil, fmt.Errorf("keys: %s: %w", dir, ErrKeyExists)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	data, err := sealKey(s, time.Now(), enc, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFile(dir, keyFileName, data, false); err != nil {
+		return nil, err
+	}
+	k, err := readCurrent(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &k.info, nil
+}
+
+// LoadSigner unlocks the current key in dir. A wrong passphrase gives
+// ErrWrongPassphrase, unmatched identities ErrWrongIdentity, a malformed file
+// ErrCorruptKey, a missing one ErrNoKey.
+func LoadSigner(dir string, dec Decryption) (*Signer, error) {
+	k, err := readCurrent(dir)
+	if err != nil {
+		return nil, err
+	}
+	return k.unlock(dec)
+}
+
+// LoadArchivedSigner unlocks the retired key with the given fingerprint, as
+// listed by LoadPublic, for recovery. A missing key gives ErrNoKey.
+func LoadArchivedSigner(dir, fingerprint string, dec Decryption) (*Signer, error) {
+	archived, err := readArchive(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range archived {
+		if k.info.Fingerprint() == fingerprint {
+			return k.unlock(dec)
+		}
+	}
+	return nil, fmt.Errorf("keys: archived key %s: %w", fingerprint, ErrNoKey)
+}
+
+// readArchive reads every archived key in dir, oldest first.
+func readArchive(dir string) ([]*storedKey, error) {
+	adir := filepath.Join(dir, archiveDirName)
+	names, err := listJSON(adir)
+	if err != nil {
+		return nil, err
+	}
+	var ks []*storedKey
+	for _, n := range names {
+		k, err := readKey(filepath.Join(adir, n))
+		if err != nil {
+			return nil, err
+		}
+		ks = append(ks, k)
+	}
+	slices.SortStableFunc(ks, func(a, b *storedKey) int { return a.info.CreatedAt.Compare(b.info.CreatedAt) })
+	return ks, nil
+}
