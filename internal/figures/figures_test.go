@@ -1,0 +1,66 @@
+package figures
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+func vector(scale float64, driver string) schema.CapabilityVector {
+	st := func(m float64) schema.Stat { return schema.Stat{Samples: 3, Median: m, Min: m, Max: m} }
+	phys := uint64(1 << 30)
+	return schema.CapabilityVector{
+		Precisions: []schema.PrecisionThroughput{
+			{Operation: "fma", InputType: "fp32", AccumulatorType: "fp32", OpsPerS: st(6e13 * scale)},
+			{Operation: "gemm", InputType: "fp16", AccumulatorType: "fp32", MatrixEngine: true, OpsPerS: st(4e14 * scale)},
+		},
+		Memory:         &schema.Memory{PhysicalBytes: &phys, Bandwidth: []schema.Bandwidth{{Kernel: "copy", BytesPerS: st(4e12 * scale)}}},
+		LaunchOverhead: &schema.LaunchOverhead{EmptyDispatchS: st(1e-5 / scale), Upload1MiBS: st(4e-5)},
+		Environment:    schema.ProbeEnvironment{DriverVersion: driver, Backend: "vulkan", ProbeSuiteVersion: "0.1.0", Mode: "full"},
+	}
+}
+
+func TestListNamesAndUnits(t *testing.T) {
+	var names []string
+	for _, f := range List(vector(1, "x")) {
+		names = append(names, f.Name+"["+f.Unit+"]")
+	}
+	want := "precision.fma.fp32[ops/s] precision.gemm.fp16-fp32.matrix[ops/s] memory.physical[bytes] memory.bandwidth.copy[bytes/s] launch.empty_dispatch[s] launch.upload_1mib[s]"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestCompareDeltas(t *testing.T) {
+	a, b := vector(1, "x"), vector(2, "x")
+	b.LaunchOverhead = nil
+	ds := Compare(a, b)
+	byName := map[string]Delta{}
+	for _, d := range ds {
+		byName[d.Name] = d
+	}
+	if d := byName["memory.bandwidth.copy"]; d.Relative == nil || *d.Relative != 1 {
+		t.Fatalf("copy delta = %+v, want +100%%", d)
+	}
+	if d := byName["launch.empty_dispatch"]; d.B != nil || d.Relative != nil {
+		t.Fatalf("figure missing in B must have no delta: %+v", d)
+	}
+}
+
+func TestEnvironmentDifferences(t *testing.T) {
+	a, b := vector(1, "580").Environment, vector(1, "575").Environment
+	if d := EnvironmentDifferences(a, a); len(d) != 0 {
+		t.Fatalf("same environment differs: %v", d)
+	}
+	d := EnvironmentDifferences(a, b)
+	if len(d) != 1 || !strings.Contains(d[0], "driver version") {
+		t.Fatalf("got %v", d)
+	}
+	hot, cold := 35.0, 22.0
+	a.AmbientC, b.AmbientC = &hot, &cold
+	b.DriverVersion = a.DriverVersion
+	if d := EnvironmentDifferences(a, b); len(d) != 1 || !strings.Contains(d[0], "ambient") {
+		t.Fatalf("got %v", d)
+	}
+}
