@@ -1,0 +1,140 @@
+package coopmat
+
+import (
+	"fmt"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Buffer is a storage buffer with its own memory: either device-local (for
+// kernels) or host-visible and mapped (for staging). Release it before its
+// Device.
+type Buffer struct {
+	d      *Device
+	buf    vk.Buffer
+	mem    vk.DeviceMemory
+	size   uint64
+	mapped unsafe.Pointer
+}
+
+// Size is the buffer's size in bytes.
+func (b *Buffer) Size() uint64 { return b.size }
+
+// NewBuffer creates a buffer of size bytes. host selects host-visible,
+// coherent, mapped memory; otherwise device-local memory.
+func (d *Device) NewBuffer(size uint64, host bool) (*Buffer, error) {
+	b := &Buffer{d: d, size: size}
+	if err := b.create(host); err != nil {
+		b.Release()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Buffer) create(host bool) error {
+	d := b.d
+	usage := vk.BufferUsageStorageBufferBit | vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit
+	info := vk.BufferCreateInfo{
+		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
+		Usage: vk.BufferUsageFlags(usage), SharingMode: vk.SharingModeExclusive,
+	}
+	var buf vk.Buffer
+	if r := vk.CreateBuffer(d.dev, &info, nil, &buf); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateBuffer (%d bytes): %w", b.size, vk.Error(r))
+	}
+	b.buf = buf
+	var req vk.MemoryRequirements
+	vk.GetBufferMemoryRequirements(d.dev, buf, &req)
+	req.Deref()
+	want := vk.MemoryPropertyDeviceLocalBit
+	if host {
+		want = vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit
+	}
+	idx, ok := d.memoryType(req.MemoryTypeBits, want)
+	if !ok {
+		return fmt.Errorf("vulkan: no memory type with flags %#x for buffer", want)
+	}
+	alloc := vk.MemoryAllocateInfo{
+		SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size, MemoryTypeIndex: idx,
+	}
+	var mem vk.DeviceMemory
+	if r := vk.AllocateMemory(d.dev, &alloc, nil, &mem); r != vk.Success {
+		return fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(req.Size), vk.Error(r))
+	}
+	b.mem = mem
+	if r := vk.BindBufferMemory(d.dev, buf, mem, 0); r != vk.Success {
+		return fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
+	}
+	if host {
+		var p unsafe.Pointer
+		if r := vk.MapMemory(d.dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
+			return fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))
+		}
+		b.mapped = p
+	}
+	return nil
+}
+
+// Bytes returns the mapped contents of a host buffer (nil for device-local).
+// The slice is valid until Release.
+func (b *Buffer) Bytes() []byte {
+	if b.mapped == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(b.mapped), b.size)
+}
+
+// Release frees the buffer and its memory. Safe to call twice.
+func (b *Buffer) Release() {
+	if b == nil || b.d == nil || b.d.dev == nil {
+		return
+	}
+	if b.mapped != nil {
+		vk.UnmapMemory(b.d.dev, b.mem)
+		b.mapped = nil
+	}
+	if b.buf != nil {
+		vk.DestroyBuffer(b.d.dev, b.buf, nil)
+		b.buf = nil
+	}
+	if b.mem != nil {
+		vk.FreeMemory(b.d.dev, b.mem, nil)
+		b.mem = nil
+	}
+}
+
+// Upload copies data into device buffer dst through a staging buffer.
+func (d *Device) Upload(dst *Buffer, data []byte) error {
+	if uint64(len(data)) > dst.size {
+		return fmt.Errorf("vulkan: upload of %d bytes into %d-byte buffer", len(data), dst.size)
+	}
+	st, err := d.NewBuffer(uint64(len(data)), true)
+	if err != nil {
+		return err
+	}
+	defer st.Release()
+	copy(st.Bytes(), data)
+	return d.copyBuffer(st, dst, uint64(len(data)))
+}
+
+// Download copies the first n bytes of device buffer src to host memory.
+func (d *Device) Download(src *Buffer, n uint64) ([]byte, error) {
+	st, err := d.NewBuffer(n, true)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	if err := d.copyBuffer(src, st, n); err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), st.Bytes()...), nil
+}
+
+func (d *Device) copyBuffer(src, dst *Buffer, n uint64) error {
+	return d.submitOnce(func(cb vk.CommandBuffer) {
+		vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(n)}})
+		memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessShaderReadBit,
+			vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageComputeShaderBit)
+	})
+}

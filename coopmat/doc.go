@@ -1,0 +1,21 @@
+// Package coopmat measures matrix-engine throughput through Vulkan's
+// VK_KHR_cooperative_matrix, and vector-ALU throughput through the same raw
+// Vulkan path, verifying every kernel's output against a CPU reference.
+//
+// Where to start:
+//
+//   - Open(index) opens a Vulkan device (Devices lists them); DeviceInfo says
+//     what the driver reports (IDs, driver, PCI address, heaps, subgroup
+//     size, timestamps, extensions). Release what you open.
+//   - Device.Shapes lists every cooperative-matrix shape the driver offers;
+//     without the extension it returns an error wrapping ErrExtensionMissing.
+//   - Run measures every shape: a short measured tile search (never a table
+//     of device names), then the chosen tile at Options.Size. RunPlain
+//     measures the fp32 tiled GEMM and the fp64 FMA kernel.
+//   - Every Result has passed its check (Check); a failed check is an error
+//     wrapping ErrCheckFailed and never yields a figure.
+//
+// Kernels are emitted as SPIR-V words by internal/spirv (no shader
+// compiler). vkext.go is the one cgo file that fills what
+// github.com/vulkan-go/vulkan lacks; it loads libvulkan.so.1 itself.
+package coopmat

@@ -1,0 +1,222 @@
+package spirv
+
+// Op is a SPIR-V opcode. Only the opcodes the coopmat kernels use are named.
+type Op uint16
+
+// Opcodes, numbered as in the SPIR-V 1.6 unified specification and the
+// SPV_KHR_cooperative_matrix extension.
+const (
+	OpName                       Op = 5
+	OpExtension                  Op = 10
+	OpExtInstImport              Op = 11
+	OpExtInst                    Op = 12
+	OpMemoryModel                Op = 14
+	OpEntryPoint                 Op = 15
+	OpExecutionMode              Op = 16
+	OpCapability                 Op = 17
+	OpTypeVoid                   Op = 19
+	OpTypeBool                   Op = 20
+	OpTypeInt                    Op = 21
+	OpTypeFloat                  Op = 22
+	OpTypeVector                 Op = 23
+	OpTypeArray                  Op = 28
+	OpTypeRuntimeArray           Op = 29
+	OpTypeStruct                 Op = 30
+	OpTypePointer                Op = 32
+	OpTypeFunction               Op = 33
+	OpConstantTrue               Op = 41
+	OpConstantFalse              Op = 42
+	OpConstant                   Op = 43
+	OpConstantComposite          Op = 44
+	OpConstantNull               Op = 46
+	OpFunction                   Op = 54
+	OpFunctionEnd                Op = 56
+	OpVariable                   Op = 59
+	OpLoad                       Op = 61
+	OpStore                      Op = 62
+	OpAccessChain                Op = 65
+	OpDecorate                   Op = 71
+	OpMemberDecorate             Op = 72
+	OpCompositeConstruct         Op = 80
+	OpCompositeExtract           Op = 81
+	OpConvertUToF                Op = 112
+	OpIAdd                       Op = 128
+	OpFAdd                       Op = 129
+	OpISub                       Op = 130
+	OpIMul                       Op = 132
+	OpFMul                       Op = 133
+	OpUDiv                       Op = 134
+	OpUMod                       Op = 137
+	OpIEqual                     Op = 170
+	OpULessThan                  Op = 176
+	OpSelect                     Op = 169
+	OpShiftRightLogical          Op = 194
+	OpShiftLeftLogical           Op = 196
+	OpBitwiseAnd                 Op = 199
+	OpControlBarrier             Op = 224
+	OpPhi                        Op = 245
+	OpLoopMerge                  Op = 246
+	OpSelectionMerge             Op = 247
+	OpLabel                      Op = 248
+	OpBranch                     Op = 249
+	OpBranchConditional          Op = 250
+	OpReturn                     Op = 253
+	OpTypeCooperativeMatrixKHR   Op = 4456
+	OpCooperativeMatrixLoadKHR   Op = 4457
+	OpCooperativeMatrixStoreKHR  Op = 4458
+	OpCooperativeMatrixMulAddKHR Op = 4459
+)
+
+// Capability is a SPIR-V capability operand.
+type Capability uint32
+
+// Capabilities our kernels declare.
+const (
+	CapabilityShader                       Capability = 1
+	CapabilityFloat16                      Capability = 9
+	CapabilityFloat64                      Capability = 10
+	CapabilityInt64                        Capability = 11
+	CapabilityInt8                         Capability = 39
+	CapabilityGroupNonUniform              Capability = 61
+	CapabilityStorageBuffer16BitAccess     Capability = 4433
+	CapabilityVulkanMemoryModel            Capability = 5345
+	CapabilityBFloat16TypeKHR              Capability = 5116
+	CapabilityBFloat16CooperativeMatrixKHR Capability = 5118
+	CapabilityCooperativeMatrixKHR         Capability = 6022
+)
+
+// AddressingModel is the first operand of OpMemoryModel.
+type AddressingModel uint32
+
+// AddressingLogical is the only addressing model Vulkan shaders use here.
+const AddressingLogical AddressingModel = 0
+
+// MemoryModel is the second operand of OpMemoryModel.
+type MemoryModel uint32
+
+// Memory models.
+const (
+	MemoryModelGLSL450 MemoryModel = 1
+	MemoryModelVulkan  MemoryModel = 3
+)
+
+// ExecutionModel names the shader stage of an entry point.
+type ExecutionModel uint32
+
+// ExecutionModelGLCompute is the compute stage.
+const ExecutionModelGLCompute ExecutionModel = 5
+
+// ExecutionMode is an OpExecutionMode operand.
+type ExecutionMode uint32
+
+// ExecutionModeLocalSize takes the workgroup size x, y, z as literals.
+const ExecutionModeLocalSize ExecutionMode = 17
+
+// StorageClass says where a variable lives.
+type StorageClass uint32
+
+// Storage classes.
+const (
+	StorageInput         StorageClass = 1
+	StorageWorkgroup     StorageClass = 4
+	StorageFunction      StorageClass = 7
+	StoragePushConstant  StorageClass = 9
+	StorageStorageBuffer StorageClass = 12
+)
+
+// Decoration is an OpDecorate/OpMemberDecorate operand.
+type Decoration uint32
+
+// Decorations.
+const (
+	DecorationBlock         Decoration = 2
+	DecorationArrayStride   Decoration = 6
+	DecorationBuiltIn       Decoration = 11
+	DecorationNonWritable   Decoration = 24
+	DecorationNonReadable   Decoration = 25
+	DecorationBinding       Decoration = 33
+	DecorationDescriptorSet Decoration = 34
+	DecorationOffset        Decoration = 35
+)
+
+// BuiltIn names a built-in variable (the literal of DecorationBuiltIn).
+type BuiltIn uint32
+
+// Built-ins.
+const (
+	BuiltInWorkgroupID          BuiltIn = 26
+	BuiltInLocalInvocationID    BuiltIn = 27
+	BuiltInGlobalInvocationID   BuiltIn = 28
+	BuiltInLocalInvocationIndex BuiltIn = 29
+	BuiltInSubgroupID           BuiltIn = 40
+)
+
+// Scope is a SPIR-V execution or memory scope (used as a constant <id>).
+type Scope uint32
+
+// Scopes.
+const (
+	ScopeDevice    Scope = 1
+	ScopeWorkgroup Scope = 2
+	ScopeSubgroup  Scope = 3
+)
+
+// MemorySemantics is a bit mask (used as a constant <id>).
+type MemorySemantics uint32
+
+// Memory semantics bits.
+const (
+	SemanticsAcquireRelease  MemorySemantics = 0x8
+	SemanticsUniformMemory   MemorySemantics = 0x40
+	SemanticsWorkgroupMemory MemorySemantics = 0x100
+)
+
+// MatrixUse is the Use operand of OpTypeCooperativeMatrixKHR.
+type MatrixUse uint32
+
+// Cooperative-matrix uses.
+const (
+	MatrixA           MatrixUse = 0
+	MatrixB           MatrixUse = 1
+	MatrixAccumulator MatrixUse = 2
+)
+
+// MatrixLayout is the MemoryLayout operand of cooperative-matrix loads and stores.
+type MatrixLayout uint32
+
+// Cooperative-matrix memory layouts.
+const (
+	RowMajor    MatrixLayout = 0
+	ColumnMajor MatrixLayout = 1
+)
+
+// MatrixOperands is the optional mask of OpCooperativeMatrixMulAddKHR.
+type MatrixOperands uint32
+
+// Cooperative-matrix operand bits.
+const (
+	MatrixASigned          MatrixOperands = 0x1
+	MatrixBSigned          MatrixOperands = 0x2
+	MatrixCSigned          MatrixOperands = 0x4
+	MatrixResultSigned     MatrixOperands = 0x8
+	SaturatingAccumulation MatrixOperands = 0x10
+)
+
+// FPEncoding is the optional third operand of OpTypeFloat (SPV_KHR_bfloat16).
+type FPEncoding uint32
+
+// FPEncodingBFloat16 marks a 16-bit float as bfloat16.
+const FPEncodingBFloat16 FPEncoding = 0
+
+// GLSL.std.450 extended instructions used by our kernels.
+const (
+	GLSLFma  uint32 = 50
+	GLSLUMin uint32 = 38
+)
+
+// Version numbers for the module header.
+const (
+	Version13 uint32 = 0x00010300
+	Version15 uint32 = 0x00010500
+	Version16 uint32 = 0x00010600
+)

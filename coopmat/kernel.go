@@ -1,0 +1,216 @@
+package coopmat
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Kernel is a compute pipeline built from SPIR-V words with its storage
+// buffers bound to set 0, bindings 0…n-1 in order. Release it before its
+// Device; the buffers must outlive it.
+type Kernel struct {
+	d      *Device
+	module vk.ShaderModule
+	dsl    vk.DescriptorSetLayout
+	layout vk.PipelineLayout
+	pipe   vk.Pipeline
+	pool   vk.DescriptorPool
+	set    vk.DescriptorSet
+}
+
+// NewKernel creates a compute pipeline from words (entry point "main") and
+// binds buffers as its storage buffers.
+func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) {
+	k := &Kernel{d: d}
+	if err := k.create(words, buffers); err != nil {
+		k.Release()
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *Kernel) create(words []uint32, buffers []*Buffer) error {
+	d := k.d
+	smi := vk.ShaderModuleCreateInfo{
+		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(4 * len(words)), PCode: words,
+	}
+	var sm vk.ShaderModule
+	if r := vk.CreateShaderModule(d.dev, &smi, nil, &sm); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateShaderModule: %w", vk.Error(r))
+	}
+	k.module = sm
+	if err := k.createLayout(len(buffers)); err != nil {
+		return err
+	}
+	if err := k.createPipeline(); err != nil {
+		return err
+	}
+	return k.createSet(buffers)
+}
+
+func (k *Kernel) createLayout(n int) error {
+	d := k.d
+	binds := make([]vk.DescriptorSetLayoutBinding, n)
+	for i := range binds {
+		binds[i] = vk.DescriptorSetLayoutBinding{
+			Binding: uint32(i), DescriptorType: vk.DescriptorTypeStorageBuffer, DescriptorCount: 1,
+			StageFlags: vk.ShaderStageFlags(vk.ShaderStageComputeBit),
+		}
+	}
+	dli := vk.DescriptorSetLayoutCreateInfo{
+		SType: vk.StructureTypeDescriptorSetLayoutCreateInfo, BindingCount: uint32(n), PBindings: binds,
+	}
+	var dsl vk.DescriptorSetLayout
+	if r := vk.CreateDescriptorSetLayout(d.dev, &dli, nil, &dsl); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateDescriptorSetLayout: %w", vk.Error(r))
+	}
+	k.dsl = dsl
+	pli := vk.PipelineLayoutCreateInfo{
+		SType: vk.StructureTypePipelineLayoutCreateInfo, SetLayoutCount: 1, PSetLayouts: []vk.DescriptorSetLayout{dsl},
+	}
+	var pl vk.PipelineLayout
+	if r := vk.CreatePipelineLayout(d.dev, &pli, nil, &pl); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreatePipelineLayout: %w", vk.Error(r))
+	}
+	k.layout = pl
+	return nil
+}
+
+func (k *Kernel) createPipeline() error {
+	ci := []vk.ComputePipelineCreateInfo{{
+		SType: vk.StructureTypeComputePipelineCreateInfo,
+		Stage: vk.PipelineShaderStageCreateInfo{
+			SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
+			Module: k.module, PName: "main\x00",
+		},
+		Layout: k.layout,
+	}}
+	pipes := make([]vk.Pipeline, 1)
+	if r := vk.CreateComputePipelines(k.d.dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateComputePipelines: %w", vk.Error(r))
+	}
+	k.pipe = pipes[0]
+	return nil
+}
+
+func (k *Kernel) createSet(buffers []*Buffer) error {
+	d := k.d
+	n := uint32(len(buffers))
+	pi := vk.DescriptorPoolCreateInfo{
+		SType: vk.StructureTypeDescriptorPoolCreateInfo, MaxSets: 1, PoolSizeCount: 1,
+		PPoolSizes: []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: max(n, 1)}},
+	}
+	var pool vk.DescriptorPool
+	if r := vk.CreateDescriptorPool(d.dev, &pi, nil, &pool); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateDescriptorPool: %w", vk.Error(r))
+	}
+	k.pool = pool
+	ai := vk.DescriptorSetAllocateInfo{
+		SType: vk.StructureTypeDescriptorSetAllocateInfo, DescriptorPool: pool,
+		DescriptorSetCount: 1, PSetLayouts: []vk.DescriptorSetLayout{k.dsl},
+	}
+	var set vk.DescriptorSet
+	if r := vk.AllocateDescriptorSets(d.dev, &ai, &set); r != vk.Success {
+		return fmt.Errorf("vulkan: vkAllocateDescriptorSets: %w", vk.Error(r))
+	}
+	k.set = set
+	writes := make([]vk.WriteDescriptorSet, n)
+	for i, b := range buffers {
+		writes[i] = vk.WriteDescriptorSet{
+			SType: vk.StructureTypeWriteDescriptorSet, DstSet: set, DstBinding: uint32(i),
+			DescriptorCount: 1, DescriptorType: vk.DescriptorTypeStorageBuffer,
+			PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.buf, Range: vk.DeviceSize(vk.WholeSize)}},
+		}
+	}
+	vk.UpdateDescriptorSets(d.dev, n, writes, 0, nil)
+	return nil
+}
+
+// dispatch records binding and one dispatch of groups workgroups.
+func (k *Kernel) dispatch(cb vk.CommandBuffer, groups [3]uint32) {
+	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.pipe)
+	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.set}, 0, nil)
+	vk.CmdDispatch(cb, groups[0], groups[1], groups[2])
+}
+
+// Release destroys the pipeline and its descriptor objects. Safe twice.
+func (k *Kernel) Release() {
+	if k == nil || k.d == nil || k.d.dev == nil {
+		return
+	}
+	dev := k.d.dev
+	if k.pool != nil {
+		vk.DestroyDescriptorPool(dev, k.pool, nil)
+		k.pool, k.set = nil, nil
+	}
+	if k.pipe != nil {
+		vk.DestroyPipeline(dev, k.pipe, nil)
+		k.pipe = nil
+	}
+	if k.layout != nil {
+		vk.DestroyPipelineLayout(dev, k.layout, nil)
+		k.layout = nil
+	}
+	if k.dsl != nil {
+		vk.DestroyDescriptorSetLayout(dev, k.dsl, nil)
+		k.dsl = nil
+	}
+	if k.module != nil {
+		vk.DestroyShaderModule(dev, k.module, nil)
+		k.module = nil
+	}
+}
+
+func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
+
+// runKernel uploads inputs to device-local buffers (bindings 0…), adds an
+// output buffer of outBytes as the last binding, builds the pipeline, times
+// it over groups counting ops per dispatch, and downloads the output of the
+// last timed dispatch for checking.
+func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte, outBytes uint64,
+	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
+	bufs := make([]*Buffer, 0, len(inputs)+1)
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	for i, in := range inputs {
+		b, err := d.NewBuffer(uint64(len(in)), false)
+		if err != nil {
+			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
+		}
+		bufs = append(bufs, b)
+		if err := d.Upload(b, in); err != nil {
+			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
+		}
+	}
+	out, err := d.NewBuffer(outBytes, false)
+	if err != nil {
+		return nil, measurement{}, fmt.Errorf("output: %w", err)
+	}
+	bufs = append(bufs, out)
+	k, err := d.NewKernel(words, bufs...)
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	defer k.Release()
+	m, err := d.measure(ctx, k, groups, ops, tm)
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	raw, err := d.Download(out, outBytes)
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	return raw, m, nil
+}
+
+// runGEMM is runKernel for kernels with inputs A and B.
+func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, outBytes uint64,
+	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
+	return d.runKernel(ctx, words, [][]byte{a, b}, outBytes, groups, ops, tm)
+}

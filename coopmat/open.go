@@ -1,0 +1,140 @@
+package coopmat
+
+import (
+	"fmt"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Device is an opened Vulkan device with one compute queue. Open it with
+// Open, release it with Release. A Device is not safe for concurrent use.
+type Device struct {
+	// Info describes the physical device.
+	Info DeviceInfo
+
+	inst    *instance
+	ext     ext
+	pd      vk.PhysicalDevice
+	dev     vk.Device
+	queue   vk.Queue
+	pool    vk.CommandPool
+	memory  vk.PhysicalDeviceMemoryProperties
+	enabled featureSet
+}
+
+// Open opens physical device index (vkEnumeratePhysicalDevices order), with
+// every feature our kernels can use that the device supports.
+func Open(index int) (*Device, error) {
+	in, err := newInstance()
+	if err != nil {
+		return nil, err
+	}
+	d := &Device{inst: in, ext: in.ext}
+	if err := d.open(index); err != nil {
+		d.Release()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Device) open(index int) error {
+	pds, err := d.inst.physicalDevices()
+	if err != nil {
+		return err
+	}
+	if index < 0 || index >= len(pds) {
+		return fmt.Errorf("vulkan: device %d of %d: %w", index, len(pds), ErrNoVulkan)
+	}
+	d.pd = pds[index]
+	if d.Info, err = d.inst.describe(index, d.pd); err != nil {
+		return err
+	}
+	vk.GetPhysicalDeviceMemoryProperties(d.pd, &d.memory)
+	d.memory.Deref()
+	for i := range d.memory.MemoryTypes[:d.memory.MemoryTypeCount] {
+		d.memory.MemoryTypes[i].Deref()
+	}
+	if err := d.createDevice(); err != nil {
+		return err
+	}
+	return d.createPool()
+}
+
+// wanted lists the device extensions we enable when present.
+var wanted = []string{extCoopMat, extBFloat16, extFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel}
+
+func (d *Device) createDevice() error {
+	f := d.Info.features
+	f.MemoryModelDevice = false
+	d.enabled = f
+	chain := newDeviceChain(d.Info.structs, f)
+	defer chain.free()
+	var exts []string
+	for _, e := range wanted {
+		if d.Info.HasExtension(e) {
+			exts = append(exts, e+"\x00")
+		}
+	}
+	prio := []float32{1}
+	qi := []vk.DeviceQueueCreateInfo{{
+		SType: vk.StructureTypeDeviceQueueCreateInfo, QueueFamilyIndex: d.Info.family,
+		QueueCount: 1, PQueuePriorities: prio,
+	}}
+	info := vk.DeviceCreateInfo{
+		SType: vk.StructureTypeDeviceCreateInfo, PNext: chain.pointer(),
+		QueueCreateInfoCount: 1, PQueueCreateInfos: qi,
+		EnabledExtensionCount: uint32(len(exts)), PpEnabledExtensionNames: exts,
+	}
+	var dev vk.Device
+	if r := vk.CreateDevice(d.pd, &info, nil, &dev); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateDevice: %w", vk.Error(r))
+	}
+	d.dev = dev
+	var q vk.Queue
+	vk.GetDeviceQueue(dev, d.Info.family, 0, &q)
+	d.queue = q
+	return nil
+}
+
+func (d *Device) createPool() error {
+	info := vk.CommandPoolCreateInfo{
+		SType: vk.StructureTypeCommandPoolCreateInfo, QueueFamilyIndex: d.Info.family,
+		Flags: vk.CommandPoolCreateFlags(vk.CommandPoolCreateResetCommandBufferBit),
+	}
+	var pool vk.CommandPool
+	if r := vk.CreateCommandPool(d.dev, &info, nil, &pool); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateCommandPool: %w", vk.Error(r))
+	}
+	d.pool = pool
+	return nil
+}
+
+// Release waits for the device to go idle and destroys everything it made.
+// Release every Buffer and Kernel first. Safe to call twice.
+func (d *Device) Release() {
+	if d == nil {
+		return
+	}
+	if d.dev != nil {
+		vk.DeviceWaitIdle(d.dev)
+		if d.pool != vk.NullCommandPool {
+			vk.DestroyCommandPool(d.dev, d.pool, nil)
+			d.pool = vk.NullCommandPool
+		}
+		vk.DestroyDevice(d.dev, nil)
+		d.dev = nil
+	}
+	d.inst.release()
+}
+
+// memoryType returns a memory type index allowed by bits that has all of
+// want, or false.
+func (d *Device) memoryType(bits uint32, want vk.MemoryPropertyFlagBits) (uint32, bool) {
+	for i := uint32(0); i < d.memory.MemoryTypeCount; i++ {
+		flags := d.memory.MemoryTypes[i].PropertyFlags
+		if bits&(1<<i) != 0 && flags&vk.MemoryPropertyFlags(want) == vk.MemoryPropertyFlags(want) {
+			return i, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,107 @@
+package coopmat
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/everycycle/appraise/coopmat/internal/spirv"
+)
+
+// targetEnv maps a module's SPIR-V version to a spirv-val target environment.
+func targetEnv(version uint32) string {
+	switch version {
+	case spirv.Version16:
+		return "vulkan1.3"
+	case spirv.Version15:
+		return "vulkan1.2"
+	}
+	return "vulkan1.1"
+}
+
+// validate runs spirv-val on words, skipping when spirv-val is not installed
+// (failing when CI=true). It returns spirv-val's output and whether it passed.
+func validate(t *testing.T, name string, words []uint32) (string, bool) {
+	t.Helper()
+	path, err := exec.LookPath("spirv-val")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("spirv-val not installed (apt-get install spirv-tools)")
+		}
+		t.Skip("spirv-val not installed")
+	}
+	file := filepath.Join(t.TempDir(), name+".spv")
+	buf := make([]byte, 4*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(buf[4*i:], w)
+	}
+	if err := os.WriteFile(file, buf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(path, "--target-env", targetEnv(words[1]), file).CombinedOutput()
+	return strings.TrimSpace(string(out)), err == nil
+}
+
+func TestSpirvValPlainKernels(t *testing.T) {
+	for _, v := range []uint32{spirv.Version13, spirv.Version16} {
+		words := buildSGEMM(v, PlainTile{BM: 32, BN: 32, BK: 8, TM: 4, TN: 4}, 64, 64, 64)
+		if out, ok := validate(t, "sgemm", words); !ok {
+			t.Errorf("sgemm (SPIR-V %#x): spirv-val: %s", v, out)
+		}
+	}
+}
+
+func TestSpirvValFMA(t *testing.T) {
+	for _, v := range []uint32{spirv.Version13, spirv.Version16} {
+		words := fmaKernel{Chains: 4, Iters: 8, Unroll: 4, Local: 64}.build(v)
+		if out, ok := validate(t, "fma", words); !ok {
+			t.Errorf("fma (SPIR-V %#x): spirv-val: %s", v, out)
+		}
+	}
+}
+
+func TestSpirvValCoopMat(t *testing.T) {
+	info := DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10}
+	for _, s := range testShapes {
+		l := newLayout(CoopTile{WM: 2, WN: 2, TM: 2, TN: 2, BK: 64 / uint32(s.A.Bytes())}, s, 32)
+		if err := l.check(256, 256, 256, info); err != nil {
+			t.Fatalf("%v: %v", s, err)
+		}
+		words, err := buildCoopGEMM(spirv.Version16, l, 256, 256, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, ok := validate(t, "coopmat", words)
+		if !ok && tooOld(out) {
+			// Debian's SPIRV-Tools v2023.1 predates SPV_KHR_cooperative_matrix
+			// (6022) and SPV_KHR_bfloat16 (5116, 5118); those modules are
+			// validated by the driver on a GPU host instead.
+			t.Skipf("spirv-val too old for cooperative-matrix modules: %s", out)
+		}
+		if !ok {
+			t.Errorf("%v: spirv-val: %s", s, out)
+		}
+	}
+}
+
+// tooOld reports whether spirv-val rejected a capability it does not know.
+func tooOld(out string) bool {
+	for _, c := range []string{"operand: 6022", "operand: 5116", "operand: 5118"} {
+		if strings.Contains(out, "Invalid capability "+c) {
+			return true
+		}
+	}
+	return false
+}
+
+// testShapes are shapes of the kind drivers report (the H200 reports these).
+var testShapes = []Shape{
+	{M: 16, N: 16, K: 16, A: Float16, B: Float16, C: Float16, Result: Float16, Scope: ScopeSubgroup},
+	{M: 16, N: 8, K: 8, A: Float16, B: Float16, C: Float32, Result: Float32, Scope: ScopeSubgroup},
+	{M: 16, N: 16, K: 16, A: BFloat16, B: BFloat16, C: Float32, Result: Float32, Scope: ScopeSubgroup},
+	{M: 16, N: 8, K: 32, A: Uint8, B: Uint8, C: Uint32, Result: Uint32, Scope: ScopeSubgroup},
+	{M: 16, N: 16, K: 32, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup},
+}

@@ -1,0 +1,364 @@
+package coopmat
+
+// The Vulkan gap: everything github.com/vulkan-go/vulkan (frozen at Vulkan
+// 1.1.88) lacks lives in this one file. We dlopen libvulkan.so.1 ourselves
+// (vulkan-go's default loader wants the libvulkan.so dev symlink), hand its
+// vkGetInstanceProcAddr to vulkan-go, and declare the few structures we need
+// ourselves rather than depending on new Vulkan headers: the *2 feature and
+// property chains, VK_KHR_cooperative_matrix, VK_KHR_shader_bfloat16,
+// VK_EXT_pci_bus_info, VK_EXT_memory_budget and the driver properties.
+// Callers check the extension list before any extension function is called.
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef void* (*cmPFNGetInstanceProcAddr)(void* instance, const char* name);
+typedef void (*cmPFNPhysical2)(void* pd, void* out);
+typedef int32_t (*cmPFNCoopProps)(void* pd, uint32_t* count, void* props);
+
+static void* cm_load(const char* name) {
+	void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL) return NULL;
+	return dlsym(lib, "vkGetInstanceProcAddr");
+}
+static void* cm_proc(void* gipa, void* instance, const char* name) {
+	return ((cmPFNGetInstanceProcAddr)gipa)(instance, name);
+}
+static void cm_phys2(void* fn, void* pd, void* out) { ((cmPFNPhysical2)fn)(pd, out); }
+static int32_t cm_coop(void* fn, void* pd, uint32_t* n, void* p) { return ((cmPFNCoopProps)fn)(pd, n, p); }
+
+typedef struct { uint32_t sType; void* pNext; } cmHeader;
+typedef struct { uint32_t sType; void* pNext; uint32_t core[64]; } cmFeatures2;
+typedef struct { uint32_t sType; void* pNext; uint32_t v[4]; } cmBools;
+typedef struct { uint32_t sType; void* pNext; uint64_t core[160]; } cmProperties2;
+typedef struct { uint32_t sType; void* pNext; uint32_t subgroupSize, stages, ops, quad; } cmSubgroupProps;
+typedef struct { uint32_t sType; void* pNext; uint32_t domain, bus, device, function; } cmPCIProps;
+typedef struct { uint32_t sType; void* pNext; uint32_t driverID; char name[256]; char info[256]; uint8_t conf[4]; } cmDriverProps;
+typedef struct { uint32_t sType; void* pNext; uint64_t core[80]; } cmMemProps2;
+typedef struct { uint32_t sType; void* pNext; uint64_t budget[16]; uint64_t usage[16]; } cmBudgetProps;
+typedef struct {
+	uint32_t sType; void* pNext;
+	uint32_t M, N, K;
+	int32_t A, B, C, R;
+	uint32_t saturating;
+	int32_t scope;
+} cmCoopMatProps;
+
+// cm_link chains the non-NULL structures after head, in order.
+static void cm_link(void* head, void** next, int n) {
+	cmHeader* h = (cmHeader*)head;
+	for (int i = 0; i < n; i++) {
+		if (next[i] == NULL) continue;
+		h->pNext = next[i];
+		h = (cmHeader*)next[i];
+	}
+	h->pNext = NULL;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Structure types we declare ourselves (values from the Vulkan registry).
+const (
+	sTypeFeatures2        = 1000059000
+	sTypeProperties2      = 1000059001
+	sTypeMemProperties2   = 1000059006
+	sTypeSubgroupProps    = 1000094000
+	sTypePCIProps         = 1000212000
+	sTypeBudgetProps      = 1000237000
+	sTypeDriverProps      = 1000196000
+	sTypeFloat16Int8      = 1000082000
+	sType16BitStorage     = 1000083000
+	sType8BitStorage      = 1000177000
+	sTypeMemoryModel      = 1000211000
+	sTypeBFloat16Features = 1000141000
+	sTypeCoopMatFeatures  = 1000506000
+	sTypeCoopMatProps     = 1000506001
+)
+
+// Core VkPhysicalDeviceFeatures members we enable, as indexes of VkBool32s.
+const (
+	coreShaderFloat64 = 39
+	coreShaderInt64   = 40
+	coreShaderInt16   = 41
+)
+
+// loader holds the process-wide loader state. The Vulkan loader and
+// vulkan-go's function table are process-wide by nature; this is the one
+// package-level variable, set once.
+var loader = sync.OnceValues(func() (unsafe.Pointer, error) {
+	name := C.CString("libvulkan.so.1")
+	defer C.free(unsafe.Pointer(name))
+	gipa := C.cm_load(name)
+	if gipa == nil {
+		return nil, fmt.Errorf("vulkan: dlopen libvulkan.so.1: %w", ErrNoVulkan)
+	}
+	vk.SetGetInstanceProcAddr(unsafe.Pointer(gipa))
+	if err := vk.Init(); err != nil {
+		return nil, fmt.Errorf("vulkan: init: %w: %w", ErrNoVulkan, err)
+	}
+	return unsafe.Pointer(gipa), nil
+})
+
+// ext holds the instance-level entry points vulkan-go lacks.
+type ext struct {
+	features2, properties2, memProperties2, coopProps unsafe.Pointer
+}
+
+func procAddr(gipa unsafe.Pointer, inst vk.Instance, name string) unsafe.Pointer {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return unsafe.Pointer(C.cm_proc(gipa, unsafe.Pointer(inst), cs))
+}
+
+func loadExt(gipa unsafe.Pointer, inst vk.Instance) (ext, error) {
+	e := ext{
+		features2:      procAddr(gipa, inst, "vkGetPhysicalDeviceFeatures2"),
+		properties2:    procAddr(gipa, inst, "vkGetPhysicalDeviceProperties2"),
+		memProperties2: procAddr(gipa, inst, "vkGetPhysicalDeviceMemoryProperties2"),
+		coopProps:      procAddr(gipa, inst, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"),
+	}
+	if e.features2 == nil || e.properties2 == nil || e.memProperties2 == nil {
+		return e, errors.New("vulkan: vkGetPhysicalDevice*2 missing: a Vulkan 1.1 loader is required")
+	}
+	return e, nil
+}
+
+// featureSet is what we query and enable beyond Vulkan 1.0 core.
+type featureSet struct {
+	Float64, Int64, Int16          bool
+	Float16, Int8                  bool
+	Storage16, Storage8            bool
+	MemoryModel, MemoryModelDevice bool
+	CoopMat                        bool
+	BFloat16Type, BFloat16CoopMat  bool
+}
+
+// featureChain is a C-allocated VkPhysicalDeviceFeatures2 chain.
+type featureChain struct {
+	f2                             *C.cmFeatures2
+	f16i8, s16, s8, mm, bf16, coop *C.cmBools
+	mem                            []unsafe.Pointer
+}
+
+func newBools(sType uint32, want bool, c *featureChain) *C.cmBools {
+	if !want {
+		return nil
+	}
+	p := (*C.cmBools)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cmBools{}))))
+	p.sType = C.uint32_t(sType)
+	c.mem = append(c.mem, unsafe.Pointer(p))
+	return p
+}
+
+// newFeatureChain allocates the chain for the structures the device knows
+// (has is keyed by structure type).
+func newFeatureChain(has map[uint32]bool) *featureChain {
+	c := &featureChain{}
+	c.f2 = (*C.cmFeatures2)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cmFeatures2{}))))
+	c.f2.sType = sTypeFeatures2
+	c.mem = append(c.mem, unsafe.Pointer(c.f2))
+	c.f16i8 = newBools(sTypeFloat16Int8, has[sTypeFloat16Int8], c)
+	c.s16 = newBools(sType16BitStorage, has[sType16BitStorage], c)
+	c.s8 = newBools(sType8BitStorage, has[sType8BitStorage], c)
+	c.mm = newBools(sTypeMemoryModel, has[sTypeMemoryModel], c)
+	c.bf16 = newBools(sTypeBFloat16Features, has[sTypeBFloat16Features], c)
+	c.coop = newBools(sTypeCoopMatFeatures, has[sTypeCoopMatFeatures], c)
+	next := []unsafe.Pointer{unsafe.Pointer(c.f16i8), unsafe.Pointer(c.s16), unsafe.Pointer(c.s8),
+		unsafe.Pointer(c.mm), unsafe.Pointer(c.bf16), unsafe.Pointer(c.coop)}
+	arr := (*[6]unsafe.Pointer)(C.calloc(6, C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))
+	copy(arr[:], next)
+	C.cm_link(unsafe.Pointer(c.f2), &arr[0], 6)
+	C.free(unsafe.Pointer(arr))
+	return c
+}
+
+func (c *featureChain) free() {
+	for _, p := range c.mem {
+		C.free(p)
+	}
+	c.mem = nil
+}
+
+func boolAt(p *C.cmBools, i int) bool { return p != nil && p.v[i] != 0 }
+
+func setFlag(p *C.cmBools, i int, on bool) {
+	if p != nil {
+		p.v[i] = 0
+		if on {
+			p.v[i] = 1
+		}
+	}
+}
+
+// read returns the supported features after vkGetPhysicalDeviceFeatures2.
+func (c *featureChain) read() featureSet {
+	return featureSet{
+		Float64: c.f2.core[coreShaderFloat64] != 0, Int64: c.f2.core[coreShaderInt64] != 0,
+		Int16:   c.f2.core[coreShaderInt16] != 0,
+		Float16: boolAt(c.f16i8, 0), Int8: boolAt(c.f16i8, 1),
+		Storage16: boolAt(c.s16, 0), Storage8: boolAt(c.s8, 0),
+		MemoryModel: boolAt(c.mm, 0), MemoryModelDevice: boolAt(c.mm, 1),
+		BFloat16Type: boolAt(c.bf16, 0), BFloat16CoopMat: boolAt(c.bf16, 2),
+		CoopMat: boolAt(c.coop, 0),
+	}
+}
+
+// write clears the chain and sets exactly the features in f, so that device
+// creation enables nothing else (robustness features cost speed).
+func (c *featureChain) write(f featureSet) {
+	for i := range c.f2.core {
+		c.f2.core[i] = 0
+	}
+	b := func(v bool) C.uint32_t {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	c.f2.core[coreShaderFloat64], c.f2.core[coreShaderInt64], c.f2.core[coreShaderInt16] = b(f.Float64), b(f.Int64), b(f.Int16)
+	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop} {
+		for i := 0; p != nil && i < 4; i++ {
+			p.v[i] = 0
+		}
+	}
+	setFlag(c.f16i8, 0, f.Float16)
+	setFlag(c.f16i8, 1, f.Int8)
+	setFlag(c.s16, 0, f.Storage16)
+	setFlag(c.s8, 0, f.Storage8)
+	setFlag(c.mm, 0, f.MemoryModel)
+	setFlag(c.mm, 1, f.MemoryModelDevice)
+	setFlag(c.bf16, 0, f.BFloat16Type)
+	setFlag(c.bf16, 2, f.BFloat16CoopMat)
+	setFlag(c.coop, 0, f.CoopMat)
+}
+
+func (e ext) queryFeatures(pd vk.PhysicalDevice, has map[uint32]bool) featureSet {
+	c := newFeatureChain(has)
+	defer c.free()
+	C.cm_phys2(e.features2, unsafe.Pointer(pd), unsafe.Pointer(c.f2))
+	return c.read()
+}
+
+// extProps are the properties read through vkGetPhysicalDeviceProperties2.
+type extProps struct {
+	SubgroupSize           uint32
+	PCI                    *PCIBusInfo
+	DriverName, DriverInfo string
+}
+
+func newC[T any]() *T { return (*T)(C.calloc(1, C.size_t(unsafe.Sizeof(*new(T))))) }
+
+func (e ext) queryProperties(pd vk.PhysicalDevice, pci, driver bool) extProps {
+	p2, sg := newC[C.cmProperties2](), newC[C.cmSubgroupProps]()
+	defer C.free(unsafe.Pointer(p2))
+	defer C.free(unsafe.Pointer(sg))
+	p2.sType, sg.sType = sTypeProperties2, sTypeSubgroupProps
+	next := []unsafe.Pointer{unsafe.Pointer(sg), nil, nil}
+	var pc *C.cmPCIProps
+	if pci {
+		pc = newC[C.cmPCIProps]()
+		defer C.free(unsafe.Pointer(pc))
+		pc.sType, next[1] = sTypePCIProps, unsafe.Pointer(pc)
+	}
+	var dp *C.cmDriverProps
+	if driver {
+		dp = newC[C.cmDriverProps]()
+		defer C.free(unsafe.Pointer(dp))
+		dp.sType, next[2] = sTypeDriverProps, unsafe.Pointer(dp)
+	}
+	link(unsafe.Pointer(p2), next)
+	C.cm_phys2(e.properties2, unsafe.Pointer(pd), unsafe.Pointer(p2))
+	out := extProps{SubgroupSize: uint32(sg.subgroupSize)}
+	if pc != nil {
+		out.PCI = &PCIBusInfo{Domain: uint32(pc.domain), Bus: uint32(pc.bus), Device: uint32(pc.device), Function: uint32(pc.function)}
+	}
+	if dp != nil {
+		out.DriverName = C.GoString(&dp.name[0])
+		out.DriverInfo = C.GoString(&dp.info[0])
+	}
+	return out
+}
+
+// link chains C-allocated structures after head (nil entries skipped).
+func link(head unsafe.Pointer, next []unsafe.Pointer) {
+	n := len(next)
+	arr := (*[8]unsafe.Pointer)(C.calloc(8, C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))
+	defer C.free(unsafe.Pointer(arr))
+	copy(arr[:], next)
+	C.cm_link(head, &arr[0], C.int(n))
+}
+
+// queryBudget returns the per-heap budget in bytes (VK_EXT_memory_budget);
+// the caller has checked that the extension is present.
+func (e ext) queryBudget(pd vk.PhysicalDevice, heaps int) []uint64 {
+	m2, b := newC[C.cmMemProps2](), newC[C.cmBudgetProps]()
+	defer C.free(unsafe.Pointer(m2))
+	defer C.free(unsafe.Pointer(b))
+	m2.sType, b.sType = sTypeMemProperties2, sTypeBudgetProps
+	link(unsafe.Pointer(m2), []unsafe.Pointer{unsafe.Pointer(b)})
+	C.cm_phys2(e.memProperties2, unsafe.Pointer(pd), unsafe.Pointer(m2))
+	out := make([]uint64, min(heaps, 16))
+	for i := range out {
+		out[i] = uint64(b.budget[i])
+	}
+	return out
+}
+
+// queryCoopMat calls vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR; the
+// caller has checked that VK_KHR_cooperative_matrix is present.
+func (e ext) queryCoopMat(pd vk.PhysicalDevice) ([]Shape, error) {
+	if e.coopProps == nil {
+		return nil, fmt.Errorf("vulkan: vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR not loaded: %w", ErrExtensionMissing)
+	}
+	count := newC[C.uint32_t]()
+	defer C.free(unsafe.Pointer(count))
+	if r := vk.Result(C.cm_coop(e.coopProps, unsafe.Pointer(pd), count, nil)); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR: %w", vk.Error(r))
+	}
+	n := int(*count)
+	if n == 0 {
+		return nil, nil
+	}
+	props := (*C.cmCoopMatProps)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.cmCoopMatProps{}))))
+	defer C.free(unsafe.Pointer(props))
+	ps := unsafe.Slice(props, n)
+	for i := range ps {
+		ps[i].sType = sTypeCoopMatProps
+	}
+	if r := vk.Result(C.cm_coop(e.coopProps, unsafe.Pointer(pd), count, unsafe.Pointer(props))); r != vk.Success && r != vk.Incomplete {
+		return nil, fmt.Errorf("vulkan: vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR: %w", vk.Error(r))
+	}
+	out := make([]Shape, 0, int(*count))
+	for _, p := range ps[:int(*count)] {
+		out = append(out, Shape{
+			M: uint32(p.M), N: uint32(p.N), K: uint32(p.K),
+			A: ComponentType(p.A), B: ComponentType(p.B), C: ComponentType(p.C), Result: ComponentType(p.R),
+			Saturating: p.saturating != 0, Scope: Scope(p.scope),
+		})
+	}
+	return out, nil
+}
+
+// deviceChain is the feature chain passed as VkDeviceCreateInfo.pNext.
+type deviceChain struct{ c *featureChain }
+
+func newDeviceChain(has map[uint32]bool, want featureSet) deviceChain {
+	c := newFeatureChain(has)
+	c.write(want)
+	return deviceChain{c}
+}
+
+func (d deviceChain) pointer() unsafe.Pointer { return unsafe.Pointer(d.c.f2) }
+func (d deviceChain) free()                   { d.c.free() }
