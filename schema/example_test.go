@@ -26,7 +26,7 @@ func stat(median float64) schema.Stat {
 }
 
 func check() schema.Check {
-	return schema.Check{Reference: "cpu", Elements: 1 << 20, MaxRelError: 0, Tolerance: 1e-6, Passed: true}
+	return schema.Check{Reference: "cpu", Elements: 1 << 20, ErrorKind: "relative", Tolerance: 1e-6, Passed: true}
 }
 
 func exampleBox() schema.BoxPayload {

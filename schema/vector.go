@@ -28,6 +28,19 @@ type CapabilityVector struct {
 	Probes []ProbeRecord `json:"probes" validate:"min=1,dive"`
 	// NotMeasured lists each section or field that is absent, with why.
 	NotMeasured []Omission `json:"not_measured,omitempty" validate:"omitempty,dive"`
+	// Skipped lists work a probe could not do on this device (a matrix
+	// shape, a precision), with why, so an absent figure is explained.
+	Skipped []Skip `json:"skipped,omitempty" validate:"omitempty,dive"`
+}
+
+// Skip records one piece of work a probe did not do on this device.
+type Skip struct {
+	// Probe is the probe that skipped it.
+	Probe string `json:"probe" validate:"required,ident"`
+	// Item names what was skipped, e.g. "gemm 16x16x32 fp8_e4m3".
+	Item string `json:"item" validate:"required,max=128"`
+	// Reason says precisely why.
+	Reason string `json:"reason" validate:"required,max=500"`
 }
 
 // Omission records a section or field that was not measured, and why.
@@ -57,9 +70,13 @@ type Check struct {
 	Reference string `json:"reference" validate:"oneof=cpu closed-form"`
 	// Elements is how many output elements were compared.
 	Elements uint64 `json:"elements" validate:"gte=1,maxint53"`
-	// MaxRelError is the largest relative error seen (unitless).
-	MaxRelError float64 `json:"max_rel_error" validate:"gte=0,ltefield=Tolerance"`
-	// Tolerance is the largest relative error the check accepted (unitless).
+	// ErrorKind says how errors are measured: "exact" (any difference
+	// fails), "relative" (|got-want|/|want|) or "absolute" (|got-want|,
+	// against a per-element bound derived from the operands).
+	ErrorKind string `json:"error_kind" validate:"oneof=exact relative absolute"`
+	// MaxError is the largest error seen, in ErrorKind's terms (0 for exact).
+	MaxError float64 `json:"max_error" validate:"gte=0,ltefield=Tolerance"`
+	// Tolerance is the largest error the check accepted (0 for exact).
 	Tolerance float64 `json:"tolerance" validate:"gte=0"`
 	// Passed is true: a failed check is never written.
 	Passed bool `json:"passed" validate:"eq=true"`
@@ -106,6 +123,10 @@ type MatrixShape struct {
 	ProblemM int `json:"problem_m" validate:"gte=1"`
 	ProblemN int `json:"problem_n" validate:"gte=1"`
 	ProblemK int `json:"problem_k" validate:"gte=1"`
+	// BColumnMajor is true when B was stored column-major.
+	BColumnMajor bool `json:"b_column_major"`
+	// Tile is the tile configuration a measured search chose.
+	Tile string `json:"tile,omitempty" validate:"max=64"`
 }
 
 // Memory describes the device's own memory pool.
