@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/appraisal"
+	"github.com/everycycle/appraise/internal/figures"
+)
+
+// appraiseCmd is the full appraisal: probe, validate, sign, write.
+type appraiseCmd struct {
+	Out       string   `short:"o" default:"." placeholder:"DIR" help:"Directory for the report files."`
+	Software  bool     `help:"Also appraise software (CPU) adapters such as lavapipe; their cards say so."`
+	Quick     bool     `help:"Fewer samples over smaller sizes: a fast, less precise appraisal."`
+	JSON      bool     `name:"json" help:"Print the result as JSON instead of a table."`
+	Device    string   `placeholder:"SEL" help:"Appraise only this device: an index or address from 'appraise devices', or 'all'."`
+	AmbientC  *float64 `name:"ambient-c" placeholder:"CELSIUS" help:"Ambient inlet temperature, recorded as operator-supplied."`
+	Overwrite bool     `help:"Replace report files of the same name in --out."`
+	CoopMat   bool     `name:"coopmat" help:"Also measure matrix-engine GEMMs through VK_KHR_cooperative_matrix, every shape the driver offers."`
+}
+
+// written is what an appraisal prints about one report file.
+type written struct {
+	Kind    string           `json:"kind"`
+	File    string           `json:"file"`
+	Address string           `json:"address,omitempty"`
+	Name    string           `json:"name,omitempty"`
+	Figures []figures.Figure `json:"figures,omitempty"`
+}
+
+func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
+	signer, err := unlockSigner(e, g)
+	if err != nil {
+		return err
+	}
+	inst, err := gpu.NewInstance()
+	if err != nil {
+		return withCode(exitNoDevice, err, "is a Vulkan driver installed? on a machine without a GPU: apt-get install mesa-vulkan-drivers and pass --software")
+	}
+	defer inst.Release()
+	all, err := appraisal.Discover(inst, c.Software)
+	if err != nil {
+		return withCode(exitNoDevice, err, "")
+	}
+	devs, err := appraisal.Select(all, c.Device)
+	if err != nil {
+		return withCode(exitNoDevice, err, "run 'appraise devices' to see what was found and why it was excluded")
+	}
+	pr := newProgress(e)
+	run, err := appraisal.Appraise(ctx, inst, devs, all, appraisal.Options{
+		Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Version: version, Progress: pr.set,
+	})
+	pr.done()
+	if err != nil {
+		return probeError(err)
+	}
+	files, err := run.Sign(signer)
+	if err != nil {
+		return withCode(exitProbe, err, "nothing was signed")
+	}
+	if err := appraisal.WriteAll(c.Out, files, c.Overwrite); err != nil {
+		if errors.Is(err, appraisal.ErrExists) {
+			return withCode(exitError, err, "choose another --out directory, or pass --overwrite")
+		}
+		return err
+	}
+	return c.render(e, run, files)
+}
+
+func probeError(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return withCode(exitInterrupted, err, "interrupted: nothing was signed")
+	case errors.Is(err, appraisal.ErrProbe):
+		return withCode(exitProbe, err, "nothing was signed")
+	}
+	return withCode(exitProbe, err, "nothing was signed")
+}
+
+func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File) error {
+	out := []written{{Kind: "box", File: filepath.Join(c.Out, files[0].Name)}}
+	for i, card := range run.Cards {
+		out = append(out, written{
+			Kind: "card", File: filepath.Join(c.Out, files[i+1].Name),
+			Address: run.Box.DriverVersions[i].BusAddress, Name: card.Capability.Identity.Name,
+			Figures: figures.List(card.Capability),
+		})
+	}
+	if c.JSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	for _, w := range out[1:] {
+		fmt.Fprintf(e.stdout, "%s  %s", w.Address, w.Name)
+		if run.Cards[0].Capability.Identity.Software {
+			fmt.Fprint(e.stdout, "  [software adapter: not a GPU]")
+		}
+		fmt.Fprintln(e.stdout)
+		if err := writeFigures(e, w.Figures); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "card: %s\n\n", w.File)
+	}
+	_, err := fmt.Fprintf(e.stdout, "box:  %s\n", out[0].File)
+	return err
+}
+
+// writeFigures prints figures as a table with human units.
+func writeFigures(e *env, figs []figures.Figure) error {
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  FIGURE\tMEDIAN\tMIN\tMAX\tSAMPLES")
+	for _, f := range figs {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\n", f.Name, human(f.Median, f.Unit), human(f.Min, f.Unit), human(f.Max, f.Unit), f.Samples)
+	}
+	return tw.Flush()
+}
+
+// human formats a value in its unit with an SI or binary prefix: rates
+// and counts in SI (GB/s = 1e9 bytes/s), sizes in GiB, times in µs/ms.
+func human(v float64, unit string) string {
+	switch unit {
+	case "bytes/s":
+		return si(v, "B/s")
+	case "ops/s":
+		return si(v, "OP/s")
+	case "bytes":
+		return fmt.Sprintf("%.2f GiB", v/(1<<30))
+	case "s":
+		switch {
+		case v < 1e-3:
+			return fmt.Sprintf("%.1f µs", v*1e6)
+		case v < 1:
+			return fmt.Sprintf("%.2f ms", v*1e3)
+		}
+		return fmt.Sprintf("%.2f s", v)
+	}
+	return fmt.Sprintf("%.4g %s", v, unit)
+}
+
+func si(v float64, unit string) string {
+	for _, p := range []struct {
+		f float64
+		s string
+	}{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= p.f {
+			return fmt.Sprintf("%.1f %s%s", v/p.f, p.s, unit)
+		}
+	}
+	return fmt.Sprintf("%.1f %s", v, unit)
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// fixtureSigner is a fixed test key for reports made without a GPU.
+type fixtureSigner struct{ priv ed25519.PrivateKey }
+
+func (s fixtureSigner) Sign(m []byte) []byte      { return ed25519.Sign(s.priv, m) }
+func (s fixtureSigner) Public() ed25519.PublicKey { return s.priv.Public().(ed25519.PublicKey) }
+func (s fixtureSigner) Tenant() string            { return "fixture" }
+
+// writeFixtures puts signed reports into the script's work directory:
+// fixtures/a (box + card), fixtures/b (same environment, other figures),
+// fixtures/c (another driver version).
+func writeFixtures(e *testscript.Env) error {
+	seed := sha256.Sum256([]byte("fixture"))
+	s := fixtureSigner{ed25519.NewKeyFromSeed(seed[:])}
+	for _, f := range []struct {
+		dir    string
+		driver string
+		scale  float64
+	}{{"a", "580.159.04", 1}, {"b", "580.159.04", 1.1}, {"c", "575.57.08", 1}} {
+		box := fixtureBox(f.driver)
+		boxFile, hash, err := schema.SignBox(box, s)
+		if err != nil {
+			return err
+		}
+		card, err := schema.SignCard(fixtureCard(hash, f.driver, f.scale), s)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(e.WorkDir, "fixtures", f.dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "box-"+hash[:12]+".appraisal.json"), boxFile, 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "card-0000-01-00.0.appraisal.json"), card, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fixtureBox(driver string) schema.BoxPayload {
+	return schema.BoxPayload{
+		ReportVersion: "1", ProbedAt: "2026-06-20T18:23:11Z",
+		Host:              schema.Host{Hostname: "astra", CPUModel: "arm64 implementer 0x41 part 0xd0c", OS: "linux", Arch: "arm64", LogicalCPUs: 80},
+		PresentDevices:    []string{"0000:01:00.0"},
+		DriverVersions:    []schema.DriverBinding{{BusAddress: "0000:01:00.0", DriverVersion: driver}},
+		ProbeSuiteVersion: "0.1.0",
+		NotMeasured:       []schema.Omission{{Field: "ambient_c", Reason: "fixture"}},
+	}
+}
+
+func fixtureCard(boxHash, driver string, scale float64) schema.CardPayload {
+	st := func(m float64) schema.Stat { return schema.Stat{Samples: 5, Median: m, Min: m * 0.99, Max: m * 1.01} }
+	chk := schema.Check{Reference: "cpu", Elements: 1 << 20, ErrorKind: "relative", Tolerance: 1e-6, Passed: true}
+	bw := func(k string, bpe int) schema.Bandwidth {
+		return schema.Bandwidth{Kernel: k, BytesPerS: st(8e11 * scale), ArrayBytes: 1 << 30, BytesPerElement: bpe, Probe: "webgpu-stream", Timing: schema.TimingGPUTimestamp, Check: chk}
+	}
+	return schema.CardPayload{
+		ReportVersion: "1", ProbedAt: "2026-06-20T18:23:11Z", BoxReport: boxHash,
+		Capability: schema.CapabilityVector{
+			Memory: &schema.Memory{Bandwidth: []schema.Bandwidth{bw("read", 16), bw("copy", 32)}},
+			LaunchOverhead: &schema.LaunchOverhead{EmptyDispatchS: st(2e-5 / scale), Upload1MiBS: st(5e-5 / scale),
+				Probe: "webgpu-launch", Timing: schema.TimingHostWallClock, Check: chk},
+			Identity: schema.DeviceIdentity{BusAddress: "0000:01:00.0", VendorID: "10de", DeviceID: "2c05", Name: "fixture GPU", AdapterType: "discrete-gpu"},
+			Environment: schema.ProbeEnvironment{DriverVersion: driver, Backend: "vulkan", RunDurationS: 10, ProbeSuiteVersion: "0.1.0",
+				Mode: "quick", OS: "linux", Arch: "arm64"},
+			Probes: []schema.ProbeRecord{{Name: "webgpu-stream", Version: "1"}, {Name: "webgpu-launch", Version: "1"}},
+			NotMeasured: []schema.Omission{
+				{Field: "precisions", Reason: "fixture"}, {Field: "interconnect", Reason: "fixture"},
+				{Field: "thermal", Reason: "fixture"}, {Field: "roofline", Reason: "fixture"},
+				{Field: "environment.ambient_c", Reason: "fixture"}, {Field: "memory.physical_bytes", Reason: "fixture"},
+				{Field: "memory.usable_bytes", Reason: "fixture"}, {Field: "memory.integrity", Reason: "fixture"},
+			},
+		},
+	}
+}

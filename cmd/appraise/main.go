@@ -1,0 +1,107 @@
+// Command appraise measures what a physical GPU can actually do, writes it
+// down as a validated capability vector and signs it.
+//
+// Run "appraise --help" for the commands and the exit codes.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/alecthomas/kong"
+)
+
+// version is the probe-suite version, set at build time with
+// -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// cli is the whole command line. The default command is the appraisal.
+type cli struct {
+	globals
+
+	Appraise appraiseCmd `cmd:"" default:"withargs" help:"Appraise the GPUs of this machine and sign the reports (the default command)."`
+	Verify   verifyCmd   `cmd:"" help:"Verify signed card and box reports."`
+	Compare  compareCmd  `cmd:"" help:"Compare two card reports figure by figure."`
+	Devices  devicesCmd  `cmd:"" help:"List the devices this machine has, included or excluded, with the reason."`
+	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of a report file."`
+	Keys     keysCmd     `cmd:"" help:"Manage the tenant's signing key."`
+	Version  versionCmd  `cmd:"" help:"Print the probe-suite version."`
+}
+
+// globals are flags every command accepts.
+type globals struct {
+	KeyDir         string `name:"key-dir" env:"APPRAISE_KEY_DIR" placeholder:"DIR" help:"Key directory (default $XDG_CONFIG_HOME/appraise)."`
+	PassphraseFile string `name:"passphrase-file" type:"path" placeholder:"FILE" help:"Read the key passphrase from FILE (APPRAISE_PASSPHRASE takes precedence)."`
+	Identity       string `name:"identity" type:"existingfile" placeholder:"FILE" help:"age identity file that unlocks a signing key encrypted to recipients."`
+}
+
+// env is what commands receive from main: their streams and environment.
+// Tests construct it with buffers.
+type env struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	isTTY  bool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], &env{
+		ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stderr),
+	})
+	stop()
+	os.Exit(code)
+}
+
+// run parses args, runs the chosen command and returns the exit code.
+func run(ctx context.Context, args []string, e *env) int {
+	var c cli
+	exit := -1
+	parser, err := kong.New(&c,
+		kong.Name("appraise"),
+		kong.Description(description),
+		kong.Writers(e.stdout, e.stderr),
+		kong.Exit(func(code int) { exit = code }),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Bind(e, &c.globals),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+	)
+	if err != nil {
+		return report(e, fmt.Errorf("internal: %w", err))
+	}
+	kctx, err := parser.Parse(args)
+	if exit >= 0 {
+		return exit
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "appraise: error: %v\n", err)
+		return exitUsage
+	}
+	return report(e, kctx.Run())
+}
+
+// report prints err in the house voice and returns its exit code.
+func report(e *env, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "appraise: error: %v\n", err)
+	var h hinter
+	if errors.As(err, &h) && h.Hint() != "" {
+		fmt.Fprintf(e.stderr, "appraise: hint: %s\n", h.Hint())
+	}
+	return exitCode(err)
+}
+
+type versionCmd struct{}
+
+func (versionCmd) Run(e *env) error {
+	_, err := fmt.Fprintln(e.stdout, version)
+	return err
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/everycycle/appraise/gpu"
+)
+
+var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the testscripts")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"appraise": func() {
+			ctx := context.Background()
+			os.Exit(run(ctx, os.Args[1:], &env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
+		},
+	})
+}
+
+// TestScripts runs the CLI transcripts in testdata/script.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: *updateScripts,
+		Setup:         writeFixtures,
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"replace": cmdReplace, "cpglob": cmdCpGlob},
+		Condition:     condition,
+	})
+}
+
+// condition answers [adapter]: whether any WebGPU adapter, software ones
+// included, exists. With CI=true a missing adapter fails the script
+// instead of letting it skip: CI installs lavapipe, so GPU tests must run.
+func condition(cond string) (bool, error) {
+	if cond != "adapter" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	inst, err := gpu.NewInstance()
+	if err == nil {
+		defer inst.Release()
+		var as []gpu.AdapterInfo
+		if as, err = inst.Adapters(); err == nil && len(as) > 0 {
+			return true, nil
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		return false, fmt.Errorf("CI=true but no WebGPU adapter (%v): install mesa-vulkan-drivers", err)
+	}
+	return false, nil
+}
+
+// cmdCpGlob implements "cpglob GLOB DST": it copies the one file GLOB
+// names to DST, so scripts can name files whose names hold a hash.
+func cmdCpGlob(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cpglob GLOB DST")
+	}
+	b, err := os.ReadFile(globOne(ts, args[0]))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o644))
+}
+
+func globOne(ts *testscript.TestScript, pattern string) string {
+	m, err := filepath.Glob(ts.MkAbs(pattern))
+	ts.Check(err)
+	if len(m) != 1 {
+		ts.Fatalf("%s matches %d files, want 1", pattern, len(m))
+	}
+	return m[0]
+}
+
+// cmdReplace implements "replace GLOB REGEXP REPLACEMENT": it replaces the
+// first match in the one file GLOB names.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace GLOB REGEXP REPLACEMENT")
+	}
+	file := globOne(ts, args[0])
+	re := regexp.MustCompile(args[1])
+	b, err := os.ReadFile(file)
+	ts.Check(err)
+	loc := re.FindIndex(b)
+	if loc == nil {
+		ts.Fatalf("%s: no match for %s", file, args[1])
+	}
+	out := append(append(append([]byte{}, b[:loc[0]]...), args[2]...), b[loc[1]:]...)
+	ts.Check(os.WriteFile(file, out, 0o644))
+}

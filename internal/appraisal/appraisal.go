@@ -1,0 +1,170 @@
+// Package appraisal runs an appraisal: it opens each selected device, runs
+// every probe on it, assembles and validates the capability vectors, and
+// turns a run into signed card and box report files.
+//
+// Start with Run; then Sign and WriteAll.
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/schema"
+)
+
+// ErrProbe wraps every probe or check failure: nothing is signed then.
+var ErrProbe = errors.New("probe failed")
+
+// softwareMemoryLimit caps the memory a probe may take on a software
+// adapter, whose "device memory" is the host's own.
+const softwareMemoryLimit = 1 << 30
+
+// Options configure a run.
+type Options struct {
+	// Quick takes fewer samples over smaller sizes.
+	Quick bool
+	// CoopMat also measures matrix-engine GEMMs through
+	// VK_KHR_cooperative_matrix, for every shape the driver offers.
+	CoopMat bool
+	// AmbientC is an operator-supplied ambient temperature in °C.
+	AmbientC *float64
+	// Version is the probe-suite version recorded in every report.
+	Version string
+	// HostRoot is the root the host identity is read below ("" = /).
+	HostRoot string
+	// Progress, when set, is told each stage as it starts.
+	Progress func(device, stage string)
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Run is the outcome of appraising a set of devices: a box payload and one
+// card payload per device. Cards name their box only once signed.
+type Run struct {
+	Box   schema.BoxPayload
+	Cards []schema.CardPayload
+}
+
+// Appraise runs every probe on each device in devs, in turn, with the
+// others idle. Any probe or check failure stops the run.
+func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now().UTC().Truncate(time.Second)
+	box, err := boxPayload(devs, all, o, start)
+	if err != nil {
+		return nil, err
+	}
+	run := &Run{Box: box}
+	for _, c := range devs {
+		t0 := now()
+		v, err := appraiseDevice(ctx, inst, c, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
+		}
+		v.Environment.RunDurationS = now().Sub(t0).Seconds()
+		card := schema.CardPayload{ReportVersion: schema.ReportVersion, ProbedAt: start.Format(time.RFC3339), Capability: *v}
+		run.Cards = append(run.Cards, card)
+	}
+	return run, nil
+}
+
+func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Options) (*schema.CapabilityVector, error) {
+	v := baseVector(c, o)
+	if err := webgpuProbes(ctx, inst, c, o, v); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := vulkanProbes(ctx, c, o, v); err != nil {
+		return nil, err
+	}
+	v.NotMeasured = append(v.NotMeasured, notYetMeasured(v)...)
+	return v, nil
+}
+
+// webgpuProbes opens the adapter through WebGPU, runs the portable probes
+// in turn and releases the device before the raw-Vulkan probes run.
+func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, v *schema.CapabilityVector) error {
+	opts := gpu.Options{Quick: o.Quick}
+	if c.Adapter.Software {
+		opts.MemoryLimit = softwareMemoryLimit
+	}
+	if o.Progress != nil {
+		opts.Progress = func(msg string) { o.Progress(c.Addr, msg) }
+	}
+	d, err := gpu.Open(inst, c.Adapter, opts)
+	if err != nil {
+		return err
+	}
+	defer d.Release()
+	for _, p := range probes() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if o.Progress != nil {
+			o.Progress(c.Addr, p.Name())
+		}
+		if err := p.Run(ctx, d, v); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+		}
+		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
+	}
+	return nil
+}
+
+// baseVector fills identity and environment; probes fill the rest.
+func baseVector(c Candidate, o Options) *schema.CapabilityVector {
+	a := c.Adapter
+	mode := "full"
+	if o.Quick {
+		mode = "quick"
+	}
+	v := &schema.CapabilityVector{
+		Identity: schema.DeviceIdentity{
+			VendorID:    fmt.Sprintf("%04x", a.VendorID),
+			DeviceID:    fmt.Sprintf("%04x", a.DeviceID),
+			Name:        a.DisplayName(),
+			AdapterType: a.Type,
+			Software:    a.Software,
+		},
+		Environment: schema.ProbeEnvironment{
+			Backend:           a.Backend,
+			AmbientC:          o.AmbientC,
+			ProbeSuiteVersion: o.Version,
+			Mode:              mode,
+			OS:                runtime.GOOS,
+			Arch:              runtime.GOARCH,
+		},
+	}
+	if o.AmbientC != nil {
+		v.Environment.AmbientSource = "operator"
+	}
+	v.Environment.DriverVersion = driverVersion(c)
+	if vk := c.Vulkan; vk != nil {
+		v.Identity.BusAddress = c.BusAddress
+		if vk.DeviceLocalBytes > 0 {
+			v.Memory = &schema.Memory{PhysicalBytes: &vk.DeviceLocalBytes}
+		}
+	}
+	return v
+}
+
+// driverVersion prefers the driver's own version string from Vulkan
+// (e.g. "580.159.04"), then WebGPU's driver description.
+func driverVersion(c Candidate) string {
+	switch {
+	case c.Vulkan != nil && c.Vulkan.DriverInfo != "":
+		return c.Vulkan.DriverInfo
+	case c.Adapter.DriverDescription != "":
+		return c.Adapter.DriverDescription
+	}
+	return "unknown"
+}

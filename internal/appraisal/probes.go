@@ -1,0 +1,79 @@
+package appraisal
+
+import (
+	"context"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/schema"
+)
+
+// streamProbe records sustained device-memory bandwidth per kernel.
+type streamProbe struct{}
+
+func (streamProbe) Name() string    { return "webgpu-stream" }
+func (streamProbe) Version() string { return "1" }
+
+func (p streamProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	rs, err := gpu.MeasureBandwidth(ctx, d)
+	if err != nil {
+		return err
+	}
+	if v.Memory == nil {
+		v.Memory = &schema.Memory{}
+	}
+	for _, r := range rs {
+		v.Memory.Bandwidth = append(v.Memory.Bandwidth, schema.Bandwidth{
+			Kernel:          r.Kernel,
+			BytesPerS:       r.BytesPerS,
+			ArrayBytes:      r.ArrayBytes,
+			BytesPerElement: int(kernelBytes(r.Kernel)),
+			Probe:           p.Name(),
+			Timing:          r.Timing,
+			Check:           check(r.Checked, r.MaxRelError, r.Tolerance),
+		})
+	}
+	return nil
+}
+
+func kernelBytes(name string) uint64 {
+	for _, k := range gpu.BandwidthKernels() {
+		if k.Name == name {
+			return k.BytesPerElement()
+		}
+	}
+	return 0
+}
+
+// launchProbe records empty-dispatch and 1 MiB upload latency.
+type launchProbe struct{}
+
+func (launchProbe) Name() string    { return "webgpu-launch" }
+func (launchProbe) Version() string { return "1" }
+
+func (p launchProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	r, err := gpu.MeasureLaunch(ctx, d)
+	if err != nil {
+		return err
+	}
+	v.LaunchOverhead = &schema.LaunchOverhead{
+		EmptyDispatchS: r.EmptyDispatchRoundTripS,
+		Upload1MiBS:    r.Upload1MiBS,
+		Probe:          p.Name(),
+		Timing:         r.Timing,
+		// The dispatch counter must equal the number of dispatches, and each
+		// upload must read back byte for byte: exact checks, no tolerance.
+		Check: schema.Check{Reference: "closed-form", Elements: r.Dispatches + uint64(r.UploadsChecked), ErrorKind: "exact", Passed: true},
+	}
+	return nil
+}
+
+// check records a relative-error check against a CPU reference that
+// passed; the gpu package returns an error, never a result, when a check
+// fails. A zero tolerance means the comparison was exact.
+func check(elements uint64, maxRel, tol float64) schema.Check {
+	kind := "relative"
+	if tol == 0 {
+		kind = "exact"
+	}
+	return schema.Check{Reference: "cpu", Elements: elements, ErrorKind: kind, MaxError: maxRel, Tolerance: tol, Passed: true}
+}

@@ -1,0 +1,108 @@
+package appraisal
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/host"
+	"github.com/everycycle/appraise/schema"
+)
+
+// probe fills its part of a capability vector from one opened device.
+type probe interface {
+	Name() string
+	Version() string
+	Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error
+}
+
+// probes lists the probes of this probe suite, in the order they run.
+func probes() []probe {
+	return []probe{streamProbe{}, launchProbe{}}
+}
+
+// absentReasons says why an optional part is absent when no probe of this
+// suite fills it; anything else absent gets a generic reason.
+var absentReasons = map[string]string{
+	"precisions":            "no precision probe could run on this device (see skipped)",
+	"memory.physical_bytes": "the device-local heap size is known only through raw Vulkan, which did not match this adapter (see skipped)",
+	"memory.usable_bytes":   "allocation-limit probe not in this probe suite yet",
+	"memory.integrity":      "VRAM integrity probe not in this probe suite yet",
+	"interconnect":          "host and peer link probes not in this probe suite yet",
+	"thermal":               "soak probe not in this probe suite yet",
+	"roofline":              "roofline sweep not in this probe suite yet",
+	"environment.ambient_c": "no inlet temperature sensor read and no --ambient-c given",
+}
+
+// notYetMeasured lists an Omission for every optional part the probes left
+// absent, using the same list the schema validates against.
+func notYetMeasured(v *schema.CapabilityVector) []schema.Omission {
+	var out []schema.Omission
+	for _, f := range schema.AbsentFields(v) {
+		reason, ok := absentReasons[f]
+		if !ok {
+			reason = "not measured by this probe suite"
+		}
+		out = append(out, schema.Omission{Field: f, Reason: reason})
+	}
+	return out
+}
+
+func boxPayload(devs, all []Candidate, o Options, start time.Time) (schema.BoxPayload, error) {
+	h, err := host.Read(o.HostRoot)
+	if err != nil {
+		return schema.BoxPayload{}, err
+	}
+	b := schema.BoxPayload{
+		ReportVersion:     schema.ReportVersion,
+		ProbedAt:          start.Format(time.RFC3339),
+		Host:              h,
+		AmbientC:          o.AmbientC,
+		ProbeSuiteVersion: o.Version,
+	}
+	for _, c := range all {
+		b.PresentDevices = append(b.PresentDevices, c.Addr)
+	}
+	for _, c := range devs {
+		b.DriverVersions = append(b.DriverVersions, schema.DriverBinding{BusAddress: c.Addr, DriverVersion: driverVersion(c)})
+	}
+	if o.AmbientC == nil {
+		b.NotMeasured = []schema.Omission{{Field: "ambient_c", Reason: absentReasons["environment.ambient_c"]}}
+	}
+	return b, nil
+}
+
+// Sign signs the box, links every card to it by hash, signs the cards, and
+// returns the files to write. Nothing is returned unless all validate.
+func (r *Run) Sign(s schema.Signer) ([]File, error) {
+	boxFile, hash, err := schema.SignBox(r.Box, s)
+	if err != nil {
+		return nil, fmt.Errorf("box report: %w", err)
+	}
+	files := []File{{Name: "box-" + hash[:12] + ".appraisal.json", Data: boxFile}}
+	for i := range r.Cards {
+		r.Cards[i].BoxReport = hash
+		data, err := schema.SignCard(r.Cards[i], s)
+		if err != nil {
+			return nil, fmt.Errorf("card %s: %w", r.Cards[i].Capability.Identity.Name, err)
+		}
+		files = append(files, File{Name: CardFileName(r.Cards[i], r.Box.DriverVersions[i].BusAddress), Data: data})
+	}
+	return files, nil
+}
+
+// CardFileName is "card-<vbios-hash-or-address>.appraisal.json", with the
+// address's colons turned into dashes so the name is portable.
+func CardFileName(c schema.CardPayload, addr string) string {
+	id := c.Capability.Identity
+	key := addr
+	switch {
+	case id.VBIOSHash != "":
+		key = id.VBIOSHash[:16]
+	case id.BusAddress != "":
+		key = id.BusAddress
+	}
+	return "card-" + strings.ReplaceAll(key, ":", "-") + ".appraisal.json"
+}

@@ -1,0 +1,146 @@
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/everycycle/appraise/coopmat"
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/schema"
+)
+
+// matchVulkan finds the raw-Vulkan physical device behind a WebGPU
+// adapter: the one with the same vendor, device, type and name (WebGPU's
+// display name, since some drivers give the adapter a bare "0x0"). When
+// none or several match (two identical cards), it returns nil and says
+// why: a guessed mapping would put one card's figures under another's
+// identity.
+func matchVulkan(a gpu.AdapterInfo, infos []coopmat.DeviceInfo) (*coopmat.DeviceInfo, string) {
+	var found []int
+	for i, v := range infos {
+		if v.VendorID == a.VendorID && v.DeviceID == a.DeviceID && v.Type == a.Type && strings.TrimSpace(v.Name) == strings.TrimSpace(a.DisplayName()) {
+			found = append(found, i)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return &infos[found[0]], ""
+	case 0:
+		return nil, "no raw-Vulkan device matches this adapter"
+	}
+	return nil, fmt.Sprintf("%d identical raw-Vulkan devices match this adapter; which is which is not proven", len(found))
+}
+
+// vulkanProbes runs the probes of the raw Vulkan module on the device
+// behind c: the fp64 FMA kernel always, cooperative-matrix GEMMs when asked.
+func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.CapabilityVector) error {
+	if c.Vulkan == nil {
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeFMA64, Item: "fma fp64", Reason: c.vulkanWhy})
+		return nil
+	}
+	d, err := coopmat.Open(c.Vulkan.Index)
+	if err != nil {
+		return err
+	}
+	defer d.Release()
+	opts := coopmat.Options{}
+	if o.Progress != nil {
+		opts.Progress = func(line string) { o.Progress(c.Addr, line) }
+	}
+	if c.Adapter.Software || o.Quick {
+		opts.FMAInvocations, opts.FMASteps = 1<<14, 512
+		opts.Size, opts.SearchSize = 512, 256
+	}
+	fma, err := coopmat.RunFMA64(ctx, d, opts)
+	switch {
+	case errors.Is(err, coopmat.ErrFeatureMissing):
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeFMA64, Item: "fma fp64", Reason: err.Error()})
+	case err != nil:
+		return fmt.Errorf("%w: %s: %w", ErrProbe, coopmat.ProbeFMA64, err)
+	default:
+		v.Precisions = append(v.Precisions, precision(fma, "fma", "fma=2"))
+		v.Probes = appendProbe(v.Probes, fma.Probe)
+	}
+	if !o.CoopMat {
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
+		return nil
+	}
+	return coopMatProbe(ctx, d, opts, v)
+}
+
+func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, v *schema.CapabilityVector) error {
+	res, skips, err := coopmat.Run(ctx, d, opts)
+	if errors.Is(err, coopmat.ErrExtensionMissing) || errors.Is(err, coopmat.ErrFeatureMissing) {
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "matrix engine",
+			Reason: "matrix path unreachable: " + err.Error() + "; figures are vector-ALU only"})
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrProbe, coopmat.ProbeCoopMatGEMM, err)
+	}
+	for _, r := range res {
+		v.Precisions = append(v.Precisions, precision(r, "gemm", "gemm=2mnk"))
+		v.Probes = appendProbe(v.Probes, r.Probe)
+	}
+	for _, s := range skips {
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: s.Probe, Item: s.Shape.String(), Reason: s.Reason})
+	}
+	return nil
+}
+
+// precision turns a checked raw-Vulkan result into a throughput entry.
+func precision(r coopmat.Result, op, counting string) schema.PrecisionThroughput {
+	p := schema.PrecisionThroughput{
+		Operation:       op,
+		InputType:       typeName(r.Shape.A),
+		AccumulatorType: typeName(r.Shape.Result),
+		MatrixEngine:    r.MatrixEngine,
+		OpsPerS:         r.OpsPerSecond,
+		OpCounting:      counting,
+		Probe:           r.Probe,
+		Timing:          r.Timing,
+		Check:           rawCheck(r.Check),
+	}
+	if r.MatrixEngine {
+		p.Shape = &schema.MatrixShape{M: int(r.Shape.M), N: int(r.Shape.N), K: int(r.Shape.K), Scope: r.Shape.Scope.String(),
+			ProblemM: int(r.Problem.M), ProblemN: int(r.Problem.N), ProblemK: int(r.Problem.K),
+			BColumnMajor: r.BColumnMajor, Tile: r.Tile}
+	}
+	return p
+}
+
+func rawCheck(c coopmat.Check) schema.Check {
+	kind := "absolute"
+	if c.Tolerance == 0 {
+		kind = "exact"
+	}
+	return schema.Check{Reference: "cpu", Elements: uint64(c.Elements), ErrorKind: kind, MaxError: c.MaxError, Tolerance: c.Tolerance, Passed: true}
+}
+
+// typeName maps a component type to the schema's element type names.
+func typeName(t coopmat.ComponentType) string {
+	switch n := t.String(); n {
+	case "f16", "f32", "f64":
+		return "fp" + n[1:]
+	case "s8", "s16", "s32", "s64":
+		return "int" + n[1:]
+	case "u8", "u16", "u32", "u64":
+		return "uint" + n[1:]
+	case "e4m3", "e5m2":
+		return "fp8_" + n
+	default:
+		return n
+	}
+}
+
+// appendProbe adds a probe record once.
+func appendProbe(ps []schema.ProbeRecord, name string) []schema.ProbeRecord {
+	for _, p := range ps {
+		if p.Name == name {
+			return ps
+		}
+	}
+	return append(ps, schema.ProbeRecord{Name: name, Version: "1"})
+}
