@@ -20,8 +20,17 @@ bin/appraise keys init --tenant bench >/dev/null
 bin/appraise devices >>"$out/log.txt" 2>&1
 bin/appraise --out /tmp/reports --json "$@" >"$out/appraise.json" 2>>"$out/log.txt"
 echo "appraise rc=$?" >>"$out/log.txt"
-cp /tmp/reports/*.appraisal.json "$out/" 2>/dev/null
 bin/appraise verify /tmp/reports >>"$out/log.txt" 2>&1
+# The matrix engine through VK_KHR_cooperative_matrix, when asked for
+# (COOPMAT=1): every shape the driver offers; its card and box come back.
+if [ "${COOPMAT:-0}" = 1 ]; then
+	bin/appraise --coopmat --out /tmp/reports-cm --json >"$out/coopmat.json" 2>>"$out/log.txt"
+	echo "appraise --coopmat rc=$?" >>"$out/log.txt"
+	bin/appraise verify /tmp/reports-cm >>"$out/log.txt" 2>&1
+	cp /tmp/reports-cm/*.appraisal.json "$out/" 2>/dev/null
+else
+	cp /tmp/reports/*.appraisal.json "$out/" 2>/dev/null
+fi
 
 /tmp/cuda-stream -s 268435456 --csv >"$out/babelstream.csv" 2>&1
 python3 bench/peers.py >"$out/peers.json" 2>>"$out/log.txt"

@@ -20,7 +20,12 @@ type Instance struct {
 // NewInstance creates a WebGPU instance on the platform's native backend
 // (Vulkan on Linux). It is created in wgpu_gap.go: the binding's
 // CreateInstance passes uninitialised fields to wgpu-native.
+//
+// wgpu-native's own log is limited to errors: its warnings (a missing
+// swapchain extension on a headless host) are noise on stderr, and every
+// error that matters comes back through the returned errors as well.
 func NewInstance() (*Instance, error) {
+	wgpu.SetLogLevel(wgpu.LogLevelError)
 	i, err := createInstance(backends())
 	if err != nil {
 		return nil, err
