@@ -18,10 +18,15 @@ def ours(path):
 
 
 def babelstream(path):
-    """Kernel -> bytes/s from BabelStream --csv (MB/s is 1e6 bytes/s)."""
+    """Kernel -> bytes/s from BabelStream --csv (MB/s is 1e6 bytes/s).
+
+    Device lines and, in v5.0, a phase table come before the kernel table,
+    whose header starts with "function".
+    """
+    lines = open(path).read().splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("function,"))
     out = {}
-    rows = list(csv.DictReader(open(path)))
-    for r in rows:
+    for r in csv.DictReader(lines[start:]):
         key = "max_mbytes_per_sec" if "max_mbytes_per_sec" in r else "max_mibytes_per_sec"
         scale = 1e6 if key == "max_mbytes_per_sec" else 1 << 20
         out[r["function"].lower()] = float(r[key]) * scale

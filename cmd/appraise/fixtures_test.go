@@ -20,8 +20,12 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 
 // writeFixtures puts signed reports into the script's work directory:
 // fixtures/a (box + card), fixtures/b (same environment, other figures),
-// fixtures/c (another driver version).
+// fixtures/c (another driver version), and the README's example reports
+// in example/.
 func writeFixtures(e *testscript.Env) error {
+	if err := copyDir("../../docs/example", filepath.Join(e.WorkDir, "example")); err != nil {
+		return err
+	}
 	seed := sha256.Sum256([]byte("fixture"))
 	s := fixtureSigner{ed25519.NewKeyFromSeed(seed[:])}
 	for _, f := range []struct {
@@ -87,4 +91,24 @@ func fixtureCard(boxHash, driver string, scale float64) schema.CardPayload {
 			},
 		},
 	}
+}
+
+func copyDir(from, to string) error {
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -75,7 +75,8 @@ func List(v schema.CapabilityVector) []Figure {
 }
 
 // PrecisionName names a throughput figure, e.g. "precision.fma.fp32" or
-// "precision.gemm.fp16-fp32.matrix".
+// "precision.gemm.fp16-fp32.matrix.16x8x16": one name per precision and,
+// for matrix kernels, per fragment shape.
 func PrecisionName(p schema.PrecisionThroughput) string {
 	name := fmt.Sprintf("precision.%s.%s", p.Operation, p.InputType)
 	if p.AccumulatorType != p.InputType {
@@ -83,6 +84,9 @@ func PrecisionName(p schema.PrecisionThroughput) string {
 	}
 	if p.MatrixEngine {
 		name += ".matrix"
+	}
+	if s := p.Shape; s != nil {
+		name += fmt.Sprintf(".%dx%dx%d", s.M, s.N, s.K)
 	}
 	return name
 }

@@ -13,7 +13,8 @@ func vector(scale float64, driver string) schema.CapabilityVector {
 	return schema.CapabilityVector{
 		Precisions: []schema.PrecisionThroughput{
 			{Operation: "fma", InputType: "fp32", AccumulatorType: "fp32", OpsPerS: st(6e13 * scale)},
-			{Operation: "gemm", InputType: "fp16", AccumulatorType: "fp32", MatrixEngine: true, OpsPerS: st(4e14 * scale)},
+			{Operation: "gemm", InputType: "fp16", AccumulatorType: "fp32", MatrixEngine: true, OpsPerS: st(4e14 * scale),
+				Shape: &schema.MatrixShape{M: 16, N: 8, K: 16}},
 		},
 		Memory:         &schema.Memory{PhysicalBytes: &phys, Bandwidth: []schema.Bandwidth{{Kernel: "copy", BytesPerS: st(4e12 * scale)}}},
 		LaunchOverhead: &schema.LaunchOverhead{EmptyDispatchS: st(1e-5 / scale), Upload1MiBS: st(4e-5)},
@@ -26,7 +27,7 @@ func TestListNamesAndUnits(t *testing.T) {
 	for _, f := range List(vector(1, "x")) {
 		names = append(names, f.Name+"["+f.Unit+"]")
 	}
-	want := "precision.fma.fp32[ops/s] precision.gemm.fp16-fp32.matrix[ops/s] memory.physical[bytes] memory.bandwidth.copy[bytes/s] launch.empty_dispatch[s] launch.upload_1mib[s]"
+	want := "precision.fma.fp32[ops/s] precision.gemm.fp16-fp32.matrix.16x8x16[ops/s] memory.physical[bytes] memory.bandwidth.copy[bytes/s] launch.empty_dispatch[s] launch.upload_1mib[s]"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
