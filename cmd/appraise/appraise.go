@@ -44,7 +44,7 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 		return withCode(exitNoDevice, err, "is a Vulkan driver installed? on a machine without a GPU: apt-get install mesa-vulkan-drivers and pass --software")
 	}
 	defer inst.Release()
-	all, err := appraisal.Discover(inst, c.Software)
+	all, err := appraisal.Discover(inst, c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
 	if err != nil {
 		return withCode(exitNoDevice, err, "")
 	}

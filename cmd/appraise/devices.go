@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/everycycle/appraise/gpu"
@@ -16,7 +17,7 @@ type devicesCmd struct {
 }
 
 func (c *devicesCmd) Run(e *env) error {
-	cands, err := listCandidates(c.Software)
+	cands, err := listCandidates(c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
 	if err != nil {
 		return err
 	}
@@ -29,19 +30,24 @@ func (c *devicesCmd) Run(e *env) error {
 	fmt.Fprintln(tw, "INDEX\tADDRESS\tNAME\tTYPE\tVENDOR:DEVICE\tINCLUDED\tREASON")
 	for _, c := range cands {
 		a := c.Adapter
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%04x:%04x\t%s\t%s\n", a.Index, c.Addr, a.DisplayName(), a.Type, a.VendorID, a.DeviceID, yesNo(c.Included), c.Reason)
+		idx, name, typ, ids := strconv.Itoa(a.Index), a.DisplayName(), a.Type, fmt.Sprintf("%04x:%04x", a.VendorID, a.DeviceID)
+		if a.Index < 0 && c.PCI != nil {
+			idx, name, typ = "-", "(no adapter)", fmt.Sprintf("pci class %06x", c.PCI.Class)
+			ids = fmt.Sprintf("%04x:%04x", c.PCI.VendorID, c.PCI.DeviceID)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", idx, c.Addr, name, typ, ids, yesNo(c.Included), c.Reason)
 	}
 	return tw.Flush()
 }
 
 // listCandidates enumerates the adapters and classifies them.
-func listCandidates(software bool) ([]appraisal.Candidate, error) {
+func listCandidates(software bool, sysfsRoot string) ([]appraisal.Candidate, error) {
 	inst, err := gpu.NewInstance()
 	if err != nil {
 		return nil, err
 	}
 	defer inst.Release()
-	return appraisal.Discover(inst, software)
+	return appraisal.Discover(inst, software, sysfsRoot)
 }
 
 func yesNo(b bool) string {

@@ -148,6 +148,14 @@ func baseVector(c Candidate, o Options) *schema.CapabilityVector {
 		v.Environment.AmbientSource = "operator"
 	}
 	v.Environment.DriverVersion = driverVersion(c)
+	if d := c.PCI; d != nil {
+		v.Identity.VendorID = fmt.Sprintf("%04x", d.VendorID)
+		v.Identity.DeviceID = fmt.Sprintf("%04x", d.DeviceID)
+		if d.SubsystemVendorID != 0 || d.SubsystemDeviceID != 0 {
+			v.Identity.SubsystemVendorID = fmt.Sprintf("%04x", d.SubsystemVendorID)
+			v.Identity.SubsystemDeviceID = fmt.Sprintf("%04x", d.SubsystemDeviceID)
+		}
+	}
 	if vk := c.Vulkan; vk != nil {
 		v.Identity.BusAddress = c.BusAddress
 		if vk.DeviceLocalBytes > 0 {

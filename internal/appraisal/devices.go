@@ -8,26 +8,30 @@ import (
 
 	"github.com/everycycle/appraise/coopmat"
 	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/pci"
 )
 
 // ErrNoDevice is returned when no device is left to appraise.
 var ErrNoDevice = errors.New("no device to appraise")
 
-// Candidate is an adapter seen on this machine and whether the appraisal
+// Candidate is a device seen on this machine and whether the appraisal
 // includes it.
 type Candidate struct {
-	// Addr is the device address used in reports: "adapter-N" until the
-	// PCI address is known, "software-N" for a software adapter.
+	// Addr is the device address used in reports: the PCI address when it
+	// is known, else "adapter-N", or "software-N" for a software adapter.
 	Addr string `json:"address"`
-	// Adapter is what WebGPU reports.
+	// Adapter is what WebGPU reports; Index is -1 for a PCI display device
+	// no adapter stands for.
 	Adapter gpu.AdapterInfo `json:"adapter"`
 	// Included says whether a run with the same options appraises it.
 	Included bool `json:"included"`
 	// Reason says why it is included or excluded.
 	Reason string `json:"reason"`
 	// BusAddress is the PCI address, when the raw-Vulkan device behind the
-	// adapter was matched and reports one.
+	// adapter was matched and reports one, or for a PCI-only device.
 	BusAddress string `json:"bus_address,omitempty"`
+	// PCI is what sysfs says about the device, when found there.
+	PCI *pci.Device `json:"pci,omitempty"`
 
 	// Vulkan is the raw-Vulkan device behind the adapter; nil when it could
 	// not be matched, and vulkanWhy says why.
@@ -35,42 +39,114 @@ type Candidate struct {
 	vulkanWhy string
 }
 
-// Candidates classifies every adapter. Software adapters are excluded
-// unless software is set; integrated and other non-discrete adapters are
-// out of scope (the appraisal targets discrete GPUs with their own memory).
-//
-// vk lists the raw-Vulkan devices (nil when that enumeration failed, with
-// vkErr saying why); a unique match gives the adapter its PCI address.
-func Candidates(adapters []gpu.AdapterInfo, vk []coopmat.DeviceInfo, vkErr error, software bool) []Candidate {
-	out := make([]Candidate, 0, len(adapters))
-	for _, a := range adapters {
-		c := Candidate{Addr: fmt.Sprintf("adapter-%d", a.Index), Adapter: a}
-		if vkErr != nil {
-			c.vulkanWhy = "raw Vulkan enumeration failed: " + vkErr.Error()
-		} else {
-			c.Vulkan, c.vulkanWhy = matchVulkan(a, vk)
-		}
-		if c.Vulkan != nil && c.Vulkan.PCI != nil {
-			c.BusAddress = c.Vulkan.PCI.String()
-			c.Addr = c.BusAddress
-		}
-		switch {
-		case a.Software && software:
-			c.Addr = fmt.Sprintf("software-%d", a.Index)
-			c.Included, c.Reason = true, "software adapter, included by --software (not a GPU)"
-		case a.Software:
-			c.Addr = fmt.Sprintf("software-%d", a.Index)
-			c.Reason = "software adapter (runs on the CPU); pass --software to appraise it"
-		case a.Type == "discrete-gpu":
-			c.Included, c.Reason = true, "discrete GPU"
-		case a.Type == "integrated-gpu":
-			c.Reason = "integrated GPU: shares host memory, out of scope"
-		default:
-			c.Reason = fmt.Sprintf("adapter type %q: not a discrete GPU", a.Type)
+// Inventory is everything enumerated on a machine, before classification.
+type Inventory struct {
+	// Adapters are the WebGPU adapters.
+	Adapters []gpu.AdapterInfo
+	// Vulkan are the raw-Vulkan physical devices; VulkanErr says why they
+	// could not be listed.
+	Vulkan    []coopmat.DeviceInfo
+	VulkanErr error
+	// PCI are the PCI functions in sysfs; PCIErr says why they could not
+	// be read.
+	PCI    []pci.Device
+	PCIErr error
+}
+
+// Candidates classifies every adapter, and every PCI display device that no
+// adapter stands for. Software adapters are excluded unless software is
+// set; integrated and other non-discrete adapters are out of scope (the
+// appraisal targets discrete GPUs with their own memory), and so are
+// devices the PCI-side filter rejects (BMC display chips, for one).
+func Candidates(inv Inventory, software bool) []Candidate {
+	out := make([]Candidate, 0, len(inv.Adapters))
+	seen := map[string]bool{}
+	for _, a := range inv.Adapters {
+		c := adapterCandidate(a, inv, software)
+		if c.BusAddress != "" {
+			seen[c.BusAddress] = true
 		}
 		out = append(out, c)
 	}
+	for i := range inv.PCI {
+		d := &inv.PCI[i]
+		if d.BaseClass() != 0x03 || seen[d.BDF.String()] {
+			continue
+		}
+		_, why := pci.Classify(*d)
+		reason := "no Vulkan adapter stands for this device; PCI: " + why
+		if unmappedTwin(out, d) {
+			reason = "an adapter with the same vendor:device exists, but which one is this device is not proven; PCI: " + why
+		}
+		out = append(out, Candidate{Addr: d.BDF.String(), Adapter: gpu.AdapterInfo{Index: -1}, BusAddress: d.BDF.String(), PCI: d, Reason: reason})
+	}
 	return out
+}
+
+// unmappedTwin reports whether an adapter without a known bus address has
+// the PCI device's vendor and device ids.
+func unmappedTwin(cands []Candidate, d *pci.Device) bool {
+	for _, c := range cands {
+		if c.BusAddress == "" && c.Adapter.VendorID == uint32(d.VendorID) && c.Adapter.DeviceID == uint32(d.DeviceID) {
+			return true
+		}
+	}
+	return false
+}
+
+func adapterCandidate(a gpu.AdapterInfo, inv Inventory, software bool) Candidate {
+	c := Candidate{Addr: fmt.Sprintf("adapter-%d", a.Index), Adapter: a}
+	if inv.VulkanErr != nil {
+		c.vulkanWhy = "raw Vulkan enumeration failed: " + inv.VulkanErr.Error()
+	} else {
+		c.Vulkan, c.vulkanWhy = matchVulkan(a, inv.Vulkan)
+	}
+	if c.Vulkan != nil && c.Vulkan.PCI != nil {
+		c.BusAddress = c.Vulkan.PCI.String()
+		c.Addr = c.BusAddress
+		c.PCI = findPCI(inv.PCI, c.BusAddress)
+	}
+	switch {
+	case a.Software && software:
+		c.Addr = fmt.Sprintf("software-%d", a.Index)
+		c.Included, c.Reason = true, "software adapter, included by --software (not a GPU)"
+	case a.Software:
+		c.Addr = fmt.Sprintf("software-%d", a.Index)
+		c.Reason = "software adapter (runs on the CPU); pass --software to appraise it"
+	case a.Type == "discrete-gpu":
+		c.Included, c.Reason = pciVerdict(c.PCI)
+	case a.Type == "integrated-gpu":
+		c.Reason = "integrated GPU: shares host memory, out of scope"
+	default:
+		c.Reason = fmt.Sprintf("adapter type %q: not a discrete GPU", a.Type)
+	}
+	return c
+}
+
+// pciVerdict lets the PCI-side filter overrule a driver that calls a
+// device discrete; without sysfs data the driver's word stands.
+func pciVerdict(d *pci.Device) (bool, string) {
+	if d == nil {
+		return true, "discrete GPU"
+	}
+	ok, why := pci.Classify(*d)
+	if !ok {
+		return false, "PCI: " + why
+	}
+	return true, "discrete GPU; PCI: " + why
+}
+
+func findPCI(devs []pci.Device, addr string) *pci.Device {
+	want, err := pci.ParseBDF(addr)
+	if err != nil {
+		return nil
+	}
+	for i := range devs {
+		if devs[i].BDF.Compare(want) == 0 {
+			return &devs[i]
+		}
+	}
+	return nil
 }
 
 // Select narrows the included candidates to those a --device selector
@@ -110,13 +186,16 @@ func matches(c Candidate, sel string) bool {
 	return sel == c.Addr
 }
 
-// Discover enumerates the adapters through WebGPU and the physical devices
-// through raw Vulkan, and classifies them.
-func Discover(inst *gpu.Instance, software bool) ([]Candidate, error) {
+// Discover enumerates the adapters through WebGPU, the physical devices
+// through raw Vulkan and the PCI functions in sysfs below sysfsRoot ("" is
+// the running system), and classifies them.
+func Discover(inst *gpu.Instance, software bool, sysfsRoot string) ([]Candidate, error) {
 	adapters, err := inst.Adapters()
 	if err != nil {
 		return nil, err
 	}
-	vk, vkErr := coopmat.Devices()
-	return Candidates(adapters, vk, vkErr, software), nil
+	inv := Inventory{Adapters: adapters}
+	inv.Vulkan, inv.VulkanErr = coopmat.Devices()
+	inv.PCI, inv.PCIErr = pci.Scan(sysfsRoot)
+	return Candidates(inv, software), nil
 }
