@@ -23,6 +23,7 @@ func optionalFields(c *CapabilityVector) []optional {
 		{"launch_overhead", c.LaunchOverhead != nil},
 		{"thermal", c.Thermal != nil},
 		{"roofline", len(c.Roofline) > 0},
+		{"cross_checks", len(c.CrossChecks) > 0},
 		{"environment.ambient_c", c.Environment.AmbientC != nil},
 	}
 	if m := c.Memory; m != nil {
@@ -53,7 +54,7 @@ func vectorCompleteness(sl validator.StructLevel) {
 // boxCompleteness applies the same rule to a box payload.
 func boxCompleteness(sl validator.StructLevel) {
 	b := sl.Current().Interface().(BoxPayload)
-	checkOmissions(sl, []optional{{"ambient_c", b.AmbientC != nil}}, b.NotMeasured)
+	checkOmissions(sl, []optional{{"ambient_c", b.AmbientC != nil}, {"host_baseline", b.HostBaseline != nil}}, b.NotMeasured)
 }
 
 func checkOmissions(sl validator.StructLevel, opts []optional, omitted []Omission) {

@@ -37,7 +37,7 @@ func exampleBox() schema.BoxPayload {
 		PresentDevices:    []string{"0000:01:00.0"},
 		DriverVersions:    []schema.DriverBinding{{BusAddress: "0000:01:00.0", DriverVersion: "580.159.04"}},
 		ProbeSuiteVersion: "0.1.0",
-		NotMeasured:       []schema.Omission{{Field: "ambient_c", Reason: "no inlet sensor and no --ambient-c"}},
+		NotMeasured:       []schema.Omission{{Field: "ambient_c", Reason: "no inlet sensor and no --ambient-c"}, {Field: "host_baseline", Reason: "not probed in this run"}},
 	}
 }
 
@@ -69,6 +69,7 @@ func exampleCard(boxHash string) schema.CardPayload {
 				{Field: "interconnect", Reason: "not probed in this run"},
 				{Field: "thermal", Reason: "not probed in this run"},
 				{Field: "roofline", Reason: "not probed in this run"},
+				{Field: "cross_checks", Reason: "not requested"},
 				{Field: "memory.usable_bytes", Reason: "not probed in this run"},
 				{Field: "memory.integrity", Reason: "not probed in this run"},
 				{Field: "environment.ambient_c", Reason: "no inlet sensor and no --ambient-c"},

@@ -39,6 +39,8 @@ type BoxPayload struct {
 	AmbientC *float64 `json:"ambient_c,omitempty" validate:"omitempty,gte=-50,lte=80"`
 	// ProbeSuiteVersion is the version of appraise that ran.
 	ProbeSuiteVersion string `json:"probe_suite_version" validate:"required,max=64"`
+	// HostBaseline is the host CPU's own measured vector, when measured.
+	HostBaseline *HostBaseline `json:"host_baseline,omitempty" validate:"omitempty"`
 	// NotMeasured lists each absent field with why.
 	NotMeasured []Omission `json:"not_measured,omitempty" validate:"omitempty,dive"`
 }

@@ -145,3 +145,37 @@ type ProbeEnvironment struct {
 	OS   string `json:"os" validate:"required,ident"`
 	Arch string `json:"arch" validate:"required,ident"`
 }
+
+// CrossCheck compares one of our figures with a standard tool's figure for
+// the same work on the same device. A report is signed only when every
+// cross-check is within its tolerance.
+type CrossCheck struct {
+	// Tool is the standard tool, e.g. "babelstream" or "mixbench".
+	Tool string `json:"tool" validate:"required,ident"`
+	// ToolVersion is the version the tool printed, or "unknown".
+	ToolVersion string `json:"tool_version" validate:"required,max=64"`
+	// ToolFigure names the tool's figure, e.g. "Copy (double)".
+	ToolFigure string `json:"tool_figure" validate:"required,max=64"`
+	// Figure names our figure, as in figures lists, e.g. "memory.bandwidth.copy".
+	Figure string `json:"figure" validate:"required,max=96"`
+	// Ours and Theirs are the two values, in the unit of our figure.
+	Ours   float64 `json:"ours" validate:"gt=0"`
+	Theirs float64 `json:"theirs" validate:"gt=0"`
+	// RelativeDelta is (Ours-Theirs)/Theirs (unitless).
+	RelativeDelta float64 `json:"relative_delta"`
+	// Tolerance is the largest |RelativeDelta| accepted (unitless).
+	Tolerance float64 `json:"tolerance" validate:"gt=0"`
+}
+
+// HostBaseline is the host CPU's own measured vector (all cores), so a
+// reader can weigh offloading work to the GPUs against running it here.
+type HostBaseline struct {
+	// Threads is the number of threads the probes ran on.
+	Threads int `json:"threads" validate:"gte=1"`
+	// ISA names the vector instruction path that ran, e.g. "avx2+fma", "neon".
+	ISA string `json:"isa" validate:"required,max=32"`
+	// Bandwidth holds host-memory bandwidth per kernel with all threads.
+	Bandwidth []Bandwidth `json:"bandwidth" validate:"min=1,dive"`
+	// Precisions holds scalar ("fma_scalar") and vector ("fma") FMA throughput.
+	Precisions []PrecisionThroughput `json:"precisions" validate:"min=1,dive"`
+}

@@ -20,6 +20,9 @@ type CapabilityVector struct {
 	Thermal *ThermalEnvelope `json:"thermal,omitempty" validate:"omitempty"`
 	// Roofline holds the on-roofline ratio per precision. Omitted when not measured.
 	Roofline []RooflineRatio `json:"roofline,omitempty" validate:"omitempty,dive"`
+	// CrossChecks compare figures with standard tools run on the same
+	// device. Omitted when no cross-check ran.
+	CrossChecks []CrossCheck `json:"cross_checks,omitempty" validate:"omitempty,dive"`
 	// Identity is anti-fraud metadata. It is never an input to scoring.
 	Identity DeviceIdentity `json:"identity"`
 	// Environment says under which conditions the figures were taken.

@@ -63,7 +63,7 @@ func fixtureBox(driver string) schema.BoxPayload {
 		PresentDevices:    []string{"0000:01:00.0"},
 		DriverVersions:    []schema.DriverBinding{{BusAddress: "0000:01:00.0", DriverVersion: driver}},
 		ProbeSuiteVersion: "0.1.0",
-		NotMeasured:       []schema.Omission{{Field: "ambient_c", Reason: "fixture"}},
+		NotMeasured:       []schema.Omission{{Field: "ambient_c", Reason: "fixture"}, {Field: "host_baseline", Reason: "fixture"}},
 	}
 }
 
@@ -85,7 +85,7 @@ func fixtureCard(boxHash, driver string, scale float64) schema.CardPayload {
 			Probes: []schema.ProbeRecord{{Name: "webgpu-stream", Version: "1"}, {Name: "webgpu-launch", Version: "1"}},
 			NotMeasured: []schema.Omission{
 				{Field: "precisions", Reason: "fixture"}, {Field: "interconnect", Reason: "fixture"},
-				{Field: "thermal", Reason: "fixture"}, {Field: "roofline", Reason: "fixture"},
+				{Field: "thermal", Reason: "fixture"}, {Field: "roofline", Reason: "fixture"}, {Field: "cross_checks", Reason: "fixture"},
 				{Field: "environment.ambient_c", Reason: "fixture"}, {Field: "memory.physical_bytes", Reason: "fixture"},
 				{Field: "memory.usable_bytes", Reason: "fixture"}, {Field: "memory.integrity", Reason: "fixture"},
 			},

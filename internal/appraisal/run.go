@@ -33,6 +33,8 @@ var absentReasons = map[string]string{
 	"interconnect":          "host and peer link probes not in this probe suite yet",
 	"thermal":               "soak probe not in this probe suite yet",
 	"roofline":              "roofline sweep not in this probe suite yet",
+	"cross_checks":          "not requested (--cross-check)",
+	"host_baseline":         "CPU baseline probe not in this probe suite yet",
 	"environment.ambient_c": "no inlet temperature sensor read and no --ambient-c given",
 }
 
@@ -69,7 +71,10 @@ func boxPayload(devs, all []Candidate, o Options, start time.Time) (schema.BoxPa
 		b.DriverVersions = append(b.DriverVersions, schema.DriverBinding{BusAddress: c.Addr, DriverVersion: driverVersion(c)})
 	}
 	if o.AmbientC == nil {
-		b.NotMeasured = []schema.Omission{{Field: "ambient_c", Reason: absentReasons["environment.ambient_c"]}}
+		b.NotMeasured = append(b.NotMeasured, schema.Omission{Field: "ambient_c", Reason: absentReasons["environment.ambient_c"]})
+	}
+	if b.HostBaseline == nil {
+		b.NotMeasured = append(b.NotMeasured, schema.Omission{Field: "host_baseline", Reason: absentReasons["host_baseline"]})
 	}
 	return b, nil
 }

@@ -1,0 +1,139 @@
+package nvml
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"time"
+
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+)
+
+// Keys of Sample.Missing, one per field.
+const (
+	FieldTemperatureC    = "temperature_c"
+	FieldPowerW          = "power_w"
+	FieldSMClockMHz      = "sm_clock_mhz"
+	FieldMemClockMHz     = "mem_clock_mhz"
+	FieldThrottleReasons = "throttle_reasons"
+)
+
+// Bits of the clocks-event (formerly "clocks throttle") reason mask that
+// NVML reports, from go-nvml's constants. More than one may be set at once.
+const (
+	ReasonGPUIdle              uint64 = gonvml.ClocksEventReasonGpuIdle
+	ReasonApplicationsClocks   uint64 = gonvml.ClocksEventReasonApplicationsClocksSetting
+	ReasonSWPowerCap           uint64 = gonvml.ClocksEventReasonSwPowerCap
+	ReasonHWSlowdown           uint64 = gonvml.ClocksThrottleReasonHwSlowdown
+	ReasonSyncBoost            uint64 = gonvml.ClocksEventReasonSyncBoost
+	ReasonSWThermalSlowdown    uint64 = gonvml.ClocksEventReasonSwThermalSlowdown
+	ReasonHWThermalSlowdown    uint64 = gonvml.ClocksThrottleReasonHwThermalSlowdown
+	ReasonHWPowerBrakeSlowdown uint64 = gonvml.ClocksThrottleReasonHwPowerBrakeSlowdown
+	ReasonDisplayClockSetting  uint64 = gonvml.ClocksEventReasonDisplayClockSetting
+	ReasonBoardLimit           uint64 = gonvml.ClocksEventReasonBoardLimit
+	ReasonReliability          uint64 = gonvml.ClocksEventReasonReliability
+)
+
+// reasonNames names each known bit, in bit order.
+var reasonNames = [...]struct {
+	bit  uint64
+	name string
+}{
+	{ReasonGPUIdle, "gpu_idle"},
+	{ReasonApplicationsClocks, "applications_clocks_setting"},
+	{ReasonSWPowerCap, "sw_power_cap"},
+	{ReasonHWSlowdown, "hw_slowdown"},
+	{ReasonSyncBoost, "sync_boost"},
+	{ReasonSWThermalSlowdown, "sw_thermal_slowdown"},
+	{ReasonHWThermalSlowdown, "hw_thermal_slowdown"},
+	{ReasonHWPowerBrakeSlowdown, "hw_power_brake_slowdown"},
+	{ReasonDisplayClockSetting, "display_clock_setting"},
+	{ReasonBoardLimit, "board_limit"},
+	{ReasonReliability, "reliability"},
+}
+
+// ThrottleNames decodes a clocks-event reason mask into snake_case names in
+// bit order, e.g. 0x24 → ["sw_power_cap", "sw_thermal_slowdown"]. A bit this
+// package does not know becomes "bit_N" (N its index), so no reason a newer
+// driver reports is dropped. A zero mask (clocks not held back) gives nil.
+func ThrottleNames(mask uint64) []string {
+	var names []string
+	for _, r := range reasonNames {
+		if mask&r.bit != 0 {
+			names = append(names, r.name)
+			mask &^= r.bit
+		}
+	}
+	for mask != 0 {
+		i := bits.TrailingZeros64(mask)
+		names = append(names, fmt.Sprintf("bit_%d", i))
+		mask &^= 1 << i
+	}
+	return names
+}
+
+// Sample is one reading of a card's thermal and clock state.
+type Sample struct {
+	// At is the wall-clock time just before the first NVML read of the
+	// sample (the reads take well under a millisecond each).
+	At time.Time
+	// TemperatureC is the GPU core temperature, degrees Celsius; NaN when
+	// missing.
+	TemperatureC float64
+	// PowerW is the board power draw, watts (NVML reports milliwatts,
+	// averaged by the driver over about a second); NaN when missing.
+	PowerW float64
+	// SMClockMHz is the current SM (graphics) clock, MHz; 0 when missing.
+	SMClockMHz uint32
+	// MemClockMHz is the current memory clock, MHz; 0 when missing.
+	MemClockMHz uint32
+	// ThrottleReasons is the clocks-event reason mask (Reason… bits); 0
+	// when missing, which Missing tells apart from "no reason".
+	ThrottleReasons uint64
+	// ThrottleNames is ThrottleReasons decoded by ThrottleNames.
+	ThrottleNames []string
+	// Missing maps each Field… key that could not be read to the NVML
+	// error that says why; nil when every field was read.
+	Missing map[string]string
+}
+
+// Sample reads temperature, power, clocks and throttle reasons once. Fields
+// NVML cannot give are NaN or 0 and listed in Missing. The error is non-nil
+// only when the device or library as a whole failed (ErrClosed, ErrGPULost,
+// a driver gone away), which must end a soak.
+func (d *Device) Sample() (Sample, error) {
+	s := Sample{At: time.Now(), TemperatureC: math.NaN(), PowerW: math.NaN()}
+	err := d.lib.use(func() error {
+		var f fields
+		if t, r := d.dev.GetTemperature(gonvml.TEMPERATURE_GPU); f.ok(FieldTemperatureC, "nvmlDeviceGetTemperature", r) {
+			s.TemperatureC = float64(t)
+		}
+		if mw, r := d.dev.GetPowerUsage(); f.ok(FieldPowerW, "nvmlDeviceGetPowerUsage", r) {
+			s.PowerW = float64(mw) / 1000
+		}
+		if c, r := d.dev.GetClockInfo(gonvml.CLOCK_SM); f.ok(FieldSMClockMHz, "nvmlDeviceGetClockInfo(SM)", r) {
+			s.SMClockMHz = c
+		}
+		if c, r := d.dev.GetClockInfo(gonvml.CLOCK_MEM); f.ok(FieldMemClockMHz, "nvmlDeviceGetClockInfo(MEM)", r) {
+			s.MemClockMHz = c
+		}
+		if m, r, op := d.reasons(); f.ok(FieldThrottleReasons, op, r) {
+			s.ThrottleReasons, s.ThrottleNames = m, ThrottleNames(m)
+		}
+		s.Missing = f.missing
+		return f.err
+	})
+	return s, err
+}
+
+// reasons reads the clocks-event reason mask through the newest call the
+// driver has. Calling an entry point the library lacks would abort the
+// process, hence the symbol check Open made.
+func (d *Device) reasons() (uint64, gonvml.Return, string) {
+	if d.lib.eventReasons {
+		m, r := d.dev.GetCurrentClocksEventReasons()
+		return m, r, "nvmlDeviceGetCurrentClocksEventReasons"
+	}
+	m, r := d.dev.GetCurrentClocksThrottleReasons()
+	return m, r, "nvmlDeviceGetCurrentClocksThrottleReasons"
+}
