@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -96,4 +97,14 @@ func AbsentFields(c *CapabilityVector) []string {
 		}
 	}
 	return out
+}
+
+// crossCheckWithin refuses a cross-check outside its tolerance: a report
+// whose probes disagree with a standard tool is never signed.
+func crossCheckWithin(sl validator.StructLevel) {
+	c := sl.Current().Interface().(CrossCheck)
+	if math.Abs(c.RelativeDelta) > c.Tolerance {
+		sl.ReportError(nil, "relative_delta", "RelativeDelta", "complete",
+			fmt.Sprintf("%s disagrees with %s %s by %+.1f%% (tolerance %.1f%%)", c.Figure, c.Tool, c.ToolFigure, c.RelativeDelta*100, c.Tolerance*100))
+	}
 }

@@ -214,3 +214,25 @@ func TestAbsentFields(t *testing.T) {
 		t.Fatalf("AbsentFields = %s, want %s", got, want)
 	}
 }
+
+func TestCrossCheckOutsideToleranceRefused(t *testing.T) {
+	p := exampleCard(strings.Repeat("ab", 32))
+	var kept []schema.Omission
+	for _, o := range p.Capability.NotMeasured {
+		if o.Field != "cross_checks" {
+			kept = append(kept, o)
+		}
+	}
+	p.Capability.NotMeasured = kept
+	cc := schema.CrossCheck{Tool: "babelstream", ToolVersion: "5.0", ToolFigure: "Copy (double)", Figure: "memory.bandwidth.copy",
+		Ours: 1.04e12, Theirs: 1e12, RelativeDelta: 0.04, Tolerance: 0.05}
+	p.Capability.CrossChecks = []schema.CrossCheck{cc}
+	if err := schema.Validate(p); err != nil {
+		t.Fatalf("a cross-check within tolerance: %v", err)
+	}
+	cc.Ours, cc.RelativeDelta = 1.06e12, 0.06
+	p.Capability.CrossChecks = []schema.CrossCheck{cc}
+	if _, err := schema.SignCard(p, newTestSigner("x")); err == nil || !strings.Contains(err.Error(), "disagrees with babelstream") {
+		t.Fatalf("a disagreeing cross-check was signed: %v", err)
+	}
+}

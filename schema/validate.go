@@ -76,6 +76,7 @@ func newValidator() *validator.Validate {
 	})
 	v.RegisterStructValidation(vectorCompleteness, CapabilityVector{})
 	v.RegisterStructValidation(boxCompleteness, BoxPayload{})
+	v.RegisterStructValidation(crossCheckWithin, CrossCheck{})
 	return v
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
+	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/internal/figures"
 )
 
@@ -23,6 +24,12 @@ type appraiseCmd struct {
 	AmbientC  *float64 `name:"ambient-c" placeholder:"CELSIUS" help:"Ambient inlet temperature, recorded as operator-supplied."`
 	Overwrite bool     `help:"Replace report files of the same name in --out."`
 	CoopMat   bool     `name:"coopmat" help:"Also measure matrix-engine GEMMs through VK_KHR_cooperative_matrix, every shape the driver offers."`
+
+	CrossCheck  bool    `name:"cross-check" help:"Run BabelStream and mixbench on each device and refuse to sign when they disagree with our figures."`
+	BabelStream string  `name:"babelstream" placeholder:"PATH" help:"BabelStream CUDA binary for --cross-check (default: cuda-stream on PATH)."`
+	Mixbench    string  `name:"mixbench" placeholder:"PATH" help:"mixbench-cuda binary for --cross-check (default: mixbench-cuda on PATH)."`
+	Tolerance   float64 `default:"0.05" placeholder:"FRACTION" help:"Largest relative disagreement --cross-check accepts (recorded in the card)."`
+	Draft       bool    `help:"When --cross-check disagrees, write unsigned *.draft.json files instead of nothing."`
 }
 
 // written is what an appraisal prints about one report file.
@@ -52,11 +59,20 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if err != nil {
 		return withCode(exitNoDevice, err, "run 'appraise devices' to see what was found and why it was excluded")
 	}
+	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Version: version}
+	if c.CrossCheck {
+		if c.Tolerance <= 0 || c.Tolerance >= 1 {
+			return withCode(exitUsage, fmt.Errorf("--tolerance %g: want a fraction between 0 and 1", c.Tolerance), "")
+		}
+		opts.CrossCheck = &crosscheck.Config{BabelStream: c.BabelStream, Mixbench: c.Mixbench, Tolerance: c.Tolerance}
+	}
 	pr := newProgress(e)
-	run, err := appraisal.Appraise(ctx, inst, devs, all, appraisal.Options{
-		Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Version: version, Progress: pr.set,
-	})
+	opts.Progress = pr.set
+	run, err := appraisal.Appraise(ctx, inst, devs, all, opts)
 	pr.done()
+	if errors.Is(err, crosscheck.ErrDisagree) {
+		return c.refuse(e, run, err)
+	}
 	if err != nil {
 		return probeError(err)
 	}
@@ -71,6 +87,23 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 		return err
 	}
 	return c.render(e, run, files)
+}
+
+// refuse handles a cross-check disagreement: nothing is signed; drafts
+// are written only when asked for.
+func (c *appraiseCmd) refuse(e *env, run *appraisal.Run, err error) error {
+	hint := "nothing was signed; pass --draft to write unsigned drafts"
+	if c.Draft {
+		files, derr := run.Drafts(err.Error())
+		if derr == nil {
+			derr = appraisal.WriteAll(c.Out, files, c.Overwrite)
+		}
+		if derr != nil {
+			return derr
+		}
+		hint = "nothing was signed; unsigned drafts are in " + c.Out
+	}
+	return withCode(exitCrossCheck, err, hint)
 }
 
 func probeError(err error) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 
@@ -19,6 +20,7 @@ const (
 	exitProbe       = 5 // a probe or its reference check failed: nothing was signed
 	exitEnvDiffers  = 6 // compare: probe environments differ (use --force)
 	exitKey         = 7 // key missing, locked, wrong passphrase or unsafe permissions
+	exitCrossCheck  = 8 // --cross-check: a standard tool disagrees: nothing was signed
 	exitInterrupted = 130
 )
 
@@ -34,6 +36,7 @@ Exit codes:
   5  a probe or its reference check failed: nothing was signed
   6  compare: probe environments differ (use --force)
   7  key missing, locked, wrong passphrase or unsafe permissions
+  8  --cross-check: a standard tool disagrees: nothing was signed
   130 interrupted`
 
 // codedError carries an exit code and an optional hint for the user.
@@ -63,6 +66,8 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ce):
 		return ce.code
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
 	case errors.Is(err, schema.ErrBadSignature), errors.Is(err, schema.ErrMalformed), errors.Is(err, schema.ErrInvalid):
 		return exitVerify
 	}

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -30,6 +32,9 @@ type Options struct {
 	// CoopMat also measures matrix-engine GEMMs through
 	// VK_KHR_cooperative_matrix, for every shape the driver offers.
 	CoopMat bool
+	// CrossCheck, when set, runs BabelStream and mixbench on each device
+	// and records their figures beside ours.
+	CrossCheck *crosscheck.Config
 	// AmbientC is an operator-supplied ambient temperature in °C.
 	AmbientC *float64
 	// Version is the probe-suite version recorded in every report.
@@ -50,7 +55,9 @@ type Run struct {
 }
 
 // Appraise runs every probe on each device in devs, in turn, with the
-// others idle. Any probe or check failure stops the run.
+// others idle. Any probe or check failure stops the run. When a
+// cross-check disagrees, the run is returned with an error wrapping
+// crosscheck.ErrDisagree: it can be written as a draft, never signed.
 func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	now := o.Now
 	if now == nil {
@@ -62,17 +69,53 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		return nil, err
 	}
 	run := &Run{Box: box}
+	var disagree []error
 	for _, c := range devs {
 		t0 := now()
 		v, err := appraiseDevice(ctx, inst, c, o)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
 		}
+		if o.CrossCheck != nil {
+			if err := crossCheck(ctx, *o.CrossCheck, c, all, v); err != nil {
+				if !errors.Is(err, crosscheck.ErrDisagree) {
+					return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
+				}
+				disagree = append(disagree, fmt.Errorf("%s: %w", c.Addr, err))
+			}
+		}
+		v.NotMeasured = append(v.NotMeasured, notYetMeasured(v)...)
 		v.Environment.RunDurationS = now().Sub(t0).Seconds()
 		card := schema.CardPayload{ReportVersion: schema.ReportVersion, ProbedAt: start.Format(time.RFC3339), Capability: *v}
 		run.Cards = append(run.Cards, card)
 	}
-	return run, nil
+	return run, errors.Join(disagree...)
+}
+
+// crossCheck runs the standard tools on c and records their figures in v;
+// it returns an error wrapping crosscheck.ErrDisagree naming every figure
+// outside its tolerance.
+func crossCheck(ctx context.Context, cfg crosscheck.Config, c Candidate, all []Candidate, v *schema.CapabilityVector) error {
+	t := crosscheck.Target{BusAddress: c.BusAddress, VendorID: v.Identity.VendorID}
+	for _, o := range all {
+		if o.PCI != nil && o.PCI.VendorID == 0x10de && o.PCI.BaseClass() == 0x03 {
+			t.Visible = append(t.Visible, o.PCI.BDF.String())
+		}
+	}
+	checks, err := crosscheck.Run(ctx, cfg, t, *v)
+	if err != nil {
+		return err
+	}
+	v.CrossChecks = checks
+	var bad []string
+	for _, d := range crosscheck.Disagreements(checks) {
+		bad = append(bad, fmt.Sprintf("%s %.4g vs %s %s %.4g (%+.1f%%, tolerance %.1f%%)",
+			d.Figure, d.Ours, d.Tool, d.ToolFigure, d.Theirs, d.RelativeDelta*100, d.Tolerance*100))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s", crosscheck.ErrDisagree, strings.Join(bad, "; "))
+	}
+	return nil
 }
 
 func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Options) (*schema.CapabilityVector, error) {
@@ -86,7 +129,6 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 	if err := vulkanProbes(ctx, c, o, v); err != nil {
 		return nil, err
 	}
-	v.NotMeasured = append(v.NotMeasured, notYetMeasured(v)...)
 	return v, nil
 }
 

@@ -2,6 +2,7 @@ package appraisal
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -110,4 +111,37 @@ func CardFileName(c schema.CardPayload, addr string) string {
 		key = id.BusAddress
 	}
 	return "card-" + strings.ReplaceAll(key, ":", "-") + ".appraisal.json"
+}
+
+// Drafts returns the run's payloads as unsigned draft files, for an
+// operator who wants to see what was refused: "*.draft.json", each
+// {"unsigned_draft": reason, "payload": …}. They carry no signature, and
+// verify rejects them.
+func (r *Run) Drafts(reason string) ([]File, error) {
+	hash, err := schema.Hash(r.Box)
+	if err != nil {
+		return nil, err
+	}
+	encode := func(p any) ([]byte, error) {
+		b, err := json.MarshalIndent(struct {
+			Draft   string `json:"unsigned_draft"`
+			Payload any    `json:"payload"`
+		}{reason, p}, "", "  ")
+		return append(b, '\n'), err
+	}
+	box, err := encode(r.Box)
+	if err != nil {
+		return nil, err
+	}
+	files := []File{{Name: "box-" + hash[:12] + ".draft.json", Data: box}}
+	for i := range r.Cards {
+		r.Cards[i].BoxReport = hash
+		card, err := encode(r.Cards[i])
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(CardFileName(r.Cards[i], r.Box.DriverVersions[i].BusAddress), ".appraisal.json") + ".draft.json"
+		files = append(files, File{Name: name, Data: card})
+	}
+	return files, nil
 }

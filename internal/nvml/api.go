@@ -14,6 +14,8 @@ type api interface {
 	Init() gonvml.Return
 	Shutdown() gonvml.Return
 	Extensions() gonvml.ExtendedInterface
+	DeviceGetCount() (int, gonvml.Return)
+	DeviceGetHandleByIndex(i int) (gonvml.Device, gonvml.Return)
 	DeviceGetHandleByPciBusId(busID string) (gonvml.Device, gonvml.Return)
 	SystemGetDriverVersion() (string, gonvml.Return)
 	SystemGetCudaDriverVersion() (int, gonvml.Return)
@@ -26,15 +28,21 @@ type api interface {
 // variables under a Lib that is in use.
 type processAPI struct{}
 
-func (processAPI) Init() gonvml.Return                     { return gonvml.Init() }
-func (processAPI) Shutdown() gonvml.Return                 { return gonvml.Shutdown() }
-func (processAPI) Extensions() gonvml.ExtendedInterface    { return gonvml.Extensions() }
+func (processAPI) Init() gonvml.Return                  { return gonvml.Init() }
+func (processAPI) Shutdown() gonvml.Return              { return gonvml.Shutdown() }
+func (processAPI) Extensions() gonvml.ExtendedInterface { return gonvml.Extensions() }
 func (processAPI) SystemGetDriverVersion() (string, gonvml.Return) {
 	return gonvml.SystemGetDriverVersion()
 }
 
 func (processAPI) SystemGetCudaDriverVersion() (int, gonvml.Return) {
 	return gonvml.SystemGetCudaDriverVersion()
+}
+
+func (processAPI) DeviceGetCount() (int, gonvml.Return) { return gonvml.DeviceGetCount() }
+
+func (processAPI) DeviceGetHandleByIndex(i int) (gonvml.Device, gonvml.Return) {
+	return gonvml.DeviceGetHandleByIndex(i)
 }
 
 func (processAPI) DeviceGetHandleByPciBusId(busID string) (gonvml.Device, gonvml.Return) {
@@ -51,4 +59,28 @@ func probeLoader() error {
 	}
 	_ = lib.Close() // loads now: it was missing a moment ago; nothing to report
 	return errors.New("not found when NVML initialised, present a moment later")
+}
+
+// symbols records which entry points that come and go between driver
+// versions this library has. Calling one it lacks would not fail but abort
+// the process (go-nvml links them as unresolved symbols), so every call to
+// one of these goes through a check of the matching flag.
+type symbols struct {
+	// temperature: nvmlDeviceGetTemperature, deprecated in the r580 (CUDA
+	// 13.0) headers; temperatureV: its successor, nvmlDeviceGetTemperatureV.
+	temperature, temperatureV bool
+	// eventReasons: nvmlDeviceGetCurrentClocksEventReasons (r535 and later);
+	// throttleReasons: its deprecated predecessor.
+	eventReasons, throttleReasons bool
+}
+
+// lookupSymbols asks the loaded library which of the entry points exist.
+func lookupSymbols(x gonvml.ExtendedInterface) symbols {
+	has := func(name string) bool { return x.LookupSymbol(name) == nil }
+	return symbols{
+		temperature:     has("nvmlDeviceGetTemperature"),
+		temperatureV:    has("nvmlDeviceGetTemperatureV"),
+		eventReasons:    has("nvmlDeviceGetCurrentClocksEventReasons"),
+		throttleReasons: has("nvmlDeviceGetCurrentClocksThrottleReasons"),
+	}
 }

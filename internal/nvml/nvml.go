@@ -106,11 +106,8 @@ func fatal(r gonvml.Return) bool {
 // Lib is an initialised NVML. Close it when done; a Device must not be used
 // after its Lib is closed (it then returns ErrClosed).
 type Lib struct {
-	api api
-	// eventReasons says whether the driver has
-	// nvmlDeviceGetCurrentClocksEventReasons (r535 and later); older ones
-	// only have the deprecated ...ClocksThrottleReasons.
-	eventReasons bool
+	api  api
+	syms symbols // entry points that vary between driver versions
 
 	mu     sync.RWMutex // held for reading by every NVML call, for writing by Close
 	closed bool
@@ -136,9 +133,7 @@ func open(a api, loaderErr func() error) (*Lib, error) {
 		// handle is its, not ours, and nvmlShutdown must not follow.
 		return nil, newError("nvmlInit", r)
 	}
-	l := &Lib{api: a}
-	l.eventReasons = a.Extensions().LookupSymbol("nvmlDeviceGetCurrentClocksEventReasons") == nil
-	return l, nil
+	return &Lib{api: a, syms: lookupSymbols(a.Extensions())}, nil
 }
 
 // Close shuts NVML down (one nvmlShutdown for the one nvmlInit of Open).
@@ -220,6 +215,40 @@ func (l *Lib) DeviceByBusID(bdf string) (*Device, error) {
 		return nil
 	})
 	return d, err
+}
+
+// BusIDs returns the sysfs-form bus addresses of every device NVML
+// manages, in NVML's index order, to be matched with the PCI enumeration.
+func (l *Lib) BusIDs() ([]string, error) {
+	var ids []string
+	err := l.use(func() error {
+		n, r := l.api.DeviceGetCount()
+		if r != gonvml.SUCCESS {
+			return newError("nvmlDeviceGetCount", r)
+		}
+		for i := range n {
+			id, err := l.busIDAt(i)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// busIDAt returns the bus address of the device at NVML index i.
+func (l *Lib) busIDAt(i int) (string, error) {
+	h, r := l.api.DeviceGetHandleByIndex(i)
+	if r != gonvml.SUCCESS {
+		return "", fmt.Errorf("device %d: %w", i, newError("nvmlDeviceGetHandleByIndex", r))
+	}
+	p, r := h.GetPciInfo()
+	if r != gonvml.SUCCESS {
+		return "", fmt.Errorf("device %d: %w", i, newError("nvmlDeviceGetPciInfo", r))
+	}
+	return FromNVMLBusID(cString(p.BusId[:]))
 }
 
 // Device is one GPU as NVML sees it. Its methods may be called from several

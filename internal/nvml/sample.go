@@ -105,8 +105,8 @@ func (d *Device) Sample() (Sample, error) {
 	s := Sample{At: time.Now(), TemperatureC: math.NaN(), PowerW: math.NaN()}
 	err := d.lib.use(func() error {
 		var f fields
-		if t, r := d.dev.GetTemperature(gonvml.TEMPERATURE_GPU); f.ok(FieldTemperatureC, "nvmlDeviceGetTemperature", r) {
-			s.TemperatureC = float64(t)
+		if t, r, op := d.temperature(); f.ok(FieldTemperatureC, op, r) {
+			s.TemperatureC = t
 		}
 		if mw, r := d.dev.GetPowerUsage(); f.ok(FieldPowerW, "nvmlDeviceGetPowerUsage", r) {
 			s.PowerW = float64(mw) / 1000
@@ -126,14 +126,30 @@ func (d *Device) Sample() (Sample, error) {
 	return s, err
 }
 
+// temperature reads the GPU core temperature, °C, through the call the
+// driver has, preferring the older one that every driver up to r580 keeps.
+func (d *Device) temperature() (float64, gonvml.Return, string) {
+	switch {
+	case d.lib.syms.temperature:
+		t, r := d.dev.GetTemperature(gonvml.TEMPERATURE_GPU)
+		return float64(t), r, "nvmlDeviceGetTemperature"
+	case d.lib.syms.temperatureV:
+		t, r := d.dev.GetTemperatureV().V1() // sensor type 0: TEMPERATURE_GPU
+		return float64(t.Temperature), r, "nvmlDeviceGetTemperatureV"
+	}
+	return math.NaN(), gonvml.ERROR_FUNCTION_NOT_FOUND, "nvmlDeviceGetTemperature"
+}
+
 // reasons reads the clocks-event reason mask through the newest call the
-// driver has. Calling an entry point the library lacks would abort the
-// process, hence the symbol check Open made.
+// driver has.
 func (d *Device) reasons() (uint64, gonvml.Return, string) {
-	if d.lib.eventReasons {
+	switch {
+	case d.lib.syms.eventReasons:
 		m, r := d.dev.GetCurrentClocksEventReasons()
 		return m, r, "nvmlDeviceGetCurrentClocksEventReasons"
+	case d.lib.syms.throttleReasons:
+		m, r := d.dev.GetCurrentClocksThrottleReasons()
+		return m, r, "nvmlDeviceGetCurrentClocksThrottleReasons"
 	}
-	m, r := d.dev.GetCurrentClocksThrottleReasons()
-	return m, r, "nvmlDeviceGetCurrentClocksThrottleReasons"
+	return 0, gonvml.ERROR_FUNCTION_NOT_FOUND, "nvmlDeviceGetCurrentClocksEventReasons"
 }
