@@ -26,6 +26,10 @@ func optionalFields(c *CapabilityVector) []optional {
 		{"roofline", len(c.Roofline) > 0},
 		{"cross_checks", len(c.CrossChecks) > 0},
 		{"environment.ambient_c", c.Environment.AmbientC != nil},
+		{"identity.bus_address", c.Identity.BusAddress != ""},
+		{"identity.vbios_hash", c.Identity.VBIOSHash != ""},
+		{"identity.serial", c.Identity.Serial != ""},
+		{"identity.uuid", c.Identity.UUID != ""},
 	}
 	if m := c.Memory; m != nil {
 		opts = append(opts,

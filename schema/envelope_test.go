@@ -209,7 +209,7 @@ func TestNotMeasuredRules(t *testing.T) {
 func TestAbsentFields(t *testing.T) {
 	p := exampleCard(strings.Repeat("ab", 32))
 	got := strings.Join(schema.AbsentFields(&p.Capability), ",")
-	want := "precisions,interconnect,thermal,roofline,cross_checks,environment.ambient_c,memory.usable_bytes,memory.integrity"
+	want := "precisions,interconnect,thermal,roofline,cross_checks,environment.ambient_c,identity.vbios_hash,identity.serial,identity.uuid,memory.usable_bytes,memory.integrity"
 	if got != want {
 		t.Fatalf("AbsentFields = %s, want %s", got, want)
 	}

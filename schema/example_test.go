@@ -73,6 +73,9 @@ func exampleCard(boxHash string) schema.CardPayload {
 				{Field: "memory.usable_bytes", Reason: "not probed in this run"},
 				{Field: "memory.integrity", Reason: "not probed in this run"},
 				{Field: "environment.ambient_c", Reason: "no inlet sensor and no --ambient-c"},
+				{Field: "identity.vbios_hash", Reason: "no ROM and no NVML"},
+				{Field: "identity.serial", Reason: "no NVML"},
+				{Field: "identity.uuid", Reason: "no NVML"},
 			},
 		},
 	}

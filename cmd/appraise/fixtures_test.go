@@ -86,6 +86,7 @@ func fixtureCard(boxHash, driver string, scale float64) schema.CardPayload {
 			NotMeasured: []schema.Omission{
 				{Field: "precisions", Reason: "fixture"}, {Field: "interconnect", Reason: "fixture"},
 				{Field: "thermal", Reason: "fixture"}, {Field: "roofline", Reason: "fixture"}, {Field: "cross_checks", Reason: "fixture"},
+				{Field: "identity.vbios_hash", Reason: "fixture"}, {Field: "identity.serial", Reason: "fixture"}, {Field: "identity.uuid", Reason: "fixture"},
 				{Field: "environment.ambient_c", Reason: "fixture"}, {Field: "memory.physical_bytes", Reason: "fixture"},
 				{Field: "memory.usable_bytes", Reason: "fixture"}, {Field: "memory.integrity", Reason: "fixture"},
 			},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/crosscheck"
+	"github.com/everycycle/appraise/internal/nvml"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -69,6 +70,10 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		return nil, err
 	}
 	run := &Run{Box: box}
+	lib, libErr := nvml.Open()
+	if libErr == nil {
+		defer lib.Close()
+	}
 	var disagree []error
 	for _, c := range devs {
 		t0 := now()
@@ -84,6 +89,7 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 				disagree = append(disagree, fmt.Errorf("%s: %w", c.Addr, err))
 			}
 		}
+		v.NotMeasured = append(v.NotMeasured, vendorIdentity(lib, libErr, c, v)...)
 		v.NotMeasured = append(v.NotMeasured, notYetMeasured(v)...)
 		v.Environment.RunDurationS = now().Sub(t0).Seconds()
 		card := schema.CardPayload{ReportVersion: schema.ReportVersion, ProbedAt: start.Format(time.RFC3339), Capability: *v}

@@ -37,13 +37,22 @@ var absentReasons = map[string]string{
 	"cross_checks":          "not requested (--cross-check)",
 	"host_baseline":         "CPU baseline probe not in this probe suite yet",
 	"environment.ambient_c": "no inlet temperature sensor read and no --ambient-c given",
+	"identity.bus_address":  "the raw-Vulkan device that reports the PCI address was not matched to this adapter (see skipped)",
 }
 
 // notYetMeasured lists an Omission for every optional part the probes left
-// absent, using the same list the schema validates against.
+// absent and no probe explained, using the list the schema validates
+// against.
 func notYetMeasured(v *schema.CapabilityVector) []schema.Omission {
+	listed := map[string]bool{}
+	for _, o := range v.NotMeasured {
+		listed[o.Field] = true
+	}
 	var out []schema.Omission
 	for _, f := range schema.AbsentFields(v) {
+		if listed[f] {
+			continue
+		}
 		reason, ok := absentReasons[f]
 		if !ok {
 			reason = "not measured by this probe suite"
