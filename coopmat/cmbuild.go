@@ -9,19 +9,54 @@ type cmGen struct {
 	*builder
 	l                  cmLayout
 	m, n, k            uint32
+	steps              uint32 // K steps of BK
 	uvec4, shPtr, gPtr spirv.ID
 	aG, bG, aS, bS     spirv.ID // global and shared variables
-	lid, m0, n0        spirv.ID
+	cG, cPtr           spirv.ID // result variable and element pointer type
+	m0, n0             spirv.ID // first row and column of the workgroup's block
+	rowA, colB         spirv.ID // the subgroup's first row and column in the block
+	tC                 spirv.ID // result component type
+	matA, matB, matC   spirv.ID // cooperative-matrix types
+	baseA, baseB       spirv.ID // shared vector index of the subgroup's first A row, B column
+	stA, stB           stager   // this invocation's share of the staging
+	ops                spirv.MatrixOperands
+}
+
+// stager is one invocation's part in staging one operand: a first global
+// vector index (at K step 0) and a first shared vector index; load i adds
+// constant multiples of dRow rows to both.
+type stager struct {
+	global, shared spirv.ID
+	loads, dRow    uint32 // vectors per step, rows between two loads
+	rowVecs        uint32 // vectors per row of the operand in global memory
+	stride, stage  uint32 // shared row stride and buffer size, in vectors
+	stepVecs       uint32 // global vectors one K step advances by
 }
 
 // buildCoopGEMM emits Result(m×n) = A(m×k)·B(k×n) with A row-major, B
-// column-major (n rows of k) and the result row-major, bindings A=0, B=1,
-// C=2. Dispatch (n/BN, m/BM, 1) workgroups.
+// column-major (n rows of k) or, with BRowMajor, row-major (k rows of n),
+// and the result row-major; bindings A=0, B=1, C=2. Dispatch (n/BN, m/BM, 1)
+// workgroups.
 func buildCoopGEMM(version uint32, l cmLayout, m, n, k uint32) ([]uint32, error) {
+	g, err := newCmGen(version, l, m, n, k)
+	if err != nil {
+		return nil, err
+	}
+	var acc []spirv.ID
+	if l.t.stages() == 2 {
+		acc = g.loopDouble()
+	} else {
+		acc = g.loopSingle()
+	}
+	g.storeC(acc)
+	return g.finish(l.threads, 1, 1), nil
+}
+
+func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	b := newBuilder(version)
-	mod, f, s := b.m, b.f, l.s
+	mod, s := b.m, l.s
 	mod.AddCapability(spirv.CapabilityGroupNonUniform)
-	g := &cmGen{builder: b, l: l, m: m, n: n, k: k}
+	g := &cmGen{builder: b, l: l, m: m, n: n, k: k, steps: k / l.t.BK, ops: matrixOperands(s)}
 	tA, err := componentType(mod, s.A)
 	if err != nil {
 		return nil, err
@@ -40,100 +75,190 @@ func buildCoopGEMM(version uint32, l cmLayout, m, n, k uint32) ([]uint32, error)
 	g.uvec4 = mod.TypeVector(b.u32, 4)
 	g.aG, g.gPtr = b.storage(g.uvec4, 16)
 	g.bG, _ = b.storage(g.uvec4, 16)
-	cG, cPtr := b.storage(tC, uint32(s.Result.Bytes()))
-	g.aS, g.shPtr = b.shared(g.uvec4, l.bm*l.strideA)
-	g.bS, _ = b.shared(g.uvec4, l.bn*l.strideB)
+	g.tC = tC
+	g.cG, g.cPtr = b.storage(tC, uint32(s.Result.Bytes()))
+	g.aS, g.shPtr = b.shared(g.uvec4, l.t.stages()*l.stageA())
+	g.bS, _ = b.shared(g.uvec4, l.t.stages()*l.stageB())
 	scope := spirv.Scope(s.Scope)
-	matA := mod.TypeCooperativeMatrix(tA, scope, s.M, s.K, spirv.MatrixA)
-	matB := mod.TypeCooperativeMatrix(tB, scope, s.K, s.N, spirv.MatrixB)
-	matC := mod.TypeCooperativeMatrix(tC, scope, s.M, s.N, spirv.MatrixAccumulator)
+	g.matA = mod.TypeCooperativeMatrix(tA, scope, s.M, s.K, spirv.MatrixA)
+	g.matB = mod.TypeCooperativeMatrix(tB, scope, s.K, s.N, spirv.MatrixB)
+	g.matC = mod.TypeCooperativeMatrix(tC, scope, s.M, s.N, spirv.MatrixAccumulator)
+	g.setup()
+	return g, nil
+}
 
-	g.lid = b.builtin(spirv.BuiltInLocalInvocationIndex, true)
-	sg := b.builtin(spirv.BuiltInSubgroupID, true)
-	wgx, wgy := b.builtinVec(spirv.BuiltInWorkgroupID)
-	g.m0, g.n0 = b.mulC(wgy, l.bm), b.mulC(wgx, l.bn)
-	sgM, sgN := b.div(sg, b.c(l.t.WN)), b.mod(sg, b.c(l.t.WN))
+// setup computes the workgroup's and subgroup's positions and this
+// invocation's staging indices.
+func (g *cmGen) setup() {
+	l, s := g.l, g.l.s
+	lid := g.builtin(spirv.BuiltInLocalInvocationIndex, true)
+	sg := g.builtin(spirv.BuiltInSubgroupID, true)
+	wgx, wgy := g.builtinVec(spirv.BuiltInWorkgroupID)
+	g.m0, g.n0 = g.mulC(wgy, l.bm), g.mulC(wgx, l.bn)
+	sgM, sgN := g.div(sg, g.c(l.t.WN)), g.mod(sg, g.c(l.t.WN))
+	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
+	g.rowA, g.colB = g.mulC(sgM, l.t.TM*s.M), g.mulC(sgN, l.t.TN*s.N)
+	g.baseA = g.mulC(g.rowA, l.strideA)
+	g.stA = g.newStager(lid, g.m0, g.c(0), l.vecRowA, l.loadsA, g.k*ab/16, l.strideA, l.stageA(), l.vecRowA)
+	if l.t.BRowMajor {
+		g.baseB = g.mulC(sgN, l.t.TN*s.N*bb/16)
+		rowVecs := g.n * bb / 16
+		g.stB = g.newStager(lid, g.c(0), g.div(g.mulC(g.n0, bb), g.c(16)), l.vecRowB, l.loadsB, rowVecs, l.strideB, l.stageB(), l.t.BK*rowVecs)
+	} else {
+		g.baseB = g.mulC(g.colB, l.strideB)
+		g.stB = g.newStager(lid, g.n0, g.c(0), l.vecRowB, l.loadsB, g.k*bb/16, l.strideB, l.stageB(), l.vecRowB)
+	}
+}
 
-	zero := mod.ConstComposite(matC, zeroOf(mod, s.Result, tC))
-	nAcc := l.t.TM * l.t.TN
-	regs := g.loadGlobal(b.c(0))
-	carried := make([]spirv.Carried, 0, int(nAcc)+len(regs))
+// newStager places invocation lid in the staging of an operand whose block
+// starts at global row row0 and vector column col0 (at K step 0).
+func (g *cmGen) newStager(lid, row0, col0 spirv.ID, vecRow, loads, rowVecs, stride, stage, stepVecs uint32) stager {
+	r, c := g.div(lid, g.c(vecRow)), g.mod(lid, g.c(vecRow))
+	st := stager{loads: loads, dRow: g.l.threads / vecRow, rowVecs: rowVecs, stride: stride, stage: stage, stepVecs: stepVecs}
+	st.global = g.add(g.mulC(g.add(row0, r), rowVecs), g.add(col0, c))
+	st.shared = g.add(g.mulC(r, stride), c)
+	return st
+}
+
+// loopSingle is the one-buffer main loop: store the registers of this step,
+// barrier, load the step Prefetch steps ahead, multiply, barrier.
+func (g *cmGen) loopSingle() []spirv.ID {
+	l, f := g.l, g.f
+	nAcc := int(l.t.TM * l.t.TN)
+	ahead := l.t.prefetch()
+	// regs holds the data of steps 0…ahead-1, one step after another.
+	var regs []spirv.ID
+	for i := range ahead {
+		regs = append(regs, g.loadGlobal(g.c(min(i, g.steps-1)))...)
+	}
+	carried := make([]spirv.Carried, 0, nAcc+len(regs))
 	for range nAcc {
-		carried = append(carried, spirv.Carried{Type: matC, Init: zero})
+		carried = append(carried, spirv.Carried{Type: g.matC, Init: g.zeroAcc()})
 	}
 	for _, r := range regs {
 		carried = append(carried, spirv.Carried{Type: g.uvec4, Init: r})
 	}
-	steps := k / l.t.BK
-	ops := matrixOperands(s)
-	rowA := b.mulC(sgM, l.t.TM*s.M)
-	rowB := b.mulC(sgN, l.t.TN*s.N)
-	out := f.Loop(b.c(steps), carried, func(kt spirv.ID, vals []spirv.ID) []spirv.ID {
-		g.storeShared(vals[nAcc:])
-		b.barrier()
-		nextK := f.ExtInst(b.u32, b.glsl, spirv.GLSLUMin, b.addC(kt, 1), b.c(steps-1))
-		next := g.loadGlobal(b.mulC(nextK, l.t.BK))
-		acc := append([]spirv.ID(nil), vals[:nAcc]...)
-		for kk := uint32(0); kk < l.t.BK/s.K; kk++ {
-			col := kk * s.K * uint32(s.A.Bytes()) / 16
-			as := make([]spirv.ID, l.t.TM)
-			for i := range as {
-				idx := b.addC(b.mulC(b.addC(rowA, uint32(i)*s.M), l.strideA), col)
-				as[i] = f.MatrixLoad(matA, f.AccessChain(g.shPtr, g.aS, idx), spirv.RowMajor, b.c(l.strideA))
-			}
-			colB := kk * s.K * uint32(s.B.Bytes()) / 16
-			for j := uint32(0); j < l.t.TN; j++ {
-				idx := b.addC(b.mulC(b.addC(rowB, j*s.N), l.strideB), colB)
-				bm := f.MatrixLoad(matB, f.AccessChain(g.shPtr, g.bS, idx), spirv.ColumnMajor, b.c(l.strideB))
-				for i := uint32(0); i < l.t.TM; i++ {
-					acc[i*l.t.TN+j] = f.MatrixMulAdd(matC, as[i], bm, acc[i*l.t.TN+j], ops)
-				}
-			}
-		}
-		b.barrier()
-		return append(acc, next...)
-	})
-	for i := uint32(0); i < l.t.TM; i++ {
-		row := b.add(g.m0, b.addC(rowA, i*s.M))
-		for j := uint32(0); j < l.t.TN; j++ {
-			col := b.add(g.n0, b.addC(rowB, j*s.N))
-			ptr := b.elem(cPtr, cG, b.add(b.mulC(row, n), col))
-			f.MatrixStore(ptr, out[i*l.t.TN+j], spirv.RowMajor, b.c(n))
-		}
-	}
-	return b.finish(l.threads, 1, 1), nil
+	per := len(regs) / int(ahead)
+	return f.Loop(g.c(g.steps), carried, func(kt spirv.ID, vals []spirv.ID) []spirv.ID {
+		held := vals[nAcc:]
+		g.storeShared(held[:per], 0)
+		g.barrier()
+		next := g.loadGlobal(g.stepAhead(kt, ahead))
+		acc := g.multiply(vals[:nAcc], 0)
+		g.barrier()
+		return append(append(acc, held[per:]...), next...)
+	})[:nAcc]
 }
 
-// loadGlobal reads this invocation's share of the A and B blocks at
-// K offset k0 (elements) into 16-byte registers: A's first, then B's.
-func (g *cmGen) loadGlobal(k0 spirv.ID) []spirv.ID {
+// loopDouble is the two-buffer main loop, unrolled by two so that buffer
+// offsets are constants: prefetch step kt+1 into registers, multiply from
+// buffer kt%2, store the registers to the other buffer, one barrier.
+func (g *cmGen) loopDouble() []spirv.ID {
 	l, f := g.l, g.f
-	var regs []spirv.ID
-	load := func(v spirv.ID, base spirv.ID, loads, vecRow, bytes uint32) {
-		rowVecs := g.k * bytes / 16
-		kv := g.div(g.mulC(k0, bytes), g.c(16))
-		for i := uint32(0); i < loads; i++ {
-			idx := g.addC(g.lid, i*l.threads)
-			r, c := g.div(idx, g.c(vecRow)), g.mod(idx, g.c(vecRow))
-			gi := g.add(g.mulC(g.add(base, r), rowVecs), g.add(kv, c))
-			regs = append(regs, f.Load(g.uvec4, g.elem(g.gPtr, v, gi)))
+	nAcc := int(l.t.TM * l.t.TN)
+	g.storeShared(g.loadGlobal(g.c(0)), 0)
+	g.barrier()
+	carried := make([]spirv.Carried, nAcc)
+	for i := range carried {
+		carried[i] = spirv.Carried{Type: g.matC, Init: g.zeroAcc()}
+	}
+	return f.Loop(g.c(g.steps/2), carried, func(j spirv.ID, acc []spirv.ID) []spirv.ID {
+		for h := uint32(0); h < 2; h++ {
+			kt := g.addC(g.mulC(j, 2), h)
+			next := g.loadGlobal(g.stepAhead(kt, 1))
+			acc = g.multiply(acc, h)
+			g.storeShared(next, 1-h)
+			g.barrier()
+		}
+		return acc
+	})
+}
+
+func (g *cmGen) zeroAcc() spirv.ID {
+	mod := g.builder.m
+	return mod.ConstComposite(g.matC, zeroOf(mod, g.l.s.Result, g.tC))
+}
+
+// stepAhead is min(kt+ahead, steps-1): the last steps reload the last
+// step's data, which is never stored.
+func (g *cmGen) stepAhead(kt spirv.ID, ahead uint32) spirv.ID {
+	return g.f.ExtInst(g.u32, g.glsl, spirv.GLSLUMin, g.addC(kt, ahead), g.c(g.steps-1))
+}
+
+// multiply runs one K step on the shared buffer stage: for each K slice,
+// TM fragments of A, then each of TN fragments of B against all of them.
+func (g *cmGen) multiply(acc []spirv.ID, stage uint32) []spirv.ID {
+	l, f, s := g.l, g.f, g.l.s
+	if l.variant == variantNoMMA {
+		return acc
+	}
+	acc = append([]spirv.ID(nil), acc...)
+	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
+	for kk := uint32(0); kk < l.t.BK/s.K; kk++ {
+		as := make([]spirv.ID, l.t.TM)
+		for i := range as {
+			off := stage*l.stageA() + uint32(i)*s.M*l.strideA + kk*s.K*ab/16
+			as[i] = f.MatrixLoad(g.matA, f.AccessChain(g.shPtr, g.aS, g.addC(g.baseA, off)), spirv.RowMajor, g.c(l.strideA))
+		}
+		for j := uint32(0); j < l.t.TN; j++ {
+			off, layout := stage*l.stageB()+j*s.N*l.strideB+kk*s.K*bb/16, spirv.ColumnMajor
+			if l.t.BRowMajor {
+				off, layout = stage*l.stageB()+kk*s.K*l.strideB+j*s.N*bb/16, spirv.RowMajor
+			}
+			bm := f.MatrixLoad(g.matB, f.AccessChain(g.shPtr, g.bS, g.addC(g.baseB, off)), layout, g.c(l.strideB))
+			for i := uint32(0); i < l.t.TM; i++ {
+				acc[i*l.t.TN+j] = f.MatrixMulAdd(g.matC, as[i], bm, acc[i*l.t.TN+j], g.ops)
+			}
 		}
 	}
-	load(g.aG, g.m0, l.loadsA, l.vecRowA, uint32(l.s.A.Bytes()))
-	load(g.bG, g.n0, l.loadsB, l.vecRowB, uint32(l.s.B.Bytes()))
+	return acc
+}
+
+// storeC writes the accumulators to the row-major result.
+func (g *cmGen) storeC(acc []spirv.ID) {
+	l, f, s := g.l, g.f, g.l.s
+	for i := uint32(0); i < l.t.TM; i++ {
+		row := g.add(g.m0, g.addC(g.rowA, i*s.M))
+		for j := uint32(0); j < l.t.TN; j++ {
+			col := g.add(g.n0, g.addC(g.colB, j*s.N))
+			ptr := g.elem(g.cPtr, g.cG, g.add(g.mulC(row, g.n), col))
+			f.MatrixStore(ptr, acc[i*l.t.TN+j], spirv.RowMajor, g.c(g.n))
+		}
+	}
+}
+
+// loadGlobal reads this invocation's share of the A and B blocks at K step
+// kt into 16-byte registers: A's first, then B's.
+func (g *cmGen) loadGlobal(kt spirv.ID) []spirv.ID {
+	if g.l.variant == variantNoGlobal {
+		return nil
+	}
+	var regs []spirv.ID
+	for _, st := range []struct {
+		v  spirv.ID
+		st stager
+	}{{g.aG, g.stA}, {g.bG, g.stB}} {
+		base := g.add(st.st.global, g.mulC(kt, st.st.stepVecs))
+		for i := uint32(0); i < st.st.loads; i++ {
+			idx := g.addC(base, i*st.st.dRow*st.st.rowVecs)
+			regs = append(regs, g.f.Load(g.uvec4, g.elem(g.gPtr, st.v, idx)))
+		}
+	}
 	return regs
 }
 
-// storeShared writes the registers from loadGlobal into the shared blocks.
-func (g *cmGen) storeShared(regs []spirv.ID) {
-	l, f := g.l, g.f
-	store := func(v spirv.ID, regs []spirv.ID, vecRow, stride uint32) {
+// storeShared writes the registers from loadGlobal into shared buffer stage.
+func (g *cmGen) storeShared(regs []spirv.ID, stage uint32) {
+	if len(regs) == 0 {
+		return
+	}
+	f := g.f
+	store := func(v spirv.ID, regs []spirv.ID, st stager) {
 		for i, reg := range regs {
-			idx := g.addC(g.lid, uint32(i)*l.threads)
-			r, c := g.div(idx, g.c(vecRow)), g.mod(idx, g.c(vecRow))
-			f.Store(f.AccessChain(g.shPtr, v, g.add(g.mulC(r, stride), c)), reg)
+			idx := g.addC(st.shared, stage*st.stage+uint32(i)*st.dRow*st.stride)
+			f.Store(f.AccessChain(g.shPtr, v, idx), reg)
 		}
 	}
-	store(g.aS, regs[:l.loadsA], l.vecRowA, l.strideA)
-	store(g.bS, regs[l.loadsA:], l.vecRowB, l.strideB)
+	store(g.aS, regs[:g.l.loadsA], g.stA)
+	store(g.bS, regs[g.l.loadsA:], g.stB)
 }

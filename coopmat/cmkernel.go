@@ -9,61 +9,126 @@ import (
 // CoopTile is the tiling of the cooperative-matrix GEMM. A workgroup of
 // WM×WN subgroups computes a BM×BN block of C (BM = WM·TM·shape.M, BN =
 // WN·TN·shape.N); each subgroup computes TM×TN tiles of the shape. Each step
-// stages BM×BK of A and BN×BK of B in shared memory through 16-byte vector
+// stages BM×BK of A and BK×BN of B in shared memory through 16-byte vector
 // loads, prefetching the next step's data into registers while the matrix
-// engine works on the current one.
+// engine works on the current one. With Stages = 2 the shared blocks are
+// double-buffered: the next step's data goes to the other buffer while the
+// current one is read, so each step needs one workgroup barrier instead of
+// two. With Prefetch = 2 (one buffer only) the registers hold the data of
+// the next two steps, so each global load has two steps to arrive.
+// BRowMajor stores B row-major (K rows of N) instead of column-major.
 type CoopTile struct {
 	WM, WN, TM, TN, BK uint32
+	// Stages is the number of shared-memory buffers (0 or 1: one, 2: two).
+	Stages uint32
+	// Prefetch is how many K steps ahead global loads are issued (0 or 1:
+	// one, 2: two).
+	Prefetch uint32
+	// BRowMajor selects B stored K×N row-major (else N×K, column-major).
+	BRowMajor bool
 }
 
-// String renders the tile as e.g. "wg2x2 t4x2 bk32".
+// String renders the tile as e.g. "wg2x2 t4x2 bk32", with " s2" for double
+// buffering, " p2" for two-step prefetch and " brow" for row-major B.
 func (t CoopTile) String() string {
-	return fmt.Sprintf("wg%dx%d t%dx%d bk%d", t.WM, t.WN, t.TM, t.TN, t.BK)
+	s := fmt.Sprintf("wg%dx%d t%dx%d bk%d", t.WM, t.WN, t.TM, t.TN, t.BK)
+	if t.stages() > 1 {
+		s += fmt.Sprintf(" s%d", t.stages())
+	}
+	if t.prefetch() > 1 {
+		s += fmt.Sprintf(" p%d", t.prefetch())
+	}
+	if t.BRowMajor {
+		s += " brow"
+	}
+	return s
 }
 
-// cmLayout is a CoopTile resolved against a shape and device.
+func (t CoopTile) stages() uint32   { return max(t.Stages, 1) }
+func (t CoopTile) prefetch() uint32 { return max(t.Prefetch, 1) }
+
+// cmVariant selects diagnostic kernels that leave a stage out, to place time
+// inside the GEMM. Their output is wrong: they are timed by tests only,
+// never checked or reported.
+type cmVariant int
+
+const (
+	variantFull     cmVariant = iota
+	variantNoGlobal           // no global loads or shared stores: shared loads and MulAdds only
+	variantNoMMA              // staging only: no MulAdds (so no shared fragment loads either)
+)
+
+// cmLayout is a CoopTile resolved against a shape and device. Shared blocks
+// are arrays of 16-byte vectors: A is BM rows of BK, B is BN rows of BK
+// (column-major) or BK rows of BN (row-major); each row is padded by one
+// vector so that the rows one matrix load reads fall in different banks.
 type cmLayout struct {
 	t                CoopTile
 	s                Shape
 	sub              uint32 // subgroup size
 	bm, bn           uint32
 	threads          uint32
+	rowsB            uint32 // staged rows of B: BN (column-major) or BK (row-major)
 	vecRowA, vecRowB uint32 // 16-byte vectors per staged row
 	strideA, strideB uint32 // shared row strides in vectors (one of padding)
 	loadsA, loadsB   uint32 // vectors each invocation stages per step
+	variant          cmVariant
 }
 
 func newLayout(t CoopTile, s Shape, sub uint32) cmLayout {
 	l := cmLayout{t: t, s: s, sub: sub}
 	l.bm, l.bn = t.WM*t.TM*s.M, t.WN*t.TN*s.N
 	l.threads = t.WM * t.WN * sub
-	l.vecRowA, l.vecRowB = t.BK*uint32(s.A.Bytes())/16, t.BK*uint32(s.B.Bytes())/16
+	l.vecRowA = t.BK * uint32(s.A.Bytes()) / 16
+	l.rowsB, l.vecRowB = l.bn, t.BK*uint32(s.B.Bytes())/16
+	if t.BRowMajor {
+		l.rowsB, l.vecRowB = t.BK, l.bn*uint32(s.B.Bytes())/16
+	}
 	l.strideA, l.strideB = l.vecRowA+1, l.vecRowB+1
 	if l.threads > 0 {
-		l.loadsA, l.loadsB = l.bm*l.vecRowA/l.threads, l.bn*l.vecRowB/l.threads
+		l.loadsA, l.loadsB = l.bm*l.vecRowA/l.threads, l.rowsB*l.vecRowB/l.threads
 	}
 	return l
 }
 
-func (l cmLayout) sharedBytes() uint32 { return 16 * (l.bm*l.strideA + l.bn*l.strideB) }
+// stageA and stageB are the sizes of one shared buffer, in vectors.
+func (l cmLayout) stageA() uint32 { return l.bm * l.strideA }
+func (l cmLayout) stageB() uint32 { return l.rowsB * l.strideB }
+
+func (l cmLayout) sharedBytes() uint32 { return 16 * l.t.stages() * (l.stageA() + l.stageB()) }
+
+// accRegisters is the number of 32-bit registers each invocation holds for
+// its accumulators.
+func (l cmLayout) accRegisters() uint32 {
+	if l.sub == 0 {
+		return 0
+	}
+	return l.t.TM * l.t.TN * l.s.M * l.s.N * uint32(l.s.Result.Bytes()) / (4 * l.sub)
+}
 
 // check reports why the layout cannot run an m×n×k GEMM on info (nil if it can).
 func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 	t, s := l.t, l.s
+	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
 	switch {
-	case s.A.Bytes() == 0 || s.B.Bytes() == 0 || s.Result.Bytes() == 0:
+	case ab == 0 || bb == 0 || s.Result.Bytes() == 0:
 		return fmt.Errorf("unsupported component types %v", s)
-	case t.BK == 0 || t.BK%s.K != 0 || (t.BK*uint32(s.A.Bytes()))%16 != 0 || (t.BK*uint32(s.B.Bytes()))%16 != 0:
+	case t.BK == 0 || t.BK%s.K != 0 || (t.BK*ab)%16 != 0 || (t.BK*bb)%16 != 0:
 		return fmt.Errorf("tile %v: BK must be a multiple of K=%d and of 16 bytes", t, s.K)
-	case (s.K*uint32(s.A.Bytes()))%16 != 0 || (s.K*uint32(s.B.Bytes()))%16 != 0:
-		return fmt.Errorf("shape %v: K row of %d bytes is not a multiple of 16", s, s.K*uint32(s.A.Bytes()))
+	case (s.K*ab)%16 != 0 || (s.K*bb)%16 != 0:
+		return fmt.Errorf("shape %v: K row of %d bytes is not a multiple of 16", s, s.K*ab)
+	case t.BRowMajor && (s.N*bb)%16 != 0:
+		return fmt.Errorf("shape %v: row-major B needs rows of N of 16 bytes, not %d", s, s.N*bb)
+	case t.Stages > 2 || t.Prefetch > 2 || (t.stages() > 1 && t.prefetch() > 1):
+		return fmt.Errorf("tile %v: at most 2 stages or 2 steps of prefetch, not both", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:
 		return fmt.Errorf("tile %v: %d invocations (limit %d)", t, l.threads, info.MaxInvocations)
-	case (l.bm*l.vecRowA)%l.threads != 0 || (l.bn*l.vecRowB)%l.threads != 0:
+	case l.threads%l.vecRowA != 0 || l.threads%l.vecRowB != 0 ||
+		(l.bm*l.vecRowA)%l.threads != 0 || (l.rowsB*l.vecRowB)%l.threads != 0:
 		return fmt.Errorf("tile %v: staging does not divide among %d invocations", t, l.threads)
 	case l.sharedBytes() > info.MaxSharedBytes:
 		return fmt.Errorf("tile %v: %d bytes of shared memory (limit %d)", t, l.sharedBytes(), info.MaxSharedBytes)
-	case m%l.bm != 0 || n%l.bn != 0 || k%t.BK != 0:
+	case m%l.bm != 0 || n%l.bn != 0 || k%(t.BK*t.stages()) != 0:
 		return fmt.Errorf("tile %v (%dx%d) does not divide %dx%dx%d", t, l.bm, l.bn, m, n, k)
 	}
 	return nil

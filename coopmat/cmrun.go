@@ -74,22 +74,93 @@ func (d *Device) supports(s Shape) error {
 	return nil
 }
 
-// coopCandidates are the tiles the search measures for s, from small to
-// large: 2×2 to 4×2 subgroups, each computing 32×32 up to 64×128 of C, K
-// steps of 64 or 128 bytes. Which wins depends on the device's registers,
-// shared memory and matrix engine; only the measurement decides.
-func coopCandidates(s Shape) []CoopTile {
-	bk := s.K * max(1, 64/(s.K*uint32(max(s.A.Bytes(), 1))))
-	fm, fn := max(32/s.M, 1), max(32/s.N, 1) // tiles per 32 rows/cols
-	return []CoopTile{
-		{WM: 2, WN: 2, TM: fm, TN: fn, BK: bk},
-		{WM: 2, WN: 2, TM: 2 * fm, TN: 2 * fn, BK: bk},
-		{WM: 2, WN: 2, TM: 2 * fm, TN: 2 * fn, BK: 2 * bk},
-		{WM: 2, WN: 2, TM: 2 * fm, TN: 4 * fn, BK: bk},
-		{WM: 2, WN: 2, TM: 4 * fm, TN: 2 * fn, BK: bk},
-		{WM: 4, WN: 2, TM: 2 * fm, TN: 2 * fn, BK: bk},
-		{WM: 2, WN: 4, TM: 2 * fm, TN: 2 * fn, BK: bk},
+// Register budgets of a candidate's accumulators, in 32-bit registers: per
+// invocation, half of the 255 a GPU thread can address, and per workgroup,
+// half of a 64K-register file; beyond them the other operands spill. On an
+// H200 (driver 580.159.04) fp32 accumulators at 256 registers per invocation
+// ran 3-5 times slower than at 128 (2026-11-29).
+const (
+	maxAccRegisters      = 128
+	maxGroupAccRegisters = 128 * 256
+)
+
+// candidateSpec is one workgroup arrangement of a candidate tile: WM×WN
+// subgroups, each computing rows×cols elements of C, K steps of bytes, and
+// prefetch steps of lookahead.
+type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
+
+// defaultSpecs are what the search measures by default: the arrangements
+// that won, or came close, for some shape in searches over the whole space
+// (exploreCandidates) on an H200 (driver 580.159.04, 2026-11-29): 128×128
+// blocks with 128-byte K steps (8-bit types), 128×256 blocks of eight 64×64
+// subgroups (fp32 accumulators), 256×256 blocks of eight 128×64 or 64×128
+// subgroups (fp16 accumulators), and 128×128 blocks with 64-byte steps,
+// which need the least shared memory. What never won there stays out:
+// two shared buffers (with 48 KiB per workgroup they halve the K step: fp16
+// 256×256 ran 297 against 334 TFLOP/s at 4096³), two-step prefetch (332
+// against 368 at 8192³) and sixteen-subgroup workgroups (353 against 368).
+var defaultSpecs = []candidateSpec{
+	{2, 2, 64, 64, 64, 1}, {2, 2, 64, 64, 128, 1},
+	{2, 4, 64, 64, 64, 1},
+	{2, 4, 128, 64, 64, 1}, {4, 2, 64, 128, 64, 1},
+}
+
+// coopCandidates are the tiles the default search measures for s, with B
+// row-major for 16-bit types and column-major for 8-bit ones: transposing
+// 8-bit fragments has no fast path on common matrix engines (on the H200,
+// row-major 8-bit B ran 1.6-2 times slower), while 16-bit B row-major ran
+// as fast or faster there. Which tile wins depends on the device's
+// registers, shared memory and matrix engine; only the measurement decides.
+// Candidates that do not fit the device are dropped by cmLayout.check.
+func coopCandidates(s Shape, sub uint32) []CoopTile {
+	var out []CoopTile
+	brow := s.B.Bytes() >= 2 && (s.N*uint32(s.B.Bytes()))%16 == 0
+	for _, c := range defaultSpecs {
+		t, ok := specTile(s, c, 1, brow)
+		if ok && withinRegisters(newLayout(t, s, sub)) {
+			out = append(out, t)
+		}
 	}
+	return out
+}
+
+// exploreCandidates is the whole space the default list was drawn from:
+// 4, 8 or 16 subgroups per workgroup, each computing 32×64 up to 128×64
+// elements of C, K steps of 32, 64 or 128 bytes, one or two shared buffers,
+// one- or two-step prefetch, and B column- or row-major.
+func exploreCandidates(s Shape, sub uint32) []CoopTile {
+	var out []CoopTile
+	for _, w := range [][4]uint32{
+		{2, 2, 64, 64}, {2, 4, 64, 64}, {4, 2, 64, 64}, {2, 2, 128, 64},
+		{2, 4, 128, 64}, {4, 2, 64, 128}, {4, 4, 64, 64}, {4, 4, 32, 64},
+	} {
+		for _, bytes := range []uint32{32, 64, 128} {
+			for _, v := range [][2]uint32{{1, 1}, {2, 1}, {1, 2}} { // stages, prefetch
+				for _, brow := range []bool{false, true} {
+					t, ok := specTile(s, candidateSpec{w[0], w[1], w[2], w[3], bytes, v[1]}, v[0], brow)
+					if ok && withinRegisters(newLayout(t, s, sub)) {
+						out = append(out, t)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// specTile resolves c against s (false when the shape does not tile it).
+func specTile(s Shape, c candidateSpec, stages uint32, brow bool) (CoopTile, bool) {
+	tm, tn := c.rows/s.M, c.cols/s.N
+	bk := max(c.bytes/uint32(max(s.A.Bytes(), 1)), s.K)
+	if tm == 0 || tn == 0 || (brow && (s.N*uint32(s.B.Bytes()))%16 != 0) {
+		return CoopTile{}, false
+	}
+	return CoopTile{WM: c.wm, WN: c.wn, TM: tm, TN: tn, BK: bk, Stages: stages, Prefetch: c.prefetch, BRowMajor: brow}, true
+}
+
+// withinRegisters applies the accumulator register budgets.
+func withinRegisters(l cmLayout) bool {
+	return l.accRegisters() <= maxAccRegisters && l.accRegisters()*l.threads <= maxGroupAccRegisters
 }
 
 func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operandCache) (Result, error) {
@@ -101,7 +172,11 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 	var best *CoopTile
 	bestRate := 0.0
 	var lastErr error
-	for _, t := range coopCandidates(s) {
+	cands := coopCandidates(s, d.Info.SubgroupSize)
+	if o.coopTiles != nil {
+		cands = o.coopTiles(s)
+	}
+	for _, t := range cands {
 		l := newLayout(t, s, d.Info.SubgroupSize)
 		n := roundDown(search, max(l.bm, l.bn, t.BK))
 		if n == 0 || l.check(n, n, n, d.Info) != nil {
@@ -135,15 +210,23 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 	}
 	a := cache.get(o.Seed, s.A, n, 0)
 	bt := cache.get(o.Seed, s.B, n, 1)
+	bRaw := bt.raw
+	if l.t.BRowMajor {
+		bRaw = cache.transposed(s.B, n, bt)
+	}
 	words, err := buildCoopGEMM(spirvVersion(d.Info.apiVersion), l, n, n, n)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v: %w", s, err)
 	}
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
-	out, m, err := d.runGEMM(ctx, words, a.raw, bt.raw, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
+	out, m, err := d.runGEMM(ctx, words, a.raw, bRaw, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
+	}
+	if l.variant != variantFull {
+		return Result{Probe: ProbeCoopMatGEMM, Shape: s, Problem: Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate,
+			Timing: m.Method, Repeats: m.Repeats, Tile: l.t.String()}, errUnchecked
 	}
 	if o.tamper != nil {
 		o.tamper(ProbeCoopMatGEMM, out)
@@ -154,22 +237,61 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
 	}
 	return Result{
-		Probe: ProbeCoopMatGEMM, Shape: s, BColumnMajor: true, MatrixEngine: true,
+		Probe: ProbeCoopMatGEMM, Shape: s, BColumnMajor: !l.t.BRowMajor, MatrixEngine: true,
 		Problem: Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate, Timing: m.Method, Repeats: m.Repeats,
 		Tile: l.t.String(), Check: c,
 	}, nil
 }
 
+// errUnchecked marks the timing of a diagnostic kernel variant, whose
+// output is wrong by design: it is never checked, reported or returned by Run.
+var errUnchecked = errors.New("diagnostic variant: output not checked")
+
 // operandCache keeps the random operands of the current component type, so
 // that consecutive shapes of one type share their inputs.
 type operandCache struct {
-	typ ComponentType
-	ops map[[2]uint32]operand
+	typ  ComponentType
+	ops  map[[2]uint32]operand
+	rows map[uint32][]byte // B transposed to row-major (K×N), by edge
+}
+
+// transposed returns bt's raw bytes (n×n elements of t, N×K row-major)
+// rearranged as K×N row-major, the row-major layout of B.
+func (c *operandCache) transposed(t ComponentType, n uint32, bt operand) []byte {
+	if c.rows == nil {
+		c.rows = map[uint32][]byte{}
+	}
+	if r, ok := c.rows[n]; ok {
+		return r
+	}
+	r := transposeRaw(bt.raw, int(n), int(n), t.Bytes())
+	c.rows[n] = r
+	return r
+}
+
+// transposeRaw transposes a rows×cols row-major matrix of size-byte
+// elements, in blocks of 64×64 for locality.
+func transposeRaw(raw []byte, rows, cols, size int) []byte {
+	const blk = 64
+	out := make([]byte, len(raw))
+	for i0 := 0; i0 < rows; i0 += blk {
+		for j0 := 0; j0 < cols; j0 += blk {
+			for i := i0; i < min(i0+blk, rows); i++ {
+				for j := j0; j < min(j0+blk, cols); j++ {
+					src, dst := (i*cols+j)*size, (j*rows+i)*size
+					for b := range size {
+						out[dst+b] = raw[src+b]
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (c *operandCache) get(seed uint64, t ComponentType, n uint32, role uint32) operand {
 	if c.ops == nil || c.typ != t {
-		c.typ, c.ops = t, map[[2]uint32]operand{}
+		c.typ, c.ops, c.rows = t, map[[2]uint32]operand{}, nil
 	}
 	key := [2]uint32{n, role}
 	if op, ok := c.ops[key]; ok {

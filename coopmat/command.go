@@ -105,19 +105,21 @@ func (d *Device) submitOnce(fn func(cb vk.CommandBuffer)) error {
 	return err
 }
 
-// timer brackets recorded work with two timestamp queries when the queue
-// supports them; otherwise it falls back to the host clock.
+// timer holds timestamp queries written between recorded dispatches when
+// the queue supports them; otherwise durations fall back to the host clock.
 type timer struct {
-	d    *Device
-	pool vk.QueryPool
+	d     *Device
+	pool  vk.QueryPool
+	count uint32
 }
 
-func (d *Device) newTimer() (*timer, error) {
-	t := &timer{d: d}
+// newTimer makes a timer of n timestamp queries.
+func (d *Device) newTimer(n uint32) (*timer, error) {
+	t := &timer{d: d, count: n}
 	if d.Info.TimestampValidBits == 0 || d.Info.TimestampPeriodNs <= 0 {
 		return t, nil
 	}
-	info := vk.QueryPoolCreateInfo{SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryTypeTimestamp, QueryCount: 2}
+	info := vk.QueryPoolCreateInfo{SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryTypeTimestamp, QueryCount: n}
 	var qp vk.QueryPool
 	if r := vk.CreateQueryPool(d.dev, &info, nil, &qp); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkCreateQueryPool: %w", vk.Error(r))
@@ -141,35 +143,37 @@ func (t *timer) method() schema.TimingMethod {
 	return schema.TimingQueueWallClock
 }
 
-func (t *timer) begin(cb vk.CommandBuffer) {
+// reset records the reset of every query (before the first stamp).
+func (t *timer) reset(cb vk.CommandBuffer) {
 	if t.pool != nil {
-		vk.CmdResetQueryPool(cb, t.pool, 0, 2)
-		vk.CmdWriteTimestamp(cb, vk.PipelineStageTopOfPipeBit, t.pool, 0)
+		vk.CmdResetQueryPool(cb, t.pool, 0, t.count)
 	}
 }
 
-func (t *timer) end(cb vk.CommandBuffer) {
+// stamp records timestamp i, written when all earlier commands have
+// reached stage.
+func (t *timer) stamp(cb vk.CommandBuffer, i uint32, stage vk.PipelineStageFlagBits) {
 	if t.pool != nil {
-		vk.CmdWriteTimestamp(cb, vk.PipelineStageBottomOfPipeBit, t.pool, 1)
+		vk.CmdWriteTimestamp(cb, stage, t.pool, i)
 	}
 }
 
-// seconds returns the GPU time between begin and end, or host if the queue
-// has no timestamps.
-func (t *timer) seconds(host time.Duration) (float64, error) {
-	if t.pool == nil {
-		return host.Seconds(), nil
-	}
-	ts := make([]uint64, 2)
+// intervals returns the GPU seconds between consecutive timestamps 0…n-1
+// (n-1 values). The timer must have a query pool.
+func (t *timer) intervals(n uint32) ([]float64, error) {
+	ts := make([]uint64, n)
 	flags := vk.QueryResultFlags(vk.QueryResult64Bit | vk.QueryResultWaitBit)
-	if r := vk.GetQueryPoolResults(t.d.dev, t.pool, 0, 2, 16, unsafePointer(ts), 8, flags); r != vk.Success {
-		return 0, fmt.Errorf("vulkan: vkGetQueryPoolResults: %w", vk.Error(r))
+	if r := vk.GetQueryPoolResults(t.d.dev, t.pool, 0, n, uint(8*n), unsafePointer(ts), 8, flags); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkGetQueryPoolResults: %w", vk.Error(r))
 	}
 	bits := t.d.Info.TimestampValidBits
 	mask := ^uint64(0)
 	if bits < 64 {
 		mask = 1<<bits - 1
 	}
-	ticks := (ts[1] - ts[0]) & mask
-	return float64(ticks) * t.d.Info.TimestampPeriodNs * 1e-9, nil
+	out := make([]float64, n-1)
+	for i := range out {
+		out[i] = float64((ts[i+1]-ts[i])&mask) * t.d.Info.TimestampPeriodNs * 1e-9
+	}
+	return out, nil
 }

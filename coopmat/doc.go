@@ -14,6 +14,11 @@
 //     measures the fp32 tiled GEMM and the fp64 FMA kernel.
 //   - Every Result has passed its check (Check); a failed check is an error
 //     wrapping ErrCheckFailed and never yields a figure.
+//   - Timing (timing.go): the warm-up and all samples of a kernel run in one
+//     command buffer, timed by GPU timestamps between them, so the device
+//     sees no host-side gap from warm-up to the last sample.
+//   - The GEMM kernel: cmkernel.go (tile and layout), cmbuild.go (emitter),
+//     cmrun.go (candidates, search, run, check).
 //
 // Kernels are emitted as SPIR-V words by internal/spirv (no shader
 // compiler). vkext.go is the one cgo file that fills what

@@ -93,6 +93,9 @@ type Options struct {
 
 	// tamper, set by tests only, alters a kernel's raw output before its check.
 	tamper func(probe string, out []byte)
+	// coopTiles, set by tests only, replaces the cooperative-matrix tile
+	// candidates of a shape.
+	coopTiles func(s Shape) []CoopTile
 }
 
 // searchOptions is o with the short timing used by tile searches.

@@ -65,8 +65,12 @@ func TestSpirvValFMA(t *testing.T) {
 
 func TestSpirvValCoopMat(t *testing.T) {
 	info := DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10}
-	for _, s := range testShapes {
-		l := newLayout(CoopTile{WM: 2, WN: 2, TM: 2, TN: 2, BK: 64 / uint32(s.A.Bytes())}, s, 32)
+	for i, s := range testShapes {
+		tile := CoopTile{WM: 2, WN: 2, TM: 2, TN: 2, BK: 64 / uint32(s.A.Bytes())}
+		if i%2 == 1 { // the two-buffer loop, with row-major B where rows of N are whole vectors
+			tile.Stages, tile.BRowMajor = 2, (s.N*uint32(s.B.Bytes()))%16 == 0
+		}
+		l := newLayout(tile, s, 32)
 		if err := l.check(256, 256, 256, info); err != nil {
 			t.Fatalf("%v: %v", s, err)
 		}

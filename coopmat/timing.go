@@ -57,53 +57,144 @@ func stat(samples []float64) schema.Stat {
 	return schema.Stat{Samples: len(s), Median: med, Min: s[0], Max: s[len(s)-1]}
 }
 
+// maxDispatches bounds the dispatches recorded into one command buffer.
+const maxDispatches = 1 << 17
+
+// plan is one gap-free submission: warm dispatches, then samples of reps
+// dispatches each, with a timestamp before the first dispatch, after the
+// warm-up and after each sample.
+type plan struct {
+	warm, reps, samples int
+}
+
+// planFor sizes a plan from the time of one dispatch (seconds).
+func planFor(one float64, tm Timing) plan {
+	one = math.Max(one, 1e-7)
+	reps := min(max(int(math.Ceil(tm.SampleTime.Seconds()/one)), 1), 4096)
+	budget := maxDispatches - reps*tm.Samples
+	// A quarter more than the warm-up, so that a device that speeds up by
+	// that much as it warms still holds tm.Warmup without a second plan.
+	warm := min(max(int(math.Ceil(1.25*tm.Warmup.Seconds()/one)), 1), max(budget, 1))
+	return plan{warm: warm, reps: reps, samples: tm.Samples}
+}
+
 // measure times k dispatched over groups, counting ops operations per
-// dispatch. Warm-up runs are discarded.
+// dispatch. The warm-up and every sample are recorded into one command
+// buffer, so the device runs them back to back with no host-side gap; GPU
+// timestamps between them give each sample's duration. A first submission
+// of one dispatch sizes the plan; when the device then runs faster than that
+// cold estimate (so the warm-up fell short of tm.Warmup or the samples of
+// half of tm.SampleTime), the plan is resized from the warm rate and run
+// again at once. Warm-up dispatches are discarded.
 func (d *Device) measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	tm = tm.normalized()
-	t, err := d.newTimer()
-	if err != nil {
-		return measurement{}, err
-	}
-	defer t.release()
 	c, err := d.newCommands()
 	if err != nil {
 		return measurement{}, err
 	}
 	defer c.release()
-	recorded := 0
+	t, err := d.newTimer(uint32(tm.Samples) + 2)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer t.release()
+	if t.pool == nil {
+		return d.measureHost(ctx, c, t, k, groups, ops, tm)
+	}
+	_, cold, err := d.runPlan(c, t, k, groups, plan{warm: 1, reps: 1, samples: 1})
+	if err != nil {
+		return measurement{}, err
+	}
+	one := cold[0]
+	for range 4 {
+		if err := ctx.Err(); err != nil {
+			return measurement{}, err
+		}
+		p := planFor(one, tm)
+		warm, secs, err := d.runPlan(c, t, k, groups, p)
+		if err != nil {
+			return measurement{}, err
+		}
+		rates := make([]float64, len(secs))
+		for i, s := range secs {
+			if s <= 0 {
+				return measurement{}, fmt.Errorf("coopmat: non-positive sample duration %g s", s)
+			}
+			rates[i] = float64(p.reps) * ops / s
+		}
+		st := stat(rates)
+		if warm >= tm.Warmup.Seconds() && float64(p.reps)*ops/st.Median >= tm.SampleTime.Seconds()/2 {
+			return measurement{Rate: st, Method: t.method(), Repeats: p.reps}, nil
+		}
+		one = ops / st.Median // the warm time of one dispatch
+	}
+	return measurement{}, fmt.Errorf("coopmat: could not hold a %v warm-up within %d dispatches", tm.Warmup, maxDispatches)
+}
+
+// runPlan records p into c, runs it and returns the warm-up's GPU seconds
+// and each sample's.
+func (d *Device) runPlan(c *commands, t *timer, k *Kernel, groups [3]uint32, p plan) (float64, []float64, error) {
+	err := c.record(func(cb vk.CommandBuffer) {
+		t.reset(cb)
+		t.stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+		dispatchN(cb, k, groups, p.warm, true)
+		t.stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+		for i := range p.samples {
+			dispatchN(cb, k, groups, p.reps, false)
+			t.stamp(cb, uint32(i)+2, vk.PipelineStageBottomOfPipeBit)
+		}
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if _, err := c.submit(); err != nil {
+		return 0, nil, err
+	}
+	secs, err := t.intervals(uint32(p.samples) + 2)
+	if err != nil {
+		return 0, nil, err
+	}
+	return secs[0], secs[1:], nil
+}
+
+// dispatchN records n dispatches of k, each after a barrier on the previous
+// one's shader writes (but the first when first is set).
+func dispatchN(cb vk.CommandBuffer, k *Kernel, groups [3]uint32, n int, first bool) {
+	for i := range n {
+		if i > 0 || !first {
+			memoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit, vk.AccessShaderWriteBit|vk.AccessShaderReadBit,
+				vk.PipelineStageComputeShaderBit, vk.PipelineStageComputeShaderBit)
+		}
+		k.dispatch(cb, groups)
+	}
+}
+
+// measureHost is measure for queues without timestamps: each sample is one
+// submission timed by the host clock, after a host-timed warm-up.
+func (d *Device) measureHost(ctx context.Context, c *commands, t *timer, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
+	recorded := -1
 	run := func(reps int) (float64, error) {
 		if reps != recorded {
-			if err := c.record(func(cb vk.CommandBuffer) { recordRepeats(cb, t, k, groups, reps) }); err != nil {
+			if err := c.record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
 				return 0, err
 			}
 			recorded = reps
 		}
 		host, err := c.submit()
-		if err != nil {
-			return 0, err
-		}
-		return t.seconds(host)
-	}
-	repsFor := func(one float64) int {
-		return min(max(int(math.Ceil(tm.SampleTime.Seconds()/math.Max(one, 1e-7))), 1), 4096)
+		return host.Seconds(), err
 	}
 	one, err := run(1)
 	if err != nil {
 		return measurement{}, err
 	}
-	reps := repsFor(one)
+	reps := planFor(one, tm).reps
 	var last float64
 	if err := warmUp(ctx, tm.Warmup, func() error { last, err = run(reps); return err }); err != nil {
 		return measurement{}, err
 	}
-	// Recalibrate at warm clocks so that each sample lasts about SampleTime.
-	reps = repsFor(last / float64(reps))
+	reps = planFor(last/float64(reps), tm).reps
 	rates := make([]float64, 0, tm.Samples)
 	for range tm.Samples {
-		if err := ctx.Err(); err != nil {
-			return measurement{}, err
-		}
 		s, err := run(reps)
 		if err != nil {
 			return measurement{}, err
@@ -128,16 +219,4 @@ func warmUp(ctx context.Context, d time.Duration, fn func() error) error {
 		}
 	}
 	return nil
-}
-
-func recordRepeats(cb vk.CommandBuffer, t *timer, k *Kernel, groups [3]uint32, reps int) {
-	t.begin(cb)
-	for i := range reps {
-		if i > 0 {
-			memoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit, vk.AccessShaderWriteBit|vk.AccessShaderReadBit,
-				vk.PipelineStageComputeShaderBit, vk.PipelineStageComputeShaderBit)
-		}
-		k.dispatch(cb, groups)
-	}
-	t.end(cb)
 }

@@ -1,0 +1,129 @@
+package coopmat
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/everycycle/appraise/coopmat/internal/spirv"
+)
+
+// h200Limits are the limits the H200's driver reports (48 KiB of shared
+// memory per workgroup, 1024 invocations), enough to exercise every tile.
+var h200Limits = DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10, SubgroupSize: 32}
+
+func TestCoopCandidatesBuild(t *testing.T) {
+	for _, s := range testShapes {
+		for _, list := range []struct {
+			name  string
+			tiles []CoopTile
+			min   int
+		}{{"default", coopCandidates(s, 32), 3}, {"explore", exploreCandidates(s, 32), 8}} {
+			fits := 0
+			for _, tile := range list.tiles {
+				l := newLayout(tile, s, 32)
+				if !withinRegisters(l) {
+					t.Errorf("%v %v: %d accumulator registers × %d invocations", s, tile, l.accRegisters(), l.threads)
+				}
+				if l.check(1024, 1024, 1024, h200Limits) != nil {
+					continue
+				}
+				fits++
+				words, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024)
+				if err != nil {
+					t.Fatalf("%v %v: %v", s, tile, err)
+				}
+				if words[0] != spirv.Magic || words[3] < 2 {
+					t.Fatalf("%v %v: header %x", s, tile, words[:5])
+				}
+			}
+			if fits < list.min {
+				t.Errorf("%v: only %d %s candidates fit the H200's limits", s, fits, list.name)
+			}
+		}
+	}
+}
+
+func TestCoopDefaultBLayout(t *testing.T) {
+	for _, s := range testShapes {
+		for _, tile := range coopCandidates(s, 32) {
+			if want := s.B.Bytes() >= 2 && (s.N*uint32(s.B.Bytes()))%16 == 0; tile.BRowMajor != want {
+				t.Errorf("%v %v: BRowMajor = %v, want %v", s, tile, tile.BRowMajor, want)
+			}
+		}
+	}
+}
+
+func TestCoopTileString(t *testing.T) {
+	for tile, want := range map[CoopTile]string{
+		{WM: 2, WN: 2, TM: 4, TN: 4, BK: 64}:                                           "wg2x2 t4x4 bk64",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, Prefetch: 2, BRowMajor: true}:             "wg2x4 t8x4 bk32 p2 brow",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, BRowMajor: true}:               "wg2x4 t8x4 bk16 s2 brow",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, Prefetch: 1, BRowMajor: false}: "wg2x4 t8x4 bk16 s2",
+	} {
+		if got := tile.String(); got != want {
+			t.Errorf("%+v.String() = %q, want %q", tile, got, want)
+		}
+	}
+	l := newLayout(CoopTile{WM: 2, WN: 2, TM: 2, TN: 2, BK: 16, Stages: 2, Prefetch: 2}, testShapes[0], 32)
+	if l.check(256, 256, 256, h200Limits) == nil {
+		t.Error("check accepted two stages with two-step prefetch")
+	}
+}
+
+func TestCoopLayoutSharedBytes(t *testing.T) {
+	s := testShapes[0] // 16x16x16 f16
+	// 256×256 block, BK 16, two buffers, B column-major: exactly 48 KiB.
+	l := newLayout(CoopTile{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2}, s, 32)
+	if got := l.sharedBytes(); got != 48<<10 {
+		t.Errorf("sharedBytes = %d, want %d", got, 48<<10)
+	}
+	if err := l.check(8192, 8192, 8192, h200Limits); err != nil {
+		t.Error(err)
+	}
+	// Row-major B stages 16 rows of 256 (+8 padding) instead of 256 rows of 16 (+8).
+	l = newLayout(CoopTile{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, BRowMajor: true}, s, 32)
+	if got, want := l.sharedBytes(), uint32(2*16*(256*3+16*33)); got != want {
+		t.Errorf("row-major sharedBytes = %d, want %d", got, want)
+	}
+	// Two stages need an even number of K steps.
+	if err := l.check(256, 256, 16*3, h200Limits); err == nil {
+		t.Error("check accepted an odd number of K steps with two stages")
+	}
+}
+
+func TestCoopRowMajorBNeedsWholeVectors(t *testing.T) {
+	s := Shape{M: 16, N: 8, K: 32, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup}
+	l := newLayout(CoopTile{WM: 2, WN: 2, TM: 4, TN: 8, BK: 32, BRowMajor: true}, s, 32)
+	if err := l.check(1024, 1024, 1024, h200Limits); err == nil {
+		t.Error("row-major B with 8-byte rows of N accepted")
+	}
+}
+
+func TestTransposeRaw(t *testing.T) {
+	// 2×3 matrix of 2-byte elements.
+	in := []byte{1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0}
+	want := []byte{1, 0, 4, 0, 2, 0, 5, 0, 3, 0, 6, 0}
+	if got := transposeRaw(in, 2, 3, 2); !bytes.Equal(got, want) {
+		t.Errorf("transposeRaw = %v, want %v", got, want)
+	}
+	big := make([]byte, 100*70)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	if back := transposeRaw(transposeRaw(big, 100, 70, 1), 70, 100, 1); !bytes.Equal(back, big) {
+		t.Error("transposing twice does not round-trip")
+	}
+}
+
+func TestPlanFor(t *testing.T) {
+	tm := Timing{Warmup: 250 * time.Millisecond, Samples: 5, SampleTime: 20 * time.Millisecond}
+	p := planFor(0.004, tm) // 4 ms per dispatch
+	if p.reps != 5 || p.warm != 79 || p.samples != 5 {
+		t.Errorf("planFor(4ms) = %+v, want reps 5, warm 79, samples 5", p)
+	}
+	p = planFor(1e-9, tm) // tiny kernels stay within maxDispatches
+	if p.warm+p.reps*p.samples > maxDispatches {
+		t.Errorf("planFor(1ns) = %+v: more than %d dispatches", p, maxDispatches)
+	}
+}
