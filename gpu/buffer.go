@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -59,11 +60,18 @@ func (d *Device) upload(b *wgpu.Buffer, offset uint64, data []byte) error {
 // submitWait submits cmds (none flushes pending buffer writes) and blocks
 // until the queue has finished them.
 func (d *Device) submitWait(cmds ...*wgpu.CommandBuffer) error {
+	return d.submitWaitBy(waitBlock, cmds...)
+}
+
+// submitWaitBy is submitWait waiting the way w says.
+func (d *Device) submitWaitBy(w waitMode, cmds ...*wgpu.CommandBuffer) error {
 	if err := d.alive(); err != nil {
 		return err
 	}
 	idx := d.queue.Submit(cmds...)
-	d.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: d.queue, SubmissionIndex: idx})
+	if w != waitSpin || !spinUntil(func() bool { return d.dev.Poll(false, nil) }) {
+		d.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: d.queue, SubmissionIndex: idx})
+	}
 	return d.sink.err()
 }
 
@@ -90,6 +98,11 @@ func finish(enc *wgpu.CommandEncoder) (*wgpu.CommandBuffer, error) {
 
 // run records work with rec, submits it and waits for it to finish.
 func (d *Device) run(rec func(enc *wgpu.CommandEncoder) error) error {
+	return d.runBy(waitBlock, rec)
+}
+
+// runBy is run waiting the way w says.
+func (d *Device) runBy(w waitMode, rec func(enc *wgpu.CommandEncoder) error) error {
 	enc, err := d.encoder()
 	if err != nil {
 		return err
@@ -103,7 +116,7 @@ func (d *Device) run(rec func(enc *wgpu.CommandEncoder) error) error {
 		return err
 	}
 	defer cb.Release()
-	return d.submitWait(cb)
+	return d.submitWaitBy(w, cb)
 }
 
 // readBack copies size bytes of src (a buffer with CopySrc usage) to the host
@@ -149,13 +162,29 @@ func copyBuffer(enc *wgpu.CommandEncoder, src *wgpu.Buffer, off uint64, dst *wgp
 // mapRead maps the first n bytes of b for reading, passes them to use and
 // unmaps b again.
 func (d *Device) mapRead(b *wgpu.Buffer, n uint64, use func([]byte) error) error {
+	if err := d.mapWait(b, wgpu.MapModeRead, n, waitBlock); err != nil {
+		return err
+	}
+	useErr := use(b.GetMappedRange(0, uint(n)))
+	if err := unmap(b); err != nil {
+		return err
+	}
+	return useErr
+}
+
+// mapWait maps the first n bytes of b in mode and waits, the way w says,
+// until the mapping is done. The caller unmaps b.
+func (d *Device) mapWait(b *wgpu.Buffer, mode wgpu.MapMode, n uint64, w waitMode) error {
 	done := false
 	status := wgpu.BufferMapAsyncStatusUnknown
-	err := b.MapAsync(wgpu.MapModeRead, 0, n, func(s wgpu.BufferMapAsyncStatus) {
+	err := b.MapAsync(mode, 0, n, func(s wgpu.BufferMapAsyncStatus) {
 		done, status = true, s
 	})
 	if err != nil {
 		return fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): %w", n, err)
+	}
+	if w == waitSpin {
+		spinUntil(func() bool { d.dev.Poll(false, nil); return done })
 	}
 	for i := 0; !done && i < mapPollLimit; i++ {
 		d.dev.Poll(true, nil)
@@ -166,9 +195,51 @@ func (d *Device) mapRead(b *wgpu.Buffer, n uint64, use func([]byte) error) error
 	if !done || status != wgpu.BufferMapAsyncStatusSuccess {
 		return fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): status %v, callback seen %t", n, status, done)
 	}
-	useErr := use(b.GetMappedRange(0, uint(n)))
+	return nil
+}
+
+// unmap unmaps b.
+func unmap(b *wgpu.Buffer) error {
 	if err := b.Unmap(); err != nil {
 		return fmt.Errorf("webgpu: Buffer.Unmap: %w", err)
 	}
-	return useErr
+	return nil
+}
+
+// waitMode is how the host waits for the queue or a mapping. Which is
+// faster depends on the driver: a blocking wait sleeps in the kernel and
+// pays a wake-up, a spin costs a CPU core (and, on a software adapter, the
+// core the device's own threads need). Probes that time short work measure
+// both and keep the faster; everything else blocks.
+type waitMode int
+
+const (
+	// waitBlock: Device.Poll(true, ...), wgpu's blocking wait on the
+	// submission's fence.
+	waitBlock waitMode = iota
+	// waitSpin: Device.Poll(false, ...) in a loop until the work is done,
+	// for at most spinLimit; then as waitBlock.
+	waitSpin
+)
+
+// spinLimit is the longest a waitSpin wait spins before it blocks.
+const spinLimit = 2 * time.Millisecond
+
+// String names the wait as results record it.
+func (w waitMode) String() string {
+	if w == waitSpin {
+		return "poll-spin"
+	}
+	return "poll-wait"
+}
+
+// spinUntil calls done until it reports true or spinLimit has passed, and
+// reports whether it saw done.
+func spinUntil(done func() bool) bool {
+	for start := time.Now(); time.Since(start) < spinLimit; {
+		if done() {
+			return true
+		}
+	}
+	return false
 }

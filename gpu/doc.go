@@ -7,6 +7,8 @@
 //
 //	MeasureBandwidth  read, write, copy and triad bandwidth (bandwidth.go)
 //	MeasureLaunch     empty-dispatch round trip and 1 MiB upload (launch.go)
+//	MeasureHostLink   host → device and device → host bandwidth (hostlink.go)
+//	MeasureCapacity   usable device memory, allocated until refused (capacity.go)
 //
 // Each probe lives in its own file beside its kernel in package wgsl
 // (bandwidth.go runs wgsl/bandwidth.wgsl) and carries a CPU reference of the
@@ -22,9 +24,10 @@
 // calibration (calibrate.go), never from the device's name.
 //
 // wgpu_gap.go holds the few calls made to wgpu-native directly, where the
-// binding cannot be used safely: creating the instance, and requesting the
+// binding cannot be used safely: creating the instance, requesting the
 // device with callbacks that turn uncaptured errors and device loss into
-// errors (ErrDeviceLost) instead of an abort.
+// errors (ErrDeviceLost) instead of an abort, and error scopes that turn an
+// allocation the driver refuses into ErrOutOfMemory.
 //
 // Everything a call creates on the device is released before it returns;
 // Release on an Instance or Device is safe to call twice. A Device is not

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -16,12 +17,23 @@ type LaunchResult struct {
 	// EmptyDispatchRoundTripS is the time to encode, submit and wait for one
 	// dispatch of a one-invocation kernel, in seconds.
 	EmptyDispatchRoundTripS schema.Stat
-	// Upload1MiBS is the time to write 1 MiB from the host into a device
-	// buffer (WriteBuffer, submit, wait), in seconds.
+	// Upload1MiBS is the time to move 1 MiB from the host into a device
+	// buffer by UploadPath, from the first call until the queue reports the
+	// copy done, in seconds.
 	Upload1MiBS schema.Stat
 	// Timing is how both were timed: the host's monotonic clock around the
 	// host-side work and the wait for the queue.
 	Timing schema.TimingMethod
+	// DispatchPath names how the round trip was run: "dispatch." and the
+	// wait ("poll-wait": wgpu's blocking wait; "poll-spin": polling until
+	// done), the faster of the two in a trial on this device.
+	DispatchPath string
+	// UploadPath names how the 1 MiB went up, the fastest in a trial on this
+	// device: "write-buffer" (Queue.WriteBuffer from host memory) or
+	// "mapped-staging" (the data already in a mapped MapWrite staging
+	// buffer, as in a pinned host buffer: unmap, copy, submit), then "." and
+	// the wait.
+	UploadPath string
 	// Dispatches is the number of dispatches the kernel's counter confirmed,
 	// warm-up included.
 	Dispatches uint64
@@ -36,6 +48,9 @@ const uploadBytes = 1 << 20
 // launchEntry is the counter kernel's entry point in wgsl/launch.wgsl.
 const launchEntry = "touch"
 
+// launchTrial is how the launch methods are tried against each other.
+func launchTrial() trial { return trial{warm: 5, runs: 21} }
+
 // launchLimits bound the number of launch samples.
 func launchLimits(quick bool) calibrationLimits {
 	if quick {
@@ -45,10 +60,13 @@ func launchLimits(quick bool) calibrationLimits {
 }
 
 // MeasureLaunch measures the empty-dispatch round trip and the latency of a
-// 1 MiB host-to-device upload, each after a warm-up, with as many samples
-// as fit a short budget. The dispatch kernel counts its runs and every
-// upload is read back, so a lost dispatch or a corrupt upload returns an
-// error wrapping ErrCheckFailed.
+// 1 MiB host-to-device upload. For each it first tries every way WebGPU
+// offers (blocking or spinning waits; WriteBuffer or a mapped staging
+// buffer) in a short interleaved trial, keeps the fastest, then samples
+// that afresh after a warm-up, with as many samples as fit a short budget.
+// The dispatch kernel counts its runs and every upload, trial ones
+// included, is read back outside the timed region, so a lost dispatch or a
+// corrupt upload returns an error wrapping ErrCheckFailed.
 func MeasureLaunch(ctx context.Context, d *Device) (LaunchResult, error) {
 	return measureLaunch(ctx, d, nil)
 }
@@ -62,7 +80,7 @@ func measureLaunch(ctx context.Context, d *Device, tamper tamperFunc) (LaunchRes
 	defer l.release()
 	lim := launchLimits(d.opts.Quick)
 	d.progress("launch: empty dispatch round trip")
-	empty, err := l.sampled(ctx, lim, l.roundTrip)
+	dm, empty, err := l.fastestSampled(ctx, lim, l.dispatchMethods())
 	if err == nil {
 		err = l.checkCounter()
 	}
@@ -70,12 +88,121 @@ func measureLaunch(ctx context.Context, d *Device, tamper tamperFunc) (LaunchRes
 		return LaunchResult{}, fmt.Errorf("launch: empty dispatch: %w", err)
 	}
 	d.progress("launch: 1 MiB upload")
-	up, err := l.sampled(ctx, lim, l.upload)
+	um, up, err := l.fastestSampled(ctx, lim, l.uploadMethods())
 	if err != nil {
 		return LaunchResult{}, fmt.Errorf("launch: 1 MiB upload: %w", err)
 	}
 	return LaunchResult{EmptyDispatchRoundTripS: empty, Upload1MiBS: up,
-		Timing: schema.TimingHostWallClock, Dispatches: l.count, UploadsChecked: l.uploads}, nil
+		Timing: schema.TimingHostWallClock, DispatchPath: dm.path, UploadPath: um.path,
+		Dispatches: l.count, UploadsChecked: l.uploads}, nil
+}
+
+// method is one way of doing a timed operation: once does it and returns
+// its duration in seconds.
+type method struct {
+	path string
+	once func() (float64, error)
+}
+
+// waitModes are the two ways of waiting, in the order they are tried.
+func waitModes() []waitMode { return []waitMode{waitBlock, waitSpin} }
+
+// dispatchMethods are the round trip waited for each way.
+func (l *launcher) dispatchMethods() []method {
+	var ms []method
+	for _, w := range waitModes() {
+		ms = append(ms, method{"dispatch." + w.String(), func() (float64, error) { return l.roundTrip(w) }})
+	}
+	return ms
+}
+
+// uploadMethods are the two upload paths, each waited for each way.
+func (l *launcher) uploadMethods() []method {
+	var ms []method
+	for _, w := range waitModes() {
+		ms = append(ms,
+			method{"write-buffer." + w.String(), func() (float64, error) { return l.writeUpload(w) }},
+			method{"mapped-staging." + w.String(), func() (float64, error) { return l.stagedUpload(w) }})
+	}
+	return ms
+}
+
+// fastestSampled picks the fastest of ms in a trial and samples it.
+func (l *launcher) fastestSampled(ctx context.Context, lim calibrationLimits, ms []method) (method, schema.Stat, error) {
+	i, err := fastest(ctx, ms, launchTrial())
+	if err != nil {
+		return method{}, schema.Stat{}, err
+	}
+	st, err := l.sampled(ctx, lim, ms[i].once)
+	return ms[i], st, err
+}
+
+// trial says how methods are tried against each other.
+type trial struct {
+	// warm and runs are the discarded and the timed runs of each method.
+	warm, runs int
+	// prune, when positive, drops a method whose first timed run took
+	// more than prune times the fastest first timed run.
+	prune float64
+}
+
+// fastest runs the methods tr.warm+tr.runs times each, round robin so that
+// drift in the machine hits them alike, and returns the index of the one
+// whose timed runs have the lowest median. Trial times are never reported:
+// the caller samples the winner afresh.
+func fastest(ctx context.Context, ms []method, tr trial) (int, error) {
+	times := make([][]float64, len(ms))
+	alive := make([]bool, len(ms))
+	for i := range alive {
+		alive[i] = true
+	}
+	for r := 0; r < tr.warm+tr.runs; r++ {
+		for i, m := range ms {
+			if !alive[i] {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			t, err := m.once()
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", m.path, err)
+			}
+			if r >= tr.warm {
+				times[i] = append(times[i], t)
+			}
+		}
+		if r == tr.warm && tr.prune > 0 {
+			prune(times, alive, tr.prune)
+		}
+	}
+	return lowestMedian(times, alive), nil
+}
+
+// prune marks as dead the methods whose first time exceeds factor times
+// the smallest first time.
+func prune(times [][]float64, alive []bool, factor float64) {
+	least := math.Inf(1)
+	for i, ts := range times {
+		if alive[i] {
+			least = min(least, ts[0])
+		}
+	}
+	for i, ts := range times {
+		alive[i] = alive[i] && ts[0] <= factor*least
+	}
+}
+
+// lowestMedian is the index of the live series with the lowest median
+// (all are live when alive is nil).
+func lowestMedian(times [][]float64, alive []bool) int {
+	best := -1
+	for i, ts := range times {
+		if (alive == nil || alive[i]) && (best < 0 || median(ts) < median(times[best])) {
+			best = i
+		}
+	}
+	return best
 }
 
 // launcher runs the one-invocation counter kernel and the 1 MiB uploads.
@@ -86,6 +213,7 @@ type launcher struct {
 	counter *wgpu.Buffer
 	bg      *wgpu.BindGroup
 	up      *wgpu.Buffer
+	staging *wgpu.Buffer // MapWrite|CopySrc, mapped between uploads
 	data    []byte
 	count   uint64 // dispatches submitted
 	uploads int    // uploads checked
@@ -121,12 +249,20 @@ func (l *launcher) setup() error {
 	if l.bg, err = l.d.bindGroup(l.ks.kernels[launchEntry], binding{0, l.counter}); err != nil {
 		return err
 	}
-	l.up, err = l.d.storageBuffer("upload", uploadBytes)
-	return err
+	if l.up, err = l.d.storageBuffer("upload", uploadBytes); err != nil {
+		return err
+	}
+	if l.staging, err = l.d.newBuffer("upload-staging", uploadBytes, wgpu.BufferUsageMapWrite|wgpu.BufferUsageCopySrc); err != nil {
+		return err
+	}
+	return l.d.mapWait(l.staging, wgpu.MapModeWrite, uploadBytes, waitBlock)
 }
 
 // release frees what the launcher created. Safe on a partial launcher.
 func (l *launcher) release() {
+	if l.staging != nil {
+		l.staging.Release()
+	}
 	if l.up != nil {
 		l.up.Release()
 	}
@@ -141,11 +277,11 @@ func (l *launcher) release() {
 	}
 }
 
-// roundTrip times one empty dispatch: encode, submit, wait.
-func (l *launcher) roundTrip() (float64, error) {
+// roundTrip times one empty dispatch: encode, submit, wait the way w says.
+func (l *launcher) roundTrip(w waitMode) (float64, error) {
 	ds := dispatch{k: l.ks.kernels[launchEntry], bg: l.bg, x: 1, y: 1}
 	start := time.Now()
-	if err := l.d.run(work(ds, 1)); err != nil {
+	if err := l.d.runBy(w, work(ds, 1)); err != nil {
 		return 0, err
 	}
 	l.count++
@@ -168,18 +304,48 @@ func (l *launcher) checkCounter() error {
 	return nil
 }
 
-// upload times one 1 MiB write (new contents each time) until the queue is
-// done, then reads the buffer back, outside the timed region, and compares.
-func (l *launcher) upload() (float64, error) {
+// writeUpload times one 1 MiB Queue.WriteBuffer from host memory (new
+// contents each time) until the queue, waited for the way w says, is done;
+// then it checks the upload.
+func (l *launcher) writeUpload(w waitMode) (float64, error) {
 	fillUpload(l.data, uint32(l.uploads))
 	start := time.Now()
 	if err := l.d.upload(l.up, 0, l.data); err != nil {
 		return 0, err
 	}
-	if err := l.d.submitWait(); err != nil {
+	if err := l.d.submitWaitBy(w); err != nil {
 		return 0, err
 	}
 	t := time.Since(start).Seconds()
+	return t, l.checkUpload()
+}
+
+// stagedUpload times one 1 MiB upload from the mapped staging buffer, which
+// holds new contents each time before the clock starts (as a pinned host
+// buffer would): unmap, record and submit the copy, wait the way w says.
+// Then, untimed, it maps the staging buffer again and checks the upload.
+func (l *launcher) stagedUpload(w waitMode) (float64, error) {
+	fillUpload(l.data, uint32(l.uploads))
+	copy(l.staging.GetMappedRange(0, uploadBytes), l.data)
+	start := time.Now()
+	if err := unmap(l.staging); err != nil {
+		return 0, err
+	}
+	err := l.d.runBy(w, func(enc *wgpu.CommandEncoder) error {
+		return copyBuffer(enc, l.staging, 0, l.up, uploadBytes)
+	})
+	t := time.Since(start).Seconds()
+	if err == nil {
+		err = l.d.mapWait(l.staging, wgpu.MapModeWrite, uploadBytes, w)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return t, l.checkUpload()
+}
+
+// checkUpload reads the upload buffer back and compares it with l.data.
+func (l *launcher) checkUpload() error {
 	err := l.d.readBack(l.up, uploadBytes, func(off uint64, chunk []byte) error {
 		if !bytes.Equal(l.view("upload", off, chunk), l.data[off:off+uint64(len(chunk))]) {
 			return fmt.Errorf("%w: upload %d read back differs from what was written", ErrCheckFailed, l.uploads)
@@ -187,7 +353,7 @@ func (l *launcher) upload() (float64, error) {
 		return nil
 	})
 	l.uploads++
-	return t, err
+	return err
 }
 
 // fillUpload writes distinct words for upload number k into data.
@@ -247,7 +413,7 @@ func (d *Device) emptyRoundTripS(ctx context.Context, n int) (float64, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		t, err := l.roundTrip()
+		t, err := l.roundTrip(waitBlock) // as the probes' own submissions wait
 		if err != nil {
 			return 0, err
 		}

@@ -220,6 +220,36 @@ static void appraiseProvokeError(WGPUDevice device) {
         wgpuBufferRelease(b);
     }
 }
+
+// appraiseScoped is what one pair of error scopes caught.
+typedef struct appraiseScoped {
+    uint32_t type;
+    char msg[SINK_MSG];
+} appraiseScoped;
+
+static void appraiseOnScoped(uint32_t type, char const *msg, void *ud) {
+    appraiseScoped *s = ud;
+    if (type != 0 && s->type == 0) { // keep the first error (0: WGPUErrorType_NoError)
+        s->type = type;
+        appraiseCopy(s->msg, msg);
+    }
+}
+
+extern void wgpuDevicePushErrorScope(WGPUDevice device, uint32_t filter);
+extern void wgpuDevicePopErrorScope(WGPUDevice device, WGPUErrorCallback callback, void * userdata);
+
+// appraisePushScopes opens an out-of-memory and, inside it, a validation
+// error scope (WGPUErrorFilter 1 and 0).
+static void appraisePushScopes(WGPUDevice device) {
+    wgpuDevicePushErrorScope(device, 1);
+    wgpuDevicePushErrorScope(device, 0);
+}
+
+// appraisePopScopes closes both scopes; wgpu-native calls back at once.
+static void appraisePopScopes(WGPUDevice device, appraiseScoped *s) {
+    wgpuDevicePopErrorScope(device, appraiseOnScoped, s);
+    wgpuDevicePopErrorScope(device, appraiseOnScoped, s);
+}
 */
 import "C"
 
@@ -364,6 +394,38 @@ func cLimits(l wgpu.Limits) C.WGPULimits {
 // deviceHandle is the C handle inside the binding's *wgpu.Device.
 func deviceHandle(d *wgpu.Device) C.WGPUDevice {
 	return *(*C.WGPUDevice)(unsafe.Pointer(d))
+}
+
+// ErrOutOfMemory is wrapped by errors that report the device (or the host,
+// for host-visible memory) out of memory: a clean refusal, after which the
+// device stays usable.
+var ErrOutOfMemory = errors.New("gpu: out of memory")
+
+// scoped runs f, whose WebGPU calls must be on d, inside an out-of-memory
+// and a validation error scope, so that errors f causes come back here
+// instead of through the uncaptured-error path (which would spoil the
+// device for every later probe). It returns an error wrapping
+// ErrOutOfMemory for an out-of-memory error, another error for any other
+// error f caused, or nil. wgpu-native reports a scope's error at the pop,
+// synchronously; the C record lives in C memory for that call.
+func (d *Device) scoped(f func()) error {
+	if err := d.alive(); err != nil {
+		return err
+	}
+	rec := (*C.appraiseScoped)(C.calloc(1, C.size_t(unsafe.Sizeof(C.appraiseScoped{}))))
+	defer C.free(unsafe.Pointer(rec))
+	dev := deviceHandle(d.dev)
+	C.appraisePushScopes(dev)
+	f()
+	C.appraisePopScopes(dev, rec)
+	switch rec._type {
+	case 0: // WGPUErrorType_NoError
+		return nil
+	case 2: // WGPUErrorType_OutOfMemory
+		return fmt.Errorf("%w: %s", ErrOutOfMemory, C.GoString(&rec.msg[0]))
+	default:
+		return fmt.Errorf("webgpu: error of type %d: %s", rec._type, C.GoString(&rec.msg[0]))
+	}
 }
 
 // provokeUncapturedError makes the device raise a validation error outside

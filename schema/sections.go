@@ -51,6 +51,10 @@ type LaunchOverhead struct {
 	// Upload1MiBS is a 1 MiB (1,048,576 bytes) host → device upload,
 	// issue to completion, in seconds.
 	Upload1MiBS Stat `json:"upload_1mib_s"`
+	// DispatchPath and UploadPath name how the round trip and the upload
+	// were run and waited for, e.g. "dispatch.poll-spin".
+	DispatchPath string `json:"dispatch_path,omitempty" validate:"omitempty,ident"`
+	UploadPath   string `json:"upload_path,omitempty" validate:"omitempty,ident"`
 	// Probe is the name of the probe that measured it.
 	Probe string `json:"probe" validate:"required,ident"`
 	// Timing says how durations were measured.

@@ -173,6 +173,11 @@ type Integrity struct {
 	Passes int `json:"passes" validate:"gte=1"`
 	// Patterns names the patterns written and checked.
 	Patterns []string `json:"patterns" validate:"min=1,dive,ident"`
+	// UsableFraction is BytesTested over the usable memory measured in the
+	// same run (unitless), when that was measured.
+	UsableFraction float64 `json:"usable_fraction,omitempty" validate:"gte=0,lte=1"`
+	// BytesPerS is the bytes the patterns wrote and read per second.
+	BytesPerS float64 `json:"bytes_per_s" validate:"gt=0"`
 	// Probe is the name of the probe that ran it.
 	Probe string `json:"probe" validate:"required,ident"`
 }

@@ -141,10 +141,7 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 // webgpuProbes opens the adapter through WebGPU, runs the portable probes
 // in turn and releases the device before the raw-Vulkan probes run.
 func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, v *schema.CapabilityVector) error {
-	opts := gpu.Options{Quick: o.Quick}
-	if c.Adapter.Software {
-		opts.MemoryLimit = softwareMemoryLimit
-	}
+	opts := gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c)}
 	if o.Progress != nil {
 		opts.Progress = func(msg string) { o.Progress(c.Addr, msg) }
 	}
@@ -153,7 +150,7 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		return err
 	}
 	defer d.Release()
-	for _, p := range probes() {
+	for _, p := range probes(c, o) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -166,6 +163,22 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
 	}
 	return nil
+}
+
+// memoryLimit is the most a probe may allocate on c's device: 1 GiB on a
+// software adapter (its memory is the host's), else the driver's budget
+// for the device-local heap, else that heap's size, else the gpu
+// package's default.
+func memoryLimit(c Candidate) uint64 {
+	switch vk := c.Vulkan; {
+	case c.Adapter.Software:
+		return softwareMemoryLimit
+	case vk != nil && vk.DeviceLocalBudgetBytes > 0:
+		return vk.DeviceLocalBudgetBytes
+	case vk != nil:
+		return vk.DeviceLocalBytes
+	}
+	return 0
 }
 
 // baseVector fills identity and environment; probes fill the rest.

@@ -58,6 +58,8 @@ func (p launchProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabilit
 	v.LaunchOverhead = &schema.LaunchOverhead{
 		EmptyDispatchS: r.EmptyDispatchRoundTripS,
 		Upload1MiBS:    r.Upload1MiBS,
+		DispatchPath:   r.DispatchPath,
+		UploadPath:     r.UploadPath,
 		Probe:          p.Name(),
 		Timing:         r.Timing,
 		// The dispatch counter must equal the number of dispatches, and each

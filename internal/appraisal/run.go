@@ -19,9 +19,14 @@ type probe interface {
 	Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error
 }
 
-// probes lists the probes of this probe suite, in the order they run.
-func probes() []probe {
-	return []probe{streamProbe{}, launchProbe{}}
+// probes lists the WebGPU probes of this probe suite, in the order they
+// run: the memtest needs the usable memory the capacity probe measured.
+func probes(c Candidate, o Options) []probe {
+	var budget uint64
+	if c.Vulkan != nil {
+		budget = c.Vulkan.DeviceLocalBudgetBytes
+	}
+	return []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, capacityProbe{budget: budget}, integrityProbe{quick: o.Quick}}
 }
 
 // absentReasons says why an optional part is absent when no probe of this
@@ -29,9 +34,7 @@ func probes() []probe {
 var absentReasons = map[string]string{
 	"precisions":            "no precision probe could run on this device (see skipped)",
 	"memory.physical_bytes": "the device-local heap size is known only through raw Vulkan, which did not match this adapter (see skipped)",
-	"memory.usable_bytes":   "allocation-limit probe not in this probe suite yet",
-	"memory.integrity":      "VRAM integrity probe not in this probe suite yet",
-	"interconnect":          "host and peer link probes not in this probe suite yet",
+	"interconnect.peers":    "only one device was appraised, so there is no peer",
 	"thermal":               "soak probe not in this probe suite yet",
 	"roofline":              "roofline sweep not in this probe suite yet",
 	"cross_checks":          "not requested (--cross-check)",

@@ -1,0 +1,88 @@
+package appraisal
+
+import (
+	"context"
+	"errors"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/schema"
+)
+
+// hostLinkProbe records host → device and device → host bandwidth.
+type hostLinkProbe struct{}
+
+func (hostLinkProbe) Name() string    { return "webgpu-hostlink" }
+func (hostLinkProbe) Version() string { return "1" }
+
+func (p hostLinkProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	r, err := gpu.MeasureHostLink(ctx, d)
+	if err != nil {
+		return err
+	}
+	conv := func(t gpu.Transfer) *schema.Transfer {
+		return &schema.Transfer{BytesPerS: t.BytesPerS, TransferBytes: t.TransferBytes, Path: t.Path, Probe: p.Name(), Timing: t.Timing,
+			Check: schema.Check{Reference: "cpu", Elements: t.Checked, ErrorKind: "exact", Passed: true}}
+	}
+	if v.Interconnect == nil {
+		v.Interconnect = &schema.Interconnect{}
+	}
+	v.Interconnect.HostToDevice, v.Interconnect.DeviceToHost = conv(r.HostToDevice), conv(r.DeviceToHost)
+	return nil
+}
+
+// capacityProbe records how much device memory could really be allocated.
+type capacityProbe struct {
+	// budget is the driver's memory budget for the device-local heap, 0
+	// when unknown.
+	budget uint64
+}
+
+func (capacityProbe) Name() string    { return "webgpu-capacity" }
+func (capacityProbe) Version() string { return "1" }
+
+func (p capacityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	r, err := gpu.MeasureCapacity(ctx, d, gpu.CapacityOptions{BudgetBytes: p.budget})
+	if err != nil {
+		return err
+	}
+	if v.Memory == nil {
+		v.Memory = &schema.Memory{}
+	}
+	v.Memory.UsableBytes = &r.UsableBytes
+	return nil
+}
+
+// integrityProbe runs the memtest patterns over ≥ 95 % of the usable
+// memory the capacity probe found (less in quick mode, said in the card by
+// usable_fraction).
+type integrityProbe struct {
+	quick bool
+}
+
+func (integrityProbe) Name() string    { return "webgpu-memtest" }
+func (integrityProbe) Version() string { return "1" }
+
+// Coverage of the integrity probe: the share of usable memory in a full
+// run, and the cap on the region in quick mode.
+const (
+	integrityShare    = 0.95
+	quickIntegrityCap = 256 << 20
+)
+
+func (p integrityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	if v.Memory == nil || v.Memory.UsableBytes == nil {
+		return errors.New("memtest needs the usable memory measured first")
+	}
+	usable := *v.Memory.UsableBytes
+	target := uint64(float64(usable) * integrityShare)
+	if p.quick && target > quickIntegrityCap {
+		target = quickIntegrityCap
+	}
+	r, err := gpu.MeasureIntegrity(ctx, d, gpu.IntegrityOptions{TargetBytes: target})
+	if err != nil {
+		return err
+	}
+	v.Memory.Integrity = &schema.Integrity{Errors: r.Errors, BytesTested: r.BytesTested, Passes: r.Passes, Patterns: r.Patterns,
+		UsableFraction: float64(r.BytesTested) / float64(usable), BytesPerS: r.BytesPerS, Probe: p.Name()}
+	return nil
+}
