@@ -1,37 +1,50 @@
 #!/usr/bin/env bash
 # One benchmark call on the GPU host: builds the peers from their public
-# sources (carried in the ignored .peers/), runs appraise on the H200 and
-# the peers in the same call, and prints the comparison. Run from the repo
-# root on the GPU host after `source .gl/env.sh`; bin/appraise is built on
-# the development machine (go build -o bin/appraise ./cmd/appraise).
-# Results go to $OUT (or ./bench-out): log.txt, appraise.json, peers.json,
-# babelstream.csv, table.md and the signed reports.
+# sources (carried in the ignored .peers/: BabelStream's main branch in
+# .peers/babelstream-main, mixbench in .peers/mixbench), runs appraise on
+# the H200 and the peers in the same call, then appraise --cross-check
+# (with --coopmat when COOPMAT=1) and appraise again for run-to-run
+# stability, and prints the comparison. Run from the repo
+# root on the GPU host after `source .gl/env.sh`; bin/appraise and
+# bin/nvml.test are built on the development machine.
+# Results go to $OUT (or ./bench-out): log.txt, appraise.json,
+# appraise2.json, crosscheck.json, peers.json, babelstream.csv,
+# mixbench.txt and reports.tar (the signed or draft reports).
 set -uo pipefail
 out=${OUT:-bench-out}
 mkdir -p "$out"
-nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,power.draw --format=csv >"$out/log.txt" 2>&1
+log="$out/log.txt"
+nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,power.draw,temperature.gpu --format=csv >"$log" 2>&1
 
-# Peers, built here (no network on the host).
-(cd .peers/babelstream && nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -Isrc -Isrc/cuda \
-	src/main.cpp src/cuda/CUDAStream.cu -o /tmp/cuda-stream) >>"$out/log.txt" 2>&1 || echo "babelstream build failed" >&2
+(cd .peers/babelstream-main && nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -DGRID_STRIDE --extended-lambda -Isrc -Isrc/cuda \
+	src/main.cpp src/cuda/CUDAStream.cu -o /tmp/cuda-stream) >>"$log" 2>&1 ||
+	(echo "babelstream main build failed: building the v5.0 tag" && cd .peers/babelstream &&
+		nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -Isrc -Isrc/cuda src/main.cpp src/cuda/CUDAStream.cu -o /tmp/cuda-stream) >>"$log" 2>&1
+(cd .peers/mixbench/mixbench-cuda && nvcc -O3 -std=c++14 -arch=sm_90 --cudart=static -I. \
+	main-cuda.cpp mix_kernels_cuda.cu -o /tmp/mixbench-cuda) >>"$log" 2>&1 || echo "mixbench build failed" >>"$log"
+
+[ -x bin/nvml.test ] && bin/nvml.test -test.run OnHardware -test.v >>"$log" 2>&1
 
 export APPRAISE_KEY_DIR=/tmp/keys APPRAISE_PASSPHRASE=bench
 bin/appraise keys init --tenant bench >/dev/null
-bin/appraise devices >>"$out/log.txt" 2>&1
-bin/appraise --out /tmp/reports --json "$@" >"$out/appraise.json" 2>>"$out/log.txt"
-echo "appraise rc=$?" >>"$out/log.txt"
-bin/appraise verify /tmp/reports >>"$out/log.txt" 2>&1
-# The matrix engine through VK_KHR_cooperative_matrix, when asked for
-# (COOPMAT=1): every shape the driver offers; its card and box come back.
-if [ "${COOPMAT:-0}" = 1 ]; then
-	bin/appraise --coopmat --out /tmp/reports-cm --json >"$out/coopmat.json" 2>>"$out/log.txt"
-	echo "appraise --coopmat rc=$?" >>"$out/log.txt"
-	bin/appraise verify /tmp/reports-cm >>"$out/log.txt" 2>&1
-	cp /tmp/reports-cm/*.appraisal.json "$out/" 2>/dev/null
-else
-	cp /tmp/reports/*.appraisal.json "$out/" 2>/dev/null
-fi
+bin/appraise keys export-public >/tmp/pub.json
+bin/appraise devices >>"$log" 2>&1
+run_appraise() { # $1: run number, $2: output file
+	bin/appraise --out /tmp/reports$1 --json >"$2" 2>>"$log"
+	echo "appraise run $1 rc=$?" >>"$log"
+}
+run_appraise 1 "$out/appraise.json"
+/tmp/cuda-stream -s 134217728 --csv >"$out/babelstream.csv" 2>&1
+/tmp/mixbench-cuda >"$out/mixbench.txt" 2>&1
+python3 bench/peers.py >"$out/peers.json" 2>>"$log"
 
-/tmp/cuda-stream -s 268435456 --csv >"$out/babelstream.csv" 2>&1
-python3 bench/peers.py >"$out/peers.json" 2>>"$out/log.txt"
-python3 bench/compare.py "$out/appraise.json" "$out/peers.json" "$out/babelstream.csv" | tee "$out/table.md"
+# --cross-check (add --coopmat with COOPMAT=1): refuses to sign, with drafts, on disagreement.
+bin/appraise --out /tmp/reports-x --json --cross-check --draft $([ "${COOPMAT:-0}" = 1 ] && echo --coopmat) \
+	--babelstream /tmp/cuda-stream --mixbench /tmp/mixbench-cuda >"$out/crosscheck.json" 2>>"$log"
+echo "appraise --cross-check rc=$?" >>"$log"
+
+# A second appraisal: every throughput should be within 3 % of the first.
+run_appraise 2 "$out/appraise2.json"
+bin/appraise verify /tmp/reports1 /tmp/reports2 --trust /tmp/pub.json >>"$log" 2>&1
+tar -cf "$out/reports.tar" -C /tmp reports1 reports-x pub.json
+python3 bench/compare.py "$out/appraise.json" "$out/peers.json" "$out/babelstream.csv" "$out/mixbench.txt" "$out/appraise2.json"

@@ -79,3 +79,28 @@ func check(elements uint64, maxRel, tol float64) schema.Check {
 	}
 	return schema.Check{Reference: "cpu", Elements: elements, ErrorKind: kind, MaxError: maxRel, Tolerance: tol, Passed: true}
 }
+
+// aluProbe records vector-ALU throughput per precision (matrix_engine
+// false), and why a precision the binding cannot compile was skipped.
+type aluProbe struct{}
+
+func (aluProbe) Name() string    { return "webgpu-alu" }
+func (aluProbe) Version() string { return "1" }
+
+func (p aluProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	rs, skips, err := gpu.MeasureALU(ctx, d)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		v.Precisions = append(v.Precisions, schema.PrecisionThroughput{
+			Operation: r.Operation, InputType: r.InputType, AccumulatorType: r.AccumulatorType,
+			OpsPerS: r.OpsPerS, OpCounting: r.OpCounting, Probe: p.Name(), Timing: r.Timing,
+			Check: schema.Check{Reference: "closed-form", Elements: r.Checked, ErrorKind: r.ErrorKind, MaxError: r.MaxError, Tolerance: r.Tolerance, Passed: true},
+		})
+	}
+	for _, s := range skips {
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: p.Name(), Item: s.Operation + " " + s.InputType, Reason: s.Reason})
+	}
+	return nil
+}

@@ -26,7 +26,7 @@ func probes(c Candidate, o Options) []probe {
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
 	}
-	return []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, capacityProbe{budget: budget}, integrityProbe{quick: o.Quick}}
+	return []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, capacityProbe{budget: budget}, integrityProbe{quick: o.Quick}}
 }
 
 // absentReasons says why an optional part is absent when no probe of this

@@ -1,0 +1,101 @@
+package cpubench
+
+// Checks of the bandwidth kernels against their closed forms, every
+// element, in parallel over the threads' slices.
+
+// check compares a kernel's output with its reference and returns the
+// result and the relative tolerance used.
+func (s *streamBench) check(name string) (checkResult, float64) {
+	switch name {
+	case "read":
+		return s.checkRead()
+	case "write", "copy":
+		return s.checkArray(name, s.c, 0), 0
+	case "triad":
+		return s.checkArray(name, s.a, triadTolerance), triadTolerance
+	}
+	r := newCheck()
+	r.bad = 0
+	return r, 0
+}
+
+// checkArray compares every element of x, the output of kernel, with its
+// reference within tol, each thread checking its own slice.
+func (s *streamBench) checkArray(kernel string, x []float64, tol float64) checkResult {
+	parts := make([]checkResult, s.layout.threads)
+	runTeam(s.layout.threads, func(w int) {
+		lo, hi := s.layout.bounds(w)
+		parts[w] = checkRange(kernel, x, lo, hi, tol)
+	})
+	return mergeAll(parts)
+}
+
+// checkRange compares x[lo:hi] with the reference of kernel, one loop per
+// kernel so the reference inlines. Equal values, the common case, take a
+// short path; the rest go through compare.
+func checkRange(kernel string, x []float64, lo, hi uint64, tol float64) checkResult {
+	r := newCheck()
+	differs := func(i uint64, want float64) {
+		r.compare(x[i], want, tol, int64(i))
+		r.checked--
+	}
+	switch kernel {
+	case "write":
+		for i := lo; i < hi; i++ {
+			if want := wantWrite(i); x[i] != want {
+				differs(i, want)
+			}
+		}
+	case "copy":
+		for i := lo; i < hi; i++ {
+			if want := pattern(i, seedA); x[i] != want {
+				differs(i, want)
+			}
+		}
+	case "triad":
+		for i := lo; i < hi; i++ {
+			if want := wantTriad(i); x[i] != want {
+				differs(i, want)
+			}
+		}
+	default:
+		r.bad = int64(lo)
+	}
+	r.checked += hi - lo
+	return r
+}
+
+// checkRead compares each thread's sum with the exact sum of its slice.
+// Every pass's sum already matched the last one bit for bit (pass), so
+// all passes count as checked.
+func (s *streamBench) checkRead() (checkResult, float64) {
+	tol := readTolerance(s.layout.perThread)
+	parts := make([]checkResult, s.layout.threads)
+	runTeam(s.layout.threads, func(w int) {
+		lo, hi := s.layout.bounds(w)
+		r := newCheck()
+		r.compare(s.sums[w], patternSum(lo, hi, seedA), tol, int64(w))
+		r.checked = s.passes
+		parts[w] = r
+	})
+	return mergeAll(parts), tol
+}
+
+// corruptFactor is what the fault-injection hook multiplies one output by:
+// 2^32 float64 ulps, far outside every tolerance.
+const corruptFactor = 1 + 0x1p-20
+
+// corruptOutput is the fault-injection test hook: it spoils one output of
+// a kernel (an element in the middle of the array it wrote, or thread 0's
+// sum) so that the check must fail.
+func (s *streamBench) corruptOutput(name string) {
+	mid := s.layout.elements() / 2
+	switch name {
+	case "read":
+		s.sums[0] *= corruptFactor
+	case "write", "copy":
+		s.c[mid] *= corruptFactor
+	case "triad":
+		s.a[mid] *= corruptFactor
+	}
+}
