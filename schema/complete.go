@@ -39,6 +39,13 @@ func optionalFields(c *CapabilityVector) []optional {
 			optional{"memory.integrity", m.Integrity != nil},
 		)
 	}
+	if t := c.Thermal; t != nil {
+		opts = append(opts,
+			optional{"thermal.time_to_throttle_s", t.TimeToThrottleS != nil},
+			optional{"thermal.sustained_power_w", t.SustainedPowerW != nil},
+			optional{"thermal.peak_temperature_c", t.PeakTemperatureC != nil},
+		)
+	}
 	if ic := c.Interconnect; ic != nil {
 		opts = append(opts,
 			optional{"interconnect.host_to_device", ic.HostToDevice != nil},

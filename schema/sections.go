@@ -79,6 +79,17 @@ type ThermalEnvelope struct {
 	SustainedPowerW *float64 `json:"sustained_power_w,omitempty" validate:"omitempty,gt=0"`
 	// PeakTemperatureC is the hottest reading during the soak, in °C.
 	PeakTemperatureC *float64 `json:"peak_temperature_c,omitempty" validate:"omitempty"`
+	// ColdOpsPerS and SustainedOpsPerS are the load's throughput at the
+	// start and at the end of the soak, in operations per second.
+	ColdOpsPerS      float64 `json:"cold_ops_per_s" validate:"gt=0"`
+	SustainedOpsPerS float64 `json:"sustained_ops_per_s" validate:"gt=0"`
+	// Workload names the sustained load, e.g. "fma fp32".
+	Workload string `json:"workload" validate:"required,max=64"`
+	// Points is how many timed pieces of the load the envelope is drawn from.
+	Points int `json:"points" validate:"gte=4"`
+	// Telemetry names where temperature, power and throttle reasons came
+	// from ("nvml"), or "none" when the driver offers none.
+	Telemetry string `json:"telemetry" validate:"oneof=nvml none"`
 	// Probe is the name of the probe that ran the soak.
 	Probe string `json:"probe" validate:"required,ident"`
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"text/tabwriter"
+	"time"
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
@@ -16,14 +17,15 @@ import (
 
 // appraiseCmd is the full appraisal: probe, validate, sign, write.
 type appraiseCmd struct {
-	Out       string   `short:"o" default:"." placeholder:"DIR" help:"Directory for the report files."`
-	Software  bool     `help:"Also appraise software (CPU) adapters such as lavapipe; their cards say so."`
-	Quick     bool     `help:"Fewer samples over smaller sizes: a fast, less precise appraisal."`
-	JSON      bool     `name:"json" help:"Print the result as JSON instead of a table."`
-	Device    string   `placeholder:"SEL" help:"Appraise only this device: an index or address from 'appraise devices', or 'all'."`
-	AmbientC  *float64 `name:"ambient-c" placeholder:"CELSIUS" help:"Ambient inlet temperature, recorded as operator-supplied."`
-	Overwrite bool     `help:"Replace report files of the same name in --out."`
-	CoopMat   bool     `name:"coopmat" help:"Also measure matrix-engine GEMMs through VK_KHR_cooperative_matrix, every shape the driver offers."`
+	Out       string         `short:"o" default:"." placeholder:"DIR" help:"Directory for the report files."`
+	Software  bool           `help:"Also appraise software (CPU) adapters such as lavapipe; their cards say so."`
+	Quick     bool           `help:"Fewer samples over smaller sizes: a fast, less precise appraisal."`
+	JSON      bool           `name:"json" help:"Print the result as JSON instead of a table."`
+	Device    string         `placeholder:"SEL" help:"Appraise only this device: an index or address from 'appraise devices', or 'all'."`
+	AmbientC  *float64       `name:"ambient-c" placeholder:"CELSIUS" help:"Ambient inlet temperature, recorded as operator-supplied."`
+	Overwrite bool           `help:"Replace report files of the same name in --out."`
+	Soak      *time.Duration `placeholder:"DURATION" help:"Thermal soak: how long to hold the device under load (default 2m, 10s with --quick or on a software adapter); 0 skips it."`
+	CoopMat   bool           `name:"coopmat" help:"Also measure matrix-engine GEMMs through VK_KHR_cooperative_matrix, every shape the driver offers."`
 
 	CrossCheck  bool    `name:"cross-check" help:"Run BabelStream and mixbench on each device and refuse to sign when they disagree with our figures."`
 	BabelStream string  `name:"babelstream" placeholder:"PATH" help:"BabelStream CUDA binary for --cross-check (default: cuda-stream on PATH)."`
@@ -42,6 +44,9 @@ type written struct {
 }
 
 func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
+	if err := c.checkOut(); err != nil {
+		return err
+	}
 	signer, err := unlockSigner(e, g)
 	if err != nil {
 		return err
@@ -59,7 +64,10 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if err != nil {
 		return withCode(exitNoDevice, err, "run 'appraise devices' to see what was found and why it was excluded")
 	}
-	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Version: version}
+	if c.Soak != nil && *c.Soak < 0 {
+		return withCode(exitUsage, fmt.Errorf("--soak %s: want a duration of 0 or more", *c.Soak), "")
+	}
+	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, Version: version}
 	if c.CrossCheck {
 		if c.Tolerance <= 0 || c.Tolerance >= 1 {
 			return withCode(exitUsage, fmt.Errorf("--tolerance %g: want a fraction between 0 and 1", c.Tolerance), "")
@@ -87,6 +95,20 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 		return err
 	}
 	return c.render(e, run, files)
+}
+
+// checkOut refuses, before any probe runs, an --out that already holds
+// card reports, unless --overwrite: a run never replaces a report silently.
+func (c *appraiseCmd) checkOut() error {
+	if c.Overwrite {
+		return nil
+	}
+	m, _ := filepath.Glob(filepath.Join(c.Out, "card-*.appraisal.json"))
+	if len(m) > 0 {
+		return withCode(exitError, fmt.Errorf("%w: %s holds reports of an earlier run (%s)", appraisal.ErrExists, c.Out, filepath.Base(m[0])),
+			"choose another --out directory, or pass --overwrite")
+	}
+	return nil
 }
 
 // refuse handles a cross-check disagreement: nothing is signed; drafts
@@ -117,7 +139,7 @@ func probeError(err error) error {
 }
 
 func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File) error {
-	out := []written{{Kind: "box", File: filepath.Join(c.Out, files[0].Name)}}
+	out := []written{{Kind: "box", File: filepath.Join(c.Out, files[0].Name), Name: run.Box.Host.Hostname, Figures: figures.Host(run.Box.HostBaseline)}}
 	for i, card := range run.Cards {
 		out = append(out, written{
 			Kind: "card", File: filepath.Join(c.Out, files[i+1].Name),
@@ -140,6 +162,10 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 			return err
 		}
 		fmt.Fprintf(e.stdout, "card: %s\n\n", w.File)
+	}
+	fmt.Fprintf(e.stdout, "host %s (%s, %d threads)\n", run.Box.Host.Hostname, run.Box.HostBaseline.ISA, run.Box.HostBaseline.Threads)
+	if err := writeFigures(e, out[0].Figures); err != nil {
+		return err
 	}
 	_, err := fmt.Fprintf(e.stdout, "box:  %s\n", out[0].File)
 	return err

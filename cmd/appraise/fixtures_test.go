@@ -23,6 +23,8 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 // fixtures/c (another driver version), and the README's example reports
 // in example/.
 func writeFixtures(e *testscript.Env) error {
+	// Mesa's window-system code wants a runtime directory, even headless.
+	e.Setenv("XDG_RUNTIME_DIR", e.WorkDir)
 	if err := copyDir("../../docs/example", filepath.Join(e.WorkDir, "example")); err != nil {
 		return err
 	}

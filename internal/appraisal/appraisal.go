@@ -15,6 +15,7 @@ import (
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/crosscheck"
+	"github.com/everycycle/appraise/internal/host"
 	"github.com/everycycle/appraise/internal/nvml"
 	"github.com/everycycle/appraise/schema"
 )
@@ -36,12 +37,18 @@ type Options struct {
 	// CrossCheck, when set, runs BabelStream and mixbench on each device
 	// and records their figures beside ours.
 	CrossCheck *crosscheck.Config
-	// AmbientC is an operator-supplied ambient temperature in °C.
+	// AmbientC is an operator-supplied ambient temperature in °C; an inlet
+	// sensor on the host, when there is one, takes precedence.
 	AmbientC *float64
+	// ambientSource says where AmbientC came from, set by Appraise.
+	ambientSource string
 	// Version is the probe-suite version recorded in every report.
 	Version string
 	// HostRoot is the root the host identity is read below ("" = /).
 	HostRoot string
+	// Soak is how long the thermal soak runs; nil means DefaultSoak
+	// (QuickSoak with Quick), 0 means no soak.
+	Soak *time.Duration
 	// Progress, when set, is told each stage as it starts.
 	Progress func(device, stage string)
 	// Now returns the current time; nil means time.Now.
@@ -65,8 +72,18 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		now = time.Now
 	}
 	start := now().UTC().Truncate(time.Second)
+	o.ambientSource = "operator"
+	if c, _, ok := host.Ambient(o.HostRoot); ok {
+		o.AmbientC, o.ambientSource = &c, "sensor"
+	}
 	box, err := boxPayload(devs, all, o, start)
 	if err != nil {
+		return nil, err
+	}
+	if o.Progress != nil {
+		o.Progress("host", "cpu-baseline")
+	}
+	if box.HostBaseline, err = hostBaseline(ctx, o.Quick); err != nil {
 		return nil, err
 	}
 	run := &Run{Box: box}
@@ -77,7 +94,7 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	var disagree []error
 	for _, c := range devs {
 		t0 := now()
-		v, err := appraiseDevice(ctx, inst, c, o)
+		v, err := appraiseDevice(ctx, inst, c, o, lib)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
 		}
@@ -124,9 +141,9 @@ func crossCheck(ctx context.Context, cfg crosscheck.Config, c Candidate, all []C
 	return nil
 }
 
-func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Options) (*schema.CapabilityVector, error) {
+func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib) (*schema.CapabilityVector, error) {
 	v := baseVector(c, o)
-	if err := webgpuProbes(ctx, inst, c, o, v); err != nil {
+	if err := webgpuProbes(ctx, inst, c, o, lib, v); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -140,7 +157,7 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 
 // webgpuProbes opens the adapter through WebGPU, runs the portable probes
 // in turn and releases the device before the raw-Vulkan probes run.
-func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, v *schema.CapabilityVector) error {
+func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
 	opts := gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c)}
 	if o.Progress != nil {
 		opts.Progress = func(msg string) { o.Progress(c.Addr, msg) }
@@ -150,7 +167,7 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		return err
 	}
 	defer d.Release()
-	for _, p := range probes(c, o) {
+	for _, p := range probes(c, o, lib) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -206,7 +223,7 @@ func baseVector(c Candidate, o Options) *schema.CapabilityVector {
 		},
 	}
 	if o.AmbientC != nil {
-		v.Environment.AmbientSource = "operator"
+		v.Environment.AmbientSource = o.ambientSource
 	}
 	v.Environment.DriverVersion = driverVersion(c)
 	if d := c.PCI; d != nil {

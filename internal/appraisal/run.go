@@ -9,6 +9,7 @@ import (
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/host"
+	"github.com/everycycle/appraise/internal/nvml"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -21,26 +22,59 @@ type probe interface {
 
 // probes lists the WebGPU probes of this probe suite, in the order they
 // run: the memtest needs the usable memory the capacity probe measured.
-func probes(c Candidate, o Options) []probe {
+func probes(c Candidate, o Options, lib *nvml.Lib) []probe {
 	var budget uint64
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
 	}
-	return []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, capacityProbe{budget: budget}, integrityProbe{quick: o.Quick}}
+	ps := []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, capacityProbe{budget: budget}, integrityProbe{quick: o.Quick}}
+	if d := soakLength(c, o); d > 0 {
+		ps = append(ps, soakProbe{duration: d, nvml: telemetryDevice(lib, c)})
+	}
+	return ps
+}
+
+// soakLength is --soak, else the default for the mode, capped for a
+// software adapter; 0 means no soak.
+func soakLength(c Candidate, o Options) time.Duration {
+	d := DefaultSoak
+	switch {
+	case o.Soak != nil:
+		d = *o.Soak
+	case o.Quick:
+		d = QuickSoak
+	}
+	if c.Adapter.Software && d > softwareSoak {
+		d = softwareSoak
+	}
+	return d
+}
+
+// telemetryDevice is the NVML device behind c, or nil.
+func telemetryDevice(lib *nvml.Lib, c Candidate) *nvml.Device {
+	if lib == nil || c.BusAddress == "" || c.Adapter.VendorID != 0x10de {
+		return nil
+	}
+	d, err := lib.DeviceByBusID(c.BusAddress)
+	if err != nil {
+		return nil
+	}
+	return d
 }
 
 // absentReasons says why an optional part is absent when no probe of this
 // suite fills it; anything else absent gets a generic reason.
 var absentReasons = map[string]string{
-	"precisions":            "no precision probe could run on this device (see skipped)",
-	"memory.physical_bytes": "the device-local heap size is known only through raw Vulkan, which did not match this adapter (see skipped)",
-	"interconnect.peers":    "only one device was appraised, so there is no peer",
-	"thermal":               "soak probe not in this probe suite yet",
-	"roofline":              "roofline sweep not in this probe suite yet",
-	"cross_checks":          "not requested (--cross-check)",
-	"host_baseline":         "CPU baseline probe not in this probe suite yet",
-	"environment.ambient_c": "no inlet temperature sensor read and no --ambient-c given",
-	"identity.bus_address":  "the raw-Vulkan device that reports the PCI address was not matched to this adapter (see skipped)",
+	"precisions":                 "no precision probe could run on this device (see skipped)",
+	"memory.physical_bytes":      "the device-local heap size is known only through raw Vulkan, which did not match this adapter (see skipped)",
+	"interconnect.peers":         "only one device was appraised, so there is no peer",
+	"thermal":                    "no soak: --soak 0",
+	"thermal.sustained_power_w":  "no power telemetry for this device (this probe suite reads NVML only)",
+	"thermal.peak_temperature_c": "no temperature telemetry for this device (this probe suite reads NVML only)",
+	"roofline":                   "roofline sweep not in this probe suite yet",
+	"cross_checks":               "not requested (--cross-check)",
+	"environment.ambient_c":      "no inlet temperature sensor read and no --ambient-c given",
+	"identity.bus_address":       "the raw-Vulkan device that reports the PCI address was not matched to this adapter (see skipped)",
 }
 
 // notYetMeasured lists an Omission for every optional part the probes left
@@ -85,9 +119,6 @@ func boxPayload(devs, all []Candidate, o Options, start time.Time) (schema.BoxPa
 	}
 	if o.AmbientC == nil {
 		b.NotMeasured = append(b.NotMeasured, schema.Omission{Field: "ambient_c", Reason: absentReasons["environment.ambient_c"]})
-	}
-	if b.HostBaseline == nil {
-		b.NotMeasured = append(b.NotMeasured, schema.Omission{Field: "host_baseline", Reason: absentReasons["host_baseline"]})
 	}
 	return b, nil
 }

@@ -92,3 +92,20 @@ func PrecisionName(p schema.PrecisionThroughput) string {
 }
 
 func single(v float64) schema.Stat { return schema.Stat{Samples: 1, Median: v, Min: v, Max: v} }
+
+// Host returns the figures of a box's host baseline, named "host.…".
+func Host(h *schema.HostBaseline) []Figure {
+	if h == nil {
+		return nil
+	}
+	var out []Figure
+	for _, b := range h.Bandwidth {
+		s := b.BytesPerS
+		out = append(out, Figure{Name: "host.bandwidth." + b.Kernel, Unit: "bytes/s", Median: s.Median, Min: s.Min, Max: s.Max, Samples: s.Samples, HigherIsBetter: true})
+	}
+	for _, p := range h.Precisions {
+		s := p.OpsPerS
+		out = append(out, Figure{Name: "host." + p.Operation + "." + p.InputType, Unit: "ops/s", Median: s.Median, Min: s.Min, Max: s.Max, Samples: s.Samples, HigherIsBetter: true})
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package appraisal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/nvml"
+	"github.com/everycycle/appraise/internal/thermal"
+	"github.com/everycycle/appraise/schema"
+)
+
+// Soak lengths: the default is long enough to see an air-cooled card
+// begin to throttle; quick runs and software adapters (which have no
+// thermal behaviour of their own) soak briefly.
+const (
+	DefaultSoak  = 120 * time.Second
+	QuickSoak    = 10 * time.Second
+	softwareSoak = 10 * time.Second
+	telemetryGap = 500 * time.Millisecond
+)
+
+// soakProbe holds the device under sustained load, samples its throughput
+// beside the driver's telemetry, and records the thermal envelope.
+type soakProbe struct {
+	duration time.Duration
+	nvml     *nvml.Device // nil when the driver offers no telemetry
+}
+
+func (soakProbe) Name() string    { return "webgpu-soak" }
+func (soakProbe) Version() string { return "1" }
+
+func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	var (
+		mu       sync.Mutex
+		readings []thermal.Reading
+	)
+	start := time.Now()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.sample(start, stop, func(r thermal.Reading) { mu.Lock(); readings = append(readings, r); mu.Unlock() })
+	}()
+	res, err := gpu.Soak(ctx, d, gpu.SoakOptions{Duration: p.duration})
+	close(stop)
+	<-done
+	if err != nil {
+		return err
+	}
+	points := make([]thermal.Point, len(res.Points))
+	for i, pt := range res.Points {
+		points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
+	}
+	e, err := thermal.Compute(res.Duration, points, readings)
+	if err != nil {
+		return err
+	}
+	v.Thermal = envelope(e, len(points), res.Kernel, p.Name(), p.nvml != nil)
+	if !e.Throttled {
+		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "thermal.time_to_throttle_s",
+			Reason: fmt.Sprintf("did not throttle during the %.0f s soak", e.Soak.Seconds())})
+	}
+	return nil
+}
+
+// sample reads the driver's telemetry every telemetryGap until stop.
+func (p soakProbe) sample(start time.Time, stop <-chan struct{}, keep func(thermal.Reading)) {
+	if p.nvml == nil {
+		return
+	}
+	t := time.NewTicker(telemetryGap)
+	defer t.Stop()
+	for {
+		if s, err := p.nvml.Sample(); err == nil {
+			keep(thermal.Reading{At: time.Since(start), TemperatureC: s.TemperatureC, PowerW: s.PowerW, Throttle: s.ThrottleNames})
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func envelope(e thermal.Envelope, points int, workload, probe string, telemetry bool) *schema.ThermalEnvelope {
+	t := &schema.ThermalEnvelope{SoakS: e.Soak.Seconds(), Throttled: e.Throttled, ThrottledFraction: e.ThrottledFraction,
+		ColdOpsPerS: e.ColdOpsPerS, SustainedOpsPerS: e.SustainedOpsPerS, Workload: workload, Points: points, Probe: probe, Telemetry: "none"}
+	if telemetry {
+		t.Telemetry = "nvml"
+	}
+	if e.Throttled {
+		s := e.TimeToThrottle.Seconds()
+		t.TimeToThrottleS = &s
+	}
+	if !math.IsNaN(e.SustainedPowerW) {
+		t.SustainedPowerW = &e.SustainedPowerW
+	}
+	if !math.IsNaN(e.PeakTemperatureC) {
+		t.PeakTemperatureC = &e.PeakTemperatureC
+	}
+	return t
+}
