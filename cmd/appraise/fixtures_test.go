@@ -25,8 +25,10 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 func writeFixtures(e *testscript.Env) error {
 	// Mesa's window-system code wants a runtime directory, even headless.
 	e.Setenv("XDG_RUNTIME_DIR", e.WorkDir)
-	if err := copyDir("../../docs/example", filepath.Join(e.WorkDir, "example")); err != nil {
-		return err
+	for _, d := range []string{"example", "example-h200"} {
+		if err := copyDir(filepath.Join("../../docs", d), filepath.Join(e.WorkDir, d)); err != nil {
+			return err
+		}
 	}
 	seed := sha256.Sum256([]byte("fixture"))
 	s := fixtureSigner{ed25519.NewKeyFromSeed(seed[:])}
