@@ -1,16 +1,15 @@
 package babelstream
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/everycycle/appraise/internal/toolrun"
 )
 
 // Run executes the BabelStream binary at binaryPath with args, killing it
@@ -25,51 +24,7 @@ import (
 // from pci.DeviceIndexByBusID, passed with DeviceArgs, names the card we
 // mean even among identical ones.
 func Run(ctx context.Context, binaryPath string, args []string, timeout time.Duration) ([]byte, error) {
-	if timeout <= 0 {
-		return nil, fmt.Errorf("babelstream: run %s: timeout %s is not positive", binaryPath, timeout)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binaryPath, args...)
-	cmd.Env = cudaEnv(os.Environ())
-	cmd.WaitDelay = 2 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("babelstream: %s timed out after %s: %w%s", binaryPath, timeout, ctx.Err(), stderrTail(&stderr))
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("babelstream: %s: %w%s", binaryPath, ctx.Err(), stderrTail(&stderr))
-	case err != nil:
-		return nil, fmt.Errorf("babelstream: %s: %w%s", binaryPath, err, stderrTail(&stderr))
-	}
-	return stdout.Bytes(), nil
-}
-
-// cudaEnv returns env with CUDA_DEVICE_ORDER=PCI_BUS_ID and without
-// CUDA_VISIBLE_DEVICES or an earlier CUDA_DEVICE_ORDER.
-func cudaEnv(env []string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "CUDA_VISIBLE_DEVICES=") || strings.HasPrefix(kv, "CUDA_DEVICE_ORDER=") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, "CUDA_DEVICE_ORDER=PCI_BUS_ID")
-}
-
-// stderrTail formats the last 2 KiB of the tool's stderr for an error.
-func stderrTail(stderr *bytes.Buffer) string {
-	b := bytes.TrimSpace(stderr.Bytes())
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > 2048 {
-		b = append([]byte("..."), b[len(b)-2048:]...)
-	}
-	return "; stderr: " + string(b)
+	return toolrun.Run(ctx, "babelstream", binaryPath, args, toolrun.CUDAEnv(os.Environ()), timeout)
 }
 
 // DeviceArgs returns the arguments that make BabelStream use the device
