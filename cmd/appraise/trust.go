@@ -21,7 +21,7 @@ type trustPolicy struct {
 
 func (c *verifyCmd) trustPolicy() (*trustPolicy, error) {
 	p := &trustPolicy{}
-	files, err := rotationFiles(c.Rotations)
+	files, err := expand(c.Rotations, "*.json")
 	if err != nil {
 		return nil, err
 	}
@@ -129,26 +129,4 @@ func findBoxBeside(cardPath, hash string) (*reportFile, bool) {
 		}
 	}
 	return nil, false
-}
-
-// rotationFiles expands directories (such as a key directory's rotations/)
-// into the statement files they hold.
-func rotationFiles(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		m, err := filepath.Glob(filepath.Join(p, "*.json"))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m...)
-	}
-	return out, nil
 }

@@ -51,7 +51,7 @@ func (c *verifyCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	files, err := expand(c.Paths)
+	files, err := expand(c.Paths, "*.appraisal.json")
 	if err != nil {
 		return err
 	}
@@ -89,8 +89,9 @@ func (c *verifyCmd) Run(e *env) error {
 	return nil
 }
 
-// expand turns directories into their report files, sorted.
-func expand(paths []string) ([]string, error) {
+// expand turns directories into the files in them that match pattern,
+// sorted; a directory with none is an error. Files are kept as given.
+func expand(paths []string, pattern string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -101,12 +102,12 @@ func expand(paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		m, err := filepath.Glob(filepath.Join(p, "*.appraisal.json"))
+		m, err := filepath.Glob(filepath.Join(p, pattern))
 		if err != nil {
 			return nil, err
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("%s: no *.appraisal.json files", p)
+			return nil, fmt.Errorf("%s: no %s files", p, pattern)
 		}
 		sort.Strings(m)
 		out = append(out, m...)
