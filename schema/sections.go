@@ -90,19 +90,53 @@ type ThermalEnvelope struct {
 	// Telemetry names where temperature, power and throttle reasons came
 	// from ("nvml"), or "none" when the driver offers none.
 	Telemetry string `json:"telemetry" validate:"oneof=nvml none"`
+	// Timeline is the soak condensed to at most 120 steps of equal length,
+	// each the median of its pieces and readings, for plotting.
+	Timeline []ThermalStep `json:"timeline,omitempty" validate:"omitempty,max=120,dive"`
 	// Probe is the name of the probe that ran the soak.
 	Probe string `json:"probe" validate:"required,ident"`
 }
 
 // RooflineRatio says how close a precision's compute sits to what the
-// device's own measured bandwidth and peak predict.
+// device's own measured bandwidth and peak predict. The model at
+// arithmetic intensity I (operations per byte of device memory moved) is
+// min(PeakOpsPerS, BandwidthBytesPerS × I), both taken from the same
+// sweep: the peak is the highest throughput at any intensity, the
+// bandwidth the highest bytes/s at any intensity. A healthy device sits
+// near 1 at every point; compute that is disproportionately low for its
+// bandwidth shows as a low ratio.
 type RooflineRatio struct {
-	// Precision names the PrecisionThroughput entry, "<operation>:<input_type>-><accumulator_type>".
+	// Precision names the swept work like the precision figures, e.g.
+	// "fma.fp32" or "mad.int32".
 	Precision string `json:"precision" validate:"required,max=64"`
-	// Ratio is achieved over modelled throughput (unitless, 1 = on the roofline).
+	// Ratio is the median over the sweep's points of achieved ÷ modelled
+	// throughput (unitless, 1 = on the roofline).
 	Ratio float64 `json:"ratio" validate:"gt=0"`
-	// Points is the number of arithmetic-intensity points swept.
-	Points int `json:"points" validate:"gte=1"`
+	// RidgeRatio is achieved ÷ modelled at the swept point nearest the
+	// ridge intensity PeakOpsPerS ÷ BandwidthBytesPerS, where compute and
+	// memory both bind (unitless).
+	RidgeRatio float64 `json:"ridge_ratio" validate:"gt=0"`
+	// PeakOpsPerS and BandwidthBytesPerS are the model's two roofs.
+	PeakOpsPerS        float64 `json:"peak_ops_per_s" validate:"gt=0"`
+	BandwidthBytesPerS float64 `json:"bandwidth_bytes_per_s" validate:"gt=0"`
+	// Points are the swept intensities with what was achieved there.
+	Points []RooflinePoint `json:"points" validate:"min=3,dive"`
+	// Probe is the name of the probe that swept it.
+	Probe string `json:"probe" validate:"required,ident"`
+	// Timing says how durations were measured.
+	Timing TimingMethod `json:"timing" validate:"timing"`
+	// Check is the reference check every point's output passed.
+	Check Check `json:"check"`
+}
+
+// RooflinePoint is one arithmetic intensity of a roofline sweep.
+type RooflinePoint struct {
+	// IntensityOpsPerByte is operations per byte of device memory moved.
+	IntensityOpsPerByte float64 `json:"intensity_ops_per_byte" validate:"gt=0"`
+	// OpsPerS is the median throughput achieved, operations per second.
+	OpsPerS float64 `json:"ops_per_s" validate:"gt=0"`
+	// ModelOpsPerS is min(peak, bandwidth × intensity), operations per second.
+	ModelOpsPerS float64 `json:"model_ops_per_s" validate:"gt=0"`
 }
 
 // DeviceIdentity anchors "this is the same physical card across time".
@@ -193,4 +227,16 @@ type HostBaseline struct {
 	Bandwidth []Bandwidth `json:"bandwidth" validate:"min=1,dive"`
 	// Precisions holds scalar ("fma_scalar") and vector ("fma") FMA throughput.
 	Precisions []PrecisionThroughput `json:"precisions" validate:"min=1,dive"`
+}
+
+// ThermalStep is one step of a soak's timeline.
+type ThermalStep struct {
+	// AtS is the end of the step, seconds since the load began.
+	AtS float64 `json:"at_s" validate:"gte=0"`
+	// OpsPerS is the median throughput of the load in the step.
+	OpsPerS float64 `json:"ops_per_s" validate:"gt=0"`
+	// TemperatureC and PowerW are the median readings in the step, when
+	// the driver gives them.
+	TemperatureC *float64 `json:"temperature_c,omitempty"`
+	PowerW       *float64 `json:"power_w,omitempty" validate:"omitempty,gte=0"`
 }

@@ -60,6 +60,7 @@ func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityV
 		return err
 	}
 	v.Thermal = envelope(e, len(points), res.Kernel, p.Name(), p.nvml != nil)
+	v.Thermal.Timeline = timeline(thermal.Timeline(res.Duration, points, readings))
 	if !e.Throttled {
 		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "thermal.time_to_throttle_s",
 			Reason: fmt.Sprintf("did not throttle during the %.0f s soak", e.Soak.Seconds())})
@@ -103,4 +104,20 @@ func envelope(e thermal.Envelope, points int, workload, probe string, telemetry 
 		t.PeakTemperatureC = &e.PeakTemperatureC
 	}
 	return t
+}
+
+// timeline converts the condensed soak for the report; NaN readings
+// become absent fields.
+func timeline(steps []thermal.Step) []schema.ThermalStep {
+	out := make([]schema.ThermalStep, len(steps))
+	for i, st := range steps {
+		out[i] = schema.ThermalStep{AtS: st.At.Seconds(), OpsPerS: st.OpsPerS}
+		if !math.IsNaN(st.TemperatureC) {
+			out[i].TemperatureC = &steps[i].TemperatureC
+		}
+		if !math.IsNaN(st.PowerW) {
+			out[i].PowerW = &steps[i].PowerW
+		}
+	}
+	return out
 }
