@@ -12,14 +12,14 @@
 package babelstream
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/everycycle/appraise/internal/toolrun"
 )
 
 // ErrFormat is wrapped by every error that reports input the parsers do
@@ -185,26 +185,14 @@ func kernelWeight(name string) int64 {
 	return 0
 }
 
-// readLines reads all of r and splits it into lines. Output cut short
-// mid-line (no final newline) is an error, as is empty input.
+// readLines reads the tool's output as lines (toolrun.ReadLines); empty
+// or truncated output is a format error.
 func readLines(r io.Reader) ([]string, error) {
-	data, err := io.ReadAll(r)
+	lines, err := toolrun.ReadLines(r)
 	if err != nil {
-		return nil, fmt.Errorf("babelstream: read: %w", err)
+		return nil, fmt.Errorf("babelstream: %w: %w", ErrFormat, err)
 	}
-	if len(data) == 0 {
-		return nil, fmt.Errorf("babelstream: empty input: %w", ErrFormat)
-	}
-	if data[len(data)-1] != '\n' {
-		return nil, fmt.Errorf("babelstream: output ends mid-line (truncated): %w", ErrFormat)
-	}
-	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, len(data)+1)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	return lines, sc.Err()
+	return lines, nil
 }
 
 // parseNumber parses a plain decimal number as C++ iostreams print it

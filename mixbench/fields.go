@@ -1,14 +1,14 @@
 package mixbench
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/everycycle/appraise/internal/toolrun"
 )
 
 var (
@@ -136,26 +136,14 @@ func totalSPs(d *DeviceInfo, s string) error {
 	return nil
 }
 
-// readLines reads all of r and splits it into lines. Output cut short
-// mid-line (no final newline) is an error, as is empty input.
+// readLines reads the tool's output as lines (toolrun.ReadLines); empty
+// or truncated output is a format error.
 func readLines(r io.Reader) ([]string, error) {
-	data, err := io.ReadAll(r)
+	lines, err := toolrun.ReadLines(r)
 	if err != nil {
-		return nil, fmt.Errorf("mixbench: read: %w", err)
+		return nil, fmt.Errorf("mixbench: %w: %w", ErrFormat, err)
 	}
-	if len(data) == 0 {
-		return nil, fmt.Errorf("mixbench: empty input: %w", ErrFormat)
-	}
-	if data[len(data)-1] != '\n' {
-		return nil, fmt.Errorf("mixbench: output ends mid-line (truncated): %w", ErrFormat)
-	}
-	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, len(data)+1)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	return lines, sc.Err()
+	return lines, nil
 }
 
 // parseNumber parses a plain decimal number as printf's %f writes it and

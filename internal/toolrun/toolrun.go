@@ -4,10 +4,12 @@
 package toolrun
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"time"
@@ -65,4 +67,32 @@ func stderrTail(stderr *bytes.Buffer) string {
 		b = append([]byte("..."), b[len(b)-2048:]...)
 	}
 	return "; stderr: " + string(b)
+}
+
+// ErrTruncated is returned by ReadLines for empty output or output cut
+// short mid-line.
+var ErrTruncated = errors.New("output empty or cut short")
+
+// ReadLines reads all of a tool's output and splits it into lines. Empty
+// output, or output that ends mid-line (no final newline), wraps
+// ErrTruncated: a tool killed or crashed part-way must not parse as a
+// shorter, valid result.
+func ReadLines(r io.Reader) ([]string, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("empty input: %w", ErrTruncated)
+	}
+	if data[len(data)-1] != '\n' {
+		return nil, fmt.Errorf("output ends mid-line: %w", ErrTruncated)
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines, sc.Err()
 }
