@@ -106,7 +106,27 @@ func (b *builder) mul(x, y spirv.ID) spirv.ID         { return b.f.Binary(spirv.
 func (b *builder) div(x, y spirv.ID) spirv.ID         { return b.f.Binary(spirv.OpUDiv, b.u32, x, y) }
 func (b *builder) mod(x, y spirv.ID) spirv.ID         { return b.f.Binary(spirv.OpUMod, b.u32, x, y) }
 func (b *builder) addC(x spirv.ID, v uint32) spirv.ID { return b.add(x, b.c(v)) }
+func (b *builder) and(x, y spirv.ID) spirv.ID         { return b.f.Binary(spirv.OpBitwiseAnd, b.u32, x, y) }
+func (b *builder) shl(x spirv.ID, n uint32) spirv.ID {
+	return b.f.Binary(spirv.OpShiftLeftLogical, b.u32, x, b.c(n))
+}
 func (b *builder) mulC(x spirv.ID, v uint32) spirv.ID { return b.mul(x, b.c(v)) }
+
+// FNV-1a, 32-bit: the vector-ALU kernels fold their final values into one
+// output word with it. Each step is a bijection of the word folded in, so a
+// change in any one value changes the output.
+const (
+	fnvBasis uint32 = 2166136261
+	fnvPrime uint32 = 16777619
+)
+
+// fnv folds w into the hash h on the host.
+func fnv(h, w uint32) uint32 { return (h ^ w) * fnvPrime }
+
+// fnv emits the fold of the 32-bit word w into the hash h.
+func (b *builder) fnv(h, w spirv.ID) spirv.ID {
+	return b.mulC(b.f.Binary(spirv.OpBitwiseXor, b.u32, h, w), fnvPrime)
+}
 
 // elem returns a pointer to element idx of a runtime-array storage buffer.
 func (b *builder) elem(ptr, v, idx spirv.ID) spirv.ID {

@@ -18,6 +18,7 @@ const (
 	extPCIBusInfo   = "VK_EXT_pci_bus_info"
 	extMemoryBudget = "VK_EXT_memory_budget"
 	extDriverProps  = "VK_KHR_driver_properties"
+	extIntDot       = "VK_KHR_shader_integer_dot_product"
 )
 
 // PCIBusInfo is the device's PCI address (VK_EXT_pci_bus_info).
@@ -192,22 +193,30 @@ func (in *instance) describe(index int, pd vk.PhysicalDevice) (DeviceInfo, error
 }
 
 func (in *instance) describeMemory(pd vk.PhysicalDevice, info *DeviceInfo) {
-	var mp vk.PhysicalDeviceMemoryProperties
-	vk.GetPhysicalDeviceMemoryProperties(pd, &mp)
-	mp.Deref()
-	best := -1
-	for i := 0; i < int(mp.MemoryHeapCount); i++ {
-		mp.MemoryHeaps[i].Deref()
-		h := mp.MemoryHeaps[i]
-		if h.Flags&vk.MemoryHeapFlags(vk.MemoryHeapDeviceLocalBit) != 0 && uint64(h.Size) > info.DeviceLocalBytes {
-			info.DeviceLocalBytes, best = uint64(h.Size), i
-		}
-	}
+	best, size, heaps := deviceLocalHeap(pd)
+	info.DeviceLocalBytes = size
 	if best >= 0 && info.HasExtension(extMemoryBudget) {
-		if b := in.ext.queryBudget(pd, int(mp.MemoryHeapCount)); best < len(b) {
+		if b, _ := in.ext.queryBudget(pd, heaps); best < len(b) {
 			info.DeviceLocalBudgetBytes = b[best]
 		}
 	}
+}
+
+// deviceLocalHeap returns the index and size in bytes of pd's largest
+// device-local heap (index -1 when none) and the number of heaps.
+func deviceLocalHeap(pd vk.PhysicalDevice) (index int, size uint64, heaps int) {
+	var mp vk.PhysicalDeviceMemoryProperties
+	vk.GetPhysicalDeviceMemoryProperties(pd, &mp)
+	mp.Deref()
+	index = -1
+	for i := 0; i < int(mp.MemoryHeapCount); i++ {
+		mp.MemoryHeaps[i].Deref()
+		h := mp.MemoryHeaps[i]
+		if h.Flags&vk.MemoryHeapFlags(vk.MemoryHeapDeviceLocalBit) != 0 && uint64(h.Size) > size {
+			index, size = i, uint64(h.Size)
+		}
+	}
+	return index, size, int(mp.MemoryHeapCount)
 }
 
 // computeFamily picks a queue family with compute, preferring one that
@@ -237,6 +246,7 @@ func computeFamily(pd vk.PhysicalDevice) (uint32, uint32, error) {
 func featureStructs(info DeviceInfo) map[uint32]bool {
 	v12 := info.apiVersion >= vk.MakeVersion(1, 2, 0)
 	return map[uint32]bool{
+		sTypeIntDotFeatures:   hasIntDot(info),
 		sTypeFloat16Int8:      v12 || info.HasExtension(extFloat16Int8),
 		sType16BitStorage:     true,
 		sType8BitStorage:      v12 || info.HasExtension(ext8BitStorage),
@@ -244,6 +254,12 @@ func featureStructs(info DeviceInfo) map[uint32]bool {
 		sTypeBFloat16Features: info.HasExtension(extBFloat16),
 		sTypeCoopMatFeatures:  info.HasExtension(extCoopMat),
 	}
+}
+
+// hasIntDot reports whether the device knows integer dot products: Vulkan
+// 1.3 made VK_KHR_shader_integer_dot_product core.
+func hasIntDot(info DeviceInfo) bool {
+	return info.apiVersion >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extIntDot)
 }
 
 // Devices lists every Vulkan physical device. It returns an error wrapping

@@ -132,6 +132,16 @@ func TestTamperedResultsFail(t *testing.T) {
 			t.Errorf("fma with a corrupted output: err = %v, want ErrCheckFailed", err)
 		}
 	}
+	if d.enabled.Float16 {
+		if _, err := RunFMA16(context.Background(), d, o); !errors.Is(err, ErrCheckFailed) {
+			t.Errorf("fp16 fma with a corrupted output: err = %v, want ErrCheckFailed", err)
+		}
+	}
+	if d.enabled.IntDot {
+		if _, err := RunDot4(context.Background(), d, o, true); !errors.Is(err, ErrCheckFailed) {
+			t.Errorf("dot4 with a corrupted output: err = %v, want ErrCheckFailed", err)
+		}
+	}
 }
 
 func TestShapesWithoutExtension(t *testing.T) {

@@ -11,7 +11,11 @@
 //     without the extension it returns an error wrapping ErrExtensionMissing.
 //   - Run measures every shape: a short measured tile search (never a table
 //     of device names), then the chosen tile at Options.Size. RunPlain
-//     measures the fp32 tiled GEMM and the fp64 FMA kernel.
+//     measures the fp32 tiled GEMM and the vector-ALU kernels: fp64 FMA
+//     (fma.go), fp16 FMA on packed vectors (fma16.go) and packed 4×8-bit
+//     dot products (dot4.go), run and checked exactly by vector.go.
+//   - HeapUsage reads a device-local heap's usage and budget afresh
+//     (VK_EXT_memory_budget), to tell which device an allocation landed on.
 //   - Every Result has passed its check (Check); a failed check is an error
 //     wrapping ErrCheckFailed and never yields a figure.
 //   - Timing (timing.go): the warm-up and all samples of a kernel run in one

@@ -61,7 +61,7 @@ func (d *Device) open(index int) error {
 }
 
 // wanted lists the device extensions we enable when present.
-var wanted = []string{extCoopMat, extBFloat16, extFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel}
+var wanted = []string{extCoopMat, extBFloat16, extFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, extIntDot}
 
 func (d *Device) createDevice() error {
 	f := d.Info.features

@@ -18,25 +18,36 @@ var defaultPlainTiles = []PlainTile{
 	{BM: 32, BN: 32, BK: 8, TM: 4, TN: 4},
 }
 
-// RunPlain measures the non-cooperative-matrix kernels: the fp32 tiled GEMM
-// and the fp64 FMA kernel. A kernel the device cannot run (no shaderFloat64)
-// is listed in the skips; a kernel that fails its check is an error.
+// RunPlain measures the non-cooperative-matrix kernels: the fp32 tiled GEMM,
+// the fp64 and fp16 FMA kernels and the signed and unsigned packed 8-bit dot
+// products. A kernel the device cannot run (no shaderFloat64, no
+// shaderFloat16, no integer dot product) is listed in the skips with the
+// reason; a kernel that fails its check is an error.
 func RunPlain(ctx context.Context, d *Device, o Options) ([]Result, []Skip, error) {
-	var res []Result
-	var skips []Skip
 	r, err := RunSGEMM(ctx, d, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	res = append(res, r)
-	r, err = RunFMA64(ctx, d, o)
-	switch {
-	case err == nil:
-		res = append(res, r)
-	case isSkip(err):
-		skips = append(skips, Skip{Probe: ProbeFMA64, Reason: err.Error()})
-	default:
-		return nil, nil, err
+	res := []Result{r}
+	var skips []Skip
+	for _, k := range []struct {
+		probe string
+		run   func() (Result, error)
+	}{
+		{ProbeFMA64, func() (Result, error) { return RunFMA64(ctx, d, o) }},
+		{ProbeFMA16, func() (Result, error) { return RunFMA16(ctx, d, o) }},
+		{ProbeDot4I8, func() (Result, error) { return RunDot4(ctx, d, o, true) }},
+		{ProbeDot4U8, func() (Result, error) { return RunDot4(ctx, d, o, false) }},
+	} {
+		r, err := k.run()
+		switch {
+		case err == nil:
+			res = append(res, r)
+		case isSkip(err):
+			skips = append(skips, Skip{Probe: k.probe, Reason: err.Error()})
+		default:
+			return nil, nil, err
+		}
 	}
 	return res, skips, nil
 }

@@ -17,11 +17,15 @@ const (
 	ProbeCoopMatGEMM = "coopmat-gemm"
 	ProbePlainSGEMM  = "plain-sgemm-fp32"
 	ProbeFMA64       = "fma-fp64"
+	ProbeFMA16       = "fma-fp16"
+	ProbeDot4I8      = "dot4-int8"
+	ProbeDot4U8      = "dot4-uint8"
 )
 
 // Problem is the size of the measured work: a GEMM's M, N, K, or for the
-// FMA kernel the invocations (M), chains per invocation (N) and FMA steps
-// per chain (K).
+// vector kernels the invocations (M), independent chains per invocation (N;
+// for fp16, chains times vector lanes) and FMA or dot-product steps per
+// chain (K).
 type Problem struct {
 	M uint32 `json:"m"`
 	N uint32 `json:"n"`
@@ -30,7 +34,8 @@ type Problem struct {
 
 // Result is one kernel that ran and passed its check.
 type Result struct {
-	// Probe names the kernel (ProbeCoopMatGEMM, ProbePlainSGEMM, ProbeFMA64).
+	// Probe names the kernel (ProbeCoopMatGEMM, ProbePlainSGEMM, ProbeFMA64,
+	// ProbeFMA16, ProbeDot4I8, ProbeDot4U8).
 	Probe string `json:"probe"`
 	// Shape is the cooperative-matrix shape and component types used; for
 	// plain kernels M=N=K=1 and the types are the vector types.
@@ -43,7 +48,7 @@ type Result struct {
 	// Problem is the size of one dispatch's work.
 	Problem Problem `json:"problem"`
 	// OpsPerSecond is the throughput in operations per second (a GEMM counts
-	// 2·M·N·K, an FMA counts 2).
+	// 2·M·N·K, an FMA 2 per lane, a 4-wide 8-bit dot product accumulated 8).
 	OpsPerSecond schema.Stat `json:"ops_per_s"`
 	// Timing says how each sample's duration was measured.
 	Timing schema.TimingMethod `json:"timing"`
@@ -80,9 +85,12 @@ type Options struct {
 	// CheckLines is the number of random rows and columns checked when the
 	// GEMM is too large to check whole (default 4).
 	CheckLines int
-	// FMAInvocations is the FMA kernel's invocation count (default 2^20).
+	// FMAInvocations is the invocation count of the vector kernels (fp64
+	// and fp16 FMA, packed dot products; default 2^20).
 	FMAInvocations uint32
-	// FMASteps is the FMA steps per chain (default 4096).
+	// FMASteps is the FMA (or dot-product) steps per chain (default 4096;
+	// fp16 caps it at 7160 to stay exact, the dot products at 8192 to keep
+	// the host's reference short).
 	FMASteps uint32
 	// Tiles, when non-empty, replaces the plain GEMM tile candidates.
 	Tiles []PlainTile

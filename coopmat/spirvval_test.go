@@ -109,3 +109,25 @@ var testShapes = []Shape{
 	{M: 16, N: 8, K: 32, A: Uint8, B: Uint8, C: Uint32, Result: Uint32, Scope: ScopeSubgroup},
 	{M: 16, N: 16, K: 32, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup},
 }
+
+func TestSpirvValFMA16(t *testing.T) {
+	for _, v := range []uint32{spirv.Version13, spirv.Version15, spirv.Version16} {
+		for _, lanes := range []uint32{2, 4} {
+			words := fma16Kernel{Chains: 4, Lanes: lanes, Iters: 8, Unroll: 2, Local: 64}.build(v)
+			if out, ok := validate(t, "fma16", words); !ok {
+				t.Errorf("fma16 lanes=%d (SPIR-V %#x): spirv-val: %s", lanes, v, out)
+			}
+		}
+	}
+}
+
+func TestSpirvValDot4(t *testing.T) {
+	for _, v := range []uint32{spirv.Version13, spirv.Version15, spirv.Version16} {
+		for _, signed := range []bool{true, false} {
+			words := dot4Kernel{Signed: signed, Chains: 4, Iters: 8, Unroll: 2, Local: 64}.build(v)
+			if out, ok := validate(t, "dot4", words); !ok {
+				t.Errorf("dot4 signed=%v (SPIR-V %#x): spirv-val: %s", signed, v, out)
+			}
+		}
+	}
+}

@@ -6,7 +6,8 @@ package coopmat
 // vkGetInstanceProcAddr to vulkan-go, and declare the few structures we need
 // ourselves rather than depending on new Vulkan headers: the *2 feature and
 // property chains, VK_KHR_cooperative_matrix, VK_KHR_shader_bfloat16,
-// VK_EXT_pci_bus_info, VK_EXT_memory_budget and the driver properties.
+// VK_KHR_shader_integer_dot_product, VK_EXT_pci_bus_info,
+// VK_EXT_memory_budget and the driver properties.
 // Callers check the extension list before any extension function is called.
 
 /*
@@ -83,6 +84,7 @@ const (
 	sType8BitStorage      = 1000177000
 	sTypeMemoryModel      = 1000211000
 	sTypeBFloat16Features = 1000141000
+	sTypeIntDotFeatures   = 1000280000
 	sTypeCoopMatFeatures  = 1000506000
 	sTypeCoopMatProps     = 1000506001
 )
@@ -143,12 +145,14 @@ type featureSet struct {
 	MemoryModel, MemoryModelDevice bool
 	CoopMat                        bool
 	BFloat16Type, BFloat16CoopMat  bool
+	IntDot                         bool
 }
 
 // featureChain is a C-allocated VkPhysicalDeviceFeatures2 chain.
 type featureChain struct {
 	f2                             *C.cmFeatures2
 	f16i8, s16, s8, mm, bf16, coop *C.cmBools
+	dot                            *C.cmBools
 	mem                            []unsafe.Pointer
 }
 
@@ -175,12 +179,9 @@ func newFeatureChain(has map[uint32]bool) *featureChain {
 	c.mm = newBools(sTypeMemoryModel, has[sTypeMemoryModel], c)
 	c.bf16 = newBools(sTypeBFloat16Features, has[sTypeBFloat16Features], c)
 	c.coop = newBools(sTypeCoopMatFeatures, has[sTypeCoopMatFeatures], c)
-	next := []unsafe.Pointer{unsafe.Pointer(c.f16i8), unsafe.Pointer(c.s16), unsafe.Pointer(c.s8),
-		unsafe.Pointer(c.mm), unsafe.Pointer(c.bf16), unsafe.Pointer(c.coop)}
-	arr := (*[6]unsafe.Pointer)(C.calloc(6, C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))
-	copy(arr[:], next)
-	C.cm_link(unsafe.Pointer(c.f2), &arr[0], 6)
-	C.free(unsafe.Pointer(arr))
+	c.dot = newBools(sTypeIntDotFeatures, has[sTypeIntDotFeatures], c)
+	link(unsafe.Pointer(c.f2), []unsafe.Pointer{unsafe.Pointer(c.f16i8), unsafe.Pointer(c.s16), unsafe.Pointer(c.s8),
+		unsafe.Pointer(c.mm), unsafe.Pointer(c.bf16), unsafe.Pointer(c.coop), unsafe.Pointer(c.dot)})
 	return c
 }
 
@@ -211,7 +212,7 @@ func (c *featureChain) read() featureSet {
 		Storage16: boolAt(c.s16, 0), Storage8: boolAt(c.s8, 0),
 		MemoryModel: boolAt(c.mm, 0), MemoryModelDevice: boolAt(c.mm, 1),
 		BFloat16Type: boolAt(c.bf16, 0), BFloat16CoopMat: boolAt(c.bf16, 2),
-		CoopMat: boolAt(c.coop, 0),
+		CoopMat: boolAt(c.coop, 0), IntDot: boolAt(c.dot, 0),
 	}
 }
 
@@ -228,7 +229,7 @@ func (c *featureChain) write(f featureSet) {
 		return 0
 	}
 	c.f2.core[coreShaderFloat64], c.f2.core[coreShaderInt64], c.f2.core[coreShaderInt16] = b(f.Float64), b(f.Int64), b(f.Int16)
-	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop} {
+	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop, c.dot} {
 		for i := 0; p != nil && i < 4; i++ {
 			p.v[i] = 0
 		}
@@ -242,6 +243,7 @@ func (c *featureChain) write(f featureSet) {
 	setFlag(c.bf16, 0, f.BFloat16Type)
 	setFlag(c.bf16, 2, f.BFloat16CoopMat)
 	setFlag(c.coop, 0, f.CoopMat)
+	setFlag(c.dot, 0, f.IntDot)
 }
 
 func (e ext) queryFeatures(pd vk.PhysicalDevice, has map[uint32]bool) featureSet {
@@ -294,26 +296,27 @@ func (e ext) queryProperties(pd vk.PhysicalDevice, pci, driver bool) extProps {
 // link chains C-allocated structures after head (nil entries skipped).
 func link(head unsafe.Pointer, next []unsafe.Pointer) {
 	n := len(next)
-	arr := (*[8]unsafe.Pointer)(C.calloc(8, C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))
+	arr := (*unsafe.Pointer)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))
 	defer C.free(unsafe.Pointer(arr))
-	copy(arr[:], next)
-	C.cm_link(head, &arr[0], C.int(n))
+	copy(unsafe.Slice(arr, n), next)
+	C.cm_link(head, arr, C.int(n))
 }
 
-// queryBudget returns the per-heap budget in bytes (VK_EXT_memory_budget);
-// the caller has checked that the extension is present.
-func (e ext) queryBudget(pd vk.PhysicalDevice, heaps int) []uint64 {
+// queryBudget returns the per-heap budget and this process's usage in bytes
+// (VK_EXT_memory_budget), read afresh on every call; the caller has checked
+// that the extension is present.
+func (e ext) queryBudget(pd vk.PhysicalDevice, heaps int) (budget, usage []uint64) {
 	m2, b := newC[C.cmMemProps2](), newC[C.cmBudgetProps]()
 	defer C.free(unsafe.Pointer(m2))
 	defer C.free(unsafe.Pointer(b))
 	m2.sType, b.sType = sTypeMemProperties2, sTypeBudgetProps
 	link(unsafe.Pointer(m2), []unsafe.Pointer{unsafe.Pointer(b)})
 	C.cm_phys2(e.memProperties2, unsafe.Pointer(pd), unsafe.Pointer(m2))
-	out := make([]uint64, min(heaps, 16))
-	for i := range out {
-		out[i] = uint64(b.budget[i])
+	budget, usage = make([]uint64, min(heaps, 16)), make([]uint64, min(heaps, 16))
+	for i := range budget {
+		budget[i], usage[i] = uint64(b.budget[i]), uint64(b.usage[i])
 	}
-	return out
+	return budget, usage
 }
 
 // queryCoopMat calls vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR; the

@@ -20,8 +20,9 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 
 // writeFixtures puts signed reports into the script's work directory:
 // fixtures/a (box + card), fixtures/b (same environment, other figures),
-// fixtures/c (another driver version), and the README's example reports
-// in example/.
+// fixtures/c (another driver version), fixtures/plot (a card with a
+// roofline and a soak timeline), and the README's example reports in
+// example/.
 func writeFixtures(e *testscript.Env) error {
 	// Mesa's window-system code wants a runtime directory, even headless.
 	e.Setenv("XDG_RUNTIME_DIR", e.WorkDir)
@@ -57,7 +58,7 @@ func writeFixtures(e *testscript.Env) error {
 			return err
 		}
 	}
-	return nil
+	return writePlotFixture(e.WorkDir, s)
 }
 
 func fixtureBox(driver string) schema.BoxPayload {
@@ -96,6 +97,60 @@ func fixtureCard(boxHash, driver string, scale float64) schema.CardPayload {
 			},
 		},
 	}
+}
+
+// writePlotFixture writes fixtures/plot: a box and a card with a roofline
+// sweep and a soak timeline, for plot.
+func writePlotFixture(work string, s fixtureSigner) error {
+	boxFile, hash, err := schema.SignBox(fixtureBox("580.159.04"), s)
+	if err != nil {
+		return err
+	}
+	card, err := schema.SignCard(fixturePlotCard(hash), s)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(work, "fixtures", "plot")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "box-"+hash[:12]+".appraisal.json"), boxFile, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "card-0000-01-00.0.appraisal.json"), card, 0o644)
+}
+
+// fixturePlotCard is fixture a's card plus an fma.fp32 figure, its
+// roofline sweep (peak 2e13 ops/s, bandwidth 8e11 bytes/s) and a 40 s
+// soak that did not throttle, with temperature and power.
+func fixturePlotCard(boxHash string) schema.CardPayload {
+	p := fixtureCard(boxHash, "580.159.04", 1)
+	c := &p.Capability
+	chk := schema.Check{Reference: "cpu", Elements: 1 << 20, ErrorKind: "relative", Tolerance: 1e-6, Passed: true}
+	c.Precisions = []schema.PrecisionThroughput{{Operation: "fma", InputType: "fp32", AccumulatorType: "fp32",
+		OpsPerS: schema.Stat{Samples: 5, Median: 2e13, Min: 1.98e13, Max: 2.02e13}, OpCounting: "fma=2",
+		Probe: "webgpu-fma", Timing: schema.TimingGPUTimestamp, Check: chk}}
+	roof := schema.RooflineRatio{Precision: "fma.fp32", Ratio: 0.96, RidgeRatio: 0.92, PeakOpsPerS: 2e13,
+		BandwidthBytesPerS: 8e11, Probe: "webgpu-roofline", Timing: schema.TimingGPUTimestamp, Check: chk}
+	for _, i := range []float64{1, 4, 16, 64, 256} {
+		model := min(2e13, 8e11*i)
+		roof.Points = append(roof.Points, schema.RooflinePoint{IntensityOpsPerByte: i, OpsPerS: 0.96 * model, ModelOpsPerS: model})
+	}
+	c.Roofline = []schema.RooflineRatio{roof}
+	temp, power := 62.0, 280.0
+	c.Thermal = &schema.ThermalEnvelope{SoakS: 40, ThrottledFraction: 0.99, SustainedPowerW: &power, PeakTemperatureC: &temp,
+		ColdOpsPerS: 1.9e13, SustainedOpsPerS: 1.88e13, Workload: "fp32-fma", Points: 400, Telemetry: "nvml", Probe: "webgpu-soak"}
+	for i := 1; i <= 8; i++ {
+		t, w := 40+float64(i)*2.75, 270+float64(i%3)*5
+		c.Thermal.Timeline = append(c.Thermal.Timeline, schema.ThermalStep{AtS: float64(i) * 5, OpsPerS: 1.9e13 - float64(i)*2.5e10, TemperatureC: &t, PowerW: &w})
+	}
+	c.Probes = append(c.Probes, schema.ProbeRecord{Name: "webgpu-fma", Version: "1"},
+		schema.ProbeRecord{Name: "webgpu-roofline", Version: "1"}, schema.ProbeRecord{Name: "webgpu-soak", Version: "1"})
+	c.NotMeasured = nil
+	for _, f := range schema.AbsentFields(c) {
+		c.NotMeasured = append(c.NotMeasured, schema.Omission{Field: f, Reason: "fixture"})
+	}
+	return p
 }
 
 func copyDir(from, to string) error {

@@ -26,6 +26,7 @@ type cli struct {
 	Appraise appraiseCmd `cmd:"" default:"withargs" help:"Appraise the GPUs of this machine and sign the reports (the default command)."`
 	Verify   verifyCmd   `cmd:"" help:"Verify signed card and box reports."`
 	Compare  compareCmd  `cmd:"" help:"Compare two card reports figure by figure."`
+	Plot     plotCmd     `cmd:"" help:"Draw a verified card's roofline and thermal timeline as SVG."`
 	Devices  devicesCmd  `cmd:"" help:"List the devices this machine has, included or excluded, with the reason."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of a report file."`
 	Keys     keysCmd     `cmd:"" help:"Manage the tenant's signing key."`

@@ -37,6 +37,9 @@ type Candidate struct {
 	// not be matched, and vulkanWhy says why.
 	Vulkan    *coopmat.DeviceInfo `json:"-"`
 	vulkanWhy string
+	// vulkanCould are the Vulkan indices an adapter could be when names
+	// and ids cannot tell identical devices apart.
+	vulkanCould []int
 }
 
 // Inventory is everything enumerated on a machine, before classification.
@@ -51,6 +54,9 @@ type Inventory struct {
 	// be read.
 	PCI    []pci.Device
 	PCIErr error
+	// Proven maps adapter indices to the Vulkan indices a memory-usage
+	// proof tied them to (see proveMapping).
+	Proven map[int]int
 }
 
 // Candidates classifies every adapter, and every PCI display device that no
@@ -99,7 +105,7 @@ func adapterCandidate(a gpu.AdapterInfo, inv Inventory, software bool) Candidate
 	if inv.VulkanErr != nil {
 		c.vulkanWhy = "raw Vulkan enumeration failed: " + inv.VulkanErr.Error()
 	} else {
-		c.Vulkan, c.vulkanWhy = matchVulkan(a, inv.Vulkan)
+		c.Vulkan, c.vulkanCould, c.vulkanWhy = matchVulkan(a, inv.Vulkan, inv.Proven)
 	}
 	if c.Vulkan != nil && c.Vulkan.PCI != nil {
 		c.BusAddress = c.Vulkan.PCI.String()
@@ -188,7 +194,9 @@ func matches(c Candidate, sel string) bool {
 
 // Discover enumerates the adapters through WebGPU, the physical devices
 // through raw Vulkan and the PCI functions in sysfs below sysfsRoot ("" is
-// the running system), and classifies them.
+// the running system), and classifies them. Adapters that names and ids
+// cannot tie to one physical device (identical cards) are tied by
+// measurement: memory held on the adapter shows up in one device's usage.
 func Discover(inst *gpu.Instance, software bool, sysfsRoot string) ([]Candidate, error) {
 	adapters, err := inst.Adapters()
 	if err != nil {
@@ -197,5 +205,48 @@ func Discover(inst *gpu.Instance, software bool, sysfsRoot string) ([]Candidate,
 	inv := Inventory{Adapters: adapters}
 	inv.Vulkan, inv.VulkanErr = coopmat.Devices()
 	inv.PCI, inv.PCIErr = pci.Scan(sysfsRoot)
+	cands := Candidates(inv, software)
+	amb := map[int][]int{}
+	for _, c := range cands {
+		if len(c.vulkanCould) > 0 {
+			amb[c.Adapter.Index] = c.vulkanCould
+		}
+	}
+	if len(amb) == 0 {
+		return cands, nil
+	}
+	proven, err := proveMapping(amb, holdOn(inst, adapters), heapUsage)
+	if err != nil {
+		return cands, nil // unproven adapters keep no bus address, and say why
+	}
+	inv.Proven = proven
 	return Candidates(inv, software), nil
+}
+
+// holdOn holds memory on an adapter through WebGPU.
+func holdOn(inst *gpu.Instance, adapters []gpu.AdapterInfo) holdFunc {
+	return func(index int, bytes uint64) (func(), error) {
+		for _, a := range adapters {
+			if a.Index != index {
+				continue
+			}
+			d, err := gpu.Open(inst, a, gpu.Options{MemoryLimit: 2 * bytes})
+			if err != nil {
+				return nil, err
+			}
+			release, err := gpu.Hold(d, bytes)
+			if err != nil {
+				d.Release()
+				return nil, err
+			}
+			return func() { release(); d.Release() }, nil
+		}
+		return nil, fmt.Errorf("no adapter %d", index)
+	}
+}
+
+// heapUsage reads a Vulkan device's device-local heap usage.
+func heapUsage(index int) (uint64, error) {
+	u, _, err := coopmat.HeapUsage(index)
+	return u, err
 }

@@ -79,7 +79,7 @@ func TestCandidatesTwoIdenticalGPUs(t *testing.T) {
 	}
 	cs := Candidates(inv, false)
 	for _, c := range cs[:2] {
-		if c.BusAddress != "" || c.Vulkan != nil || !strings.HasPrefix(c.Addr, "adapter-") {
+		if c.BusAddress != "" || c.Vulkan != nil || !strings.HasPrefix(c.Addr, "adapter-") || len(c.vulkanCould) != 2 {
 			t.Fatalf("a bus address was guessed: %+v", c)
 		}
 	}
@@ -87,6 +87,13 @@ func TestCandidatesTwoIdenticalGPUs(t *testing.T) {
 		if c.Included || !strings.Contains(c.Reason, "not proven") {
 			t.Fatalf("PCI-only entry: %+v", c)
 		}
+	}
+	// A memory-usage proof that adapter 0 is Vulkan device 1 (and 1 is 0)
+	// gives each its bus address, crossed, and no PCI-only leftovers.
+	inv.Proven = map[int]int{0: 1, 1: 0}
+	cs = Candidates(inv, false)
+	if len(cs) != 2 || cs[0].Addr != "0000:00:07.0" || cs[1].Addr != "0000:00:06.0" || !cs[0].Included || !cs[1].Included {
+		t.Fatalf("proven mapping: %+v", cs)
 	}
 }
 

@@ -3,6 +3,7 @@ package appraisal
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/schema"
@@ -57,6 +58,7 @@ func (p capacityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabil
 // usable_fraction).
 type integrityProbe struct {
 	quick bool
+	say   func(string) // progress, never nil
 }
 
 func (integrityProbe) Name() string    { return "webgpu-memtest" }
@@ -78,7 +80,8 @@ func (p integrityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabi
 	if p.quick && target > quickIntegrityCap {
 		target = quickIntegrityCap
 	}
-	r, err := gpu.MeasureIntegrity(ctx, d, gpu.IntegrityOptions{TargetBytes: target})
+	progress := func(done, total uint64) { p.say(fmt.Sprintf("%s %.0f%%", p.Name(), 100*float64(done)/float64(total))) }
+	r, err := gpu.MeasureIntegrity(ctx, d, gpu.IntegrityOptions{TargetBytes: target, Progress: progress})
 	if err != nil {
 		return err
 	}

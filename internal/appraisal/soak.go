@@ -28,6 +28,7 @@ const (
 type soakProbe struct {
 	duration time.Duration
 	nvml     *nvml.Device // nil when the driver offers no telemetry
+	say      func(string) // progress, never nil
 }
 
 func (soakProbe) Name() string    { return "webgpu-soak" }
@@ -45,7 +46,10 @@ func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityV
 		defer close(done)
 		p.sample(start, stop, func(r thermal.Reading) { mu.Lock(); readings = append(readings, r); mu.Unlock() })
 	}()
-	res, err := gpu.Soak(ctx, d, gpu.SoakOptions{Duration: p.duration})
+	onPoint := func(at time.Duration, _ float64) {
+		p.say(fmt.Sprintf("%s %.0f/%.0f s", p.Name(), at.Seconds(), p.duration.Seconds()))
+	}
+	res, err := gpu.Soak(ctx, d, gpu.SoakOptions{Duration: p.duration, OnPoint: onPoint})
 	close(stop)
 	<-done
 	if err != nil {

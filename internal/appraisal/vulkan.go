@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/everycycle/appraise/coopmat"
@@ -13,31 +14,37 @@ import (
 
 // matchVulkan finds the raw-Vulkan physical device behind a WebGPU
 // adapter: the one with the same vendor, device, type and name (WebGPU's
-// display name, since some drivers give the adapter a bare "0x0"). When
-// none or several match (two identical cards), it returns nil and says
-// why: a guessed mapping would put one card's figures under another's
-// identity.
-func matchVulkan(a gpu.AdapterInfo, infos []coopmat.DeviceInfo) (*coopmat.DeviceInfo, string) {
+// display name, since some drivers give the adapter a bare "0x0"), or the
+// one a memory-usage proof tied it to (proven). When several match — two
+// identical cards — and no proof says which, it returns nil, the indices
+// it could be, and why: a guessed mapping would put one card's figures
+// under another's identity.
+func matchVulkan(a gpu.AdapterInfo, infos []coopmat.DeviceInfo, proven map[int]int) (*coopmat.DeviceInfo, []int, string) {
 	var found []int
 	for i, v := range infos {
 		if v.VendorID == a.VendorID && v.DeviceID == a.DeviceID && v.Type == a.Type && strings.TrimSpace(v.Name) == strings.TrimSpace(a.DisplayName()) {
 			found = append(found, i)
 		}
 	}
+	if p, ok := proven[a.Index]; ok && slices.Contains(found, p) {
+		return &infos[p], nil, ""
+	}
 	switch len(found) {
 	case 1:
-		return &infos[found[0]], ""
+		return &infos[found[0]], nil, ""
 	case 0:
-		return nil, "no raw-Vulkan device matches this adapter"
+		return nil, nil, "no raw-Vulkan device matches this adapter"
 	}
-	return nil, fmt.Sprintf("%d identical raw-Vulkan devices match this adapter; which is which is not proven", len(found))
+	return nil, found, fmt.Sprintf("%d identical raw-Vulkan devices match this adapter and no memory-usage proof said which", len(found))
 }
 
 // vulkanProbes runs the probes of the raw Vulkan module on the device
 // behind c: the fp64 FMA kernel always, cooperative-matrix GEMMs when asked.
 func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.CapabilityVector) error {
 	if c.Vulkan == nil {
-		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeFMA64, Item: "fma fp64", Reason: c.vulkanWhy})
+		for _, k := range vectorKernels() {
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: k.probe, Item: k.item, Reason: c.vulkanWhy})
+		}
 		return nil
 	}
 	d, err := coopmat.Open(c.Vulkan.Index)
@@ -53,21 +60,45 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		opts.FMAInvocations, opts.FMASteps = 1<<14, 512
 		opts.Size, opts.SearchSize = 512, 256
 	}
-	fma, err := coopmat.RunFMA64(ctx, d, opts)
-	switch {
-	case errors.Is(err, coopmat.ErrFeatureMissing):
-		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeFMA64, Item: "fma fp64", Reason: err.Error()})
-	case err != nil:
-		return fmt.Errorf("%w: %s: %w", ErrProbe, coopmat.ProbeFMA64, err)
-	default:
-		v.Precisions = append(v.Precisions, precision(fma, "fma", "fma=2"))
-		v.Probes = appendProbe(v.Probes, fma.Probe)
+	for _, k := range vectorKernels() {
+		r, err := k.run(ctx, d, opts)
+		switch {
+		case errors.Is(err, coopmat.ErrFeatureMissing), errors.Is(err, coopmat.ErrExtensionMissing):
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: k.probe, Item: k.item, Reason: err.Error()})
+		case err != nil:
+			return fmt.Errorf("%w: %s: %w", ErrProbe, k.probe, err)
+		default:
+			v.Precisions = append(v.Precisions, precision(r, k.op, k.counting))
+			v.Probes = appendProbe(v.Probes, r.Probe)
+		}
 	}
 	if !o.CoopMat {
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
 		return nil
 	}
 	return coopMatProbe(ctx, d, opts, v)
+}
+
+// vectorKernel is a vector-ALU kernel of plain SPIR-V through raw Vulkan,
+// for the precisions WebGPU's compiler here cannot reach (fp64, fp16,
+// packed int8 dot products).
+type vectorKernel struct {
+	probe, item, op, counting string
+	run                       func(context.Context, *coopmat.Device, coopmat.Options) (coopmat.Result, error)
+}
+
+func vectorKernels() []vectorKernel {
+	dot := func(signed bool) func(context.Context, *coopmat.Device, coopmat.Options) (coopmat.Result, error) {
+		return func(ctx context.Context, d *coopmat.Device, o coopmat.Options) (coopmat.Result, error) {
+			return coopmat.RunDot4(ctx, d, o, signed)
+		}
+	}
+	return []vectorKernel{
+		{coopmat.ProbeFMA64, "fma fp64", "fma", "fma=2", coopmat.RunFMA64},
+		{"fma-fp16", "fma fp16", "fma", "fma=2", coopmat.RunFMA16},
+		{"dot4-int8", "dot4 int8", "dot4", "dot4=8", dot(true)},
+		{"dot4-uint8", "dot4 uint8", "dot4", "dot4=8", dot(false)},
+	}
 }
 
 func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, v *schema.CapabilityVector) error {

@@ -3,8 +3,9 @@ package spirv
 // Op is a SPIR-V opcode. Only the opcodes the coopmat kernels use are named.
 type Op uint16
 
-// Opcodes, numbered as in the SPIR-V 1.6 unified specification and the
-// SPV_KHR_cooperative_matrix extension.
+// Opcodes, numbered as in the SPIR-V 1.6 unified specification (which took
+// in SPV_KHR_integer_dot_product) and the SPV_KHR_cooperative_matrix
+// extension.
 const (
 	OpName                       Op = 5
 	OpExtension                  Op = 10
@@ -39,7 +40,9 @@ const (
 	OpMemberDecorate             Op = 72
 	OpCompositeConstruct         Op = 80
 	OpCompositeExtract           Op = 81
+	OpConvertSToF                Op = 111
 	OpConvertUToF                Op = 112
+	OpBitcast                    Op = 124
 	OpIAdd                       Op = 128
 	OpFAdd                       Op = 129
 	OpISub                       Op = 130
@@ -52,6 +55,7 @@ const (
 	OpSelect                     Op = 169
 	OpShiftRightLogical          Op = 194
 	OpShiftLeftLogical           Op = 196
+	OpBitwiseXor                 Op = 198
 	OpBitwiseAnd                 Op = 199
 	OpControlBarrier             Op = 224
 	OpPhi                        Op = 245
@@ -61,6 +65,8 @@ const (
 	OpBranch                     Op = 249
 	OpBranchConditional          Op = 250
 	OpReturn                     Op = 253
+	OpSDot                       Op = 4450
+	OpUDot                       Op = 4451
 	OpTypeCooperativeMatrixKHR   Op = 4456
 	OpCooperativeMatrixLoadKHR   Op = 4457
 	OpCooperativeMatrixStoreKHR  Op = 4458
@@ -82,6 +88,8 @@ const (
 	CapabilityVulkanMemoryModel            Capability = 5345
 	CapabilityBFloat16TypeKHR              Capability = 5116
 	CapabilityBFloat16CooperativeMatrixKHR Capability = 5118
+	CapabilityDotProductInput4x8BitPacked  Capability = 6018
+	CapabilityDotProduct                   Capability = 6019
 	CapabilityCooperativeMatrixKHR         Capability = 6022
 )
 
@@ -207,6 +215,14 @@ type FPEncoding uint32
 
 // FPEncodingBFloat16 marks a 16-bit float as bfloat16.
 const FPEncodingBFloat16 FPEncoding = 0
+
+// PackedVectorFormat says how a scalar operand of OpSDot/OpUDot packs a
+// vector.
+type PackedVectorFormat uint32
+
+// PackedVectorFormat4x8Bit reads a 32-bit integer as four 8-bit components,
+// the lowest byte first.
+const PackedVectorFormat4x8Bit PackedVectorFormat = 0
 
 // GLSL.std.450 extended instructions used by our kernels.
 const (

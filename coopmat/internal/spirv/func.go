@@ -147,6 +147,21 @@ func (f *Func) MatrixMulAdd(typ, a, b, c ID, operands MatrixOperands) ID {
 	return f.Value(OpCooperativeMatrixMulAddKHR, typ, uint32(a), uint32(b), uint32(c), uint32(operands))
 }
 
+// DotPacked emits OpSDot or OpUDot (op) of two 32-bit integers a and b read
+// as four packed 8-bit components (PackedVectorFormat4x8Bit), with result
+// type typ. It declares the DotProduct and DotProductInput4x8BitPacked
+// capabilities, and below SPIR-V 1.6 (which made it core) the
+// SPV_KHR_integer_dot_product extension.
+func (f *Func) DotPacked(op Op, typ, a, b ID) ID {
+	m := f.m
+	m.AddCapability(CapabilityDotProduct)
+	m.AddCapability(CapabilityDotProductInput4x8BitPacked)
+	if m.version < Version16 {
+		m.AddExtension("SPV_KHR_integer_dot_product")
+	}
+	return f.Value(op, typ, uint32(a), uint32(b), uint32(PackedVectorFormat4x8Bit))
+}
+
 // Carried is a value carried around a loop: its type and its value on entry.
 type Carried struct {
 	Type, Init ID

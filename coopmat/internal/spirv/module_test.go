@@ -133,3 +133,32 @@ func TestHeaderAndBound(t *testing.T) {
 		t.Fatalf("ID %d not below bound %d", maxID, m.Bound())
 	}
 }
+
+// TestDotPacked checks OpSDot's words and what it declares: the two
+// capabilities always, the extension only below SPIR-V 1.6.
+func TestDotPacked(t *testing.T) {
+	for _, v := range []uint32{Version13, Version16} {
+		m := New(v)
+		void := m.TypeVoid()
+		f := m.BeginFunction(void, m.TypeFunction(void))
+		u, i := m.TypeInt(32, false), m.TypeInt(32, true)
+		a, b := m.ConstUint32(1), m.ConstUint32(2)
+		r := f.DotPacked(OpSDot, i, a, b)
+		if got, want := f.body, []uint32{6<<16 | 4450, uint32(i), uint32(r), uint32(a), uint32(b), 0}; !slices.Equal(got, want) {
+			t.Errorf("SPIR-V %#x: OpSDot = %#x, want %#x", v, got, want)
+		}
+		if r2 := f.DotPacked(OpUDot, u, b, a); !slices.Equal(f.body[6:], []uint32{6<<16 | 4451, uint32(u), uint32(r2), uint32(b), uint32(a), 0}) {
+			t.Errorf("SPIR-V %#x: OpUDot = %#x", v, f.body[6:])
+		}
+		if want := []uint32{2<<16 | 17, 6019, 2<<16 | 17, 6018}; !slices.Equal(m.capabilities, want) {
+			t.Errorf("SPIR-V %#x: capabilities %#x, want %#x", v, m.capabilities, want)
+		}
+		var ext []uint32
+		if v < Version16 {
+			ext = append([]uint32{8<<16 | 10}, String("SPV_KHR_integer_dot_product")...)
+		}
+		if !slices.Equal(m.extensions, ext) {
+			t.Errorf("SPIR-V %#x: extensions %#x, want %#x", v, m.extensions, ext)
+		}
+	}
+}

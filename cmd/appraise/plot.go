@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/everycycle/appraise/internal/plot"
+)
+
+// plotCmd draws a verified card's roofline and thermal timeline as SVG.
+// Plots are of signed data only: a card that does not verify is refused.
+type plotCmd struct {
+	Card string `arg:"" type:"existingfile" help:"Card report to plot."`
+	Out  string `short:"o" placeholder:"FILE.svg" help:"Write the SVG here (default: beside the card, named like it with .svg)."`
+}
+
+func (c *plotCmd) Run(e *env) error {
+	p, err := readCardFile(c.Card)
+	if err != nil {
+		if exitCode(err) == exitVerify {
+			return withCode(exitVerify, err, "plots are drawn from signed data only; 'appraise verify' says more")
+		}
+		return err
+	}
+	svg, err := plot.Card(p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Card, err)
+	}
+	out := c.Out
+	if out == "" {
+		out = plotPath(c.Card)
+	}
+	if err := writeFileAtomic(out, svg); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.stdout, out)
+	return err
+}
+
+// plotPath is the default SVG path for a card: beside it, with
+// ".appraisal.json" (or any other extension) replaced by ".svg".
+func plotPath(card string) string {
+	base, ok := strings.CutSuffix(card, ".appraisal.json")
+	if !ok {
+		base = strings.TrimSuffix(card, filepath.Ext(card))
+	}
+	return base + ".svg"
+}
+
+// writeFileAtomic writes data to path through a temporary file in the
+// same directory and a rename, so path never holds half a file.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	err = errors.Join(werr, serr, cerr)
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package coopmat
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Operations counted per kernel step, the way peers count them (mixbench,
+// vendor data sheets): an FMA is 2 operations per lane, a 4-wide 8-bit dot
+// product accumulated into 32 bits is 8.
+const (
+	opsPerFMA  = 2
+	opsPerDot4 = 8
+)
+
+// vectorRun is one vector-ALU kernel ready to measure: its module, inputs,
+// size, operation count and exact per-invocation reference.
+type vectorRun struct {
+	probe   string
+	words   []uint32
+	inputs  [][]byte
+	inv     uint32 // invocations per dispatch, a multiple of local
+	local   uint32
+	ops     float64 // operations per invocation
+	want    func(gid uint32) uint32
+	shape   Shape
+	problem Problem
+	tile    string
+}
+
+// vectorSize is the invocations (a multiple of local) and per-chain steps a
+// vector kernel runs per dispatch, from Options (defaults 2^20 and 4096).
+func vectorSize(o Options, local uint32) (inv, steps uint32) {
+	inv, steps = o.FMAInvocations, o.FMASteps
+	if inv == 0 {
+		inv = 1 << 20
+	}
+	if steps == 0 {
+		steps = 4096
+	}
+	return max(inv/local, 1) * local, steps
+}
+
+// RunFMA16 measures fp16 FMA throughput on packed vectors (vec4 of 16-bit
+// floats). Without shaderFloat16 (VK_KHR_shader_float16_int8 or Vulkan 1.2)
+// it returns an error wrapping ErrFeatureMissing. Options.FMAInvocations
+// and FMASteps (FMAs per chain lane, capped where fp16 stays exact) size
+// each dispatch.
+func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
+	if !d.enabled.Float16 {
+		why := "shaderFloat16"
+		if !d.Info.structs[sTypeFloat16Int8] {
+			why += " (neither Vulkan 1.2 nor " + extFloat16Int8 + ")"
+		}
+		return Result{}, fmt.Errorf("coopmat: %s: %s: %w", ProbeFMA16, why, ErrFeatureMissing)
+	}
+	return d.runFMA16(ctx, o, fma16Kernel{Chains: 8, Lanes: 4, Unroll: 8, Local: 256})
+}
+
+// runFMA16 sizes k from o and measures it.
+func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result, error) {
+	inv, steps := vectorSize(o, k.Local)
+	k.Iters = max(min(steps/2, fp16MaxPairs)/k.Unroll, 1)
+	if !k.exact() {
+		return Result{}, fmt.Errorf("coopmat: %s: %d pairs per chain would leave fp16's exact range", ProbeFMA16, k.pairs())
+	}
+	var table [16]uint32
+	for i := range table {
+		table[i] = k.reference(uint32(i))
+	}
+	return d.runVector(ctx, vectorRun{
+		probe: ProbeFMA16, words: k.build(spirvVersion(d.Info.apiVersion)), inv: inv, local: k.Local,
+		ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%16] },
+		shape:   Shape{M: 1, N: 1, K: 1, A: Float16, B: Float16, C: Float16, Result: Float16},
+		problem: Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
+		tile:    fmt.Sprintf("local=%d chains=%d lanes=%d unroll=%d", k.Local, k.Chains, k.Lanes, k.Unroll),
+	}, o)
+}
+
+// RunDot4 measures packed 4×8-bit integer dot products accumulated in 32
+// bits (OpSDot for signed, OpUDot otherwise, then OpIAdd).
+// Without VK_KHR_shader_integer_dot_product (or Vulkan 1.3) it returns an
+// error wrapping ErrExtensionMissing; without its shaderIntegerDotProduct
+// feature one wrapping ErrFeatureMissing. Options.FMAInvocations and
+// FMASteps (dot products per chain, capped by dotMaxRounds) size each
+// dispatch.
+func RunDot4(ctx context.Context, d *Device, o Options, signed bool) (Result, error) {
+	probe, shape := ProbeDot4U8, Shape{M: 1, N: 1, K: 1, A: Uint8, B: Uint8, C: Uint32, Result: Uint32}
+	if signed {
+		probe, shape = ProbeDot4I8, Shape{M: 1, N: 1, K: 1, A: Sint8, B: Sint8, C: Sint32, Result: Sint32}
+	}
+	switch {
+	case !hasIntDot(d.Info):
+		return Result{}, fmt.Errorf("coopmat: %s: %s (device API %s): %w", probe, extIntDot, d.Info.APIVersion, ErrExtensionMissing)
+	case !d.enabled.IntDot:
+		return Result{}, fmt.Errorf("coopmat: %s: shaderIntegerDotProduct: %w", probe, ErrFeatureMissing)
+	}
+	k := dot4Kernel{Signed: signed, Chains: 16, Unroll: 4, Local: 256}
+	inv, steps := vectorSize(o, k.Local)
+	k.Iters = max(min(steps/2, dotMaxRounds)/k.Unroll, 1)
+	table := k.table()
+	return d.runVector(ctx, vectorRun{
+		probe: probe, words: k.build(spirvVersion(d.Info.apiVersion)), inputs: [][]byte{k.input()},
+		inv: inv, local: k.Local, ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%dotClasses] },
+		shape: shape, problem: Problem{M: inv, N: k.Chains, K: 2 * k.rounds()},
+		tile: fmt.Sprintf("local=%d chains=%d unroll=%d", k.Local, k.Chains, k.Unroll),
+	}, o)
+}
+
+// runVector measures v and checks every invocation's output word exactly.
+func (d *Device) runVector(ctx context.Context, v vectorRun, o Options) (Result, error) {
+	out, m, err := d.runKernel(ctx, v.words, v.inputs, uint64(v.inv)*4,
+		[3]uint32{v.inv / v.local, 1, 1}, v.ops*float64(v.inv), o.Timing)
+	if err != nil {
+		return Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
+	}
+	if o.tamper != nil {
+		o.tamper(v.probe, out)
+	}
+	c, err := checkWords(out, v.inv, v.want)
+	if err != nil {
+		return Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
+	}
+	return Result{
+		Probe: v.probe, Shape: v.shape, Problem: v.problem, OpsPerSecond: m.Rate, Timing: m.Method,
+		Repeats: m.Repeats, Tile: v.tile, Check: c,
+	}, nil
+}
+
+// checkWords compares every invocation's output word with want, exactly.
+func checkWords(out []byte, inv uint32, want func(gid uint32) uint32) (Check, error) {
+	for gid := range inv {
+		if got, w := binary.LittleEndian.Uint32(out[4*gid:]), want(gid); got != w {
+			return Check{Elements: int(gid) + 1, Worst: math.Inf(1)}, fmt.Errorf(
+				"invocation %d output %#08x, want %#08x (exact): %w", gid, got, w, ErrCheckFailed)
+		}
+	}
+	return Check{Elements: int(inv)}, nil
+}

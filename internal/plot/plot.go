@@ -1,0 +1,149 @@
+// Package plot draws the figures of a verified card report as one SVG
+// document: the roofline of each swept precision and the thermal timeline
+// of the soak, under a heading that names the device, its bus address,
+// when it was probed and the hash of the signed payload.
+//
+// Start with [Card]. The package is pure: it takes a payload that
+// schema.ReadCard has verified and returns bytes; reading, verifying and
+// writing files is the caller's business.
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// ErrNothingToPlot is returned for a card with neither a roofline nor a
+// thermal timeline.
+var ErrNothingToPlot = errors.New("card has no roofline or thermal timeline to plot")
+
+// Page geometry.
+const (
+	width          = 8 * vg.Inch
+	headingHeight  = 0.6 * vg.Inch
+	rooflineHeight = 4.6 * vg.Inch
+	timelineHeight = 2.4 * vg.Inch
+	margin         = 0.15 * vg.Inch
+	gap            = 0.2 * vg.Inch // between the roofline and the timeline
+)
+
+// The text was laid out with Liberation Sans, which the SVG names but
+// does not embed (that would add a megabyte); fonts with the same metrics
+// follow it, so a viewer without it still fits every label.
+var (
+	laidOutFont = []byte("font-family:Liberation Sans;")
+	fontFamily  = []byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;")
+)
+
+// Card draws p's roofline (when p has one) above its thermal timeline
+// (when p has one) and returns the SVG document. p must be valid (as
+// schema.ReadCard returns it); a card with nothing to draw gives
+// ErrNothingToPlot.
+func Card(p *schema.CardPayload) ([]byte, error) {
+	if err := schema.Validate(p); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	c := &p.Capability
+	var (
+		roof     *gplot.Plot
+		timeline []*gplot.Plot
+		err      error
+	)
+	if len(c.Roofline) > 0 {
+		if roof, err = roofline(c); err != nil {
+			return nil, err
+		}
+	}
+	if c.Thermal != nil && len(c.Thermal.Timeline) > 0 {
+		if timeline, err = thermal(c.Thermal); err != nil {
+			return nil, fmt.Errorf("plot: thermal: %w", err)
+		}
+	}
+	if roof == nil && timeline == nil {
+		return nil, ErrNothingToPlot
+	}
+	hash, err := schema.Hash(p)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	return render(heading(p, hash), roof, timeline)
+}
+
+// heading names the signed card the page shows: two lines, the device
+// first, then where the figures came from.
+func heading(p *schema.CardPayload, hash string) [2]string {
+	id, env := p.Capability.Identity, p.Capability.Environment
+	bus := id.BusAddress
+	if bus == "" {
+		bus = "no bus address"
+	}
+	name := id.Name
+	if name == "" {
+		name = "unnamed device"
+	}
+	return [2]string{
+		fmt.Sprintf("%s · %s · probed %s", name, bus, p.ProbedAt),
+		fmt.Sprintf("signed card payload sha256 %s… · driver %s · %s · appraise %s (%s)",
+			hash[:16], env.DriverVersion, env.Backend, env.ProbeSuiteVersion, env.Mode),
+	}
+}
+
+// render lays the heading and the panels out top to bottom on one page.
+func render(head [2]string, roof *gplot.Plot, timeline []*gplot.Plot) ([]byte, error) {
+	height := headingHeight + 2*margin + vg.Length(len(timeline))*timelineHeight
+	if roof != nil {
+		height += rooflineHeight
+	}
+	if roof != nil && len(timeline) > 0 {
+		height += gap
+	}
+	svg := vgsvg.New(width, height)
+	dc := draw.New(svg)
+	dc.SetColor(paper)
+	dc.Fill(dc.Rectangle.Path())
+	dc = draw.Crop(dc, margin, -margin, margin, -margin)
+	drawHeading(dc, head)
+	top := dc.Max.Y - headingHeight
+	if roof != nil {
+		roof.Draw(band(dc, top-rooflineHeight, top))
+		top -= rooflineHeight + gap
+	}
+	if len(timeline) > 0 {
+		rows := make([][]*gplot.Plot, len(timeline))
+		for i, p := range timeline {
+			rows[i] = []*gplot.Plot{p}
+		}
+		tiles := draw.Tiles{Rows: len(timeline), Cols: 1, PadY: vg.Points(6)}
+		for i, c := range gplot.Align(rows, tiles, band(dc, dc.Min.Y, top)) {
+			timeline[i].Draw(c[0])
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := svg.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plot: write svg: %w", err)
+	}
+	return bytes.ReplaceAll(buf.Bytes(), laidOutFont, fontFamily), nil
+}
+
+// band is the part of c between heights y0 and y1.
+func band(c draw.Canvas, y0, y1 vg.Length) draw.Canvas {
+	c.Min.Y, c.Max.Y = y0, y1
+	return c
+}
+
+func drawHeading(c draw.Canvas, head [2]string) {
+	big := textStyle(14, true)
+	small := textStyle(9, false)
+	small.Color = grey
+	y := c.Max.Y - big.Font.Size
+	c.FillText(big, vg.Point{X: c.Min.X, Y: y}, head[0])
+	c.FillText(small, vg.Point{X: c.Min.X, Y: y - big.Font.Size - vg.Points(2)}, head[1])
+}

@@ -1,0 +1,124 @@
+package plot
+
+import (
+	"fmt"
+	"math"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// roofline draws every swept precision on one log-log plot: the measured
+// points, the model min(peak, bandwidth × intensity) with its ridge, and
+// the card's signed throughput figures of the same name, dashed. The
+// plot's coordinates are log10 of the values (see decadeAxis).
+func roofline(c *schema.CapabilityVector) (*gplot.Plot, error) {
+	p := newPlot("Roofline: achieved ops/s against min(peak, bandwidth × intensity)",
+		"arithmetic intensity (ops per byte of device memory)", "ops/s")
+	xlo, xhi, ylo, yhi := rooflineRange(c)
+	decadeAxis(&p.X, xlo, xhi)
+	decadeAxis(&p.Y, ylo, yhi)
+	for i, r := range c.Roofline {
+		if err := addPrecision(p, i, r, signedFigures(c.Precisions, r.Precision)); err != nil {
+			return nil, fmt.Errorf("plot: roofline %s: %w", r.Precision, err)
+		}
+	}
+	return p, nil
+}
+
+// rooflineRange is the data the axes must hold: every point, every ridge
+// and the bandwidth slope from the left edge, every roof and signed figure.
+func rooflineRange(c *schema.CapabilityVector) (xlo, xhi, ylo, yhi float64) {
+	xlo, xhi, ylo, yhi = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, r := range c.Roofline {
+		ridge := r.PeakOpsPerS / r.BandwidthBytesPerS
+		xlo, xhi = math.Min(xlo, ridge), math.Max(xhi, ridge)
+		yhi = math.Max(yhi, r.PeakOpsPerS)
+		for _, pt := range r.Points {
+			xlo, xhi = math.Min(xlo, pt.IntensityOpsPerByte), math.Max(xhi, pt.IntensityOpsPerByte)
+			ylo, yhi = math.Min(ylo, pt.OpsPerS), math.Max(yhi, pt.OpsPerS)
+		}
+		for _, f := range signedFigures(c.Precisions, r.Precision) {
+			yhi = math.Max(yhi, f.OpsPerS.Median)
+		}
+	}
+	left := math.Pow(10, math.Floor(lg(xlo)))
+	for _, r := range c.Roofline {
+		ylo = math.Min(ylo, r.BandwidthBytesPerS*left)
+	}
+	return xlo, xhi, ylo, yhi * 1.2
+}
+
+// signedFigures are the card's precision figures named "<operation>.<input_type>".
+func signedFigures(ps []schema.PrecisionThroughput, name string) []schema.PrecisionThroughput {
+	var out []schema.PrecisionThroughput
+	for _, p := range ps {
+		if p.Operation+"."+p.InputType == name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// addPrecision draws one precision in the i-th series style.
+func addPrecision(p *gplot.Plot, i int, r schema.RooflineRatio, signed []schema.PrecisionThroughput) error {
+	col, glyph := series(i)
+	pts := make(plotter.XYs, len(r.Points))
+	for j, pt := range r.Points {
+		pts[j] = plotter.XY{X: lg(pt.IntensityOpsPerByte), Y: lg(pt.OpsPerS)}
+	}
+	measured, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	measured.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: glyph}
+	model, ridge, drop, err := modelLines(p, r)
+	if err != nil {
+		return err
+	}
+	model.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5)}
+	ridge.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(5), Shape: draw.RingGlyph{}}
+	drop.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(0.5), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
+	p.Add(model, drop, ridge, measured)
+	p.Legend.Add(fmt.Sprintf("%s measured: median ratio %.3f, at the ridge %.3f", r.Precision, r.Ratio, r.RidgeRatio), measured)
+	p.Legend.Add(fmt.Sprintf("%s model: peak %s, bandwidth %s, ridge at %.3g ops/B",
+		r.Precision, si(r.PeakOpsPerS, "ops/s"), si(r.BandwidthBytesPerS, "B/s"), r.PeakOpsPerS/r.BandwidthBytesPerS), model, ridge)
+	for _, f := range signed {
+		h := hline{y: lg(f.OpsPerS.Median), style: dashed(col)}
+		p.Add(h)
+		p.Legend.Add(fmt.Sprintf("%s signed figure (%s%s): %s", r.Precision, f.OpCounting, engine(f), si(f.OpsPerS.Median, "ops/s")), h)
+	}
+	return nil
+}
+
+// modelLines are the model min(peak, bandwidth × I) across the x axis,
+// the ridge point, and a drop line from the ridge to the x axis, all in
+// log10 coordinates: on them the model is two straight segments.
+func modelLines(p *gplot.Plot, r schema.RooflineRatio) (model *plotter.Line, ridge *plotter.Scatter, drop *plotter.Line, err error) {
+	peak, bw := lg(r.PeakOpsPerS), lg(r.BandwidthBytesPerS)
+	at := peak - bw
+	roof := func(x float64) plotter.XY { return plotter.XY{X: x, Y: math.Min(peak, bw+x)} }
+	xs := plotter.XYs{roof(p.X.Min), roof(math.Min(math.Max(at, p.X.Min), p.X.Max)), roof(p.X.Max)}
+	if model, err = plotter.NewLine(xs); err != nil {
+		return nil, nil, nil, err
+	}
+	if ridge, err = plotter.NewScatter(plotter.XYs{{X: at, Y: peak}}); err != nil {
+		return nil, nil, nil, err
+	}
+	drop, err = plotter.NewLine(plotter.XYs{{X: at, Y: p.Y.Min}, {X: at, Y: peak}})
+	return model, ridge, drop, err
+}
+
+// lg is the plot coordinate of a value on a log axis.
+func lg(v float64) float64 { return math.Log10(v) }
+
+func engine(f schema.PrecisionThroughput) string {
+	if f.MatrixEngine {
+		return ", matrix engine"
+	}
+	return ""
+}
