@@ -95,7 +95,8 @@ type pair struct {
 
 // pairs lists what each tool measures that we measure too: BabelStream's
 // Copy and Triad against our copy and triad bandwidth (same array size),
-// mixbench's peak vector throughput per precision against our FMA figures.
+// mixbench's peak vector throughput per precision against our FMA and
+// integer multiply-add figures.
 func pairs(bs *babelstream.Result, mb *mixbench.Result) []pair {
 	var out []pair
 	prec := string(bs.Precision)
@@ -107,7 +108,7 @@ func pairs(bs *babelstream.Result, mb *mixbench.Result) []pair {
 	for _, p := range []struct {
 		p      mixbench.Precision
 		figure string
-	}{{mixbench.Single, "precision.fma.fp32"}, {mixbench.Double, "precision.fma.fp64"}, {mixbench.Half, "precision.fma.fp16"}} {
+	}{{mixbench.Single, "precision.fma.fp32"}, {mixbench.Double, "precision.fma.fp64"}, {mixbench.Half, "precision.fma.fp16"}, {mixbench.Int, "precision.mad.int32"}} {
 		if mb.Supported(p.p) {
 			out = append(out, pair{"mixbench", orUnknown(mb.Version), "peak " + p.p.String(), p.figure, mb.PeakOps(p.p)})
 		}
