@@ -104,3 +104,36 @@ func (p aluProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVe
 	}
 	return nil
 }
+
+// rooflineProbe sweeps arithmetic intensity per precision and records how
+// close each point sits to the roofline drawn from the sweep's own roofs.
+type rooflineProbe struct {
+	quick bool
+}
+
+func (rooflineProbe) Name() string    { return "webgpu-roofline" }
+func (rooflineProbe) Version() string { return "1" }
+
+// quickRooflineArray is each array's size in quick mode: the smallest the
+// probe accepts.
+const quickRooflineArray = 64 << 20
+
+func (p rooflineProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	o := gpu.RooflineOptions{}
+	if p.quick {
+		o.MaxArrayBytes = quickRooflineArray
+	}
+	rs, err := gpu.MeasureRoofline(ctx, d, o)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		ratio, err := r.SchemaRatio()
+		if err != nil {
+			return err
+		}
+		ratio.Probe = p.Name()
+		v.Roofline = append(v.Roofline, ratio)
+	}
+	return nil
+}

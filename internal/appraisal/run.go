@@ -31,7 +31,8 @@ func probes(c Candidate, o Options, lib *nvml.Lib) []probe {
 	if o.Progress != nil {
 		say = func(msg string) { o.Progress(c.Addr, msg) }
 	}
-	ps := []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, say: say}}
+	ps := []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, rooflineProbe{quick: o.Quick},
+		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, say: say}}
 	if d := soakLength(c, o); d > 0 {
 		ps = append(ps, soakProbe{duration: d, nvml: telemetryDevice(lib, c), say: say})
 	}

@@ -70,6 +70,7 @@ func List(v schema.CapabilityVector) []Figure {
 	}
 	for _, r := range v.Roofline {
 		add("roofline."+r.Precision, "ratio", single(r.Ratio), true)
+		add("roofline."+r.Precision+".ridge", "ratio", single(r.RidgeRatio), true)
 	}
 	return out
 }
