@@ -23,7 +23,7 @@ var version = "0.1.0-dev"
 type cli struct {
 	globals
 
-	Appraise appraiseCmd `cmd:"" default:"withargs" help:"Appraise the GPUs of this machine and sign the reports (the default command)."`
+	Appraise appraiseCmd `cmd:"" default:"withargs" help:"Appraise the GPUs of this machine and sign the reports. The default command: 'appraise --out DIR --software' runs it; 'appraise appraise --help' lists its flags."`
 	Verify   verifyCmd   `cmd:"" help:"Verify signed card and box reports."`
 	Compare  compareCmd  `cmd:"" help:"Compare two card reports figure by figure."`
 	Plot     plotCmd     `cmd:"" help:"Draw a verified card's roofline and thermal timeline as SVG."`
