@@ -187,7 +187,7 @@ var commentMap = map[string]string{
 	"github.com/everycycle/appraise/schema.ThermalEnvelope.Probe":               "Probe is the name of the probe that ran the soak.",
 	"github.com/everycycle/appraise/schema.ThermalEnvelope.SoakS":               "SoakS is how long the sustained load ran, in seconds.",
 	"github.com/everycycle/appraise/schema.ThermalEnvelope.SustainedPowerW":     "SustainedPowerW is the median board power during the soak, in watts.",
-	"github.com/everycycle/appraise/schema.ThermalEnvelope.Telemetry":           "Telemetry names where temperature, power and throttle reasons came\nfrom (\"nvml\"), or \"none\" when the driver offers none.",
+	"github.com/everycycle/appraise/schema.ThermalEnvelope.Telemetry":           "Telemetry names where temperature, power and throttle reasons came\nfrom (\"nvml\", \"hwmon\"), or \"none\" when the driver offers none.",
 	"github.com/everycycle/appraise/schema.ThermalEnvelope.Throttled":           "Throttled is true when throughput or clocks dropped under load.",
 	"github.com/everycycle/appraise/schema.ThermalEnvelope.ThrottledFraction":   "ThrottledFraction is sustained throughput divided by cold throughput\n(unitless, 1 = no loss).",
 	"github.com/everycycle/appraise/schema.ThermalEnvelope.TimeToThrottleS":     "TimeToThrottleS is seconds from load start to the first throttle;\nabsent when the device did not throttle during the soak.",

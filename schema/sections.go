@@ -88,8 +88,8 @@ type ThermalEnvelope struct {
 	// Points is how many timed pieces of the load the envelope is drawn from.
 	Points int `json:"points" validate:"gte=4"`
 	// Telemetry names where temperature, power and throttle reasons came
-	// from ("nvml"), or "none" when the driver offers none.
-	Telemetry string `json:"telemetry" validate:"oneof=nvml none"`
+	// from ("nvml", "hwmon"), or "none" when the driver offers none.
+	Telemetry string `json:"telemetry" validate:"oneof=nvml hwmon none"`
 	// Timeline is the soak condensed to at most 120 steps of equal length,
 	// each the median of its pieces and readings, for plotting.
 	Timeline []ThermalStep `json:"timeline,omitempty" validate:"omitempty,max=120,dive"`

@@ -67,7 +67,8 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if c.Soak != nil && *c.Soak < 0 {
 		return withCode(exitUsage, fmt.Errorf("--soak %s: want a duration of 0 or more", *c.Soak), "")
 	}
-	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, Version: version}
+	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, Version: version,
+		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT")}
 	if c.CrossCheck {
 		if c.Tolerance <= 0 || c.Tolerance >= 1 {
 			return withCode(exitUsage, fmt.Errorf("--tolerance %g: want a fraction between 0 and 1", c.Tolerance), "")

@@ -42,6 +42,8 @@ type Options struct {
 	AmbientC *float64
 	// ambientSource says where AmbientC came from, set by Appraise.
 	ambientSource string
+	// SysfsRoot is the root sysfs is read below ("" = /), as for Discover.
+	SysfsRoot string
 	// Version is the probe-suite version recorded in every report.
 	Version string
 	// HostRoot is the root the host identity is read below ("" = /).
@@ -106,7 +108,7 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 				disagree = append(disagree, fmt.Errorf("%s: %w", c.Addr, err))
 			}
 		}
-		v.NotMeasured = append(v.NotMeasured, vendorIdentity(lib, libErr, c, v)...)
+		v.NotMeasured = append(v.NotMeasured, vendorIdentity(lib, libErr, c, v, o.SysfsRoot)...)
 		v.NotMeasured = append(v.NotMeasured, notYetMeasured(v)...)
 		v.Environment.RunDurationS = now().Sub(t0).Seconds()
 		card := schema.CardPayload{ReportVersion: schema.ReportVersion, ProbedAt: start.Format(time.RFC3339), Capability: *v}

@@ -10,6 +10,7 @@ import (
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/host"
 	"github.com/everycycle/appraise/internal/nvml"
+	"github.com/everycycle/appraise/internal/pci"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -34,7 +35,7 @@ func probes(c Candidate, o Options, lib *nvml.Lib) []probe {
 	ps := []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, rooflineProbe{quick: o.Quick},
 		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, say: say}}
 	if d := soakLength(c, o); d > 0 {
-		ps = append(ps, soakProbe{duration: d, nvml: telemetryDevice(lib, c), say: say})
+		ps = append(ps, soakProbe{duration: d, telemetry: telemetryFor(lib, c, o.SysfsRoot), say: say})
 	}
 	return ps
 }
@@ -55,16 +56,23 @@ func soakLength(c Candidate, o Options) time.Duration {
 	return d
 }
 
-// telemetryDevice is the NVML device behind c, or nil.
-func telemetryDevice(lib *nvml.Lib, c Candidate) *nvml.Device {
-	if lib == nil || c.BusAddress == "" || c.Adapter.VendorID != 0x10de {
+// telemetryFor is the driver telemetry of c's device: NVML for an NVIDIA
+// card, else its hwmon sensors, else nil.
+func telemetryFor(lib *nvml.Lib, c Candidate, sysfsRoot string) telemetry {
+	if c.BusAddress == "" {
 		return nil
 	}
-	d, err := lib.DeviceByBusID(c.BusAddress)
-	if err != nil {
-		return nil
+	if lib != nil && c.Adapter.VendorID == 0x10de {
+		if d, err := lib.DeviceByBusID(c.BusAddress); err == nil {
+			return nvmlTelemetry{d}
+		}
 	}
-	return d
+	if c.PCI != nil {
+		if s, err := pci.HWMon(sysfsRoot, c.PCI.BDF); err == nil {
+			return hwmonTelemetry{s}
+		}
+	}
+	return nil
 }
 
 // absentReasons says why an optional part is absent when no probe of this
@@ -74,8 +82,8 @@ var absentReasons = map[string]string{
 	"memory.physical_bytes":      "the device-local heap size is known only through raw Vulkan, which did not match this adapter (see skipped)",
 	"interconnect.peers":         "only one device was appraised, so there is no peer",
 	"thermal":                    "no soak: --soak 0",
-	"thermal.sustained_power_w":  "no power telemetry for this device (this probe suite reads NVML only)",
-	"thermal.peak_temperature_c": "no temperature telemetry for this device (this probe suite reads NVML only)",
+	"thermal.sustained_power_w":  "no power telemetry for this device (neither NVML nor a hwmon power sensor)",
+	"thermal.peak_temperature_c": "no temperature telemetry for this device (neither NVML nor a hwmon sensor)",
 	"roofline":                   "roofline sweep not in this probe suite yet",
 	"cross_checks":               "not requested (--cross-check)",
 	"environment.ambient_c":      "no inlet temperature sensor read and no --ambient-c given",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/nvml"
+	"github.com/everycycle/appraise/internal/pci"
 	"github.com/everycycle/appraise/internal/thermal"
 	"github.com/everycycle/appraise/schema"
 )
@@ -26,9 +27,36 @@ const (
 // soakProbe holds the device under sustained load, samples its throughput
 // beside the driver's telemetry, and records the thermal envelope.
 type soakProbe struct {
-	duration time.Duration
-	nvml     *nvml.Device // nil when the driver offers no telemetry
-	say      func(string) // progress, never nil
+	duration  time.Duration
+	telemetry telemetry    // nil when the driver offers none
+	say       func(string) // progress, never nil
+}
+
+// telemetry reads the driver's temperature, power and throttle reasons.
+type telemetry interface {
+	// read returns one reading; ok is false when nothing could be read.
+	read() (r thermal.Reading, ok bool)
+	// source names it for the report ("nvml", "hwmon").
+	source() string
+}
+
+// nvmlTelemetry reads an NVIDIA device through NVML.
+type nvmlTelemetry struct{ d *nvml.Device }
+
+func (t nvmlTelemetry) source() string { return "nvml" }
+func (t nvmlTelemetry) read() (thermal.Reading, bool) {
+	s, err := t.d.Sample()
+	return thermal.Reading{TemperatureC: s.TemperatureC, PowerW: s.PowerW, Throttle: s.ThrottleNames}, err == nil
+}
+
+// hwmonTelemetry reads a device's hwmon sensors (amdgpu and others); it
+// has no throttle reasons, so the thermal rule relies on the throughput.
+type hwmonTelemetry struct{ s *pci.Sensors }
+
+func (t hwmonTelemetry) source() string { return "hwmon" }
+func (t hwmonTelemetry) read() (thermal.Reading, bool) {
+	s, err := t.s.Sample()
+	return thermal.Reading{TemperatureC: s.TemperatureC, PowerW: s.PowerW}, err == nil
 }
 
 func (soakProbe) Name() string    { return "webgpu-soak" }
@@ -63,7 +91,11 @@ func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityV
 	if err != nil {
 		return err
 	}
-	v.Thermal = envelope(e, len(points), res.Kernel, p.Name(), p.nvml != nil)
+	source := "none"
+	if p.telemetry != nil {
+		source = p.telemetry.source()
+	}
+	v.Thermal = envelope(e, len(points), res.Kernel, p.Name(), source)
 	v.Thermal.Timeline = timeline(thermal.Timeline(res.Duration, points, readings))
 	if !e.Throttled {
 		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "thermal.time_to_throttle_s",
@@ -74,14 +106,15 @@ func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityV
 
 // sample reads the driver's telemetry every telemetryGap until stop.
 func (p soakProbe) sample(start time.Time, stop <-chan struct{}, keep func(thermal.Reading)) {
-	if p.nvml == nil {
+	if p.telemetry == nil {
 		return
 	}
 	t := time.NewTicker(telemetryGap)
 	defer t.Stop()
 	for {
-		if s, err := p.nvml.Sample(); err == nil {
-			keep(thermal.Reading{At: time.Since(start), TemperatureC: s.TemperatureC, PowerW: s.PowerW, Throttle: s.ThrottleNames})
+		if r, ok := p.telemetry.read(); ok {
+			r.At = time.Since(start)
+			keep(r)
 		}
 		select {
 		case <-stop:
@@ -91,12 +124,9 @@ func (p soakProbe) sample(start time.Time, stop <-chan struct{}, keep func(therm
 	}
 }
 
-func envelope(e thermal.Envelope, points int, workload, probe string, telemetry bool) *schema.ThermalEnvelope {
+func envelope(e thermal.Envelope, points int, workload, probe, source string) *schema.ThermalEnvelope {
 	t := &schema.ThermalEnvelope{SoakS: e.Soak.Seconds(), Throttled: e.Throttled, ThrottledFraction: e.ThrottledFraction,
-		ColdOpsPerS: e.ColdOpsPerS, SustainedOpsPerS: e.SustainedOpsPerS, Workload: workload, Points: points, Probe: probe, Telemetry: "none"}
-	if telemetry {
-		t.Telemetry = "nvml"
-	}
+		ColdOpsPerS: e.ColdOpsPerS, SustainedOpsPerS: e.SustainedOpsPerS, Workload: workload, Points: points, Probe: probe, Telemetry: source}
 	if e.Throttled {
 		s := e.TimeToThrottle.Seconds()
 		t.TimeToThrottleS = &s
