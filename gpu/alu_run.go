@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/everycycle/appraise/schema"
@@ -219,7 +218,7 @@ func (r *aluRun) measure(ctx context.Context, k ALUKernel) (ALUResult, error) {
 	if err := r.size(ctx, a); err != nil {
 		return ALUResult{}, err
 	}
-	per, err := r.warmUp(ctx, a)
+	per, err := r.d.warmUp(ctx, a.dispatch, r.lim.WarmUp, r.lim.cal.MaxIterations)
 	if err != nil {
 		return ALUResult{}, err
 	}
@@ -320,28 +319,6 @@ func itersFor(perIterS, launchS float64, lim aluLimits, maxIters uint32) uint32 
 		return lo
 	default:
 		return uint32(it)
-	}
-}
-
-// warmUp keeps the kernel running for at least lim.WarmUp, in submissions
-// of growing size up to warmUpBatchS each, and returns the time one
-// dispatch took in the last submission. The warm-up is discarded.
-func (r *aluRun) warmUp(ctx context.Context, a *aluDispatch) (float64, error) {
-	start := time.Now()
-	batch := 1
-	for {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		t, err := r.d.timeWork(work(a.dispatch, batch))
-		if err != nil {
-			return 0, err
-		}
-		per := t / float64(batch)
-		if time.Since(start) >= r.lim.WarmUp {
-			return per, nil
-		}
-		batch = max(1, min(r.lim.cal.MaxIterations, int(warmUpBatchS/per)))
 	}
 }
 

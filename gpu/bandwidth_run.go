@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/everycycle/appraise/schema"
@@ -199,7 +198,7 @@ func (r *bandwidthRun) fill() error {
 // check it returns only the error.
 func (r *bandwidthRun) measure(ctx context.Context, k BandwidthKernel) (BandwidthResult, error) {
 	ds := r.disp[k.Name].dispatch
-	per, err := r.warmUp(ctx, ds)
+	per, err := r.d.warmUp(ctx, ds, warmUp, r.lim.MaxIterations)
 	if err != nil {
 		return BandwidthResult{}, err
 	}
@@ -237,28 +236,6 @@ func (r *bandwidthRun) sample(ctx context.Context, ds dispatch, cal calibration,
 		rates = append(rates, float64(bytes)*float64(cal.Iterations)/t)
 	}
 	return newStat(rates)
-}
-
-// warmUp keeps the kernel running for at least warmUp, in submissions of
-// growing size up to warmUpBatchS each, and returns the time one dispatch
-// took in the last submission. The warm-up samples are discarded.
-func (r *bandwidthRun) warmUp(ctx context.Context, ds dispatch) (float64, error) {
-	start := time.Now()
-	batch := 1
-	for {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		t, err := r.d.timeWork(work(ds, batch))
-		if err != nil {
-			return 0, err
-		}
-		per := t / float64(batch)
-		if time.Since(start) >= warmUp {
-			return per, nil
-		}
-		batch = max(1, min(r.lim.MaxIterations, int(warmUpBatchS/per)))
-	}
 }
 
 // check reads the kernel's output back and compares it with the CPU

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -89,22 +88,6 @@ func roofI32Output(i uint32, m mat2) uint32 {
 // run and stay exact: the first FMA of a pair doubles (k + pairs), which
 // must stay below 2^24 in magnitude: 2(2^20 + iters/2) + 6 < 2^24.
 const roofMaxIters = 1 << 23
-
-// checkRoofline compares a chunk of output words, the first of which is
-// scalar index first, exactly with want.
-func checkRoofline(chunk []byte, first uint64, want func(i uint64) uint32) checkResult {
-	return parallel(uint64(len(chunk)/4), func(lo, hi uint64) checkResult {
-		r := checkResult{bad: -1}
-		for k := lo; k < hi; k++ {
-			got, w := binary.LittleEndian.Uint32(chunk[4*k:]), want(first+k)
-			r.checked++
-			if got != w && r.bad < 0 {
-				r.bad, r.got, r.want = int64(first+k), float64(got), float64(w)
-			}
-		}
-		return r
-	})
-}
 
 // rooflineErr turns a failed exact check of a kernel of kind k into an
 // error wrapping ErrCheckFailed; the caller names the precision and point.

@@ -131,11 +131,11 @@ func TestRooflineCheckFlagsOneWord(t *testing.T) {
 		for i := range 4096 {
 			binary.LittleEndian.PutUint32(chunk[4*i:], want(uint64(8192+i)))
 		}
-		if err := rooflineErr(k.kind, checkRoofline(chunk, 8192, want)); err != nil {
+		if err := rooflineErr(k.kind, checkWords(chunk, 8192, want)); err != nil {
 			t.Fatalf("%s: correct output fails: %v", k.Precision, err)
 		}
 		chunk[4*77] ^= 1
-		r := checkRoofline(chunk, 8192, want)
+		r := checkWords(chunk, 8192, want)
 		err := rooflineErr(k.kind, r)
 		if !errors.Is(err, ErrCheckFailed) || r.bad != 8192+77 || r.checked != 4096 {
 			t.Errorf("%s: one flipped bit: %v (bad %d, checked %d)", k.Precision, err, r.bad, r.checked)

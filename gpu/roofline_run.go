@@ -3,7 +3,6 @@ package gpu
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -193,7 +192,7 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 		return RooflineResult{}, err
 	}
 	r.d.progress("roofline: %s warm-up over %d MiB arrays", k.Precision, r.n*ElementBytes>>20)
-	if _, err := r.warmUp(ctx, mid.dispatch, r.lim.WarmUp); err != nil {
+	if _, err := r.d.warmUp(ctx, mid.dispatch, r.lim.WarmUp, r.lim.cal.MaxIterations); err != nil {
 		return RooflineResult{}, err
 	}
 	m := r.n
@@ -216,7 +215,7 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
-	per, err := r.warmUp(ctx, a.dispatch, r.lim.PointWarmUp)
+	per, err := r.d.warmUp(ctx, a.dispatch, r.lim.PointWarmUp, r.lim.cal.MaxIterations)
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
@@ -227,7 +226,7 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 		if err := r.set(a, n); err != nil {
 			return RooflinePoint{}, 0, err
 		}
-		if per, err = r.warmUp(ctx, a.dispatch, 0); err != nil {
+		if per, err = r.d.warmUp(ctx, a.dispatch, 0, r.lim.cal.MaxIterations); err != nil {
 			return RooflinePoint{}, 0, err
 		}
 	}
@@ -241,29 +240,6 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	}
 	checked, err := r.check(a)
 	return p, checked, err
-}
-
-// warmUp keeps ds running for at least dur (at least one dispatch), in
-// submissions of growing size up to warmUpBatchS each, and returns the
-// time one dispatch took in the last submission. The warm-up is
-// discarded.
-func (r *rooflineRun) warmUp(ctx context.Context, ds dispatch, dur time.Duration) (float64, error) {
-	start := time.Now()
-	batch := 1
-	for {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		t, err := r.d.timeWork(work(ds, batch))
-		if err != nil {
-			return 0, err
-		}
-		per := t / float64(batch)
-		if time.Since(start) >= dur {
-			return per, nil
-		}
-		batch = max(1, min(r.lim.cal.MaxIterations, int(warmUpBatchS/per)))
-	}
 }
 
 // sample times cal.Samples submissions of cal.Iterations dispatches and
@@ -314,7 +290,7 @@ func (r *rooflineRun) check(a *roofDispatch) (uint64, error) {
 	want := rooflineReference(a.row.kind, a.iters)
 	total := checkResult{bad: -1}
 	err := r.d.readBack(r.dst, a.m*ElementBytes, func(off uint64, chunk []byte) error {
-		total.merge(checkRoofline(r.view(a.row.Precision, off, chunk), off/4, want))
+		total.merge(checkWords(r.view(a.row.Precision, off, chunk), off/4, want))
 		return nil
 	})
 	if err != nil {

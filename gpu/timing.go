@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -249,4 +250,27 @@ func clearRepeated(enc *wgpu.CommandEncoder, b *wgpu.Buffer, size uint64, reps i
 		}
 	}
 	return nil
+}
+
+// warmUp keeps ds running for at least dur (at least one dispatch), in
+// submissions that grow to warmUpBatchS each (at most maxBatch
+// dispatches), and returns the time one dispatch took in the last
+// submission. GPUs idle at low clocks; the warm-up samples are discarded.
+func (d *Device) warmUp(ctx context.Context, ds dispatch, dur time.Duration, maxBatch int) (float64, error) {
+	start := time.Now()
+	batch := 1
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		t, err := d.timeWork(work(ds, batch))
+		if err != nil {
+			return 0, err
+		}
+		per := t / float64(batch)
+		if time.Since(start) >= dur {
+			return per, nil
+		}
+		batch = max(1, min(maxBatch, int(warmUpBatchS/per)))
+	}
 }
