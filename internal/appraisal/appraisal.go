@@ -42,12 +42,11 @@ type Options struct {
 	AmbientC *float64
 	// ambientSource says where AmbientC came from, set by Appraise.
 	ambientSource string
-	// SysfsRoot is the root sysfs is read below ("" = /), as for Discover.
+	// SysfsRoot is the root that sysfs, procfs and DMI are read below ("" =
+	// the running system), as for Discover; tests point it at a fake tree.
 	SysfsRoot string
 	// Version is the probe-suite version recorded in every report.
 	Version string
-	// HostRoot is the root the host identity is read below ("" = /).
-	HostRoot string
 	// Soak is how long the thermal soak runs; nil means DefaultSoak
 	// (QuickSoak with Quick), 0 means no soak.
 	Soak *time.Duration
@@ -75,7 +74,7 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	}
 	start := now().UTC().Truncate(time.Second)
 	o.ambientSource = "operator"
-	if c, _, ok := host.Ambient(o.HostRoot); ok {
+	if c, _, ok := host.Ambient(o.SysfsRoot); ok {
 		o.AmbientC, o.ambientSource = &c, "sensor"
 	}
 	box, err := boxPayload(devs, all, o, start)

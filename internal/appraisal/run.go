@@ -113,7 +113,7 @@ func notYetMeasured(v *schema.CapabilityVector) []schema.Omission {
 }
 
 func boxPayload(devs, all []Candidate, o Options, start time.Time) (schema.BoxPayload, error) {
-	h, err := host.Read(o.HostRoot)
+	h, err := host.Read(o.SysfsRoot)
 	if err != nil {
 		return schema.BoxPayload{}, err
 	}
