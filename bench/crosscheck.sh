@@ -7,7 +7,7 @@ out=${OUT:-bench-out}
 mkdir -p "$out"
 log="$out/log.txt"
 (cd .peers/babelstream-main && nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -DGRID_STRIDE --extended-lambda -Isrc -Isrc/cuda \
-	src/main.cpp src/cuda/CUDAStream.cu -o /tmp/cuda-stream) >>"$log" 2>&1 ||
+	src/main.cpp src/cuda/CUDAStream.cu -lnvidia-ml -o /tmp/cuda-stream) >>"$log" 2>&1 ||
 	(echo "babelstream main build failed: building the v5.0 tag" && cd .peers/babelstream &&
 		nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -Isrc -Isrc/cuda src/main.cpp src/cuda/CUDAStream.cu -o /tmp/cuda-stream) >>"$log" 2>&1
 (cd .peers/mixbench/mixbench-cuda && nvcc -O3 -std=c++14 -arch=sm_90 --cudart=static -I. \
