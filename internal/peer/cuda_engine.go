@@ -1,0 +1,294 @@
+//go:build linux && cgo
+
+package peer
+
+/*
+#include "cudadrv.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// DetectCUDA says whether the cuda-peer path can run for this → peer (PCI
+// bus addresses in any form NormalizeBusID accepts). An absent library is
+// not an error: Loaded is false and Why carries the loader's message.
+func DetectCUDA(this, peer string) (CUDAStatus, error) {
+	if err := loadCUDA(); err != nil {
+		return CUDAStatus{Why: err.Error()}, nil
+	}
+	devs, ok, err := findPair(this, peer)
+	if err != nil || !ok {
+		return CUDAStatus{Loaded: true, Why: whyNotFound(ok)}, err
+	}
+	can, err := canAccess(devs)
+	if err != nil || !can {
+		return CUDAStatus{Loaded: true, Found: true, Why: "cuDeviceCanAccessPeer: no peer access"}, err
+	}
+	return CUDAStatus{Loaded: true, Found: true, PeerAccess: true}, nil
+}
+
+func whyNotFound(ok bool) string {
+	if ok {
+		return ""
+	}
+	return "devices not both found by bus address"
+}
+
+// MeasurePair measures this → peer (PCI bus addresses) through the CUDA
+// driver with peer access enabled both ways: bulk copies of bytes (0:
+// DefaultBytes; a multiple of 4096, at least 1 MiB) one way, then both ways
+// at once on two streams, 2 warm-up rounds and 7 timed; then 4 KiB copies,
+// 20 warm-up and 101 timed. Copies are cuMemcpyPeerAsync timed by CUDA
+// events around each. Before every copy the destination is overwritten
+// with a word that changes every round; after it, outside the timed
+// region, sixteen 4 KiB blocks of it are read back and compared with the
+// source's pattern, and after the last round all of it is. A mismatch
+// returns an error wrapping ErrCheckFailed; an unusable library
+// ErrNoCUDA. It needs 2×bytes free on each device.
+func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResult, error) {
+	if bytes == 0 {
+		bytes = DefaultBytes
+	}
+	if err := checkBytes(bytes); err != nil {
+		return PairResult{}, err
+	}
+	ids, err := normalisePair(this, peer)
+	if err != nil {
+		return PairResult{}, err
+	}
+	if err := loadCUDA(); err != nil {
+		return PairResult{}, err
+	}
+	// Contexts are current per OS thread: every call below runs on this one.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	e, err := openCUDA(ids[0], ids[1])
+	if err != nil {
+		return PairResult{}, err
+	}
+	defer e.release()
+	r, err := run(ctx, e, defaultPlan(bytes))
+	if err != nil {
+		return PairResult{}, fmt.Errorf("peer: cuda: %s → %s: %w", ids[0], ids[1], err)
+	}
+	r.This, r.Peer, r.Path = ids[0], ids[1], PathCUDAPeer
+	return r, nil
+}
+
+// normalisePair normalises both bus addresses and rejects a device paired
+// with itself.
+func normalisePair(this, peer string) ([2]string, error) {
+	var ids [2]string
+	for i, s := range []string{this, peer} {
+		id, err := NormalizeBusID(s)
+		if err != nil {
+			return ids, err
+		}
+		ids[i] = id
+	}
+	if ids[0] == ids[1] {
+		return ids, fmt.Errorf("peer: %s paired with itself", ids[0])
+	}
+	return ids, nil
+}
+
+// cudaEngine is the engine over two devices' primary contexts, one
+// stream and two events per side; copies from a side run on its stream.
+type cudaEngine struct {
+	dev      [2]C.CUdevice
+	ctx      [2]C.CUcontext
+	retained [2]bool
+	enabled  [2]bool // peer access enabled from side i to the other
+	stream   [2]C.CUstream
+	ev       [2][2]C.CUevent // start, stop
+	bufs     []buffer
+}
+
+// openCUDA retains both primary contexts, enables peer access both ways
+// and makes the streams and events. On error nothing is left behind.
+func openCUDA(this, peer string) (*cudaEngine, error) {
+	devs, ok, err := findPair(this, peer)
+	if err == nil && !ok {
+		err = fmt.Errorf("cuda: %s and %s are not both CUDA devices", this, peer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if can, err := canAccess(devs); err != nil || !can {
+		return nil, errors.Join(err, fmt.Errorf("cuda: cuDeviceCanAccessPeer: %s and %s cannot access each other", this, peer))
+	}
+	e := &cudaEngine{dev: devs}
+	if err := e.setup(); err != nil {
+		e.release()
+		return nil, err
+	}
+	return e, nil
+}
+
+// setup does openCUDA's work; the caller releases e on error.
+func (e *cudaEngine) setup() error {
+	for s := range 2 {
+		if err := call("cuDevicePrimaryCtxRetain", C.peer_cu_retain(&e.ctx[s], e.dev[s])); err != nil {
+			return err
+		}
+		e.retained[s] = true
+	}
+	for s := range 2 {
+		if err := e.use(s); err != nil {
+			return err
+		}
+		switch r := C.peer_cu_enable(e.ctx[1-s]); r {
+		case cuSuccess:
+			e.enabled[s] = true
+		case cuErrPeerAccessAlreadyOn:
+		default:
+			return call("cuCtxEnablePeerAccess", r)
+		}
+		if err := call("cuStreamCreate", C.peer_cu_stream(&e.stream[s])); err != nil {
+			return err
+		}
+		for k := range 2 {
+			if err := call("cuEventCreate", C.peer_cu_event(&e.ev[s][k])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// use makes side s's context current on this thread.
+func (e *cudaEngine) use(s int) error { return call("cuCtxSetCurrent", C.peer_cu_current(e.ctx[s])) }
+
+// release frees everything e made, in reverse. Safe on a partial engine
+// and safe twice.
+func (e *cudaEngine) release() {
+	for s := range 2 {
+		if !e.retained[s] || e.use(s) != nil {
+			continue
+		}
+		for _, b := range e.bufs {
+			if b.side == s {
+				C.peer_cu_free(C.CUdeviceptr(b.ptr))
+			}
+		}
+		for k := range 2 {
+			if e.ev[s][k] != nil {
+				C.peer_cu_event_destroy(e.ev[s][k])
+				e.ev[s][k] = nil
+			}
+		}
+		if e.stream[s] != nil {
+			C.peer_cu_stream_destroy(e.stream[s])
+			e.stream[s] = nil
+		}
+		if e.enabled[s] {
+			C.peer_cu_disable(e.ctx[1-s])
+			e.enabled[s] = false
+		}
+	}
+	e.bufs = nil
+	C.peer_cu_current(nil)
+	for s := range 2 {
+		if e.retained[s] {
+			C.peer_cu_release(e.dev[s])
+			e.retained[s] = false
+		}
+	}
+}
+
+func (e *cudaEngine) alloc(s int, n uint64) (buffer, error) {
+	if err := e.use(s); err != nil {
+		return buffer{}, err
+	}
+	var p C.CUdeviceptr
+	if err := call("cuMemAlloc", C.peer_cu_alloc(&p, C.size_t(n))); err != nil {
+		return buffer{}, err
+	}
+	b := buffer{side: s, ptr: uint64(p), n: n}
+	e.bufs = append(e.bufs, b)
+	return b, nil
+}
+
+// upload copies p to b at off and waits until it has landed (a copy from
+// pageable memory may return before its DMA is done).
+func (e *cudaEngine) upload(b buffer, off uint64, p []byte) error {
+	if err := e.use(b.side); err != nil {
+		return err
+	}
+	if err := call("cuMemcpyHtoD", C.peer_cu_htod(C.CUdeviceptr(b.ptr+off), ptr(p), C.size_t(len(p)))); err != nil {
+		return err
+	}
+	return call("cuCtxSynchronize", C.peer_cu_sync())
+}
+
+func (e *cudaEngine) download(p []byte, b buffer, off uint64) error {
+	if err := e.use(b.side); err != nil {
+		return err
+	}
+	return call("cuMemcpyDtoH", C.peer_cu_dtoh(ptr(p), C.CUdeviceptr(b.ptr+off), C.size_t(len(p))))
+}
+
+// fill sets every word of b to w and waits (cuMemsetD32 on device memory
+// may return early).
+func (e *cudaEngine) fill(b buffer, w uint32) error {
+	if err := e.use(b.side); err != nil {
+		return err
+	}
+	if err := call("cuMemsetD32", C.peer_cu_memset32(C.CUdeviceptr(b.ptr), C.uint(w), C.size_t(b.n/4))); err != nil {
+		return err
+	}
+	return call("cuCtxSynchronize", C.peer_cu_sync())
+}
+
+// copies issues each job on its source side's stream between that side's
+// events, then waits for all and reads the events' elapsed times.
+func (e *cudaEngine) copies(jobs []job) ([]float64, error) {
+	for i, j := range jobs {
+		if i > 0 && j.src.side == jobs[0].src.side {
+			return nil, errors.New("peer: cuda: two jobs from one side")
+		}
+		if err := e.issue(j); err != nil {
+			return nil, err
+		}
+	}
+	ts := make([]float64, len(jobs))
+	for i, j := range jobs {
+		s := j.src.side
+		if err := call("cuEventSynchronize", C.peer_cu_event_sync(e.ev[s][1])); err != nil {
+			return nil, err
+		}
+		var ms C.float
+		if err := call("cuEventElapsedTime", C.peer_cu_elapsed(&ms, e.ev[s][0], e.ev[s][1])); err != nil {
+			return nil, err
+		}
+		ts[i] = float64(ms) / 1e3
+	}
+	return ts, nil
+}
+
+// issue records the start event, the peer copy and the stop event on the
+// source side's stream.
+func (e *cudaEngine) issue(j job) error {
+	s := j.src.side
+	if err := e.use(s); err != nil {
+		return err
+	}
+	if err := call("cuEventRecord", C.peer_cu_record(e.ev[s][0], e.stream[s])); err != nil {
+		return err
+	}
+	err := call("cuMemcpyPeerAsync", C.peer_cu_peercopy(C.CUdeviceptr(j.dst.ptr), e.ctx[j.dst.side],
+		C.CUdeviceptr(j.src.ptr), e.ctx[s], C.size_t(j.n), e.stream[s]))
+	if err != nil {
+		return err
+	}
+	return call("cuEventRecord", C.peer_cu_record(e.ev[s][1], e.stream[s]))
+}
+
+func (e *cudaEngine) timing() schema.TimingMethod { return schema.TimingGPUTimestamp }

@@ -1,0 +1,18 @@
+// Package peer measures directed links between two appraised devices of
+// one host: for each ordered pair this → peer, bandwidth one way, both ways
+// at once, and small-transfer latency, every transfer's received data
+// checked on the host.
+//
+// Start with [Pairs], which lists the ordered pairs of a run (none for one
+// device: record interconnect.peers as not measured, see [PeersOmission]).
+// For each pair, fill an [Availability] ([DetectCUDA] fills its CUDA part)
+// and let [Choose] pick the path, in the order "vulkan-device-group",
+// "cuda-peer", "host-staged". [MeasurePair] is the "cuda-peer" path: the
+// CUDA driver library is loaded at run time, so binaries start on hosts
+// without it and get [ErrNoCUDA]. The "host-staged" path is a [Stager]
+// that the caller supplies. [PairResult.PeerLink] turns a result into the
+// card's schema.PeerLink.
+//
+// Nothing here names or classifies a link: the card records what was
+// measured and the path and probe that measured it, never a link kind.
+package peer
