@@ -17,6 +17,7 @@ import (
 	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/internal/host"
 	"github.com/everycycle/appraise/internal/nvml"
+	"github.com/everycycle/appraise/internal/peer"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -93,7 +94,9 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		defer lib.Close()
 	}
 	var disagree []error
-	for _, c := range devs {
+	vs := make([]*schema.CapabilityVector, len(devs))
+	took := make([]time.Duration, len(devs))
+	for i, c := range devs {
 		t0 := now()
 		v, err := appraiseDevice(ctx, inst, c, o, lib)
 		if err != nil {
@@ -107,9 +110,24 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 				disagree = append(disagree, fmt.Errorf("%s: %w", c.Addr, err))
 			}
 		}
+		vs[i], took[i] = v, now().Sub(t0)
+	}
+	if len(devs) > 1 {
+		if o.Progress != nil {
+			o.Progress("box", "peer links")
+		}
+		if err := peerLinks(ctx, devs, vs); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range devs {
+		v := vs[i]
 		v.NotMeasured = append(v.NotMeasured, vendorIdentity(lib, libErr, c, v, o.SysfsRoot)...)
+		if len(devs) == 1 && v.Interconnect != nil {
+			v.NotMeasured = append(v.NotMeasured, peer.PeersOmission())
+		}
 		v.NotMeasured = append(v.NotMeasured, notYetMeasured(v)...)
-		v.Environment.RunDurationS = now().Sub(t0).Seconds()
+		v.Environment.RunDurationS = took[i].Seconds()
 		card := schema.CardPayload{ReportVersion: schema.ReportVersion, ProbedAt: start.Format(time.RFC3339), Capability: *v}
 		run.Cards = append(run.Cards, card)
 	}
