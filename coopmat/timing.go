@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	vk "github.com/vulkan-go/vulkan"
 
+	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -44,17 +44,6 @@ type measurement struct {
 	Rate    schema.Stat // operations per second
 	Method  schema.TimingMethod
 	Repeats int // dispatches per sample
-}
-
-// stat summarises samples (which must be non-empty).
-func stat(samples []float64) schema.Stat {
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return schema.Stat{Samples: len(s), Median: med, Min: s[0], Max: s[len(s)-1]}
 }
 
 // maxDispatches bounds the dispatches recorded into one command buffer.
@@ -122,7 +111,10 @@ func (d *Device) measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 			}
 			rates[i] = float64(p.reps) * ops / s
 		}
-		st := stat(rates)
+		st, err := stats.Summarize(rates)
+		if err != nil {
+			return measurement{}, fmt.Errorf("coopmat: %w", err)
+		}
 		if warm >= tm.Warmup.Seconds() && float64(p.reps)*ops/st.Median >= tm.SampleTime.Seconds()/2 {
 			return measurement{Rate: st, Method: t.method(), Repeats: p.reps}, nil
 		}
@@ -204,7 +196,11 @@ func (d *Device) measureHost(ctx context.Context, c *commands, t *timer, k *Kern
 		}
 		rates = append(rates, float64(reps)*ops/s)
 	}
-	return measurement{Rate: stat(rates), Method: t.method(), Repeats: reps}, nil
+	st, err := stats.Summarize(rates)
+	if err != nil {
+		return measurement{}, fmt.Errorf("coopmat: %w", err)
+	}
+	return measurement{Rate: st, Method: t.method(), Repeats: reps}, nil
 }
 
 // warmUp repeats fn until d has passed (at least once).

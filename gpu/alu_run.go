@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -357,7 +359,7 @@ func (r *aluRun) sample(ctx context.Context, a *aluDispatch, cal calibration) (s
 		}
 		rates = append(rates, ops/t)
 	}
-	return newStat(rates)
+	return stats.Summarize(rates)
 }
 
 // clearOut zeroes the output words a's dispatch writes.

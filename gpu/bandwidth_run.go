@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -235,7 +237,7 @@ func (r *bandwidthRun) sample(ctx context.Context, ds dispatch, cal calibration,
 		}
 		rates = append(rates, float64(bytes)*float64(cal.Iterations)/t)
 	}
-	return newStat(rates)
+	return stats.Summarize(rates)
 }
 
 // check reads the kernel's output back and compares it with the CPU

@@ -3,9 +3,6 @@ package gpu
 import (
 	"fmt"
 	"math"
-	"slices"
-
-	"github.com/everycycle/appraise/schema"
 )
 
 // Calibration and statistics: how many dispatches make a timed sample, how
@@ -116,35 +113,4 @@ func samplesFor(sampleS float64, lim calibrationLimits) int {
 // positiveFinite reports whether x is a positive finite number.
 func positiveFinite(x float64) bool {
 	return x > 0 && !math.IsInf(x, 0)
-}
-
-// newStat summarises timed samples (warm-up already dropped). Every sample
-// must be a positive finite number.
-func newStat(samples []float64) (schema.Stat, error) {
-	if len(samples) == 0 {
-		return schema.Stat{}, fmt.Errorf("gpu: no samples")
-	}
-	for i, s := range samples {
-		if !(s > 0) || math.IsInf(s, 0) {
-			return schema.Stat{}, fmt.Errorf("gpu: sample %d is %v, not a positive finite number", i, s)
-		}
-	}
-	return schema.Stat{
-		Samples: len(samples),
-		Median:  median(samples),
-		Min:     slices.Min(samples),
-		Max:     slices.Max(samples),
-	}, nil
-}
-
-// median is the middle of xs (the mean of the middle two for an even
-// count). xs is not modified; it must not be empty.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
 }

@@ -114,32 +114,3 @@ func TestSamplesFor(t *testing.T) {
 		}
 	}
 }
-
-func TestNewStat(t *testing.T) {
-	s, err := newStat([]float64{3, 1, 2, 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Samples != 4 || s.Median != 2.5 || s.Min != 1 || s.Max != 10 {
-		t.Errorf("got %+v", s)
-	}
-	s, _ = newStat([]float64{5, 1, 4})
-	if s.Median != 4 {
-		t.Errorf("odd median: got %v, want 4", s.Median)
-	}
-	for _, bad := range [][]float64{nil, {1, 0}, {1, -2}, {math.NaN()}, {math.Inf(1)}} {
-		if _, err := newStat(bad); err == nil {
-			t.Errorf("newStat(%v) accepted bad samples", bad)
-		}
-	}
-}
-
-func TestMedianLeavesInputAlone(t *testing.T) {
-	xs := []float64{3, 1, 2}
-	if m := median(xs); m != 2 {
-		t.Errorf("median = %v", m)
-	}
-	if xs[0] != 3 || xs[1] != 1 {
-		t.Errorf("median sorted its input: %v", xs)
-	}
-}

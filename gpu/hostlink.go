@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -214,7 +215,7 @@ func (l *link) transfer(path string, times []float64) (Transfer, error) {
 	for i, t := range times {
 		rates[i] = float64(l.n) / t
 	}
-	st, err := newStat(rates)
+	st, err := stats.Summarize(rates)
 	return Transfer{BytesPerS: st, TransferBytes: l.n, Path: path,
 		Timing: schema.TimingHostWallClock, Checked: l.checked}, err
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -198,7 +200,7 @@ func prune(times [][]float64, alive []bool, factor float64) {
 func lowestMedian(times [][]float64, alive []bool) int {
 	best := -1
 	for i, ts := range times {
-		if (alive == nil || alive[i]) && (best < 0 || median(ts) < median(times[best])) {
+		if (alive == nil || alive[i]) && (best < 0 || stats.Median(ts) < stats.Median(times[best])) {
 			best = i
 		}
 	}
@@ -385,7 +387,7 @@ func (l *launcher) sampled(ctx context.Context, lim calibrationLimits, once func
 		}
 		warm = append(warm, t)
 	}
-	n := samplesFor(median(warm), lim)
+	n := samplesFor(stats.Median(warm), lim)
 	samples := make([]float64, 0, n)
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
@@ -397,7 +399,7 @@ func (l *launcher) sampled(ctx context.Context, lim calibrationLimits, once func
 		}
 		samples = append(samples, t)
 	}
-	return newStat(samples)
+	return stats.Summarize(samples)
 }
 
 // emptyRoundTripS is the median of n checked empty-dispatch round trips,
@@ -424,5 +426,5 @@ func (d *Device) emptyRoundTripS(ctx context.Context, n int) (float64, error) {
 	if err := l.checkCounter(); err != nil {
 		return 0, err
 	}
-	return median(samples), nil
+	return stats.Median(samples), nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/everycycle/appraise/internal/stats"
 )
 
 // rooflineRun holds one run of the roofline probe: the compiled kernels,
@@ -263,7 +265,7 @@ func (r *rooflineRun) sample(ctx context.Context, a *roofDispatch, cal calibrati
 		}
 		rates = append(rates, ops/t)
 	}
-	s, err := newStat(rates)
+	s, err := stats.Summarize(rates)
 	if err != nil {
 		return RooflinePoint{}, err
 	}

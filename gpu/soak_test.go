@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -94,13 +95,13 @@ func logSoak(t *testing.T, s *soaker) {
 	for i, p := range s.res.Points {
 		rates[i] = p.OpsPerS
 	}
-	st, _ := newStat(rates)
+	st, _ := stats.Summarize(rates)
 	t.Logf("%s, %d pieces of %d dispatches (%d groups x %d trips), last piece %v, over %v: median %.4g ops/s (min %.4g, max %.4g), %d invocations checked",
 		s.res.Timing, len(rates), s.reps, s.groups, s.iters, s.pieceS, s.res.Duration, st.Median, st.Min, st.Max, s.res.Checked)
 	if len(s.gaps) == 0 {
 		return
 	}
-	t.Logf("GPU idle between pieces: median %.3g ms, max %.3g ms over %d gaps", 1e3*median(s.gaps), 1e3*slices.Max(s.gaps), len(s.gaps))
+	t.Logf("GPU idle between pieces: median %.3g ms, max %.3g ms over %d gaps", 1e3*stats.Median(s.gaps), 1e3*slices.Max(s.gaps), len(s.gaps))
 	if idle := sum(s.gaps); idle > 0.05*s.res.Duration.Seconds() {
 		t.Errorf("the GPU idled %.3g s of %v between pieces", idle, s.res.Duration)
 	}

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"time"
-
-	"github.com/everycycle/appraise/schema"
 )
 
 // Sampling: how long a timed sample runs, how many are kept, how a kernel's
@@ -132,27 +129,6 @@ func splitIterations(total, maxPerCall int64) (calls, perCall int64, err error) 
 	calls = (total + maxPerCall - 1) / maxPerCall
 	perCall = (total + calls - 1) / calls
 	return calls, perCall, nil
-}
-
-// summarize turns per-sample rates into a Stat: count, median (the mean of
-// the two middle values for an even count), min and max.
-func summarize(rates []float64) (schema.Stat, error) {
-	if len(rates) == 0 {
-		return schema.Stat{}, fmt.Errorf("cpubench: no samples")
-	}
-	s := slices.Clone(rates)
-	slices.Sort(s)
-	for _, r := range s {
-		if !(r > 0) || math.IsInf(r, 0) {
-			return schema.Stat{}, fmt.Errorf("cpubench: sample rate %v is not positive and finite", r)
-		}
-	}
-	n := len(s)
-	median := s[n/2]
-	if n%2 == 0 {
-		median = (s[n/2-1] + s[n/2]) / 2
-	}
-	return schema.Stat{Samples: n, Median: median, Min: s[0], Max: s[n-1]}, nil
 }
 
 // runTeam runs work(w) for w in [0, n) on n goroutines at once and returns

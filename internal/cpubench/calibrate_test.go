@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/everycycle/appraise/internal/stats"
 )
 
 func TestPlanFor(t *testing.T) {
@@ -69,17 +71,17 @@ func TestSplitIterations(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
-	s, err := summarize([]float64{5, 1, 3})
+	s, err := stats.Summarize([]float64{5, 1, 3})
 	if err != nil || s.Samples != 3 || s.Median != 3 || s.Min != 1 || s.Max != 5 {
 		t.Errorf("odd: %+v, %v", s, err)
 	}
-	s, err = summarize([]float64{4, 1, 3, 10})
+	s, err = stats.Summarize([]float64{4, 1, 3, 10})
 	if err != nil || s.Samples != 4 || s.Median != 3.5 || s.Min != 1 || s.Max != 10 {
 		t.Errorf("even: %+v, %v", s, err)
 	}
 	for _, bad := range [][]float64{nil, {1, 0}, {1, math.Inf(1)}, {math.NaN()}} {
-		if _, err := summarize(bad); err == nil {
-			t.Errorf("summarize(%v) succeeded", bad)
+		if _, err := stats.Summarize(bad); err == nil {
+			t.Errorf("stats.Summarize(%v) succeeded", bad)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"unsafe"
+
+	"github.com/everycycle/appraise/internal/stats"
 )
 
 // FP throughput: chains of x = x*a + x on every thread, with the kernels
@@ -191,7 +193,7 @@ func (b *fmaBench[T]) measure(ctx context.Context, plan samplePlan) (Throughput,
 	if err := chk.err(b.spec.label(), 0); err != nil {
 		return Throughput{}, err
 	}
-	stat, err := summarize(rates)
+	stat, err := stats.Summarize(rates)
 	if err != nil {
 		return Throughput{}, fmt.Errorf("cpubench: %s: %w", b.spec.label(), err)
 	}

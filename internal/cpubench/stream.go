@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"syscall"
 	"unsafe"
+
+	"github.com/everycycle/appraise/internal/stats"
 )
 
 // Memory bandwidth with all cores: BabelStream's copy and triad plus a read
@@ -163,7 +165,7 @@ func (s *streamBench) measure(ctx context.Context, spec streamSpec) (Bandwidth, 
 	if err := chk.err(spec.name, tol); err != nil {
 		return Bandwidth{}, err
 	}
-	stat, err := summarize(rates)
+	stat, err := stats.Summarize(rates)
 	if err != nil {
 		return Bandwidth{}, fmt.Errorf("cpubench: %s: %w", spec.name, err)
 	}

@@ -3,9 +3,9 @@ package peer
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/everycycle/appraise/internal/pci"
+	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -130,19 +130,12 @@ func Links(this string, rs []PairResult) ([]schema.PeerLink, error) {
 // errNoSamples is returned by newStat for an empty or non-positive sample.
 var errNoSamples = errors.New("peer: no positive samples")
 
-// newStat summarises samples; every sample must be positive.
+// newStat summarises samples (stats.Summarize); an empty or
+// non-positive sample is errNoSamples.
 func newStat(samples []float64) (schema.Stat, error) {
-	if len(samples) == 0 {
-		return schema.Stat{}, errNoSamples
+	st, err := stats.Summarize(samples)
+	if err != nil {
+		return schema.Stat{}, fmt.Errorf("%w (timer resolution?): %w", errNoSamples, err)
 	}
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	if s[0] <= 0 {
-		return schema.Stat{}, fmt.Errorf("%w: smallest is %g (timer resolution?)", errNoSamples, s[0])
-	}
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return schema.Stat{Samples: len(s), Median: med, Min: s[0], Max: s[len(s)-1]}, nil
+	return st, nil
 }

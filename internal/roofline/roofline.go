@@ -82,7 +82,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
+
+	"github.com/everycycle/appraise/internal/stats"
 )
 
 // Point is one intensity of a sweep.
@@ -142,7 +143,7 @@ func Analyse(points []Point) (Analysis, error) {
 		a.Model[i] = min(a.Peak, a.Bandwidth*p.Intensity)
 		a.Ratios[i] = min(1, p.OpsPerS/a.Model[i]) // 1 where rounding puts it a hair above
 	}
-	a.Ratio = median(a.Ratios)
+	a.Ratio = stats.Median(a.Ratios)
 	a.Ridge = nearest(points, a.RidgeIntensity)
 	a.RidgeRatio = a.Ratios[a.Ridge]
 	return a, nil
@@ -176,16 +177,4 @@ func nearest(points []Point, ridge float64) int {
 		}
 	}
 	return best
-}
-
-// median is the middle of xs, the mean of the middle two for an even
-// count. xs is not modified; it must not be empty.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
 }

@@ -8,8 +8,9 @@ package thermal
 import (
 	"errors"
 	"math"
-	"sort"
 	"time"
+
+	"github.com/everycycle/appraise/internal/stats"
 )
 
 // Point is one timed piece of the sustained load.
@@ -88,7 +89,7 @@ func Compute(soak time.Duration, points []Point, readings []Reading) (Envelope, 
 	if len(cold) == 0 || len(tail) == 0 {
 		return Envelope{}, ErrTooShort
 	}
-	e := Envelope{Soak: soak, ColdOpsPerS: median(cold), SustainedOpsPerS: median(tail)}
+	e := Envelope{Soak: soak, ColdOpsPerS: stats.Median(cold), SustainedOpsPerS: stats.Median(tail)}
 	e.ThrottledFraction = e.SustainedOpsPerS / e.ColdOpsPerS
 	at, dropped := firstDrop(points, Drop*e.ColdOpsPerS)
 	if r, ok := firstReason(readings); ok && (!dropped || r < at) {
@@ -162,15 +163,5 @@ func medianOf(rs []Reading, from time.Duration, f func(Reading) float64) float64
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	return median(xs)
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return stats.Median(xs)
 }

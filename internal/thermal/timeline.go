@@ -3,6 +3,8 @@ package thermal
 import (
 	"math"
 	"time"
+
+	"github.com/everycycle/appraise/internal/stats"
 )
 
 // MaxSteps is the most steps a timeline has.
@@ -55,7 +57,7 @@ func Timeline(soak time.Duration, points []Point, readings []Reading) []Step {
 		if len(ops[i]) == 0 {
 			continue
 		}
-		out = append(out, Step{At: time.Duration(i+1) * width, OpsPerS: median(ops[i]), TemperatureC: medianOrNaN(temp[i]), PowerW: medianOrNaN(power[i])})
+		out = append(out, Step{At: time.Duration(i+1) * width, OpsPerS: stats.Median(ops[i]), TemperatureC: medianOrNaN(temp[i]), PowerW: medianOrNaN(power[i])})
 	}
 	return out
 }
@@ -64,5 +66,5 @@ func medianOrNaN(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	return median(xs)
+	return stats.Median(xs)
 }
