@@ -117,13 +117,9 @@ func view(i *keys.KeyInfo) keyView {
 }
 
 func (c *keysShowCmd) Run(e *env, g *globals) error {
-	dir, err := keyDir(e, g)
+	dir, info, err := loadPublic(e, g)
 	if err != nil {
 		return err
-	}
-	info, err := keys.LoadPublic(dir)
-	if err != nil {
-		return keyError(err)
 	}
 	out := struct {
 		Dir       string         `json:"dir"`
@@ -156,13 +152,9 @@ func (c *keysShowCmd) Run(e *env, g *globals) error {
 type keysExportCmd struct{}
 
 func (c *keysExportCmd) Run(e *env, g *globals) error {
-	dir, err := keyDir(e, g)
+	_, info, err := loadPublic(e, g)
 	if err != nil {
 		return err
-	}
-	info, err := keys.LoadPublic(dir)
-	if err != nil {
-		return keyError(err)
 	}
 	b, err := info.Current.ExportPublic()
 	if err != nil {
@@ -206,6 +198,19 @@ func keyDir(e *env, g *globals) (string, error) {
 		return "", withCode(exitKey, err, "pass --key-dir or set APPRAISE_KEY_DIR")
 	}
 	return dir, nil
+}
+
+// loadPublic reads the key directory's public part: no secret needed.
+func loadPublic(e *env, g *globals) (string, *keys.DirInfo, error) {
+	dir, err := keyDir(e, g)
+	if err != nil {
+		return "", nil, err
+	}
+	info, err := keys.LoadPublic(dir)
+	if err != nil {
+		return "", nil, keyError(err)
+	}
+	return dir, info, nil
 }
 
 // passphraseSource reads APPRAISE_PASSPHRASE, then --passphrase-file, then
