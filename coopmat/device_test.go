@@ -160,3 +160,35 @@ func TestShapesWithoutExtension(t *testing.T) {
 		t.Fatalf("Shapes on a device without %s: err = %v, want ErrExtensionMissing", extCoopMat, err)
 	}
 }
+
+func TestDeviceGroups(t *testing.T) {
+	infos, err := Devices()
+	if err != nil {
+		t.Skipf("no Vulkan: %v", err)
+	}
+	groups, err := DeviceGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every device is in exactly one group.
+	seen := map[int]int{}
+	for _, g := range groups {
+		if len(g) == 0 {
+			t.Errorf("empty group in %v", groups)
+		}
+		for _, i := range g {
+			seen[i]++
+		}
+	}
+	for i := range infos {
+		if seen[i] != 1 {
+			t.Errorf("device %d is in %d groups: %v", i, seen[i], groups)
+		}
+	}
+	if SharedGroup(groups, 0, len(infos)) {
+		t.Error("a group holds a device that does not exist")
+	}
+	if !SharedGroup([][]int{{0}, {1, 2}}, 2, 1) || SharedGroup([][]int{{0}, {1}}, 0, 1) {
+		t.Error("SharedGroup")
+	}
+}

@@ -7,7 +7,7 @@ package coopmat
 // ourselves rather than depending on new Vulkan headers: the *2 feature and
 // property chains, VK_KHR_cooperative_matrix, VK_KHR_shader_bfloat16,
 // VK_KHR_shader_integer_dot_product, VK_EXT_pci_bus_info,
-// VK_EXT_memory_budget and the driver properties.
+// VK_EXT_memory_budget, the driver properties and the device groups.
 // Callers check the extension list before any extension function is called.
 
 /*
@@ -19,6 +19,7 @@ package coopmat
 typedef void* (*cmPFNGetInstanceProcAddr)(void* instance, const char* name);
 typedef void (*cmPFNPhysical2)(void* pd, void* out);
 typedef int32_t (*cmPFNCoopProps)(void* pd, uint32_t* count, void* props);
+typedef int32_t (*cmPFNGroups)(void* instance, uint32_t* count, void* props);
 
 static void* cm_load(const char* name) {
 	void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
@@ -30,6 +31,7 @@ static void* cm_proc(void* gipa, void* instance, const char* name) {
 }
 static void cm_phys2(void* fn, void* pd, void* out) { ((cmPFNPhysical2)fn)(pd, out); }
 static int32_t cm_coop(void* fn, void* pd, uint32_t* n, void* p) { return ((cmPFNCoopProps)fn)(pd, n, p); }
+static int32_t cm_groups(void* fn, void* inst, uint32_t* n, void* p) { return ((cmPFNGroups)fn)(inst, n, p); }
 
 typedef struct { uint32_t sType; void* pNext; } cmHeader;
 typedef struct { uint32_t sType; void* pNext; uint32_t core[64]; } cmFeatures2;
@@ -47,6 +49,7 @@ typedef struct {
 	uint32_t saturating;
 	int32_t scope;
 } cmCoopMatProps;
+typedef struct { uint32_t sType; void* pNext; uint32_t count; void* devices[32]; uint32_t subsetAllocation; } cmGroupProps;
 
 // cm_link chains the non-NULL structures after head, in order.
 static void cm_link(void* head, void** next, int n) {
@@ -87,6 +90,7 @@ const (
 	sTypeIntDotFeatures   = 1000280000
 	sTypeCoopMatFeatures  = 1000506000
 	sTypeCoopMatProps     = 1000506001
+	sTypeGroupProps       = 1000070000
 )
 
 // Core VkPhysicalDeviceFeatures members we enable, as indexes of VkBool32s.
@@ -115,7 +119,7 @@ var loader = sync.OnceValues(func() (unsafe.Pointer, error) {
 
 // ext holds the instance-level entry points vulkan-go lacks.
 type ext struct {
-	features2, properties2, memProperties2, coopProps unsafe.Pointer
+	features2, properties2, memProperties2, coopProps, groups unsafe.Pointer
 }
 
 func procAddr(gipa unsafe.Pointer, inst vk.Instance, name string) unsafe.Pointer {
@@ -130,6 +134,7 @@ func loadExt(gipa unsafe.Pointer, inst vk.Instance) (ext, error) {
 		properties2:    procAddr(gipa, inst, "vkGetPhysicalDeviceProperties2"),
 		memProperties2: procAddr(gipa, inst, "vkGetPhysicalDeviceMemoryProperties2"),
 		coopProps:      procAddr(gipa, inst, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"),
+		groups:         procAddr(gipa, inst, "vkEnumeratePhysicalDeviceGroups"),
 	}
 	if e.features2 == nil || e.properties2 == nil || e.memProperties2 == nil {
 		return e, errors.New("vulkan: vkGetPhysicalDevice*2 missing: a Vulkan 1.1 loader is required")
@@ -350,6 +355,41 @@ func (e ext) queryCoopMat(pd vk.PhysicalDevice) ([]Shape, error) {
 			A: ComponentType(p.A), B: ComponentType(p.B), C: ComponentType(p.C), Result: ComponentType(p.R),
 			Saturating: p.saturating != 0, Scope: Scope(p.scope),
 		})
+	}
+	return out, nil
+}
+
+// queryGroups calls vkEnumeratePhysicalDeviceGroups (Vulkan 1.1 core) and
+// returns each group's physical devices.
+func (e ext) queryGroups(inst vk.Instance) ([][]vk.PhysicalDevice, error) {
+	if e.groups == nil {
+		return nil, errors.New("vulkan: vkEnumeratePhysicalDeviceGroups missing: a Vulkan 1.1 loader is required")
+	}
+	count := newC[C.uint32_t]()
+	defer C.free(unsafe.Pointer(count))
+	if r := vk.Result(C.cm_groups(e.groups, unsafe.Pointer(inst), count, nil)); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkEnumeratePhysicalDeviceGroups: %w", vk.Error(r))
+	}
+	n := int(*count)
+	if n == 0 {
+		return nil, nil
+	}
+	props := (*C.cmGroupProps)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.cmGroupProps{}))))
+	defer C.free(unsafe.Pointer(props))
+	ps := unsafe.Slice(props, n)
+	for i := range ps {
+		ps[i].sType = sTypeGroupProps
+	}
+	if r := vk.Result(C.cm_groups(e.groups, unsafe.Pointer(inst), count, unsafe.Pointer(props))); r != vk.Success && r != vk.Incomplete {
+		return nil, fmt.Errorf("vulkan: vkEnumeratePhysicalDeviceGroups: %w", vk.Error(r))
+	}
+	out := make([][]vk.PhysicalDevice, 0, int(*count))
+	for _, p := range ps[:int(*count)] {
+		var g []vk.PhysicalDevice
+		for _, d := range p.devices[:min(int(p.count), len(p.devices))] {
+			g = append(g, vk.PhysicalDevice(d))
+		}
+		out = append(out, g)
 	}
 	return out, nil
 }

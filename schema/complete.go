@@ -63,10 +63,17 @@ func vectorCompleteness(sl validator.StructLevel) {
 	checkOmissions(sl, optionalFields(&c), c.NotMeasured)
 }
 
-// boxCompleteness applies the same rule to a box payload.
+// boxCompleteness applies the same rule to a box payload. host_links
+// applies only to a run of two or more devices.
 func boxCompleteness(sl validator.StructLevel) {
 	b := sl.Current().Interface().(BoxPayload)
-	checkOmissions(sl, []optional{{"ambient_c", b.AmbientC != nil}, {"host_baseline", b.HostBaseline != nil}}, b.NotMeasured)
+	opts := []optional{{"ambient_c", b.AmbientC != nil}, {"host_baseline", b.HostBaseline != nil}}
+	if len(b.DriverVersions) > 1 {
+		opts = append(opts, optional{"host_links", b.HostLinks != nil})
+	} else if b.HostLinks != nil {
+		report(sl, "host_links in a run of one device")
+	}
+	checkOmissions(sl, opts, b.NotMeasured)
 }
 
 func checkOmissions(sl validator.StructLevel, opts []optional, omitted []Omission) {

@@ -236,3 +236,53 @@ func TestCrossCheckOutsideToleranceRefused(t *testing.T) {
 		t.Fatalf("a disagreeing cross-check was signed: %v", err)
 	}
 }
+
+func TestBoxHostLinksRule(t *testing.T) {
+	tr := func(rate float64) schema.Transfer {
+		return schema.Transfer{BytesPerS: stat(rate), TransferBytes: 256 << 20, Path: "mapped-staging",
+			Probe: "webgpu-hostlink", Timing: schema.TimingQueueWallClock, Check: check()}
+	}
+	links := &schema.HostLinksAtOnce{
+		Devices: []schema.DeviceHostLink{
+			{BusAddress: "0000:01:00.0", HostToDevice: tr(25e9), DeviceToHost: tr(26e9)},
+			{BusAddress: "0000:02:00.0", HostToDevice: tr(24e9), DeviceToHost: tr(25e9)},
+		},
+		HostToDeviceBytesPerS: 49e9, DeviceToHostBytesPerS: 51e9,
+	}
+	two := func() schema.BoxPayload {
+		b := exampleBox()
+		b.PresentDevices = append(b.PresentDevices, "0000:02:00.0")
+		b.DriverVersions = append(b.DriverVersions, schema.DriverBinding{BusAddress: "0000:02:00.0", DriverVersion: "580.159.04"})
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		box  func() schema.BoxPayload
+		want string // "" for valid
+	}{
+		{"one device without", exampleBox, ""},
+		{"one device with", func() schema.BoxPayload { b := exampleBox(); b.HostLinks = links; return b }, "host_links in a run of one device"},
+		{"two devices without a reason", two, `"host_links" is absent`},
+		{"two devices with", func() schema.BoxPayload { b := two(); b.HostLinks = links; return b }, ""},
+		{"two devices, explained", func() schema.BoxPayload {
+			b := two()
+			b.NotMeasured = append(b.NotMeasured, schema.Omission{Field: "host_links", Reason: "interrupted"})
+			return b
+		}, ""},
+		{"one device listed", func() schema.BoxPayload {
+			b := two()
+			b.HostLinks = &schema.HostLinksAtOnce{Devices: links.Devices[:1], HostToDeviceBytesPerS: 1, DeviceToHostBytesPerS: 1}
+			return b
+		}, "min"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := schema.Validate(tc.box())
+			if tc.want == "" && err != nil {
+				t.Fatalf("Validate = %v, want valid", err)
+			}
+			if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("Validate = %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+}

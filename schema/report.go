@@ -41,6 +41,10 @@ type BoxPayload struct {
 	ProbeSuiteVersion string `json:"probe_suite_version" validate:"required,max=64"`
 	// HostBaseline is the host CPU's own measured vector, when measured.
 	HostBaseline *HostBaseline `json:"host_baseline,omitempty" validate:"omitempty"`
+	// HostLinks is every appraised device's host link measured at the same
+	// time, when the run appraised two or more devices (each card carries
+	// its device's host link measured alone).
+	HostLinks *HostLinksAtOnce `json:"host_links,omitempty" validate:"omitempty"`
 	// NotMeasured lists each absent field with why.
 	NotMeasured []Omission `json:"not_measured,omitempty" validate:"omitempty,dive"`
 }
@@ -58,6 +62,32 @@ type Host struct {
 	Arch string `json:"arch" validate:"required,ident"`
 	// LogicalCPUs is the number of logical CPUs.
 	LogicalCPUs int `json:"logical_cpus" validate:"gte=1"`
+}
+
+// HostLinksAtOnce is the host link of every appraised device, all
+// measured at the same time: each device runs its host-link probe (the
+// same probe as its card's, alternating host → device and device → host
+// transfers) in its own thread, all started together, so the figures show
+// what the host's memory and root ports give when every device transfers
+// at once.
+type HostLinksAtOnce struct {
+	// Devices holds each device's two directions, in the order of
+	// DriverVersions.
+	Devices []DeviceHostLink `json:"devices" validate:"min=2,dive"`
+	// HostToDeviceBytesPerS and DeviceToHostBytesPerS are the sums over
+	// the devices of each one's median rate, in bytes/s: the host's
+	// aggregate in each direction.
+	HostToDeviceBytesPerS float64 `json:"host_to_device_bytes_per_s" validate:"gt=0"`
+	DeviceToHostBytesPerS float64 `json:"device_to_host_bytes_per_s" validate:"gt=0"`
+}
+
+// DeviceHostLink is one device's host link within HostLinksAtOnce.
+type DeviceHostLink struct {
+	// BusAddress is the device address, as in DriverVersions.
+	BusAddress string `json:"bus_address" validate:"devaddr"`
+	// HostToDevice and DeviceToHost are its two directions.
+	HostToDevice Transfer `json:"host_to_device"`
+	DeviceToHost Transfer `json:"device_to_host"`
 }
 
 // DriverBinding says which driver a device ran under.

@@ -140,7 +140,7 @@ func probeError(err error) error {
 }
 
 func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File) error {
-	out := []written{{Kind: "box", File: filepath.Join(c.Out, files[0].Name), Name: run.Box.Host.Hostname, Figures: figures.Host(run.Box.HostBaseline)}}
+	out := []written{{Kind: "box", File: filepath.Join(c.Out, files[0].Name), Name: run.Box.Host.Hostname, Figures: figures.Box(run.Box)}}
 	for i, card := range run.Cards {
 		out = append(out, written{
 			Kind: "card", File: filepath.Join(c.Out, files[i+1].Name),

@@ -113,10 +113,7 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		vs[i], took[i] = v, now().Sub(t0)
 	}
 	if len(devs) > 1 {
-		if o.Progress != nil {
-			o.Progress("box", "peer links")
-		}
-		if err := peerLinks(ctx, devs, vs); err != nil {
+		if err := together(ctx, inst, devs, vs, o, &run.Box); err != nil {
 			return nil, err
 		}
 	}

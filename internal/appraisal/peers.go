@@ -3,16 +3,123 @@ package appraisal
 import (
 	"context"
 	"fmt"
+	"sync"
 
+	"github.com/everycycle/appraise/coopmat"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/peer"
 	"github.com/everycycle/appraise/schema"
 )
 
+// together runs, after every device's own probes, what needs all of them
+// open at once: every device's host link at the same time (into the box)
+// and the directed peer links (into each card).
+func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, vs []*schema.CapabilityVector, o Options, box *schema.BoxPayload) error {
+	say := func(stage string) {
+		if o.Progress != nil {
+			o.Progress("box", stage)
+		}
+	}
+	ds, err := openAll(inst, devs, o)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(ds)
+	say("host links at once")
+	if box.HostLinks, err = hostLinksAtOnce(ctx, devs, ds); err != nil {
+		return fmt.Errorf("%w: host links at once: %w", ErrProbe, err)
+	}
+	say("peer links")
+	groups, groupsErr := coopmat.DeviceGroups()
+	return peerLinks(ctx, devs, ds, vs, vulkanGroups{groups, groupsErr})
+}
+
+// openAll opens every device in devs through WebGPU, as webgpuProbes
+// does. On error nothing is left open.
+func openAll(inst *gpu.Instance, devs []Candidate, o Options) ([]*gpu.Device, error) {
+	ds := make([]*gpu.Device, 0, len(devs))
+	for _, c := range devs {
+		d, err := gpu.Open(inst, c.Adapter, gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c)})
+		if err != nil {
+			releaseAll(ds)
+			return nil, fmt.Errorf("%s: %w", c.Addr, err)
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+func releaseAll(ds []*gpu.Device) {
+	for _, d := range ds {
+		d.Release()
+	}
+}
+
+// hostLinksAtOnce runs the host-link probe on every device at the same
+// time, each device on its own goroutine (a Device is used by one
+// goroutine only), and sums each direction's medians.
+func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*gpu.Device) (*schema.HostLinksAtOnce, error) {
+	rs := make([]gpu.HostLinkResult, len(ds))
+	errs := make([]error, len(ds))
+	var wg sync.WaitGroup
+	for i, d := range ds {
+		wg.Go(func() { rs[i], errs[i] = gpu.MeasureHostLink(ctx, d) })
+	}
+	wg.Wait()
+	out := &schema.HostLinksAtOnce{}
+	for i, r := range rs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("%s: %w", devs[i].Addr, errs[i])
+		}
+		h2d, d2h := hostTransfer(r.HostToDevice, hostLinkProbe{}.Name()), hostTransfer(r.DeviceToHost, hostLinkProbe{}.Name())
+		out.Devices = append(out.Devices, schema.DeviceHostLink{BusAddress: devs[i].Addr, HostToDevice: *h2d, DeviceToHost: *d2h})
+		out.HostToDeviceBytesPerS += h2d.BytesPerS.Median
+		out.DeviceToHostBytesPerS += d2h.BytesPerS.Median
+	}
+	return out, schema.Validate(out)
+}
+
+// vulkanGroups is what the driver says about Vulkan device groups.
+type vulkanGroups struct {
+	groups [][]int
+	err    error
+}
+
+// why says why the vulkan-device-group path is not taken for a and b.
+func (g vulkanGroups) why(a, b Candidate) string {
+	switch {
+	case g.err != nil:
+		return "Vulkan device groups unknown: " + g.err.Error()
+	case a.Vulkan == nil || b.Vulkan == nil:
+		return "a device was not matched to its Vulkan device"
+	case coopmat.SharedGroup(g.groups, a.Vulkan.Index, b.Vulkan.Index):
+		return "one Vulkan device group holds both devices, but this probe suite has no device-group peer probe yet"
+	}
+	return "no Vulkan device group holds both devices"
+}
+
+// stagedEndpoint is a WebGPU device as an end of a host-staged pair.
+type stagedEndpoint struct{ d *gpu.Device }
+
+func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
+	a, err := e.d.NewArray(n)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// stagedBytes is the host-staged transfer size for a pair: StagedBytes,
+// or an eighth of the smaller memory limit (six buffers of it are made).
+func stagedBytes(a, b *gpu.Device) uint64 {
+	n := min(uint64(peer.StagedBytes), a.MemoryLimit()/8, b.MemoryLimit()/8)
+	return max(n&^4095, 1<<20)
+}
+
 // peerLinks measures every ordered pair of appraised devices that have a
 // bus address, through the best path each pair offers (peer.Choose), and
-// fills each card's Interconnect.Peers. A pair whose only path this probe
-// suite lacks is recorded as skipped with the reason, never as a figure.
-func peerLinks(ctx context.Context, devs []Candidate, vs []*schema.CapabilityVector) error {
+// fills each card's Interconnect.Peers; ds are the devices opened.
+func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
 	index := map[string]int{}
 	var addrs []string
 	for i, c := range devs {
@@ -23,17 +130,27 @@ func peerLinks(ctx context.Context, devs []Candidate, vs []*schema.CapabilityVec
 	}
 	results := map[string][]peer.PairResult{}
 	for _, p := range peer.Pairs(addrs) {
-		v := vs[index[p.This]]
-		st, _ := peer.DetectCUDA(p.This, p.Peer)
-		ch := peer.Choose(peer.Availability{CUDA: st})
-		if ch.Path != peer.PathCUDAPeer {
-			v.Skipped = append(v.Skipped, schema.Skip{Probe: ch.Path.Probe(), Item: "peer " + p.Peer,
-				Reason: fmt.Sprintf("path %s is not in this probe suite yet (%s)", ch.Path, ch.Passed)})
-			continue
-		}
-		r, err := peer.MeasurePair(ctx, p.This, p.Peer, 0)
+		i, j := index[p.This], index[p.Peer]
+		st, err := peer.DetectCUDA(p.This, p.Peer)
 		if err != nil {
 			return fmt.Errorf("%w: %s → %s: %w", ErrProbe, p.This, p.Peer, err)
+		}
+		ch := peer.Choose(peer.Availability{VulkanWhy: g.why(devs[i], devs[j]), CUDA: st})
+		var r peer.PairResult
+		switch ch.Path {
+		case peer.PathCUDAPeer:
+			r, err = peer.MeasurePair(ctx, p.This, p.Peer, 0)
+		case peer.PathHostStaged:
+			r, err = peer.MeasureHostStaged(ctx, p.This, p.Peer, stagedEndpoint{ds[i]}, stagedEndpoint{ds[j]}, stagedBytes(ds[i], ds[j]))
+		default:
+			err = fmt.Errorf("path %s has no probe", ch.Path)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s → %s: %w", ErrProbe, p.This, p.Peer, err)
+		}
+		for _, pass := range ch.Passed {
+			vs[i].Skipped = append(vs[i].Skipped, schema.Skip{Probe: pass.Path.Probe(), Item: "peer " + p.Peer,
+				Reason: fmt.Sprintf("%s; measured over %s instead", pass.Why, ch.Path)})
 		}
 		results[p.This] = append(results[p.This], r)
 	}

@@ -20,15 +20,17 @@ func (p hostLinkProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabil
 	if err != nil {
 		return err
 	}
-	conv := func(t gpu.Transfer) *schema.Transfer {
-		return &schema.Transfer{BytesPerS: t.BytesPerS, TransferBytes: t.TransferBytes, Path: t.Path, Probe: p.Name(), Timing: t.Timing,
-			Check: schema.Check{Reference: "cpu", Elements: t.Checked, ErrorKind: "exact", Passed: true}}
-	}
 	if v.Interconnect == nil {
 		v.Interconnect = &schema.Interconnect{}
 	}
-	v.Interconnect.HostToDevice, v.Interconnect.DeviceToHost = conv(r.HostToDevice), conv(r.DeviceToHost)
+	v.Interconnect.HostToDevice, v.Interconnect.DeviceToHost = hostTransfer(r.HostToDevice, p.Name()), hostTransfer(r.DeviceToHost, p.Name())
 	return nil
+}
+
+// hostTransfer is a checked host-link transfer as the card records it.
+func hostTransfer(t gpu.Transfer, probe string) *schema.Transfer {
+	return &schema.Transfer{BytesPerS: t.BytesPerS, TransferBytes: t.TransferBytes, Path: t.Path, Probe: probe, Timing: t.Timing,
+		Check: schema.Check{Reference: "cpu", Elements: t.Checked, ErrorKind: "exact", Passed: true}}
 }
 
 // capacityProbe records how much device memory could really be allocated.

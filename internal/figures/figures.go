@@ -59,6 +59,12 @@ func List(v schema.CapabilityVector) []Figure {
 		}
 		for _, p := range ic.Peers {
 			add("interconnect.peer."+p.Peer, "bytes/s", p.OneWay.BytesPerS, true)
+			if p.BothWays != nil {
+				add("interconnect.peer."+p.Peer+".both_ways", "bytes/s", p.BothWays.BytesPerS, true)
+			}
+			if p.LatencyS != nil {
+				add("interconnect.peer."+p.Peer+".latency", "s", *p.LatencyS, false)
+			}
 		}
 	}
 	if l := v.LaunchOverhead; l != nil {
@@ -94,19 +100,29 @@ func PrecisionName(p schema.PrecisionThroughput) string {
 
 func single(v float64) schema.Stat { return schema.Stat{Samples: 1, Median: v, Min: v, Max: v} }
 
-// Host returns the figures of a box's host baseline, named "host.…".
-func Host(h *schema.HostBaseline) []Figure {
-	if h == nil {
-		return nil
-	}
+// Box returns the figures of a box: its host baseline ("host.…") and,
+// for a run of several devices, the host links measured all at once
+// ("host.link.<address>.…" per device and "host.link.total.…").
+func Box(b schema.BoxPayload) []Figure {
 	var out []Figure
-	for _, b := range h.Bandwidth {
-		s := b.BytesPerS
-		out = append(out, Figure{Name: "host.bandwidth." + b.Kernel, Unit: "bytes/s", Median: s.Median, Min: s.Min, Max: s.Max, Samples: s.Samples, HigherIsBetter: true})
+	add := func(name, unit string, s schema.Stat) {
+		out = append(out, Figure{Name: name, Unit: unit, Median: s.Median, Min: s.Min, Max: s.Max, Samples: s.Samples, HigherIsBetter: true})
 	}
-	for _, p := range h.Precisions {
-		s := p.OpsPerS
-		out = append(out, Figure{Name: "host." + p.Operation + "." + p.InputType, Unit: "ops/s", Median: s.Median, Min: s.Min, Max: s.Max, Samples: s.Samples, HigherIsBetter: true})
+	if h := b.HostBaseline; h != nil {
+		for _, bw := range h.Bandwidth {
+			add("host.bandwidth."+bw.Kernel, "bytes/s", bw.BytesPerS)
+		}
+		for _, p := range h.Precisions {
+			add("host."+p.Operation+"."+p.InputType, "ops/s", p.OpsPerS)
+		}
+	}
+	if l := b.HostLinks; l != nil {
+		for _, d := range l.Devices {
+			add("host.link."+d.BusAddress+".host_to_device", "bytes/s", d.HostToDevice.BytesPerS)
+			add("host.link."+d.BusAddress+".device_to_host", "bytes/s", d.DeviceToHost.BytesPerS)
+		}
+		add("host.link.total.host_to_device", "bytes/s", single(l.HostToDeviceBytesPerS))
+		add("host.link.total.device_to_host", "bytes/s", single(l.DeviceToHostBytesPerS))
 	}
 	return out
 }

@@ -33,6 +33,34 @@ func TestListNamesAndUnits(t *testing.T) {
 	}
 }
 
+func TestPeerAndBoxFigures(t *testing.T) {
+	st := func(m float64) schema.Stat { return schema.Stat{Samples: 7, Median: m, Min: m, Max: m} }
+	tr := func(m float64) schema.Transfer { return schema.Transfer{BytesPerS: st(m)} }
+	both := tr(3.6e11)
+	v := schema.CapabilityVector{Interconnect: &schema.Interconnect{Peers: []schema.PeerLink{
+		{Peer: "0000:00:07.0", OneWay: tr(3.9e11), BothWays: &both, LatencyS: &schema.Stat{Samples: 101, Median: 1e-5, Min: 9e-6, Max: 2e-5}},
+	}}}
+	var names []string
+	for _, f := range List(v) {
+		names = append(names, f.Name+"["+f.Unit+"]")
+	}
+	want := "interconnect.peer.0000:00:07.0[bytes/s] interconnect.peer.0000:00:07.0.both_ways[bytes/s] interconnect.peer.0000:00:07.0.latency[s]"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	b := schema.BoxPayload{HostLinks: &schema.HostLinksAtOnce{
+		Devices: []schema.DeviceHostLink{
+			{BusAddress: "0000:00:06.0", HostToDevice: tr(5e10), DeviceToHost: tr(5.1e10)},
+			{BusAddress: "0000:00:07.0", HostToDevice: tr(4.9e10), DeviceToHost: tr(5e10)},
+		},
+		HostToDeviceBytesPerS: 9.9e10, DeviceToHostBytesPerS: 1.01e11,
+	}}
+	fs := Box(b)
+	if len(fs) != 6 || fs[4].Name != "host.link.total.host_to_device" || fs[4].Median != 9.9e10 || fs[0].Name != "host.link.0000:00:06.0.host_to_device" {
+		t.Errorf("box figures: %+v", fs)
+	}
+}
+
 func TestCompareDeltas(t *testing.T) {
 	a, b := vector(1, "x"), vector(2, "x")
 	b.LaunchOverhead = nil

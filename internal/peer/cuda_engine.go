@@ -82,23 +82,6 @@ func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResu
 	return r, nil
 }
 
-// normalisePair normalises both bus addresses and rejects a device paired
-// with itself.
-func normalisePair(this, peer string) ([2]string, error) {
-	var ids [2]string
-	for i, s := range []string{this, peer} {
-		id, err := NormalizeBusID(s)
-		if err != nil {
-			return ids, err
-		}
-		ids[i] = id
-	}
-	if ids[0] == ids[1] {
-		return ids, fmt.Errorf("peer: %s paired with itself", ids[0])
-	}
-	return ids, nil
-}
-
 // cudaEngine is the engine over two devices' primary contexts, one
 // stream and two events per side; copies from a side run on its stream.
 type cudaEngine struct {

@@ -9,8 +9,8 @@
 // and let [Choose] pick the path, in the order "vulkan-device-group",
 // "cuda-peer", "host-staged". [MeasurePair] is the "cuda-peer" path: the
 // CUDA driver library is loaded at run time, so binaries start on hosts
-// without it and get [ErrNoCUDA]. The "host-staged" path is a [Stager]
-// that the caller supplies. [PairResult.PeerLink] turns a result into the
+// without it and get [ErrNoCUDA]. [MeasureHostStaged] is the "host-staged"
+// path, over two [Endpoint]s the caller opens (the WebGPU devices). [PairResult.PeerLink] turns a result into the
 // card's schema.PeerLink.
 //
 // Nothing here names or classifies a link: the card records what was

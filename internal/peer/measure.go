@@ -51,12 +51,13 @@ type plan struct {
 	smallWarm, smallRuns int    // small-transfer warm-up and kept samples
 	chunk                uint64 // host chunk for uploads and full checks
 	spots                int    // 4 KiB blocks checked per round
+	bothWays             bool   // also time both directions at once
 }
 
 // defaultPlan is MeasurePair's plan for transfers of bytes.
 func defaultPlan(bytes uint64) plan {
 	return plan{bytes: bytes, small: 4096, warm: 2, samples: 7,
-		smallWarm: 20, smallRuns: 101, chunk: 64 << 20, spots: 16}
+		smallWarm: 20, smallRuns: 101, chunk: 64 << 20, spots: 16, bothWays: true}
 }
 
 // checkBytes validates a bulk transfer size.
@@ -80,7 +81,8 @@ type bufs struct {
 	fwdSrc, fwdDst, revSrc, revDst, smallSrc, smallDst buffer
 }
 
-// run measures the pair through e: one way, both ways, then latency.
+// run measures the pair through e: one way, both ways (when the plan says
+// so), then latency.
 // The caller releases e's allocations.
 func run(ctx context.Context, e engine, p plan) (PairResult, error) {
 	b, err := allocAll(e, p)
@@ -100,15 +102,18 @@ func run(ctx context.Context, e engine, p plan) (PairResult, error) {
 	if r.OneWay, err = m.oneWay(ctx, b); err != nil {
 		return PairResult{}, fmt.Errorf("one way: %w", err)
 	}
-	both, err := m.bothWays(ctx, b)
-	if err != nil {
-		return PairResult{}, fmt.Errorf("both ways: %w", err)
+	if p.bothWays {
+		both, err := m.bothWays(ctx, b)
+		if err != nil {
+			return PairResult{}, fmt.Errorf("both ways: %w", err)
+		}
+		r.BothWays = &both
 	}
 	lat, err := m.latency(ctx, b)
 	if err != nil {
 		return PairResult{}, fmt.Errorf("latency: %w", err)
 	}
-	r.BothWays, r.LatencyS, r.LatencyBytes = &both, &lat, p.small
+	r.LatencyS, r.LatencyBytes = &lat, p.small
 	return r, nil
 }
 

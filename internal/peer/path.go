@@ -1,10 +1,5 @@
 package peer
 
-import (
-	"context"
-	"strings"
-)
-
 // Path names how data moved between the two devices. It is written to the
 // card as schema.Transfer.Path.
 type Path string
@@ -18,7 +13,7 @@ const (
 	// the two devices' contexts (see MeasurePair).
 	PathCUDAPeer Path = "cuda-peer"
 	// PathHostStaged: device → host memory → device, through two opened
-	// WebGPU devices (see Stager). Always possible.
+	// WebGPU devices (see MeasureHostStaged). Always possible.
 	PathHostStaged Path = "host-staged"
 )
 
@@ -42,6 +37,9 @@ type Availability struct {
 	// devices and a device-group measurer is wired; Vulkan showing one
 	// group per device (as NVIDIA's driver does) means false.
 	VulkanDeviceGroup bool
+	// VulkanWhy says why VulkanDeviceGroup is false; empty means "no
+	// Vulkan device group holds both devices".
+	VulkanWhy string
 	// CUDA is what the CUDA driver offers; see DetectCUDA.
 	CUDA CUDAStatus
 }
@@ -66,9 +64,15 @@ func (s CUDAStatus) usable() bool { return s.Loaded && s.Found && s.PeerAccess }
 type Choice struct {
 	// Path is the chosen path.
 	Path Path
-	// Passed says why each preferred path was passed over, "; " separated;
+	// Passed lists each preferred path passed over, in order, with why;
 	// empty when the first choice was taken.
-	Passed string
+	Passed []Passed
+}
+
+// Passed is a path passed over and why.
+type Passed struct {
+	Path Path
+	Why  string
 }
 
 // Choose picks the first path a offers, in the order vulkan-device-group,
@@ -77,12 +81,15 @@ func Choose(a Availability) Choice {
 	if a.VulkanDeviceGroup {
 		return Choice{Path: PathVulkanDeviceGroup}
 	}
-	why := []string{"no Vulkan device group holds both devices"}
-	if a.CUDA.usable() {
-		return Choice{Path: PathCUDAPeer, Passed: why[0]}
+	why := a.VulkanWhy
+	if why == "" {
+		why = "no Vulkan device group holds both devices"
 	}
-	why = append(why, "cuda: "+cudaWhy(a.CUDA))
-	return Choice{Path: PathHostStaged, Passed: strings.Join(why, "; ")}
+	passed := []Passed{{PathVulkanDeviceGroup, why}}
+	if a.CUDA.usable() {
+		return Choice{Path: PathCUDAPeer, Passed: passed}
+	}
+	return Choice{Path: PathHostStaged, Passed: append(passed, Passed{PathCUDAPeer, cudaWhy(a.CUDA)})}
 }
 
 // cudaWhy says why s is not usable.
@@ -96,16 +103,4 @@ func cudaWhy(s CUDAStatus) string {
 		return "devices not both found by bus address"
 	}
 	return "peer access not possible"
-}
-
-// Stager is the host-staged path over one ordered pair, bound to the two
-// opened devices (this and peer, e.g. two *gpu.Device): each transfer goes
-// this device → host memory → peer device. The caller implements it with
-// WebGPU (download from this device as the host-link probe does, upload to
-// the peer), checks the received data as MeasurePair does, and returns a
-// PairResult with Path PathHostStaged, Timing host-wall-clock, OneWay
-// required, BothWays and LatencyS optional.
-type Stager interface {
-	// Stage measures transfers of bytes (0: DefaultBytes) this → peer.
-	Stage(ctx context.Context, bytes uint64) (PairResult, error)
 }

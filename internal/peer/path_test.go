@@ -22,8 +22,13 @@ func TestChooseEveryCombination(t *testing.T) {
 			if c.Path != want {
 				t.Fatalf("Choose = %q, want %q", c.Path, want)
 			}
-			if (c.Passed == "") != (want == PathVulkanDeviceGroup) {
-				t.Errorf("Passed = %q for %q", c.Passed, c.Path)
+			if wantPassed := map[Path]int{PathVulkanDeviceGroup: 0, PathCUDAPeer: 1, PathHostStaged: 2}[want]; len(c.Passed) != wantPassed {
+				t.Errorf("Passed = %+v for %q", c.Passed, c.Path)
+			}
+			for _, p := range c.Passed {
+				if p.Why == "" || p.Path == c.Path {
+					t.Errorf("Passed = %+v for %q", c.Passed, c.Path)
+				}
 			}
 		})
 	}
@@ -31,12 +36,12 @@ func TestChooseEveryCombination(t *testing.T) {
 
 func TestChooseSaysWhy(t *testing.T) {
 	c := Choose(Availability{CUDA: CUDAStatus{Why: "cuda: load libcuda.so.1: not found"}})
-	if !strings.Contains(c.Passed, "Vulkan device group") || !strings.Contains(c.Passed, "libcuda.so.1") {
-		t.Errorf("Passed = %q", c.Passed)
+	if !strings.Contains(c.Passed[0].Why, "Vulkan device group") || !strings.Contains(c.Passed[1].Why, "libcuda.so.1") {
+		t.Errorf("Passed = %+v", c.Passed)
 	}
-	c = Choose(Availability{CUDA: CUDAStatus{Loaded: true, Found: true}})
-	if !strings.Contains(c.Passed, "peer access") {
-		t.Errorf("Passed = %q", c.Passed)
+	c = Choose(Availability{CUDA: CUDAStatus{Loaded: true, Found: true}, VulkanWhy: "groups unknown"})
+	if c.Passed[0].Why != "groups unknown" || !strings.Contains(c.Passed[1].Why, "peer access") {
+		t.Errorf("Passed = %+v", c.Passed)
 	}
 }
 

@@ -139,3 +139,20 @@ func newStat(samples []float64) (schema.Stat, error) {
 	}
 	return st, nil
 }
+
+// normalisePair normalises both bus addresses and rejects a device paired
+// with itself.
+func normalisePair(this, peer string) ([2]string, error) {
+	var ids [2]string
+	for i, s := range []string{this, peer} {
+		id, err := NormalizeBusID(s)
+		if err != nil {
+			return ids, err
+		}
+		ids[i] = id
+	}
+	if ids[0] == ids[1] {
+		return ids, fmt.Errorf("peer: %s paired with itself", ids[0])
+	}
+	return ids, nil
+}

@@ -1,0 +1,132 @@
+package peer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// Endpoint is one opened device of a host-staged pair: the WebGPU probes'
+// device (gpu.Device) behind a small adapter. It is used from one
+// goroutine at a time.
+type Endpoint interface {
+	// NewArray creates a device buffer of n bytes.
+	NewArray(n uint64) (Array, error)
+}
+
+// Array is a device buffer of an Endpoint that the host writes and reads.
+// Offsets and lengths are multiples of 4; every call returns once the
+// device is done with it.
+type Array interface {
+	Write(off uint64, p []byte) error
+	Read(p []byte, off uint64) error
+	Fill(word uint32) error
+	Release()
+}
+
+// StagedBytes is the size of one timed host-staged bulk transfer when none
+// is given: 256 MiB, large enough that per-chunk costs are small, and
+// small enough to fit beside a software device's memory cap.
+const StagedBytes = 256 << 20
+
+// stagedChunk is the host buffer a staged transfer moves through: each
+// chunk is read from this device, then written to the peer.
+const stagedChunk = 64 << 20
+
+// MeasureHostStaged measures this → peer (bus addresses, for the result)
+// over the host-staged path: every transfer reads the source from this
+// device into host memory, 64 MiB at a time, and writes each chunk to the
+// peer, timed by the host clock from the first read until the peer has the
+// last chunk. Bulk transfers of bytes (0: StagedBytes; a multiple of 4096,
+// at least 1 MiB), 2 warm-up rounds and 7 timed; then 4 KiB transfers, 20
+// warm-up and 101 timed. Both directions at once are not measured: the two
+// devices are not safe for concurrent use from one process here, so that
+// figure would describe this process, not the link. Every destination is
+// checked as MeasurePair checks it; a mismatch wraps ErrCheckFailed.
+func MeasureHostStaged(ctx context.Context, this, peer string, a, b Endpoint, bytes uint64) (PairResult, error) {
+	if bytes == 0 {
+		bytes = StagedBytes
+	}
+	if err := checkBytes(bytes); err != nil {
+		return PairResult{}, err
+	}
+	ids, err := normalisePair(this, peer)
+	if err != nil {
+		return PairResult{}, err
+	}
+	e := &stagedEngine{ends: [2]Endpoint{a, b}}
+	defer e.release()
+	p := defaultPlan(bytes)
+	p.bothWays = false
+	r, err := run(ctx, e, p)
+	if err != nil {
+		return PairResult{}, fmt.Errorf("peer: host-staged: %s → %s: %w", ids[0], ids[1], err)
+	}
+	r.This, r.Peer, r.Path = ids[0], ids[1], PathHostStaged
+	return r, nil
+}
+
+// stagedEngine is the engine of the host-staged path: a buffer's ptr is
+// its index in arrays.
+type stagedEngine struct {
+	ends   [2]Endpoint
+	arrays []Array
+	host   []byte // the staging chunk, made on first use
+}
+
+func (e *stagedEngine) alloc(side int, n uint64) (buffer, error) {
+	a, err := e.ends[side].NewArray(n)
+	if err != nil {
+		return buffer{}, err
+	}
+	e.arrays = append(e.arrays, a)
+	return buffer{side: side, ptr: uint64(len(e.arrays) - 1), n: n}, nil
+}
+
+func (e *stagedEngine) release() {
+	for _, a := range e.arrays {
+		a.Release()
+	}
+	e.arrays = nil
+}
+
+func (e *stagedEngine) upload(b buffer, off uint64, p []byte) error {
+	return e.arrays[b.ptr].Write(off, p)
+}
+
+func (e *stagedEngine) download(p []byte, b buffer, off uint64) error {
+	return e.arrays[b.ptr].Read(p, off)
+}
+
+func (e *stagedEngine) fill(b buffer, w uint32) error { return e.arrays[b.ptr].Fill(w) }
+
+// copies runs each job in turn (the plan never asks for two at once) and
+// returns each one's host-timed seconds.
+func (e *stagedEngine) copies(jobs []job) ([]float64, error) {
+	if e.host == nil {
+		e.host = make([]byte, stagedChunk)
+	}
+	ts := make([]float64, len(jobs))
+	for i, j := range jobs {
+		if j.src.side == j.dst.side {
+			return nil, fmt.Errorf("peer: host-staged copy within one device")
+		}
+		src, dst := e.arrays[j.src.ptr], e.arrays[j.dst.ptr]
+		t0 := time.Now()
+		for off := uint64(0); off < j.n; off += stagedChunk {
+			c := e.host[:min(stagedChunk, j.n-off)]
+			if err := src.Read(c, off); err != nil {
+				return nil, err
+			}
+			if err := dst.Write(off, c); err != nil {
+				return nil, err
+			}
+		}
+		ts[i] = time.Since(t0).Seconds()
+	}
+	return ts, nil
+}
+
+func (e *stagedEngine) timing() schema.TimingMethod { return schema.TimingHostWallClock }
