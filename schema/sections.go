@@ -55,8 +55,12 @@ type LaunchOverhead struct {
 	// were run and waited for, e.g. "dispatch.poll-spin".
 	DispatchPath string `json:"dispatch_path,omitempty" validate:"omitempty,ident"`
 	UploadPath   string `json:"upload_path,omitempty" validate:"omitempty,ident"`
-	// Probe is the name of the probe that measured it.
+	// Probe is the name of the probe that measured the round trip, and
+	// the upload too unless UploadProbe names another.
 	Probe string `json:"probe" validate:"required,ident"`
+	// UploadProbe names the probe that measured Upload1MiBS when it is
+	// not Probe (each figure is the faster of two checked paths).
+	UploadProbe string `json:"upload_probe,omitempty" validate:"omitempty,ident"`
 	// Timing says how durations were measured.
 	Timing TimingMethod `json:"timing" validate:"timing"`
 	// Check is the reference check the uploaded and written data passed.

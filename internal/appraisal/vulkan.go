@@ -39,7 +39,8 @@ func matchVulkan(a gpu.AdapterInfo, infos []coopmat.DeviceInfo, proven map[int]i
 }
 
 // vulkanProbes runs the probes of the raw Vulkan module on the device
-// behind c: the fp64 FMA kernel always, cooperative-matrix GEMMs when asked.
+// behind c: the vector kernels and the host link always, cooperative-matrix
+// GEMMs when asked.
 func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.CapabilityVector) error {
 	if c.Vulkan == nil {
 		for _, k := range vectorKernels() {
@@ -71,6 +72,9 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 			v.Precisions = append(v.Precisions, precision(r, k.op, k.counting))
 			v.Probes = appendProbe(v.Probes, r.Probe)
 		}
+	}
+	if err := vulkanLink(ctx, d, c.Adapter.Software || o.Quick, v); err != nil {
+		return err
 	}
 	if !o.CoopMat {
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})

@@ -1,0 +1,479 @@
+package coopmat
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/everycycle/appraise/internal/stats"
+	"github.com/everycycle/appraise/schema"
+)
+
+// hostMemory is the memory type of a mapped host buffer.
+type hostMemory struct {
+	index  uint32
+	cached bool
+}
+
+// name is "host-cached" or "host-uncached".
+func (m hostMemory) name() string {
+	if m.cached {
+		return "host-cached"
+	}
+	return "host-uncached"
+}
+
+// hostType picks a HOST_VISIBLE|HOST_COHERENT memory type allowed by bits:
+// one that is not device-local when any is (system memory, so that a copy
+// crosses the host link), then one whose HOST_CACHED flag is cached.
+func (d *Device) hostType(bits uint32, cached bool) (hostMemory, bool) {
+	want := vk.MemoryPropertyFlags(vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit)
+	best, score := hostMemory{}, -1
+	for i := uint32(0); i < d.memory.MemoryTypeCount; i++ {
+		flags := d.memory.MemoryTypes[i].PropertyFlags
+		if bits&(1<<i) == 0 || flags&want != want {
+			continue
+		}
+		isCached := flags&vk.MemoryPropertyFlags(vk.MemoryPropertyHostCachedBit) != 0
+		s := 0
+		if flags&vk.MemoryPropertyFlags(vk.MemoryPropertyDeviceLocalBit) == 0 {
+			s += 2
+		}
+		if isCached == cached {
+			s++
+		}
+		if s > score {
+			best, score = hostMemory{index: i, cached: isCached}, s
+		}
+	}
+	return best, score >= 0
+}
+
+// newMappedBuffer creates a persistently mapped host buffer of size bytes
+// in the memory type hostType picks. Release it before the Device.
+func (d *Device) newMappedBuffer(size uint64, cached bool) (*Buffer, hostMemory, error) {
+	b := &Buffer{d: d, size: size}
+	m, err := b.createMapped(cached)
+	if err != nil {
+		b.Release()
+		return nil, hostMemory{}, err
+	}
+	return b, m, nil
+}
+
+// createMapped is (*Buffer).create for a host buffer whose memory type is
+// chosen by hostType.
+func (b *Buffer) createMapped(cached bool) (hostMemory, error) {
+	d := b.d
+	info := vk.BufferCreateInfo{
+		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
+		Usage: vk.BufferUsageFlags(vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit), SharingMode: vk.SharingModeExclusive,
+	}
+	var buf vk.Buffer
+	if r := vk.CreateBuffer(d.dev, &info, nil, &buf); r != vk.Success {
+		return hostMemory{}, fmt.Errorf("vulkan: vkCreateBuffer (%d bytes): %w", b.size, vk.Error(r))
+	}
+	b.buf = buf
+	var req vk.MemoryRequirements
+	vk.GetBufferMemoryRequirements(d.dev, buf, &req)
+	req.Deref()
+	m, ok := d.hostType(req.MemoryTypeBits, cached)
+	if !ok {
+		return hostMemory{}, fmt.Errorf("vulkan: no host-visible, coherent memory type for buffer")
+	}
+	alloc := vk.MemoryAllocateInfo{SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size, MemoryTypeIndex: m.index}
+	var mem vk.DeviceMemory
+	if r := vk.AllocateMemory(d.dev, &alloc, nil, &mem); r != vk.Success {
+		return hostMemory{}, fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(req.Size), vk.Error(r))
+	}
+	b.mem = mem
+	if r := vk.BindBufferMemory(d.dev, buf, mem, 0); r != vk.Success {
+		return hostMemory{}, fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
+	}
+	var p unsafe.Pointer
+	if r := vk.MapMemory(d.dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
+		return hostMemory{}, fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))
+	}
+	b.mapped = p
+	return m, nil
+}
+
+// latencyMethod is one way of doing a timed operation: once does it, checks
+// it and returns its host wall-clock seconds.
+type latencyMethod struct {
+	path string
+	once func() (float64, error)
+}
+
+// Trial of the latency methods: warm discarded and runs timed rounds of
+// each, round robin so that drift in the machine hits them alike.
+const (
+	latencyTrialWarm      = 5
+	latencyTrialRuns      = 21
+	latencyTrialQuickRuns = 7
+)
+
+// fastestLatency tries every method and samples the one with the lowest
+// median: latencyWarm discarded runs, then n timed ones.
+func fastestLatency(ctx context.Context, ms []latencyMethod, quick bool) (latencyMethod, schema.Stat, error) {
+	runs, n := latencyTrialRuns, latencySamples
+	if quick {
+		runs, n = latencyTrialQuickRuns, latencyQuickSamples
+	}
+	times := make([][]float64, len(ms))
+	for r := range latencyTrialWarm + runs {
+		for i, m := range ms {
+			t, err := runLatency(ctx, m)
+			if err != nil {
+				return latencyMethod{}, schema.Stat{}, err
+			}
+			if r >= latencyTrialWarm {
+				times[i] = append(times[i], t)
+			}
+		}
+	}
+	best := 0
+	for i := range times {
+		if stats.Median(times[i]) < stats.Median(times[best]) {
+			best = i
+		}
+	}
+	st, err := sampleLatency(ctx, ms[best], n)
+	return ms[best], st, err
+}
+
+// sampleLatency runs m latencyWarm times, then n timed times.
+func sampleLatency(ctx context.Context, m latencyMethod, n int) (schema.Stat, error) {
+	secs := make([]float64, 0, n)
+	for i := range latencyWarm + n {
+		t, err := runLatency(ctx, m)
+		if err != nil {
+			return schema.Stat{}, err
+		}
+		if i >= latencyWarm {
+			secs = append(secs, t)
+		}
+	}
+	return stats.Summarize(secs)
+}
+
+func runLatency(ctx context.Context, m latencyMethod) (float64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	t, err := m.once()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", m.path, err)
+	}
+	return t, nil
+}
+
+// uploadSlots is how many device buffers the 1 MiB uploads rotate over:
+// a group of uploads runs back to back, then every one of them is read back
+// and checked, before any of those buffers is written again.
+const uploadSlots = 8
+
+// uploader times 1 MiB uploads from each kind of mapped staging memory.
+type uploader struct {
+	d       *Device
+	dsts    []*Buffer // device-local destinations, one per slot
+	back    *Buffer   // mapped readback of every slot
+	stages  []*Buffer // mapped staging buffers, one per memory kind
+	kinds   []hostMemory
+	copies  [][]*commands // [kind][slot]: stage → slot, pre-recorded
+	read    *commands     // every slot → back
+	src     []uint32      // the pattern of the current upload
+	rounds  []uint32      // the round uploaded into each slot since the last check
+	round   uint32
+	tamper  func(string, []byte)
+	checked uint64
+}
+
+// measureUpload fills res's 1 MiB upload figures and paths.
+func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *TransferResult) error {
+	u := &uploader{d: d, tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
+	defer u.release()
+	if err := u.create(); err != nil {
+		return err
+	}
+	m, st, err := fastestLatency(ctx, u.methods(false), o.Quick)
+	if err != nil {
+		return err
+	}
+	res.Upload1MiB, res.UploadPath = st, m.path
+	if m, st, err = fastestLatency(ctx, u.methods(true), o.Quick); err != nil {
+		return fmt.Errorf("pinned: %w", err)
+	}
+	res.Upload1MiBPinned, res.UploadPinnedPath = st, m.path
+	if err := u.check(); err != nil {
+		return err
+	}
+	res.CheckedWords += u.checked
+	return nil
+}
+
+// methods are the uploads from each staging memory, waited for each way.
+func (u *uploader) methods(pinned bool) []latencyMethod {
+	prefix := uploadPathPrefix
+	if pinned {
+		prefix = pinnedPathPrefix
+	}
+	var ms []latencyMethod
+	for i, k := range u.kinds {
+		for _, w := range []fenceWait{fenceBlock, fenceSpin} {
+			ms = append(ms, latencyMethod{prefix + k.name() + "." + w.String(),
+				func() (float64, error) { return u.once(i, w, pinned) }})
+		}
+	}
+	return ms
+}
+
+// create makes the buffers and records the copies: a staging buffer of
+// cached and of uncached memory when the device has both, else one.
+func (u *uploader) create() error {
+	for range uploadSlots {
+		b, err := u.d.NewBuffer(latencyUploadBytes, false)
+		if err != nil {
+			return err
+		}
+		u.dsts = append(u.dsts, b)
+	}
+	var err error
+	if u.back, _, err = u.d.newMappedBuffer(uploadSlots*latencyUploadBytes, true); err != nil {
+		return err
+	}
+	for _, cached := range []bool{true, false} {
+		if err := u.addStage(cached); err != nil {
+			return err
+		}
+	}
+	if u.read, err = u.d.newCommands(); err != nil {
+		return err
+	}
+	return u.read.record(func(cb vk.CommandBuffer) {
+		for i, b := range u.dsts {
+			copyAfterTransfers(cb, b, u.back, uint64(i)*latencyUploadBytes)
+		}
+	})
+}
+
+// addStage adds a staging buffer of the memory hostType picks for cached,
+// unless it is the kind already added, and records its copies.
+func (u *uploader) addStage(cached bool) error {
+	st, k, err := u.d.newMappedBuffer(latencyUploadBytes, cached)
+	if err != nil {
+		return err
+	}
+	if len(u.kinds) > 0 && u.kinds[0] == k {
+		st.Release()
+		return nil
+	}
+	u.stages, u.kinds = append(u.stages, st), append(u.kinds, k)
+	cs := make([]*commands, 0, uploadSlots)
+	defer func() { u.copies = append(u.copies, cs) }()
+	for _, dst := range u.dsts {
+		c, err := u.d.newCommands()
+		if err != nil {
+			return err
+		}
+		cs = append(cs, c)
+		if err := c.record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, st, dst, 0) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyAfterTransfers records a copy of all of src into dst at offset, after
+// every earlier transfer, visible to the host and later transfers.
+func copyAfterTransfers(cb vk.CommandBuffer, src, dst *Buffer, offset uint64) {
+	memoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
+		vk.PipelineStageTransferBit, vk.PipelineStageTransferBit)
+	vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{DstOffset: vk.DeviceSize(offset), Size: vk.DeviceSize(src.size)}})
+	memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
+		vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit)
+}
+
+func (u *uploader) release() {
+	u.read.release()
+	for _, cs := range u.copies {
+		for _, c := range cs {
+			c.release()
+		}
+	}
+	for _, b := range u.stages {
+		b.Release()
+	}
+	u.back.Release()
+	for _, b := range u.dsts {
+		b.Release()
+	}
+}
+
+// once makes a fresh pattern (untimed), then times its copy into staging
+// buffer i, the submit of the recorded copy into the next free slot and
+// the wait w. When pinned, the copy into the staging buffer is done before
+// the clock starts. Once every slot holds an upload, all are checked.
+func (u *uploader) once(i int, w fenceWait, pinned bool) (float64, error) {
+	u.round++
+	fillPattern(u.src, u.round)
+	stage, slot := u.stages[i].words(), len(u.rounds)
+	if pinned {
+		copy(stage, u.src)
+	}
+	start := time.Now()
+	if !pinned {
+		copy(stage, u.src)
+	}
+	if err := u.copies[i][slot].issue(w); err != nil {
+		return 0, err
+	}
+	secs := time.Since(start).Seconds()
+	u.rounds = append(u.rounds, u.round)
+	if len(u.rounds) == uploadSlots {
+		return secs, u.check()
+	}
+	return secs, nil
+}
+
+// check reads every slot back and compares each upload since the last
+// check with its pattern.
+func (u *uploader) check() error {
+	if len(u.rounds) == 0 {
+		return nil
+	}
+	if _, err := u.read.submit(); err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	got := u.back.Bytes()[:len(u.rounds)*latencyUploadBytes]
+	if u.tamper != nil {
+		u.tamper("upload", got)
+	}
+	words := u.back.words()
+	for s, r := range u.rounds {
+		if err := checkPattern(words[s*latencyUploadBytes/4:(s+1)*latencyUploadBytes/4], r); err != nil {
+			return fmt.Errorf("upload %d: %w", r, err)
+		}
+		u.checked += latencyUploadBytes / 4
+	}
+	u.rounds = u.rounds[:0]
+	return nil
+}
+
+// submitter times round trips of a one-invocation kernel that adds one to
+// a counter word, so that the count read back at the end confirms every
+// dispatch ran.
+type submitter struct {
+	d       *Device
+	counter *Buffer // device-local word
+	back    *Buffer // mapped readback
+	k       *Kernel
+	run     *commands
+	read    *commands
+	count   uint32
+}
+
+// counterKernel emits the kernel: binding 0's word 0 += 1, one invocation.
+func counterKernel(version uint32) []uint32 {
+	b := newBuilder(version)
+	out, ptr := b.storage(b.u32, 4)
+	p := b.elem(ptr, out, b.c(0))
+	b.f.Store(p, b.addC(b.f.Load(b.u32, p), 1))
+	return b.finish(1, 1, 1)
+}
+
+// measureSubmit fills res's EmptySubmit and SubmitPath.
+func (d *Device) measureSubmit(ctx context.Context, o TransferOptions, res *TransferResult) error {
+	s := &submitter{d: d}
+	defer s.release()
+	if err := s.create(); err != nil {
+		return err
+	}
+	var ms []latencyMethod
+	for _, w := range []fenceWait{fenceBlock, fenceSpin} {
+		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
+	}
+	m, st, err := fastestLatency(ctx, ms, o.Quick)
+	if err != nil {
+		return err
+	}
+	if err := s.check(o.tamper); err != nil {
+		return err
+	}
+	res.EmptySubmit, res.SubmitPath = st, m.path
+	res.CheckedWords++
+	return nil
+}
+
+func (s *submitter) create() error {
+	var err error
+	if s.counter, err = s.d.NewBuffer(4, false); err != nil {
+		return err
+	}
+	if err := s.d.Upload(s.counter, make([]byte, 4)); err != nil {
+		return err
+	}
+	if s.back, _, err = s.d.newMappedBuffer(4, true); err != nil {
+		return err
+	}
+	if s.k, err = s.d.NewKernel(counterKernel(spirvVersion(s.d.Info.apiVersion)), s.counter); err != nil {
+		return err
+	}
+	if s.run, err = s.d.newCommands(); err != nil {
+		return err
+	}
+	err = s.run.record(func(cb vk.CommandBuffer) {
+		memoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit|vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,
+			vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageComputeShaderBit)
+		s.k.dispatch(cb, [3]uint32{1, 1, 1})
+	})
+	if err != nil {
+		return err
+	}
+	if s.read, err = s.d.newCommands(); err != nil {
+		return err
+	}
+	return s.read.record(func(cb vk.CommandBuffer) {
+		memoryBarrier(cb, vk.AccessShaderWriteBit, vk.AccessTransferReadBit, vk.PipelineStageComputeShaderBit, vk.PipelineStageTransferBit)
+		copyAfterTransfers(cb, s.counter, s.back, 0)
+	})
+}
+
+func (s *submitter) release() {
+	s.read.release()
+	s.run.release()
+	s.k.Release()
+	s.back.Release()
+	s.counter.Release()
+}
+
+// once times the submit of the recorded dispatch until its fence, waited
+// for the way w says.
+func (s *submitter) once(w fenceWait) (float64, error) {
+	start := time.Now()
+	if err := s.run.issue(w); err != nil {
+		return 0, err
+	}
+	secs := time.Since(start).Seconds()
+	s.count++
+	return secs, nil
+}
+
+// check reads the counter back: it must equal the dispatches submitted.
+func (s *submitter) check(tamper func(string, []byte)) error {
+	if _, err := s.read.submit(); err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	got := s.back.Bytes()
+	if tamper != nil {
+		tamper("submit", got)
+	}
+	if n := binary.LittleEndian.Uint32(got); n != s.count {
+		return fmt.Errorf("the kernel counted %d dispatches, %d were submitted: %w", n, s.count, ErrCheckFailed)
+	}
+	return nil
+}
