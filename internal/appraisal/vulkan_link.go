@@ -59,7 +59,7 @@ func fasterLaunch(v *schema.CapabilityVector, r coopmat.TransferResult) bool {
 	l := v.LaunchOverhead
 	if l == nil {
 		l = &schema.LaunchOverhead{Probe: probeVulkanLaunch, Timing: schema.TimingHostWallClock,
-			Check: schema.Check{Reference: "closed-form", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true},
+			Check:          schema.Check{Reference: "closed-form", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true},
 			EmptyDispatchS: r.EmptySubmit, DispatchPath: r.SubmitPath, Upload1MiBS: r.Upload1MiBPinned, UploadPath: r.UploadPinnedPath}
 		v.LaunchOverhead = l
 		return true
