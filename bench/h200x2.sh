@@ -41,6 +41,7 @@ python3 bench/peers.py >"$out/peers.json" 2>>"$log"
 python3 bench/compare.py "$out/pair.json" "$out/peers.json" "$out/babelstream.csv" "$out/mixbench.txt"
 
 first=$(python3 -c 'import json,sys; print(sorted(w["address"] for w in json.load(open(sys.argv[1])) if w["kind"]=="card")[0])' "$out/pair.json")
+[ -n "$first" ] || { echo "no card in pair.json: cross-check skipped" >>"$log"; exit 1; }
 bin/appraise --device "$first" --out /tmp/reports-x --json --soak 0 --cross-check --draft ${COOPMAT:+--coopmat} \
 	--babelstream /tmp/cuda-stream --mixbench /tmp/mixbench-cuda >"$out/crosscheck.json" 2>>"$log"
 echo "appraise --cross-check rc=$?" >>"$log"

@@ -7,36 +7,56 @@ import (
 	"github.com/everycycle/appraise/wgsl"
 )
 
-// kernel is one compiled entry point: a compute pipeline whose bind group
-// layout WebGPU derived from the entry point (only the bindings it uses).
+// kernel is one compiled entry point: a compute pipeline over its set's
+// explicit layout.
 type kernel struct {
 	entry    string
 	pipeline *wgpu.ComputePipeline
-	layout   *wgpu.BindGroupLayout
+	set      *kernelSet
 }
 
-// release frees the kernel's pipeline and layout.
-func (k *kernel) release() {
-	if k.layout != nil {
-		k.layout.Release()
-	}
-	if k.pipeline != nil {
-		k.pipeline.Release()
-	}
-}
-
-// kernelSet is one WGSL file compiled once, with a pipeline per entry point.
+// kernelSet is one WGSL file compiled once, with a pipeline per entry point
+// and one explicit layout for all of them: every group-0 binding the file
+// declares (wgsl.Bindings). Layouts are explicit because wgpu-native v22
+// never frees a pipeline with a derived layout, and a device kept alive
+// that way puts the instance's device and queue ids out of step: the next
+// device opened on the instance then fails every submit ("a resource with
+// a different device"). A binding an entry point does not use is bound to
+// a small placeholder buffer of the set's.
 type kernelSet struct {
-	module  *wgpu.ShaderModule
-	kernels map[string]*kernel
+	module   *wgpu.ShaderModule
+	bindings []wgsl.Binding
+	layout   *wgpu.BindGroupLayout
+	pipeLay  *wgpu.PipelineLayout
+	dummies  map[uint32]*wgpu.Buffer
+	kernels  map[string]*kernel
 }
 
-// release frees every pipeline and the shader module. Safe on a partial set.
+// placeholderBytes is the size of a buffer bound where an entry point uses
+// no binding: larger than any uniform struct or array element of ours.
+const placeholderBytes = 256
+
+// release frees every pipeline, the layouts, placeholders and the shader
+// module. Safe on a partial set.
 func (s *kernelSet) release() {
 	for _, k := range s.kernels {
-		k.release()
+		if k.pipeline != nil {
+			k.pipeline.Release()
+		}
 	}
 	s.kernels = nil
+	for _, b := range s.dummies {
+		b.Release()
+	}
+	s.dummies = nil
+	if s.pipeLay != nil {
+		s.pipeLay.Release()
+		s.pipeLay = nil
+	}
+	if s.layout != nil {
+		s.layout.Release()
+		s.layout = nil
+	}
 	if s.module != nil {
 		s.module.Release()
 		s.module = nil
@@ -53,36 +73,56 @@ func (d *Device) compile(file string, entries ...string) (*kernelSet, error) {
 	if err := d.alive(); err != nil {
 		return nil, err
 	}
-	module, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
-		Label:          file,
-		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("webgpu: CreateShaderModule %s.wgsl: %w", file, err)
-	}
-	s := &kernelSet{module: module, kernels: map[string]*kernel{}}
-	for _, e := range entries {
-		k, err := d.pipeline(module, file, e)
-		if err != nil {
-			s.release()
-			return nil, err
-		}
-		s.kernels[e] = k
+	s := &kernelSet{bindings: wgsl.Bindings(src), dummies: map[uint32]*wgpu.Buffer{}, kernels: map[string]*kernel{}}
+	if err := d.buildSet(s, file, src, entries); err != nil {
+		s.release()
+		return nil, err
 	}
 	return s, nil
 }
 
-// pipeline creates the compute pipeline of one entry point with a layout
-// derived from the shader.
-func (d *Device) pipeline(module *wgpu.ShaderModule, file, entry string) (*kernel, error) {
-	p, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
-		Label:   file + "." + entry,
-		Compute: wgpu.ProgrammableStageDescriptor{Module: module, EntryPoint: entry},
+// buildSet fills s; the caller releases s on error.
+func (d *Device) buildSet(s *kernelSet, file, src string, entries []string) error {
+	var err error
+	s.module, err = d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
+		Label:          file,
+		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("webgpu: CreateComputePipeline %s.wgsl:%s: %w", file, entry, err)
+		return fmt.Errorf("webgpu: CreateShaderModule %s.wgsl: %w", file, err)
 	}
-	return &kernel{entry: entry, pipeline: p, layout: p.GetBindGroupLayout(0)}, nil
+	var les []wgpu.BindGroupLayoutEntry
+	for _, b := range s.bindings {
+		typ, usage := wgpu.BufferBindingTypeStorage, wgpu.BufferUsageStorage
+		switch b.Space {
+		case wgsl.SpaceUniform:
+			typ, usage = wgpu.BufferBindingTypeUniform, wgpu.BufferUsageUniform
+		case wgsl.SpaceStorageRead:
+			typ = wgpu.BufferBindingTypeReadOnlyStorage
+		}
+		les = append(les, wgpu.BindGroupLayoutEntry{Binding: b.Slot, Visibility: wgpu.ShaderStageCompute, Buffer: wgpu.BufferBindingLayout{Type: typ}})
+		if s.dummies[b.Slot], err = d.newBuffer(fmt.Sprintf("%s.placeholder%d", file, b.Slot), placeholderBytes, usage); err != nil {
+			return err
+		}
+	}
+	if s.layout, err = d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: file, Entries: les}); err != nil {
+		return fmt.Errorf("webgpu: CreateBindGroupLayout %s.wgsl: %w", file, err)
+	}
+	if s.pipeLay, err = d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: file, BindGroupLayouts: []*wgpu.BindGroupLayout{s.layout}}); err != nil {
+		return fmt.Errorf("webgpu: CreatePipelineLayout %s.wgsl: %w", file, err)
+	}
+	for _, e := range entries {
+		p, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
+			Label:   file + "." + e,
+			Layout:  s.pipeLay,
+			Compute: wgpu.ProgrammableStageDescriptor{Module: s.module, EntryPoint: e},
+		})
+		if err != nil {
+			return fmt.Errorf("webgpu: CreateComputePipeline %s.wgsl:%s: %w", file, e, err)
+		}
+		s.kernels[e] = &kernel{entry: e, pipeline: p, set: s}
+	}
+	return nil
 }
 
 // binding puts a whole buffer at a binding slot of group 0.
@@ -91,14 +131,26 @@ type binding struct {
 	buf  *wgpu.Buffer
 }
 
-// bindGroup binds buffers to k's group 0. The caller releases it.
+// bindGroup binds buffers to k's group 0, and placeholders to the slots of
+// k's file that bs leaves out. The caller releases it.
 func (d *Device) bindGroup(k *kernel, bs ...binding) (*wgpu.BindGroup, error) {
-	entries := make([]wgpu.BindGroupEntry, len(bs))
-	for i, b := range bs {
-		entries[i] = wgpu.BindGroupEntry{Binding: b.slot, Buffer: b.buf, Size: b.buf.GetSize()}
+	given := map[uint32]*wgpu.Buffer{}
+	for _, b := range bs {
+		if _, ok := k.set.dummies[b.slot]; !ok {
+			return nil, fmt.Errorf("gpu: %s has no binding %d", k.entry, b.slot)
+		}
+		given[b.slot] = b.buf
+	}
+	var entries []wgpu.BindGroupEntry
+	for _, decl := range k.set.bindings {
+		buf, ok := given[decl.Slot]
+		if !ok {
+			buf = k.set.dummies[decl.Slot]
+		}
+		entries = append(entries, wgpu.BindGroupEntry{Binding: decl.Slot, Buffer: buf, Size: buf.GetSize()})
 	}
 	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{
-		Label: k.entry, Layout: k.layout, Entries: entries,
+		Label: k.entry, Layout: k.set.layout, Entries: entries,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("webgpu: CreateBindGroup for %s: %w", k.entry, err)

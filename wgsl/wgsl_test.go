@@ -2,6 +2,7 @@ package wgsl
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,5 +32,28 @@ func TestUnknownKernel(t *testing.T) {
 	}
 	if _, err := Source("../wgsl"); !errors.Is(err, ErrUnknownKernel) {
 		t.Fatalf("Source of a path: got %v, want ErrUnknownKernel", err)
+	}
+}
+
+func TestBindings(t *testing.T) {
+	src, err := Source("bandwidth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Bindings(src)
+	want := []Binding{{0, SpaceUniform}, {1, SpaceStorageRead}, {2, SpaceStorageRead}, {3, SpaceStorageReadWrite}}
+	if !slices.Equal(got, want) {
+		t.Errorf("bandwidth bindings = %v, want %v", got, want)
+	}
+	// Every file declares at least one binding, and every declaration
+	// line is understood.
+	for _, n := range Names() {
+		src, _ := Source(n)
+		if len(Bindings(src)) != strings.Count(src, "@binding(") {
+			t.Errorf("%s: %d bindings parsed of %d declared", n, len(Bindings(src)), strings.Count(src, "@binding("))
+		}
+	}
+	if b := Bindings("@group(0) @binding(7) var<storage> x: array<u32>;"); len(b) != 1 || b[0] != (Binding{7, SpaceStorageRead}) {
+		t.Errorf("bare storage: %v", b)
 	}
 }
