@@ -112,10 +112,10 @@ var testShapes = []Shape{
 
 func TestSpirvValFMA16(t *testing.T) {
 	for _, v := range []uint32{spirv.Version13, spirv.Version15, spirv.Version16} {
-		for _, lanes := range []uint32{2, 4} {
-			words := fma16Kernel{Chains: 4, Lanes: lanes, Iters: 8, Unroll: 2, Local: 64}.build(v)
-			if out, ok := validate(t, "fma16", words); !ok {
-				t.Errorf("fma16 lanes=%d (SPIR-V %#x): spirv-val: %s", lanes, v, out)
+		for _, k := range fma16Forms() {
+			k.Iters = 8
+			if out, ok := validate(t, "fma16", k.build(v)); !ok {
+				t.Errorf("fma16 lanes=%d form=%s (SPIR-V %#x): spirv-val: %s", k.Lanes, k.form(), v, out)
 			}
 		}
 	}

@@ -132,18 +132,30 @@ func containsRun(words, run []uint32) bool {
 	return false
 }
 
-// TestFMA16Vec2 runs the kernel on vec2 lanes, whose output word is one
-// bitcast vector rather than two.
-func TestFMA16Vec2(t *testing.T) {
+// TestFMA16Forms runs every form RunFMA16 chooses from (vec2 lanes, whose
+// output word is one bitcast vector rather than two; mul-add), each
+// checked exactly, and RunFMA16 names the fastest.
+func TestFMA16Forms(t *testing.T) {
 	d := newDevice(t)
 	if !d.enabled.Float16 {
 		t.Skipf("%s has no shaderFloat16", d.Info.Name)
 	}
-	r, err := d.runFMA16(context.Background(), smallOptions(), fma16Kernel{Chains: 8, Lanes: 2, Unroll: 4, Local: 64})
+	best := 0.0
+	for _, k := range fma16Forms() {
+		r, err := d.runFMA16(context.Background(), smallOptions(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logVector(t, r)
+		best = max(best, r.OpsPerSecond.Median)
+	}
+	r, err := RunFMA16(context.Background(), d, smallOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	logVector(t, r)
+	if !strings.Contains(r.Tile, "form=") || r.OpsPerSecond.Median <= 0 {
+		t.Errorf("RunFMA16: tile %q, %g op/s", r.Tile, r.OpsPerSecond.Median)
+	}
 }
 
 func logVector(t *testing.T, r Result) {

@@ -1,8 +1,8 @@
 package schema
 
 import (
+	"cmp"
 	"fmt"
-	"math"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -121,8 +121,8 @@ func AbsentFields(c *CapabilityVector) []string {
 // whose probes disagree with a standard tool is never signed.
 func crossCheckWithin(sl validator.StructLevel) {
 	c := sl.Current().Interface().(CrossCheck)
-	if math.Abs(c.RelativeDelta) > c.Tolerance {
+	if !c.Agrees() {
 		sl.ReportError(nil, "relative_delta", "RelativeDelta", "complete",
-			fmt.Sprintf("%s disagrees with %s %s by %+.1f%% (tolerance %.1f%%)", c.Figure, c.Tool, c.ToolFigure, c.RelativeDelta*100, c.Tolerance*100))
+			fmt.Sprintf("%s disagrees with %s %s by %+.1f%% (tolerance %.1f%%, %s)", c.Figure, c.Tool, c.ToolFigure, c.RelativeDelta*100, c.Tolerance*100, cmp.Or(c.Rule, RuleWithin)))
 	}
 }

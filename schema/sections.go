@@ -1,5 +1,7 @@
 package schema
 
+import "math"
+
 // Interconnect holds measured links: the host link, and one entry per
 // ordered pair this → peer. There is deliberately no link kind: naming a
 // link PCIe or NVLink would be vendor knowledge, and the report stays
@@ -216,8 +218,29 @@ type CrossCheck struct {
 	Theirs float64 `json:"theirs" validate:"gt=0"`
 	// RelativeDelta is (Ours-Theirs)/Theirs (unitless).
 	RelativeDelta float64 `json:"relative_delta"`
-	// Tolerance is the largest |RelativeDelta| accepted (unitless).
+	// Tolerance is the largest deviation Rule accepts (unitless).
 	Tolerance float64 `json:"tolerance" validate:"gt=0"`
+	// Rule says how the two are held against each other. "within" (also
+	// when absent): both run the same access pattern or computation, so
+	// |RelativeDelta| ≤ Tolerance. "at-least": the tool's figure is what
+	// its own kernel reached on this device, a floor of what the device
+	// can do, so RelativeDelta ≥ −Tolerance; ours above it is recorded,
+	// not refused, since our kernel passed its own reference check.
+	Rule string `json:"rule,omitempty" validate:"omitempty,oneof=within at-least"`
+}
+
+// Cross-check rules (CrossCheck.Rule).
+const (
+	RuleWithin  = "within"
+	RuleAtLeast = "at-least"
+)
+
+// Agrees reports whether c passes its rule.
+func (c CrossCheck) Agrees() bool {
+	if c.Rule == RuleAtLeast {
+		return c.RelativeDelta >= -c.Tolerance
+	}
+	return math.Abs(c.RelativeDelta) <= c.Tolerance
 }
 
 // HostBaseline is the host CPU's own measured vector (all cores), so a

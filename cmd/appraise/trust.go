@@ -21,7 +21,7 @@ type trustPolicy struct {
 
 func (c *verifyCmd) trustPolicy() (*trustPolicy, error) {
 	p := &trustPolicy{}
-	files, err := expand(c.Rotations, "*.json")
+	files, _, err := expand(c.Rotations, "*.json")
 	if err != nil {
 		return nil, err
 	}

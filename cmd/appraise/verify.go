@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/everycycle/appraise/schema"
@@ -51,7 +52,7 @@ func (c *verifyCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	files, err := expand(c.Paths, "*.appraisal.json")
+	files, fromDir, err := expand(c.Paths, "*.appraisal.json")
 	if err != nil {
 		return err
 	}
@@ -71,6 +72,7 @@ func (c *verifyCmd) Run(e *env) error {
 		}
 		outs[i] = pol.judge(r, boxes, c.Box == "")
 	}
+	wholeRuns(reports, outs, fromDir)
 	failed := 0
 	for _, o := range outs {
 		if !o.OK {
@@ -91,12 +93,13 @@ func (c *verifyCmd) Run(e *env) error {
 
 // expand turns directories into the files in them that match pattern,
 // sorted; a directory with none is an error. Files are kept as given.
-func expand(paths []string, pattern string) ([]string, error) {
-	var out []string
+// fromDir holds the files that came from a directory.
+func expand(paths []string, pattern string) (out []string, fromDir map[string]bool, err error) {
+	fromDir = map[string]bool{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !st.IsDir() {
 			out = append(out, p)
@@ -104,15 +107,51 @@ func expand(paths []string, pattern string) ([]string, error) {
 		}
 		m, err := filepath.Glob(filepath.Join(p, pattern))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("%s: no %s files", p, pattern)
+			return nil, nil, fmt.Errorf("%s: no %s files", p, pattern)
 		}
 		sort.Strings(m)
+		for _, f := range m {
+			fromDir[f] = true
+		}
 		out = append(out, m...)
 	}
-	return out, nil
+	return out, fromDir, nil
+}
+
+// wholeRuns fails a box found in a directory unless a card of each device
+// it lists sits in the same directory and links it: a run's directory
+// holds the whole run, and a missing card is a report lost.
+func wholeRuns(reports []*reportFile, outs []outcome, fromDir map[string]bool) {
+	for i, b := range reports {
+		if b == nil || b.box == nil || !outs[i].OK || !fromDir[b.path] {
+			continue
+		}
+		want := map[string]bool{}
+		for _, d := range b.box.DriverVersions {
+			want[d.BusAddress] = true
+		}
+		cards := 0
+		for j, r := range reports {
+			if r == nil || r.card == nil || !outs[j].OK || r.card.BoxReport != b.verified.Hash || filepath.Dir(r.path) != filepath.Dir(b.path) {
+				continue
+			}
+			cards++
+			delete(want, r.card.Capability.Identity.BusAddress)
+		}
+		if cards != len(b.box.DriverVersions) {
+			var missing []string
+			for a := range want {
+				missing = append(missing, a)
+			}
+			sort.Strings(missing)
+			outs[i].OK = false
+			outs[i].Error = fmt.Sprintf("box lists %d appraised devices, but %d cards in its directory link it (unmatched: %s)",
+				len(b.box.DriverVersions), cards, strings.Join(missing, ", "))
+		}
+	}
 }
 
 // readReports reads and signature-checks each file once (a file named

@@ -144,19 +144,39 @@ func (r *Run) Sign(s schema.Signer) ([]File, error) {
 		return nil, fmt.Errorf("box report: %w", err)
 	}
 	files := []File{{Name: "box-" + hash[:12] + ".appraisal.json", Data: boxFile}}
+	names := r.cardNames()
 	for i := range r.Cards {
 		r.Cards[i].BoxReport = hash
 		data, err := schema.SignCard(r.Cards[i], s)
 		if err != nil {
 			return nil, fmt.Errorf("card %s: %w", r.Cards[i].Capability.Identity.Name, err)
 		}
-		files = append(files, File{Name: CardFileName(r.Cards[i], r.Box.DriverVersions[i].BusAddress), Data: data})
+		files = append(files, File{Name: names[i] + ".appraisal.json", Data: data})
 	}
 	return files, nil
 }
 
+// cardNames names each card's file, without extension: CardFileName's,
+// and where two cards of the run would share one (identical cards report
+// the same VBIOS), each of those also carries its address.
+func (r *Run) cardNames() []string {
+	names := make([]string, len(r.Cards))
+	count := map[string]int{}
+	for i, c := range r.Cards {
+		names[i] = strings.TrimSuffix(CardFileName(c, r.Box.DriverVersions[i].BusAddress), ".appraisal.json")
+		count[names[i]]++
+	}
+	for i, n := range names {
+		if count[n] > 1 {
+			names[i] = n + "-" + strings.ReplaceAll(r.Box.DriverVersions[i].BusAddress, ":", "-")
+		}
+	}
+	return names
+}
+
 // CardFileName is "card-<vbios-hash-or-address>.appraisal.json", with the
-// address's colons turned into dashes so the name is portable.
+// address's colons turned into dashes so the name is portable. A run of
+// identical cards adds each one's address (see Run.Sign).
 func CardFileName(c schema.CardPayload, addr string) string {
 	id := c.Capability.Identity
 	key := addr
@@ -190,14 +210,14 @@ func (r *Run) Drafts(reason string) ([]File, error) {
 		return nil, err
 	}
 	files := []File{{Name: "box-" + hash[:12] + ".draft.json", Data: box}}
+	names := r.cardNames()
 	for i := range r.Cards {
 		r.Cards[i].BoxReport = hash
 		card, err := encode(r.Cards[i])
 		if err != nil {
 			return nil, err
 		}
-		name := strings.TrimSuffix(CardFileName(r.Cards[i], r.Box.DriverVersions[i].BusAddress), ".appraisal.json") + ".draft.json"
-		files = append(files, File{Name: name, Data: card})
+		files = append(files, File{Name: names[i] + ".draft.json", Data: card})
 	}
 	return files, nil
 }

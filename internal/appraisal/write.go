@@ -23,6 +23,13 @@ type File struct {
 // failure removes what was written. Existing files are refused unless
 // overwrite is set.
 func WriteAll(dir string, files []File, overwrite bool) (err error) {
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f.Name] || f.Name != filepath.Base(f.Name) {
+			return fmt.Errorf("report file name %q is repeated or not a plain name: nothing written", f.Name)
+		}
+		seen[f.Name] = true
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}

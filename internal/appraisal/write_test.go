@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/everycycle/appraise/schema"
 )
 
 func TestWriteAllWritesEveryFile(t *testing.T) {
@@ -46,5 +48,42 @@ func TestWriteAllLeavesNothingOnFailure(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != "card-b.appraisal.json" {
 		t.Fatalf("left behind: %v", entries)
+	}
+}
+
+func TestWriteAllRefusesRepeatedNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	for _, files := range [][]File{
+		{{"box-1.appraisal.json", []byte("box")}, {"card-a.appraisal.json", []byte("1")}, {"card-a.appraisal.json", []byte("2")}},
+		{{"../card-a.appraisal.json", []byte("1")}},
+	} {
+		if err := WriteAll(dir, files, true); err == nil {
+			t.Errorf("%v written", files[len(files)-1].Name)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s created", dir)
+		}
+	}
+}
+
+// TestIdenticalCardsGetTheirOwnFiles: two cards with the same VBIOS hash
+// (identical GPUs) are named apart by address; a lone card keeps the
+// short name.
+func TestIdenticalCardsGetTheirOwnFiles(t *testing.T) {
+	hash := "6db1659cde1985c6" + "00000000000000000000000000000000000000000000000000"
+	card := func() schema.CardPayload {
+		var c schema.CardPayload
+		c.Capability.Identity.VBIOSHash = hash
+		return c
+	}
+	r := &Run{Cards: []schema.CardPayload{card(), card()}, Box: schema.BoxPayload{DriverVersions: []schema.DriverBinding{
+		{BusAddress: "0000:00:06.0"}, {BusAddress: "0000:00:07.0"}}}}
+	got := r.cardNames()
+	if got[0] != "card-6db1659cde1985c6-0000-00-06.0" || got[1] != "card-6db1659cde1985c6-0000-00-07.0" {
+		t.Errorf("names %v", got)
+	}
+	r.Cards, r.Box.DriverVersions = r.Cards[:1], r.Box.DriverVersions[:1]
+	if got := r.cardNames(); got[0] != "card-6db1659cde1985c6" {
+		t.Errorf("one card: %v", got)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os/exec"
 	"time"
 
@@ -87,22 +86,43 @@ func Run(ctx context.Context, c Config, t Target, v schema.CapabilityVector) ([]
 	return out, nil
 }
 
-// pair is one of our figures and the tool figure it is held against.
+// pair is one of our figures, the tool figure it is held against, and
+// the rule (schema.RuleWithin or schema.RuleAtLeast).
 type pair struct {
 	tool, version, toolFigure, figure string
 	theirs                            float64
+	rule                              string
 }
 
-// pairs lists what each tool measures that we measure too: BabelStream's
-// Copy and Triad against our copy and triad bandwidth (same array size),
-// mixbench's peak vector throughput per precision against our FMA and
-// integer multiply-add figures.
+// pairs lists what each tool measures that we measure too, and how the
+// two must agree:
+//
+//   - BabelStream Triad against our triad and Dot against our read (same
+//     array size; both stream the same arrays in the same pattern and
+//     saturate memory): within the tolerance either way. These hold the
+//     timing of our bandwidth probes to a standard tool's.
+//   - BabelStream Copy against our copy: at least. Its copy keeps two
+//     streams of one double per thread in flight, which on a card with a
+//     wide memory system falls short of the card's copy rate (on an H200
+//     it ran below its own Triad, which moves more bytes per element, and
+//     5 % under PyTorch's copy_ in the same call, which ours matched).
+//   - mixbench's peak per precision against our FMA and multiply-add
+//     figures: at least. Its peak is the best point of a sweep of a mixed
+//     load-and-compute kernel, what that kernel reaches, not the ALUs'
+//     limit that ours, a pure dependent-chain kernel, measures.
+//
+// "At least" still refuses a figure of ours below the tool's, the sign of
+// a probe that under-reports.
 func pairs(bs *babelstream.Result, mb *mixbench.Result) []pair {
 	var out []pair
 	prec := string(bs.Precision)
-	for _, k := range []struct{ kernel, figure string }{{"Copy", "memory.bandwidth.copy"}, {"Triad", "memory.bandwidth.triad"}} {
+	for _, k := range []struct{ kernel, figure, rule string }{
+		{"Copy", "memory.bandwidth.copy", schema.RuleAtLeast},
+		{"Triad", "memory.bandwidth.triad", schema.RuleWithin},
+		{"Dot", "memory.bandwidth.read", schema.RuleWithin},
+	} {
 		if r, ok := bs.Kernel(k.kernel); ok {
-			out = append(out, pair{"babelstream", orUnknown(bs.Version), k.kernel + " (" + prec + ")", k.figure, r.BandwidthBytesPerSec})
+			out = append(out, pair{"babelstream", orUnknown(bs.Version), k.kernel + " (" + prec + ")", k.figure, r.BandwidthBytesPerSec, k.rule})
 		}
 	}
 	for _, p := range []struct {
@@ -110,7 +130,7 @@ func pairs(bs *babelstream.Result, mb *mixbench.Result) []pair {
 		figure string
 	}{{mixbench.Single, "precision.fma.fp32"}, {mixbench.Double, "precision.fma.fp64"}, {mixbench.Half, "precision.fma.fp16"}, {mixbench.Int, "precision.mad.int32"}} {
 		if mb.Supported(p.p) {
-			out = append(out, pair{"mixbench", orUnknown(mb.Version), "peak " + p.p.String(), p.figure, mb.PeakOps(p.p)})
+			out = append(out, pair{"mixbench", orUnknown(mb.Version), "peak " + p.p.String(), p.figure, mb.PeakOps(p.p), schema.RuleAtLeast})
 		}
 	}
 	return out
@@ -118,14 +138,14 @@ func pairs(bs *babelstream.Result, mb *mixbench.Result) []pair {
 
 func compare(p pair, ours, tol float64) schema.CrossCheck {
 	return schema.CrossCheck{Tool: p.tool, ToolVersion: p.version, ToolFigure: p.toolFigure, Figure: p.figure,
-		Ours: ours, Theirs: p.theirs, RelativeDelta: (ours - p.theirs) / p.theirs, Tolerance: tol}
+		Ours: ours, Theirs: p.theirs, RelativeDelta: (ours - p.theirs) / p.theirs, Tolerance: tol, Rule: p.rule}
 }
 
-// Disagreements returns the checks outside their tolerance.
+// Disagreements returns the checks that fail their rule.
 func Disagreements(cs []schema.CrossCheck) []schema.CrossCheck {
 	var out []schema.CrossCheck
 	for _, c := range cs {
-		if math.Abs(c.RelativeDelta) > c.Tolerance {
+		if !c.Agrees() {
 			out = append(out, c)
 		}
 	}

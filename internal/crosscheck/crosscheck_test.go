@@ -35,15 +35,16 @@ func config(t *testing.T) Config {
 
 var h200 = Target{BusAddress: "0000:00:06.0", VendorID: "10de", Visible: []string{"0000:00:06.0"}}
 
-// vector holds copy, triad and fp64 figures scaled from the captures'
-// own values (BabelStream copy 3.43522e12, triad 3.89315e12 B/s; mixbench
-// peak DP 31,269.57 GFLOP/s).
+// vector holds copy, triad, read and fp64 figures scaled from the
+// captures' own values (BabelStream copy 3.43522e12, triad 3.89315e12,
+// dot 4.41438e12 B/s; mixbench peak DP 31,269.57 GFLOP/s).
 func vector(scale float64) schema.CapabilityVector {
 	st := func(m float64) schema.Stat { return schema.Stat{Samples: 5, Median: m, Min: m, Max: m} }
 	return schema.CapabilityVector{
 		Memory: &schema.Memory{Bandwidth: []schema.Bandwidth{
 			{Kernel: "copy", BytesPerS: st(3.43522e12 * scale), ArrayBytes: 1 << 30},
 			{Kernel: "triad", BytesPerS: st(3.89315e12 * scale), ArrayBytes: 1 << 30},
+			{Kernel: "read", BytesPerS: st(4.41438e12 * scale), ArrayBytes: 1 << 30},
 		}},
 		Precisions: []schema.PrecisionThroughput{{Operation: "fma", InputType: "fp64", AccumulatorType: "fp64", OpsPerS: st(31269.57e9 * scale)}},
 	}
@@ -54,8 +55,8 @@ func TestAgreeingTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(checks) != 3 {
-		t.Fatalf("want copy, triad and fp64 compared, got %+v", checks)
+	if len(checks) != 4 {
+		t.Fatalf("want copy, triad, read and fp64 compared, got %+v", checks)
 	}
 	for _, c := range checks {
 		if c.Tolerance != DefaultTolerance || c.RelativeDelta < 0.0199 || c.RelativeDelta > 0.0201 {
@@ -70,21 +71,39 @@ func TestAgreeingTools(t *testing.T) {
 	}
 }
 
+// TestDisagreeingTools: 20 % above the tools, only the "within" pairs
+// (triad, read) disagree; the "at least" pairs (copy, fp64) record the
+// delta and pass. 20 % below, every pair disagrees.
 func TestDisagreeingTools(t *testing.T) {
-	checks, err := Run(context.Background(), config(t), h200, vector(1.2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := Disagreements(checks)
-	if len(d) != 3 {
-		t.Fatalf("want all three outside 5%%, got %+v", d)
-	}
-	if err := schema.Validate(d[0]); err == nil || !strings.Contains(err.Error(), "disagrees") {
-		t.Fatalf("a disagreeing check validated: %v", err)
+	for _, tc := range []struct {
+		scale float64
+		want  string
+	}{{1.2, "memory.bandwidth.triad memory.bandwidth.read"}, {0.8, "memory.bandwidth.copy memory.bandwidth.triad memory.bandwidth.read precision.fma.fp64"}} {
+		checks, err := Run(context.Background(), config(t), h200, vector(tc.scale))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range Disagreements(checks) {
+			got = append(got, d.Figure)
+			if err := schema.Validate(d); err == nil || !strings.Contains(err.Error(), "disagrees") {
+				t.Errorf("scale %g: a disagreeing check validated: %v", tc.scale, err)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("scale %g: disagreements %v, want %s", tc.scale, got, tc.want)
+		}
+		rules := map[string]string{}
+		for _, c := range checks {
+			rules[c.Figure] = c.Rule
+		}
+		if rules["memory.bandwidth.copy"] != schema.RuleAtLeast || rules["memory.bandwidth.triad"] != schema.RuleWithin || rules["precision.fma.fp64"] != schema.RuleAtLeast {
+			t.Errorf("rules %v", rules)
+		}
 	}
 	cfg := config(t)
 	cfg.Tolerance = 0.25
-	checks, err = Run(context.Background(), cfg, h200, vector(1.2))
+	checks, err := Run(context.Background(), cfg, h200, vector(1.2))
 	if err != nil || len(Disagreements(checks)) != 0 {
 		t.Fatalf("with 25%% tolerance: %v %+v", err, checks)
 	}
