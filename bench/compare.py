@@ -25,8 +25,9 @@ def babelstream(path):
     start = next(i for i, l in enumerate(lines) if l.startswith("function,"))
     out = {}
     for r in csv.DictReader(lines[start:]):
-        key = "max_mbytes_per_sec" if "max_mbytes_per_sec" in r else "max_mibytes_per_sec"
-        scale = 1e6 if key == "max_mbytes_per_sec" else 1 << 20
+        r = {k.lower(): v for k, v in r.items()}
+        key = next(k for k in ("max_mbytes_per_sec", "max_mb_per_sec", "max_mibytes_per_sec") if k in r)
+        scale = 1 << 20 if key == "max_mibytes_per_sec" else 1e6
         out[r["function"].lower()] = float(r[key]) * scale
     return out
 
@@ -52,6 +53,7 @@ def main():
         ("copy", "memory.bandwidth.copy", max(b.get("copy", 0), p["copy_bytes_per_s"]), "best of BabelStream CUDA double, PyTorch copy_", "B/s"),
         ("triad", "memory.bandwidth.triad", b.get("triad", 0), "BabelStream CUDA double", "B/s"),
         ("read", "memory.bandwidth.read", p["read_bytes_per_s"], "PyTorch sum", "B/s"),
+        ("read", "memory.bandwidth.read", b.get("dot", 0), "BabelStream CUDA Dot", "B/s"),
         ("write", "memory.bandwidth.write", p["write_bytes_per_s"], "PyTorch fill_", "B/s"),
         ("fp32", "precision.fma.fp32", m.get("sp", 0), "mixbench-cuda SP peak", "OP/s"),
         ("fp16", "precision.fma.fp16", m.get("hp", 0), "mixbench-cuda HP peak", "OP/s"),
