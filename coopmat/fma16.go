@@ -17,12 +17,8 @@ import (
 // is the same whether the driver fuses the FMA or not, and a chain ends at
 // its start plus pairs·g, a closed form that proves every FMA ran. The
 // invocation writes the FNV-1a fold of its final values' bit patterns.
-// Split writes each FMA as a multiply and an add (OpFMul, OpFAdd) that the
-// driver may contract, instead of GLSL.std.450 Fma: some compilers map one
-// form, not the other, onto packed half-precision instructions.
 type fma16Kernel struct {
 	Chains, Lanes, Iters, Unroll, Local uint32
-	Split                               bool
 }
 
 // fp16Grid is g; fp16Offsets is the number of distinct chain starts (an
@@ -34,14 +30,6 @@ const (
 	fp16Offsets  = 512
 	fp16MaxPairs = 3580
 )
-
-// form names how each FMA is written: "fma" or "mul-add".
-func (k fma16Kernel) form() string {
-	if k.Split {
-		return "mul-add"
-	}
-	return "fma"
-}
 
 // pairs is the FMA pairs each chain lane runs per dispatch.
 func (k fma16Kernel) pairs() uint32 { return k.Iters * k.Unroll }
@@ -110,12 +98,7 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 	half, m2 := b.half(hv, k.Lanes, 0.5), b.half(hv, k.Lanes, -2*fp16Grid)
 	xs := f.Loop(b.c(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
 		next := append([]spirv.ID(nil), xs...)
-		fma := func(x, m, a spirv.ID) spirv.ID {
-			if k.Split {
-				return f.Binary(spirv.OpFAdd, hv, f.Binary(spirv.OpFMul, hv, x, m), a)
-			}
-			return f.ExtInst(hv, b.glsl, spirv.GLSLFma, x, m, a)
-		}
+		fma := func(x, m, a spirv.ID) spirv.ID { return f.ExtInst(hv, b.glsl, spirv.GLSLFma, x, m, a) }
 		for range k.Unroll {
 			for c := range next {
 				next[c] = fma(next[c], two, six)

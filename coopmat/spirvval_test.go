@@ -115,7 +115,7 @@ func TestSpirvValFMA16(t *testing.T) {
 		for _, k := range fma16Forms() {
 			k.Iters = 8
 			if out, ok := validate(t, "fma16", k.build(v)); !ok {
-				t.Errorf("fma16 lanes=%d form=%s (SPIR-V %#x): spirv-val: %s", k.Lanes, k.form(), v, out)
+				t.Errorf("fma16 lanes=%d (SPIR-V %#x): spirv-val: %s", k.Lanes, v, out)
 			}
 		}
 	}

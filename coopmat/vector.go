@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Operations counted per kernel step, the way peers count them (mixbench,
@@ -46,10 +47,15 @@ func vectorSize(o Options, local uint32) (inv, steps uint32) {
 // RunFMA16 measures fp16 FMA throughput on packed vectors of 16-bit floats.
 // How a driver turns vector half-precision FMAs into packed instructions
 // differs, so it measures every form of fma16Forms, each checked, and
-// returns the fastest, naming it in Result.Tile. Without shaderFloat16
-// (VK_KHR_shader_float16_int8 or Vulkan 1.2) it returns an error wrapping
-// ErrFeatureMissing. Options.FMAInvocations and FMASteps (FMAs per chain
-// lane, capped where fp16 stays exact) size each dispatch.
+// returns the fastest, naming it in Result.Tile. Each form also runs with
+// half the work per dispatch: a form whose rate rises by more than
+// foldLimit with the work was not run as written (a compiler folded the
+// chain, which the closed-form check cannot see, since folding keeps the
+// result) and is dropped; when every form is dropped the error wraps
+// ErrCheckFailed. Without shaderFloat16 (VK_KHR_shader_float16_int8 or
+// Vulkan 1.2) it returns an error wrapping ErrFeatureMissing.
+// Options.FMAInvocations and FMASteps (FMAs per chain lane, capped where
+// fp16 stays exact) size each dispatch.
 func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
 	if !d.enabled.Float16 {
 		why := "shaderFloat16"
@@ -59,29 +65,59 @@ func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
 		return Result{}, fmt.Errorf("coopmat: %s: %s: %w", ProbeFMA16, why, ErrFeatureMissing)
 	}
 	var best Result
+	var folded []string
 	for _, k := range fma16Forms() {
 		r, err := d.runFMA16(ctx, o, k)
 		if err != nil {
 			return Result{}, err
 		}
+		half := o
+		_, steps := vectorSize(o, k.Local)
+		half.FMASteps = max(min(steps, 2*fp16MaxPairs)/2, 2*k.Unroll)
+		h, err := d.runFMA16(ctx, half, k)
+		if err != nil {
+			return Result{}, err
+		}
+		if grows(r, h, k) {
+			folded = append(folded, fmt.Sprintf("%s: %.3g op/s at %d pairs, %.3g at %d", r.Tile, r.OpsPerSecond.Median, r.Problem.K/2, h.OpsPerSecond.Median, h.Problem.K/2))
+			continue
+		}
 		if r.OpsPerSecond.Median > best.OpsPerSecond.Median {
 			best = r
 		}
 	}
+	if best.Probe == "" {
+		return Result{}, fmt.Errorf("coopmat: %s: no form's rate held when its work changed (%s): %w", ProbeFMA16, strings.Join(folded, "; "), ErrCheckFailed)
+	}
 	return best, nil
 }
 
-// fma16Forms are the kernel forms RunFMA16 measures: vec4 and vec2 lanes
-// (32 values per invocation either way), each with fused GLSL Fma and with
-// a contractable multiply and add. On an H200 (driver 580.159.04) the vec4
-// Fma form ran at the fp32 rate, half what packed half2 math gives.
-func fma16Forms() []fma16Kernel {
-	var out []fma16Kernel
-	for _, split := range []bool{false, true} {
-		out = append(out, fma16Kernel{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Split: split},
-			fma16Kernel{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, Split: split})
+// foldLimit is how much faster per operation a kernel may run when its
+// work per dispatch doubles before it counts as folded: fixed costs make
+// the larger dispatch a little faster, never twice as fast.
+const foldLimit = 1.5
+
+// grows reports whether full, run with twice (or more) the pairs of half,
+// ran more than foldLimit faster per operation: the sign that the pairs
+// were not all executed. Equal work (a size too small to halve) says
+// nothing.
+func grows(full, half Result, k fma16Kernel) bool {
+	if full.Problem.K <= half.Problem.K || half.OpsPerSecond.Median <= 0 {
+		return false
 	}
-	return out
+	return full.OpsPerSecond.Median > foldLimit*half.OpsPerSecond.Median
+}
+
+// fma16Forms are the kernel forms RunFMA16 measures: vec4 and vec2 lanes,
+// 32 values per invocation either way. On an H200 (driver 580.159.04) the
+// vec4 form ran at the fp32 rate. A multiply-and-add form was tried
+// there and dropped: the driver folded each pair of them into one add and
+// the chain into its closed form, so it "ran" at 7,190 TFLOP/s.
+func fma16Forms() []fma16Kernel {
+	return []fma16Kernel{
+		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256},
+		{Chains: 16, Lanes: 2, Unroll: 8, Local: 256},
+	}
 }
 
 // runFMA16 sizes k from o and measures it.
@@ -100,7 +136,7 @@ func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result
 		ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%16] },
 		shape:   Shape{M: 1, N: 1, K: 1, A: Float16, B: Float16, C: Float16, Result: Float16},
 		problem: Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
-		tile:    fmt.Sprintf("local=%d chains=%d lanes=%d unroll=%d form=%s", k.Local, k.Chains, k.Lanes, k.Unroll, k.form()),
+		tile:    fmt.Sprintf("local=%d chains=%d lanes=%d unroll=%d", k.Local, k.Chains, k.Lanes, k.Unroll),
 	}, o)
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/everycycle/appraise/schema"
+
 	"github.com/everycycle/appraise/coopmat/internal/spirv"
 )
 
@@ -133,8 +135,8 @@ func containsRun(words, run []uint32) bool {
 }
 
 // TestFMA16Forms runs every form RunFMA16 chooses from (vec2 lanes, whose
-// output word is one bitcast vector rather than two; mul-add), each
-// checked exactly, and RunFMA16 names the fastest.
+// output word is one bitcast vector rather than two), each checked
+// exactly, and RunFMA16 names the fastest.
 func TestFMA16Forms(t *testing.T) {
 	d := newDevice(t)
 	if !d.enabled.Float16 {
@@ -153,8 +155,29 @@ func TestFMA16Forms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.Tile, "form=") || r.OpsPerSecond.Median <= 0 {
+	if !strings.Contains(r.Tile, "lanes=") || r.OpsPerSecond.Median <= 0 {
 		t.Errorf("RunFMA16: tile %q, %g op/s", r.Tile, r.OpsPerSecond.Median)
+	}
+}
+
+// TestFoldedFormRejected: a form that runs more than foldLimit faster per
+// operation with twice the work was not run as written.
+func TestFoldedFormRejected(t *testing.T) {
+	at := func(rate float64, pairs uint32) Result {
+		return Result{OpsPerSecond: schema.Stat{Samples: 5, Median: rate}, Problem: Problem{K: 2 * pairs}}
+	}
+	k := fma16Forms()[0]
+	for _, tc := range []struct {
+		full, half Result
+		folded     bool
+	}{
+		{at(7.19e15, 3580), at(3.6e15, 1790), true}, // the H200's folded mul-add form
+		{at(6.47e13, 3580), at(6.3e13, 1790), false},
+		{at(6.47e13, 1790), at(3.0e13, 1790), false}, // same work: says nothing
+	} {
+		if got := grows(tc.full, tc.half, k); got != tc.folded {
+			t.Errorf("%g vs %g: folded %t, want %t", tc.full.OpsPerSecond.Median, tc.half.OpsPerSecond.Median, got, tc.folded)
+		}
 	}
 }
 

@@ -225,7 +225,10 @@ type CrossCheck struct {
 	// |RelativeDelta| ≤ Tolerance. "at-least": the tool's figure is what
 	// its own kernel reached on this device, a floor of what the device
 	// can do, so RelativeDelta ≥ −Tolerance; ours above it is recorded,
-	// not refused, since our kernel passed its own reference check.
+	// not refused, since our kernel passed its own reference check, up to
+	// AtLeastCeiling: twice the tool's figure means the two no longer
+	// measure the same thing (a kernel the compiler folded, an operation
+	// counted twice), and is refused.
 	Rule string `json:"rule,omitempty" validate:"omitempty,oneof=within at-least"`
 }
 
@@ -235,10 +238,14 @@ const (
 	RuleAtLeast = "at-least"
 )
 
+// AtLeastCeiling is the largest RelativeDelta an "at-least" check
+// accepts: ours at most twice the tool's figure.
+const AtLeastCeiling = 1.0
+
 // Agrees reports whether c passes its rule.
 func (c CrossCheck) Agrees() bool {
 	if c.Rule == RuleAtLeast {
-		return c.RelativeDelta >= -c.Tolerance
+		return c.RelativeDelta >= -c.Tolerance && c.RelativeDelta <= AtLeastCeiling
 	}
 	return math.Abs(c.RelativeDelta) <= c.Tolerance
 }
