@@ -77,6 +77,7 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	}
 	pr := newProgress(e)
 	opts.Progress = pr.set
+	opts.Steps = pr.step
 	run, err := appraisal.Appraise(ctx, inst, devs, all, opts)
 	pr.done()
 	if errors.Is(err, crosscheck.ErrDisagree) {

@@ -53,6 +53,9 @@ type Options struct {
 	Soak *time.Duration
 	// Progress, when set, is told each stage as it starts.
 	Progress func(device, stage string)
+	// Steps, when set, is told how far a long probe has come: done of
+	// total (bytes tested by the memtest, seconds of the soak).
+	Steps func(device, stage string, done, total float64)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }

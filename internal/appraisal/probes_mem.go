@@ -3,7 +3,6 @@ package appraisal
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/schema"
@@ -60,7 +59,7 @@ func (p capacityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabil
 // usable_fraction).
 type integrityProbe struct {
 	quick bool
-	say   func(string) // progress, never nil
+	step  func(stage string, done, total float64) // progress, never nil
 }
 
 func (integrityProbe) Name() string    { return "webgpu-memtest" }
@@ -82,7 +81,7 @@ func (p integrityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabi
 	if p.quick && target > quickIntegrityCap {
 		target = quickIntegrityCap
 	}
-	progress := func(done, total uint64) { p.say(fmt.Sprintf("%s %.0f%%", p.Name(), 100*float64(done)/float64(total))) }
+	progress := func(done, total uint64) { p.step(p.Name(), float64(done), float64(total)) }
 	r, err := gpu.MeasureIntegrity(ctx, d, gpu.IntegrityOptions{TargetBytes: target, Progress: progress})
 	if err != nil {
 		return err

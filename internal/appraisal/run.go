@@ -28,14 +28,14 @@ func probes(c Candidate, o Options, lib *nvml.Lib) []probe {
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
 	}
-	say := func(string) {}
-	if o.Progress != nil {
-		say = func(msg string) { o.Progress(c.Addr, msg) }
+	step := func(string, float64, float64) {}
+	if o.Steps != nil {
+		step = func(stage string, done, total float64) { o.Steps(c.Addr, stage, done, total) }
 	}
 	ps := []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, rooflineProbe{quick: o.Quick},
-		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, say: say}}
+		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, step: step}}
 	if d := soakLength(c, o); d > 0 {
-		ps = append(ps, soakProbe{duration: d, telemetry: telemetryFor(lib, c, o.SysfsRoot), say: say})
+		ps = append(ps, soakProbe{duration: d, telemetry: telemetryFor(lib, c, o.SysfsRoot), step: step})
 	}
 	return ps
 }

@@ -28,8 +28,8 @@ const (
 // beside the driver's telemetry, and records the thermal envelope.
 type soakProbe struct {
 	duration  time.Duration
-	telemetry telemetry    // nil when the driver offers none
-	say       func(string) // progress, never nil
+	telemetry telemetry                               // nil when the driver offers none
+	step      func(stage string, done, total float64) // progress, never nil
 }
 
 // telemetry reads the driver's temperature, power and throttle reasons.
@@ -75,7 +75,7 @@ func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityV
 		p.sample(start, stop, func(r thermal.Reading) { mu.Lock(); readings = append(readings, r); mu.Unlock() })
 	}()
 	onPoint := func(at time.Duration, _ float64) {
-		p.say(fmt.Sprintf("%s %.0f/%.0f s", p.Name(), at.Seconds(), p.duration.Seconds()))
+		p.step(p.Name(), at.Seconds(), p.duration.Seconds())
 	}
 	res, err := gpu.Soak(ctx, d, gpu.SoakOptions{Duration: p.duration, OnPoint: onPoint})
 	close(stop)
