@@ -2,6 +2,8 @@ package coopmat
 
 import (
 	"fmt"
+
+	vk "github.com/vulkan-go/vulkan"
 )
 
 // HeapUsage returns, in bytes, the current usage and the budget of the
@@ -18,33 +20,28 @@ import (
 // ErrExtensionMissing; without a device-local heap it wraps
 // ErrFeatureMissing.
 func HeapUsage(index int) (usage, budget uint64, err error) {
-	in, err := newInstance()
-	if err != nil {
-		return 0, 0, err
-	}
-	defer in.release()
-	pds, err := in.physicalDevices()
-	if err != nil {
-		return 0, 0, err
-	}
-	if index < 0 || index >= len(pds) {
-		return 0, 0, fmt.Errorf("vulkan: device %d of %d: %w", index, len(pds), ErrNoVulkan)
-	}
-	pd := pds[index]
-	exts, err := deviceExtensions(pd)
-	if err != nil {
-		return 0, 0, err
-	}
-	if !(DeviceInfo{Extensions: exts}).HasExtension(extMemoryBudget) {
-		return 0, 0, fmt.Errorf("vulkan: device %d: %s: %w", index, extMemoryBudget, ErrExtensionMissing)
-	}
-	heap, _, heaps := deviceLocalHeap(pd)
-	if heap < 0 {
-		return 0, 0, fmt.Errorf("vulkan: device %d: device-local heap: %w", index, ErrFeatureMissing)
-	}
-	b, u := in.ext.queryBudget(pd, heaps)
-	if heap >= len(b) {
-		return 0, 0, fmt.Errorf("vulkan: device %d: heap %d beyond the %d the budget structure holds", index, heap, len(b))
-	}
-	return u[heap], b[heap], nil
+	err = withDevices(func(in *instance, pds []vk.PhysicalDevice) error {
+		if index < 0 || index >= len(pds) {
+			return fmt.Errorf("vulkan: device %d of %d: %w", index, len(pds), ErrNoVulkan)
+		}
+		pd := pds[index]
+		exts, err := deviceExtensions(pd)
+		if err != nil {
+			return err
+		}
+		if !(DeviceInfo{Extensions: exts}).HasExtension(extMemoryBudget) {
+			return fmt.Errorf("vulkan: device %d: %s: %w", index, extMemoryBudget, ErrExtensionMissing)
+		}
+		heap, _, heaps := deviceLocalHeap(pd)
+		if heap < 0 {
+			return fmt.Errorf("vulkan: device %d: device-local heap: %w", index, ErrFeatureMissing)
+		}
+		b, u := in.ext.queryBudget(pd, heaps)
+		if heap >= len(b) {
+			return fmt.Errorf("vulkan: device %d: heap %d beyond the %d the budget structure holds", index, heap, len(b))
+		}
+		usage, budget = u[heap], b[heap]
+		return nil
+	})
+	return usage, budget, err
 }

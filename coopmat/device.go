@@ -265,22 +265,31 @@ func hasIntDot(info DeviceInfo) bool {
 // Devices lists every Vulkan physical device. It returns an error wrapping
 // ErrNoVulkan when no loader or no device exists.
 func Devices() ([]DeviceInfo, error) {
+	var out []DeviceInfo
+	err := withDevices(func(in *instance, pds []vk.PhysicalDevice) error {
+		for i, pd := range pds {
+			info, err := in.describe(i, pd)
+			if err != nil {
+				return err
+			}
+			out = append(out, info)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// withDevices calls fn with a fresh instance and its physical devices, and
+// releases the instance after.
+func withDevices(fn func(in *instance, pds []vk.PhysicalDevice) error) error {
 	in, err := newInstance()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer in.release()
 	pds, err := in.physicalDevices()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]DeviceInfo, 0, len(pds))
-	for i, pd := range pds {
-		info, err := in.describe(i, pd)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, info)
-	}
-	return out, nil
+	return fn(in, pds)
 }

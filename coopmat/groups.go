@@ -1,6 +1,10 @@
 package coopmat
 
-import "slices"
+import (
+	"slices"
+
+	vk "github.com/vulkan-go/vulkan"
+)
 
 // DeviceGroups lists the Vulkan device groups the driver forms, each as the
 // indexes (vkEnumeratePhysicalDevices order, as Devices and Open use) of
@@ -9,30 +13,24 @@ import "slices"
 // driver that forms one group per device (as NVIDIA's does, even over
 // NVLink) offers no Vulkan peer path.
 func DeviceGroups() ([][]int, error) {
-	in, err := newInstance()
-	if err != nil {
-		return nil, err
-	}
-	defer in.release()
-	pds, err := in.physicalDevices()
-	if err != nil {
-		return nil, err
-	}
-	groups, err := in.ext.queryGroups(in.h)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]int, 0, len(groups))
-	for _, g := range groups {
-		var idx []int
-		for _, pd := range g {
-			if i := slices.Index(pds, pd); i >= 0 {
-				idx = append(idx, i)
-			}
+	var out [][]int
+	err := withDevices(func(in *instance, pds []vk.PhysicalDevice) error {
+		groups, err := in.ext.queryGroups(in.h)
+		if err != nil {
+			return err
 		}
-		out = append(out, idx)
-	}
-	return out, nil
+		for _, g := range groups {
+			var idx []int
+			for _, pd := range g {
+				if i := slices.Index(pds, pd); i >= 0 {
+					idx = append(idx, i)
+				}
+			}
+			out = append(out, idx)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // SharedGroup reports whether one group of groups holds both device
