@@ -16,6 +16,7 @@ var (
 	flagPlain  = flag.Uint("coopmat.plain", 0, "also run the plain kernels at this GEMM edge (0: skip)")
 	flagShapes = flag.String("coopmat.shapes", "", "regexp: measure only the shapes whose name matches")
 	flagAll    = flag.Bool("coopmat.explore", false, "search every tile of the candidate space, not the default subset")
+	flagFMA16  = flag.Bool("coopmat.fma16", false, "log every fp16 FMA form at full size")
 	flagDiag   = flag.String("coopmat.variants", "", "regexp: for matching shapes, time diagnostic variants (no global loads, no MulAdds) of a few tiles")
 )
 

@@ -300,3 +300,31 @@ func TestHeapUsage(t *testing.T) {
 		t.Errorf("usage rose by %d bytes after a %d-byte allocation", int64(after)-int64(before), size)
 	}
 }
+
+// TestFMA16FormsFullSize logs every fp16 form at the default size, each at
+// full and half work, for a look at how a driver runs them (on an H200 the
+// vec4 form ran at the fp32 rate). It runs only with -coopmat.fma16 on a
+// device with shaderFloat16.
+func TestFMA16FormsFullSize(t *testing.T) {
+	if !*flagFMA16 {
+		t.Skip("pass -coopmat.fma16")
+	}
+	d := newDevice(t)
+	if !d.enabled.Float16 {
+		t.Skipf("%s has no shaderFloat16", d.Info.Name)
+	}
+	for _, k := range append(fma16Forms(), fma16Kernel{Chains: 4, Lanes: 4, Unroll: 8, Local: 256}, fma16Kernel{Chains: 16, Lanes: 2, Unroll: 4, Local: 128}) {
+		for _, steps := range []uint32{4096, 2048} {
+			r, err := d.runFMA16(context.Background(), Options{FMASteps: steps}, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logVector(t, r)
+		}
+	}
+	r, err := RunFMA16(context.Background(), d, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logVector(t, r)
+}
