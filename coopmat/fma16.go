@@ -17,8 +17,15 @@ import (
 // is the same whether the driver fuses the FMA or not, and a chain ends at
 // its start plus pairs·g, a closed form that proves every FMA ran. The
 // invocation writes the FNV-1a fold of its final values' bit patterns.
+//
+// MulAdd, used only by a flag-gated hardware test, replaces every step by
+// x ← x·½ + 1 written as OpFMul and OpFAdd (contractable): a geometric
+// recurrence no compiler folds into a closed form, converging to exactly 2
+// (x·½ is exact; each sum rounds, ties to even, and lands on 2 within 30
+// steps), to see whether a driver issues packed half FMAs for that form.
 type fma16Kernel struct {
 	Chains, Lanes, Iters, Unroll, Local uint32
+	MulAdd                              bool
 }
 
 // fp16Grid is g; fp16Offsets is the number of distinct chain starts (an
@@ -63,6 +70,9 @@ func (k fma16Kernel) reference(gid uint32) uint32 {
 		for l := uint32(0); l < k.Lanes; l += 2 {
 			lo := fp16At(int64(k.base()) + int64(k.offset(gid, c, l)) + int64(k.pairs()))
 			hi := fp16At(int64(k.base()) + int64(k.offset(gid, c, l+1)) + int64(k.pairs()))
+			if k.MulAdd {
+				lo, hi = f16Bits(2), f16Bits(2)
+			}
 			h = fnv(h, uint32(lo)|uint32(hi)<<16)
 		}
 	}
@@ -99,6 +109,12 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 	xs := f.Loop(b.c(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
 		next := append([]spirv.ID(nil), xs...)
 		fma := func(x, m, a spirv.ID) spirv.ID { return f.ExtInst(hv, b.glsl, spirv.GLSLFma, x, m, a) }
+		if k.MulAdd {
+			one := b.half(hv, k.Lanes, 1)
+			fma = func(x, _, _ spirv.ID) spirv.ID {
+				return f.Binary(spirv.OpFAdd, hv, f.Binary(spirv.OpFMul, hv, x, half), one)
+			}
+		}
 		for range k.Unroll {
 			for c := range next {
 				next[c] = fma(next[c], two, six)

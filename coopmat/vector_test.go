@@ -134,6 +134,23 @@ func containsRun(words, run []uint32) bool {
 	return false
 }
 
+// TestFMA16MulAddExploration runs the exploration-only mul-add form small
+// and checks its converged output, so the form is known to be right before
+// it runs on hardware.
+func TestFMA16MulAddExploration(t *testing.T) {
+	d := newDevice(t)
+	if !d.enabled.Float16 {
+		t.Skipf("%s has no shaderFloat16", d.Info.Name)
+	}
+	o := smallOptions()
+	o.FMASteps = 64 // 32 pairs, 64 steps: converged
+	r, err := d.runFMA16(context.Background(), o, fma16Kernel{Chains: 16, Lanes: 2, Unroll: 8, Local: 64, MulAdd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logVector(t, r)
+}
+
 // TestFMA16Forms runs every form RunFMA16 chooses from (vec2 lanes, whose
 // output word is one bitcast vector rather than two), each checked
 // exactly, and RunFMA16 names the fastest.
@@ -313,12 +330,15 @@ func TestFMA16FormsFullSize(t *testing.T) {
 	if !d.enabled.Float16 {
 		t.Skipf("%s has no shaderFloat16", d.Info.Name)
 	}
-	for _, k := range append(fma16Forms(), fma16Kernel{Chains: 4, Lanes: 4, Unroll: 8, Local: 256}, fma16Kernel{Chains: 16, Lanes: 2, Unroll: 4, Local: 128}) {
+	for _, k := range append(fma16Forms(), fma16Kernel{Chains: 4, Lanes: 4, Unroll: 8, Local: 256}, fma16Kernel{Chains: 16, Lanes: 2, Unroll: 4, Local: 128},
+		fma16Kernel{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, MulAdd: true}, fma16Kernel{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, MulAdd: true}) {
 		for _, steps := range []uint32{4096, 2048} {
 			r, err := d.runFMA16(context.Background(), Options{FMASteps: steps}, k)
 			if err != nil {
-				t.Fatal(err)
+				t.Errorf("mul-add %t: %v", k.MulAdd, err)
+				continue
 			}
+			t.Logf("mul-add %t", k.MulAdd)
 			logVector(t, r)
 		}
 	}
