@@ -23,6 +23,10 @@ import (
 // recurrence no compiler folds into a closed form, converging to exactly 2
 // (x·½ is exact; each sum rounds, ties to even, and lands on 2 within 30
 // steps), to see whether a driver issues packed half FMAs for that form.
+// On an H200 (driver 580.159.04) it "ran" at 1,020 TFLOP/s at any work
+// size: the driver reassociated each unrolled block of sixteen steps into
+// one FMA, so the form measures the compiler, not the ALUs, and stays out
+// of RunFMA16.
 type fma16Kernel struct {
 	Chains, Lanes, Iters, Unroll, Local uint32
 	MulAdd                              bool
