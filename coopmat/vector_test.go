@@ -196,6 +196,11 @@ func TestFoldedFormRejected(t *testing.T) {
 			t.Errorf("%g vs %g: folded %t, want %t", tc.full.OpsPerSecond.Median, tc.half.OpsPerSecond.Median, got, tc.folded)
 		}
 	}
+	// The H200's mul-add form: 1,020 TFLOP/s unrolled 8 times at any work
+	// size; unrolled twice it would collapse 4 steps, not 16.
+	if !apart(at(1.02e18, 2048), at(2.6e17, 2048)) || apart(at(6.47e13, 2048), at(6.2e13, 2048)) || apart(at(2.2e10, 2048), at(2.8e10, 2048)) {
+		t.Error("apart")
+	}
 }
 
 func logVector(t *testing.T, r Result) {
