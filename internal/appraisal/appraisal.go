@@ -6,6 +6,7 @@
 package appraisal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -151,8 +152,8 @@ func crossCheck(ctx context.Context, cfg crosscheck.Config, c Candidate, all []C
 	v.CrossChecks = checks
 	var bad []string
 	for _, d := range crosscheck.Disagreements(checks) {
-		bad = append(bad, fmt.Sprintf("%s %.4g vs %s %s %.4g (%+.1f%%, tolerance %.1f%%)",
-			d.Figure, d.Ours, d.Tool, d.ToolFigure, d.Theirs, d.RelativeDelta*100, d.Tolerance*100))
+		bad = append(bad, fmt.Sprintf("%s %.4g vs %s %s %.4g (%+.1f%%; rule %s, tolerance %.1f%%)",
+			d.Figure, d.Ours, d.Tool, d.ToolFigure, d.Theirs, d.RelativeDelta*100, cmp.Or(d.Rule, schema.RuleWithin), d.Tolerance*100))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s", crosscheck.ErrDisagree, strings.Join(bad, "; "))
