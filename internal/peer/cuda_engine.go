@@ -53,13 +53,7 @@ func whyNotFound(ok bool) string {
 // returns an error wrapping ErrCheckFailed; an unusable library
 // ErrNoCUDA. It needs 2×bytes free on each device.
 func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResult, error) {
-	if bytes == 0 {
-		bytes = DefaultBytes
-	}
-	if err := checkBytes(bytes); err != nil {
-		return PairResult{}, err
-	}
-	ids, err := normalisePair(this, peer)
+	ids, bytes, err := pairArgs(this, peer, bytes, DefaultBytes)
 	if err != nil {
 		return PairResult{}, err
 	}

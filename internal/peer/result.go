@@ -156,3 +156,16 @@ func normalisePair(this, peer string) ([2]string, error) {
 	}
 	return ids, nil
 }
+
+// pairArgs checks a measurement's arguments: both bus addresses normalised
+// and distinct, and the transfer size (0: def) valid.
+func pairArgs(this, peer string, bytes, def uint64) ([2]string, uint64, error) {
+	if bytes == 0 {
+		bytes = def
+	}
+	if err := checkBytes(bytes); err != nil {
+		return [2]string{}, 0, err
+	}
+	ids, err := normalisePair(this, peer)
+	return ids, bytes, err
+}

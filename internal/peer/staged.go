@@ -46,13 +46,7 @@ const stagedChunk = 64 << 20
 // figure would describe this process, not the link. Every destination is
 // checked as MeasurePair checks it; a mismatch wraps ErrCheckFailed.
 func MeasureHostStaged(ctx context.Context, this, peer string, a, b Endpoint, bytes uint64) (PairResult, error) {
-	if bytes == 0 {
-		bytes = StagedBytes
-	}
-	if err := checkBytes(bytes); err != nil {
-		return PairResult{}, err
-	}
-	ids, err := normalisePair(this, peer)
+	ids, bytes, err := pairArgs(this, peer, bytes, StagedBytes)
 	if err != nil {
 		return PairResult{}, err
 	}
