@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/big"
 	"sync"
+
+	"github.com/everycycle/appraise/internal/refcheck"
 )
 
 // CPU reference of the wgsl/alu_*.wgsl kernels. Every kernel is built so
@@ -312,14 +314,14 @@ func dotTable(signed bool, iters uint32) [dotClasses]uint32 {
 
 // checkWords compares a chunk of output words, the first of which is
 // invocation first, with want, exactly.
-func checkWords(chunk []byte, first uint64, want func(i uint64) uint32) checkResult {
-	return parallel(uint64(len(chunk)/4), func(lo, hi uint64) checkResult {
-		r := checkResult{bad: -1}
+func checkWords(chunk []byte, first uint64, want func(i uint64) uint32) refcheck.Result {
+	return refcheck.Parallel(uint64(len(chunk)/4), func(lo, hi uint64) refcheck.Result {
+		r := refcheck.New()
 		for k := lo; k < hi; k++ {
 			got, w := binary.LittleEndian.Uint32(chunk[4*k:]), want(first+k)
-			r.checked++
-			if got != w && r.bad < 0 {
-				r.bad, r.got, r.want = int64(first+k), float64(got), float64(w)
+			r.Checked++
+			if got != w && r.Bad < 0 {
+				r.Bad, r.Got, r.Want = int64(first+k), float64(got), float64(w)
 			}
 		}
 		return r
@@ -327,12 +329,12 @@ func checkWords(chunk []byte, first uint64, want func(i uint64) uint32) checkRes
 }
 
 // wordsErr turns a failed exact check into an error wrapping ErrCheckFailed.
-func wordsErr(kernel string, r checkResult) error {
-	if r.bad < 0 {
+func wordsErr(kernel string, r refcheck.Result) error {
+	if r.Bad < 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: invocation %d output %#08x, want %#08x (exact; %d invocations compared)",
-		ErrCheckFailed, kernel, r.bad, uint32(r.got), uint32(r.want), r.checked)
+		ErrCheckFailed, kernel, r.Bad, uint32(r.Got), uint32(r.Want), r.Checked)
 }
 
 // fmaF32 is the IEEE-754 binary32 fused multiply-add: x*y + z rounded once

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cogentcore/webgpu/wgpu"
 
+	"github.com/everycycle/appraise/internal/refcheck"
 	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
@@ -376,15 +377,15 @@ func (r *aluRun) clearOut(a *aluDispatch) error {
 // the CPU reference, filling in the result's check fields.
 func (r *aluRun) check(a *aluDispatch, res *ALUResult) error {
 	want := aluReference(a.row.kind, a.iters)
-	total := checkResult{bad: -1}
+	total := refcheck.New()
 	err := r.d.readBack(r.out, a.invocations()*4, func(off uint64, chunk []byte) error {
-		total.merge(checkWords(r.view(a.row.Name, off, chunk), off/4, want))
+		total.Merge(checkWords(r.view(a.row.Name, off, chunk), off/4, want))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	res.Checked = total.checked
+	res.Checked = total.Checked
 	return wordsErr(a.row.Name, total)
 }
 

@@ -2,10 +2,9 @@ package gpu
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
-	"runtime"
-	"sync"
+
+	"github.com/everycycle/appraise/internal/refcheck"
 )
 
 // CPU reference of wgsl/bandwidth.wgsl. The kernels' inputs are patterns
@@ -63,80 +62,15 @@ func wantTriad(i uint32) float64 {
 	return float64(fillPattern(i, seedB)) + float64(triadScalar)*float64(fillPattern(i, seedA))
 }
 
-// checkResult is the outcome of comparing outputs with their reference.
-type checkResult struct {
-	checked uint64  // values compared
-	maxRel  float64 // largest relative error seen
-	bad     int64   // index of the first value out of tolerance, -1 if none
-	got     float64 // the value at bad
-	want    float64 // its reference
-}
-
-// merge folds another part's result into r, keeping the lowest bad index.
-func (r *checkResult) merge(o checkResult) {
-	r.checked += o.checked
-	r.maxRel = max(r.maxRel, o.maxRel)
-	if o.bad >= 0 && (r.bad < 0 || o.bad < r.bad) {
-		r.bad, r.got, r.want = o.bad, o.got, o.want
-	}
-}
-
-// err turns a failed check into an error wrapping ErrCheckFailed.
-func (r checkResult) err(kernel string, tol float64) error {
-	if r.bad < 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %s: value %d is %v, want %v (tolerance %.3g relative, %d values compared)",
-		ErrCheckFailed, kernel, r.bad, r.got, r.want, tol, r.checked)
-}
-
-// compare checks one value. tol 0 demands exact equality.
-func compare(got, want, tol float64, idx int64, r *checkResult) {
-	r.checked++
-	rel := math.Abs(got-want) / math.Abs(want)
-	if got == want {
-		rel = 0
-	}
-	if !(rel <= tol) && r.bad < 0 {
-		r.bad, r.got, r.want = idx, got, want
-	}
-	if !math.IsNaN(rel) {
-		r.maxRel = max(r.maxRel, rel)
-	}
-}
-
-// parallel runs part(lo, hi) over [0, n) split among the CPUs and merges
-// the results.
-func parallel(n uint64, part func(lo, hi uint64) checkResult) checkResult {
-	workers := uint64(max(1, runtime.GOMAXPROCS(0)))
-	step := (n + workers - 1) / workers
-	results := make([]checkResult, workers)
-	var wg sync.WaitGroup
-	for w := uint64(0); w < workers; w++ {
-		lo, hi := w*step, min(n, (w+1)*step)
-		results[w] = checkResult{bad: -1}
-		if lo >= hi {
-			continue
-		}
-		wg.Go(func() { results[w] = part(lo, hi) })
-	}
-	wg.Wait()
-	total := checkResult{bad: -1}
-	for _, r := range results {
-		total.merge(r)
-	}
-	return total
-}
-
 // checkArray compares a chunk of float32 output whose first value has
 // scalar index first against want, within relative tolerance tol.
-func checkArray(chunk []byte, first uint64, want wantFunc, tol float64) checkResult {
-	return parallel(uint64(len(chunk)/4), func(lo, hi uint64) checkResult {
-		r := checkResult{bad: -1}
+func checkArray(chunk []byte, first uint64, want wantFunc, tol float64) refcheck.Result {
+	return refcheck.Parallel(uint64(len(chunk)/4), func(lo, hi uint64) refcheck.Result {
+		r := refcheck.New()
 		for k := lo; k < hi; k++ {
 			got := math.Float32frombits(binary.LittleEndian.Uint32(chunk[4*k:]))
 			i := first + k
-			compare(float64(got), want(uint32(i)), tol, int64(i), &r)
+			r.Compare(float64(got), want(uint32(i)), tol, int64(i))
 		}
 		return r
 	})
@@ -148,7 +82,7 @@ func checkArray(chunk []byte, first uint64, want wantFunc, tol float64) checkRes
 func readReference(n uint64, groups uint32, seed uint32) [][4]float64 {
 	sums := make([][4]float64, groups)
 	stride := uint64(groups) * wgSize
-	parallel(uint64(groups), func(lo, hi uint64) checkResult {
+	refcheck.Parallel(uint64(groups), func(lo, hi uint64) refcheck.Result {
 		for g := lo; g < hi; g++ {
 			for t := g * wgSize; t < (g+1)*wgSize; t++ {
 				for i := t; i < n; i += stride {
@@ -158,21 +92,21 @@ func readReference(n uint64, groups uint32, seed uint32) [][4]float64 {
 				}
 			}
 		}
-		return checkResult{bad: -1}
+		return refcheck.New()
 	})
 	return sums
 }
 
 // checkPartials compares bw_read's partial sums (groups vec4 values) with
 // the reference sums, within relative tolerance tol.
-func checkPartials(raw []byte, want [][4]float64, tol float64) checkResult {
-	return parallel(uint64(len(want)), func(lo, hi uint64) checkResult {
-		r := checkResult{bad: -1}
+func checkPartials(raw []byte, want [][4]float64, tol float64) refcheck.Result {
+	return refcheck.Parallel(uint64(len(want)), func(lo, hi uint64) refcheck.Result {
+		r := refcheck.New()
 		for g := lo; g < hi; g++ {
 			for l := uint64(0); l < 4; l++ {
 				k := 4*g + l
 				got := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*k:]))
-				compare(float64(got), want[g][l], tol, int64(k), &r)
+				r.Compare(float64(got), want[g][l], tol, int64(k))
 			}
 		}
 		return r

@@ -41,19 +41,19 @@ func TestCheckArrayCatchesOneWrongValue(t *testing.T) {
 		vs[i] = fillPattern(uint32(first+i), seedWrite)
 	}
 	good := checkArray(floats(vs...), first, wantFill(seedWrite), 0)
-	if good.bad >= 0 || good.checked != 4096 || good.maxRel != 0 {
+	if good.Bad >= 0 || good.Checked != 4096 || good.MaxRel != 0 {
 		t.Fatalf("exact data failed the check: %+v", good)
 	}
 	vs[2000] = math.Nextafter32(vs[2000], 2) // one ulp off
 	bad := checkArray(floats(vs...), first, wantFill(seedWrite), 0)
-	if bad.bad != first+2000 {
+	if bad.Bad != first+2000 {
 		t.Errorf("one-ulp error not caught at %d: %+v", first+2000, bad)
 	}
-	if err := bad.err("write", 0); !errors.Is(err, ErrCheckFailed) {
+	if err := bad.Err(ErrCheckFailed, "write", 0); !errors.Is(err, ErrCheckFailed) {
 		t.Errorf("error %v does not wrap ErrCheckFailed", err)
 	}
 	vs[2000] = float32(math.NaN())
-	if r := checkArray(floats(vs...), first, wantFill(seedWrite), triadTolerance); r.bad < 0 {
+	if r := checkArray(floats(vs...), first, wantFill(seedWrite), triadTolerance); r.Bad < 0 {
 		t.Error("NaN passed a toleranced check")
 	}
 }
@@ -98,11 +98,11 @@ func TestReadReferenceMatchesFloat32Sums(t *testing.T) {
 		raw = append(raw, lanes[0][:]...)
 	}
 	tol := readTolerance((n + stride - 1) / stride)
-	if r := checkPartials(floats(raw...), want, tol); r.bad >= 0 || r.checked != 4*groups {
+	if r := checkPartials(floats(raw...), want, tol); r.Bad >= 0 || r.Checked != 4*groups {
 		t.Fatalf("float32 sums rejected: %+v (tolerance %.3g)", r, tol)
 	}
 	raw[5] -= fillPattern(4*(groups*wgSize+1)+1, seedA) // drop one element from group 1, lane 1
-	if r := checkPartials(floats(raw...), want, tol); r.bad != 5 {
+	if r := checkPartials(floats(raw...), want, tol); r.Bad != 5 {
 		t.Errorf("a missing element was not caught: %+v", r)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cogentcore/webgpu/wgpu"
 
+	"github.com/everycycle/appraise/internal/refcheck"
 	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
@@ -243,7 +244,7 @@ func (r *bandwidthRun) sample(ctx context.Context, ds dispatch, cal calibration,
 // check reads the kernel's output back and compares it with the CPU
 // reference, filling in the result's check fields.
 func (r *bandwidthRun) check(kernel string, res *BandwidthResult) error {
-	var cr checkResult
+	var cr refcheck.Result
 	var err error
 	switch kernel {
 	case "read":
@@ -263,8 +264,8 @@ func (r *bandwidthRun) check(kernel string, res *BandwidthResult) error {
 	if err != nil {
 		return err
 	}
-	res.Checked, res.MaxRelError = cr.checked, cr.maxRel
-	return cr.err(kernel, res.Tolerance)
+	res.Checked, res.MaxRelError = cr.Checked, cr.MaxRel
+	return cr.Err(ErrCheckFailed, kernel, res.Tolerance)
 }
 
 // view applies the test hook, if any, to a read-back chunk.
@@ -276,17 +277,17 @@ func (r *bandwidthRun) view(kernel string, off uint64, chunk []byte) []byte {
 }
 
 // checkBuffer compares the n elements in use of buf with want.
-func (r *bandwidthRun) checkBuffer(kernel string, buf *wgpu.Buffer, want wantFunc, tol float64) (checkResult, error) {
-	total := checkResult{bad: -1}
+func (r *bandwidthRun) checkBuffer(kernel string, buf *wgpu.Buffer, want wantFunc, tol float64) (refcheck.Result, error) {
+	total := refcheck.New()
 	err := r.d.readBack(buf, r.n*ElementBytes, func(off uint64, chunk []byte) error {
-		total.merge(checkArray(r.view(kernel, off, chunk), off/4, want, tol))
+		total.Merge(checkArray(r.view(kernel, off, chunk), off/4, want, tol))
 		return nil
 	})
 	return total, err
 }
 
 // checkRead compares every workgroup's partial sums with the reference.
-func (r *bandwidthRun) checkRead(tol float64) (checkResult, error) {
+func (r *bandwidthRun) checkRead(tol float64) (refcheck.Result, error) {
 	groups := r.disp["read"].groups
 	raw := make([]byte, 0, uint64(groups)*ElementBytes)
 	err := r.d.readBack(r.partial, uint64(groups)*ElementBytes, func(off uint64, chunk []byte) error {
@@ -294,7 +295,7 @@ func (r *bandwidthRun) checkRead(tol float64) (checkResult, error) {
 		return nil
 	})
 	if err != nil {
-		return checkResult{}, err
+		return refcheck.Result{}, err
 	}
 	return checkPartials(raw, readReference(r.n, groups, seedA), tol), nil
 }

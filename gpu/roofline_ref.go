@@ -3,6 +3,8 @@ package gpu
 import (
 	"fmt"
 	"math"
+
+	"github.com/everycycle/appraise/internal/refcheck"
 )
 
 // CPU reference of wgsl/roofline.wgsl. Every input is a pattern of its
@@ -91,15 +93,15 @@ const roofMaxIters = 1 << 23
 
 // rooflineErr turns a failed exact check of a kernel of kind k into an
 // error wrapping ErrCheckFailed; the caller names the precision and point.
-func rooflineErr(k rooflineKind, r checkResult) error {
-	if r.bad < 0 {
+func rooflineErr(k rooflineKind, r refcheck.Result) error {
+	if r.Bad < 0 {
 		return nil
 	}
-	got, want := uint32(r.got), uint32(r.want)
+	got, want := uint32(r.Got), uint32(r.Want)
 	detail := ""
 	if k == roofF32 {
 		detail = fmt.Sprintf(" (%g, want %g)", math.Float32frombits(got), math.Float32frombits(want))
 	}
 	return fmt.Errorf("%w: element %d is %#08x, want %#08x%s (exact; %d elements compared)",
-		ErrCheckFailed, r.bad, got, want, detail, r.checked)
+		ErrCheckFailed, r.Bad, got, want, detail, r.Checked)
 }

@@ -137,8 +137,8 @@ func TestRooflineCheckFlagsOneWord(t *testing.T) {
 		chunk[4*77] ^= 1
 		r := checkWords(chunk, 8192, want)
 		err := rooflineErr(k.kind, r)
-		if !errors.Is(err, ErrCheckFailed) || r.bad != 8192+77 || r.checked != 4096 {
-			t.Errorf("%s: one flipped bit: %v (bad %d, checked %d)", k.Precision, err, r.bad, r.checked)
+		if !errors.Is(err, ErrCheckFailed) || r.Bad != 8192+77 || r.Checked != 4096 {
+			t.Errorf("%s: one flipped bit: %v (bad %d, checked %d)", k.Precision, err, r.Bad, r.Checked)
 		}
 	}
 }

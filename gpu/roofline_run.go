@@ -6,6 +6,7 @@ import (
 
 	"github.com/cogentcore/webgpu/wgpu"
 
+	"github.com/everycycle/appraise/internal/refcheck"
 	"github.com/everycycle/appraise/internal/stats"
 )
 
@@ -290,15 +291,15 @@ func (r *rooflineRun) clearDst(m uint64) error {
 // exactly with the closed form. It returns the scalars compared.
 func (r *rooflineRun) check(a *roofDispatch) (uint64, error) {
 	want := rooflineReference(a.row.kind, a.iters)
-	total := checkResult{bad: -1}
+	total := refcheck.New()
 	err := r.d.readBack(r.dst, a.m*ElementBytes, func(off uint64, chunk []byte) error {
-		total.merge(checkWords(r.view(a.row.Precision, off, chunk), off/4, want))
+		total.Merge(checkWords(r.view(a.row.Precision, off, chunk), off/4, want))
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
-	return total.checked, rooflineErr(a.row.kind, total)
+	return total.Checked, rooflineErr(a.row.kind, total)
 }
 
 // view applies the test hook, if any, to a read-back chunk.

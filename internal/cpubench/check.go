@@ -2,7 +2,6 @@ package cpubench
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/bits"
 )
@@ -75,58 +74,4 @@ func patternSum(lo, hi, seed uint64) float64 {
 func readTolerance(n uint64) float64 {
 	m := float64(n/8 + 3)
 	return 2 * m * unitRoundoff64 / (1 - m*unitRoundoff64)
-}
-
-// checkResult is the outcome of comparing outputs with their references.
-type checkResult struct {
-	checked uint64  // values compared
-	maxRel  float64 // largest relative error seen
-	bad     int64   // index of the first value out of tolerance, -1 if none
-	got     float64 // the value at bad
-	want    float64 // its reference
-}
-
-// newCheck is an empty result.
-func newCheck() checkResult { return checkResult{bad: -1} }
-
-// compare checks one value at index idx; tol 0 demands equality.
-func (r *checkResult) compare(got, want, tol float64, idx int64) {
-	r.checked++
-	rel := 0.0
-	if got != want {
-		rel = math.Abs(got-want) / math.Abs(want)
-	}
-	if !(rel <= tol) && r.bad < 0 {
-		r.bad, r.got, r.want = idx, got, want
-	}
-	if !math.IsNaN(rel) {
-		r.maxRel = max(r.maxRel, rel)
-	}
-}
-
-// merge folds another part's result into r, keeping the lowest bad index.
-func (r *checkResult) merge(o checkResult) {
-	r.checked += o.checked
-	r.maxRel = max(r.maxRel, o.maxRel)
-	if o.bad >= 0 && (r.bad < 0 || o.bad < r.bad) {
-		r.bad, r.got, r.want = o.bad, o.got, o.want
-	}
-}
-
-// err turns a failed check into an error wrapping ErrCheckFailed.
-func (r checkResult) err(kernel string, tol float64) error {
-	if r.bad < 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %s: value %d is %v, want %v (tolerance %.3g relative, %d values compared)",
-		ErrCheckFailed, kernel, r.bad, r.got, r.want, tol, r.checked)
-}
-
-// mergeAll merges per-thread results.
-func mergeAll(parts []checkResult) checkResult {
-	total := newCheck()
-	for _, p := range parts {
-		total.merge(p)
-	}
-	return total
 }

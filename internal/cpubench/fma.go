@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/everycycle/appraise/internal/refcheck"
 	"github.com/everycycle/appraise/internal/stats"
 )
 
@@ -92,7 +93,7 @@ type fmaBench[T float32 | float64] struct {
 	threads int
 	corrupt bool // test hook: spoil one value of the last call
 	bufs    [][]T
-	checks  []checkResult
+	checks  []refcheck.Result
 	// ref holds the reference values of calls of refIters iterations.
 	ref      [startValues]T
 	refIters int64
@@ -109,10 +110,10 @@ func newFMABench[T float32 | float64](spec fmaSpec, path isa, threads int, corru
 		return nil, fmt.Errorf("cpubench: %s: %d-byte values on a %d-byte kernel", spec.label(), unsafe.Sizeof(zero), sh.elemBytes)
 	}
 	b := &fmaBench[T]{spec: spec, isa: path, shape: sh, threads: threads, corrupt: corrupt,
-		bufs: make([][]T, threads), checks: make([]checkResult, threads)}
+		bufs: make([][]T, threads), checks: make([]refcheck.Result, threads)}
 	for w := range b.bufs {
 		b.bufs[w] = make([]T, sh.values())
-		b.checks[w] = newCheck()
+		b.checks[w] = refcheck.New()
 	}
 	return b, nil
 }
@@ -135,7 +136,7 @@ func (b *fmaBench[T]) timed(calls, perCall int64, want [startValues]T, last bool
 				buf[len(buf)/2] *= T(corruptFactor)
 			}
 			for k, v := range buf {
-				b.checks[w].compare(float64(v), float64(want[k%startValues]), 0, int64(k))
+				b.checks[w].Compare(float64(v), float64(want[k%startValues]), 0, int64(k))
 			}
 		}
 	})
@@ -189,8 +190,8 @@ func (b *fmaBench[T]) measure(ctx context.Context, plan samplePlan) (Throughput,
 	if err != nil {
 		return Throughput{}, fmt.Errorf("cpubench: %s: %w", b.spec.label(), err)
 	}
-	chk := mergeAll(b.checks)
-	if err := chk.err(b.spec.label(), 0); err != nil {
+	chk := refcheck.MergeAll(b.checks)
+	if err := chk.Err(ErrCheckFailed, b.spec.label(), 0); err != nil {
 		return Throughput{}, err
 	}
 	stat, err := stats.Summarize(rates)
@@ -199,7 +200,7 @@ func (b *fmaBench[T]) measure(ctx context.Context, plan samplePlan) (Throughput,
 	}
 	return Throughput{
 		Operation: b.spec.operation, InputType: b.spec.inputType, Vector: b.spec.vector,
-		Lanes: b.shape.lanes, OpsPerS: stat, Checked: chk.checked, MaxError: chk.maxRel, Tolerance: 0,
+		Lanes: b.shape.lanes, OpsPerS: stat, Checked: chk.Checked, MaxError: chk.MaxRel, Tolerance: 0,
 	}, nil
 }
 

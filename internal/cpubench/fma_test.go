@@ -6,6 +6,8 @@ import (
 	"math"
 	"runtime"
 	"testing"
+
+	"github.com/everycycle/appraise/internal/refcheck"
 )
 
 func TestOpsPerLane(t *testing.T) {
@@ -100,18 +102,18 @@ func checkKernel[T float32 | float64](t *testing.T, path isa, spec fmaSpec) {
 			t.Fatal(err)
 		}
 	}
-	chk := mergeAll(b.checks)
-	if err := chk.err(spec.label(), 0); err != nil {
+	chk := refcheck.MergeAll(b.checks)
+	if err := chk.Err(ErrCheckFailed, spec.label(), 0); err != nil {
 		t.Error(err)
 	}
-	if want := uint64(4 * 2 * 2 * b.shape.values()); chk.checked != want {
-		t.Errorf("%d values checked, want %d", chk.checked, want)
+	if want := uint64(4 * 2 * 2 * b.shape.values()); chk.Checked != want {
+		t.Errorf("%d values checked, want %d", chk.Checked, want)
 	}
 	// A kernel told to run one iteration less must fail.
 	if _, err := b.timed(1, 776, reference[T](777), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := mergeAll(b.checks).err(spec.label(), 0); !errors.Is(err, ErrCheckFailed) {
+	if err := refcheck.MergeAll(b.checks).Err(ErrCheckFailed, spec.label(), 0); !errors.Is(err, ErrCheckFailed) {
 		t.Errorf("one iteration short passed the check (%v)", err)
 	}
 }
@@ -155,7 +157,7 @@ func TestFMAFaultInjection(t *testing.T) {
 	if _, err := b.timed(2, 100, reference[float32](100), true); err != nil {
 		t.Fatal(err)
 	}
-	if err := mergeAll(b.checks).err("fp32", 0); !errors.Is(err, ErrCheckFailed) {
+	if err := refcheck.MergeAll(b.checks).Err(ErrCheckFailed, "fp32", 0); !errors.Is(err, ErrCheckFailed) {
 		t.Errorf("corrupted fp32 value passed the check (%v)", err)
 	}
 }

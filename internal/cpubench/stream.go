@@ -162,7 +162,7 @@ func (s *streamBench) measure(ctx context.Context, spec streamSpec) (Bandwidth, 
 		s.corruptOutput(spec.name)
 	}
 	chk, tol := s.check(spec.name)
-	if err := chk.err(spec.name, tol); err != nil {
+	if err := chk.Err(ErrCheckFailed, spec.name, tol); err != nil {
 		return Bandwidth{}, err
 	}
 	stat, err := stats.Summarize(rates)
@@ -171,6 +171,6 @@ func (s *streamBench) measure(ctx context.Context, spec streamSpec) (Bandwidth, 
 	}
 	return Bandwidth{
 		Kernel: spec.name, BytesPerS: stat, ArrayBytes: s.layout.arrayBytes(),
-		BytesPerElement: spec.bytesPerElement, Checked: chk.checked, MaxError: chk.maxRel, Tolerance: tol,
+		BytesPerElement: spec.bytesPerElement, Checked: chk.Checked, MaxError: chk.MaxRel, Tolerance: tol,
 	}, nil
 }

@@ -1,11 +1,13 @@
 package cpubench
 
+import "github.com/everycycle/appraise/internal/refcheck"
+
 // Checks of the bandwidth kernels against their closed forms, every
 // element, in parallel over the threads' slices.
 
 // check compares a kernel's output with its reference and returns the
 // result and the relative tolerance used.
-func (s *streamBench) check(name string) (checkResult, float64) {
+func (s *streamBench) check(name string) (refcheck.Result, float64) {
 	switch name {
 	case "read":
 		return s.checkRead()
@@ -14,30 +16,30 @@ func (s *streamBench) check(name string) (checkResult, float64) {
 	case "triad":
 		return s.checkArray(name, s.a, triadTolerance), triadTolerance
 	}
-	r := newCheck()
-	r.bad = 0
+	r := refcheck.New()
+	r.Bad = 0
 	return r, 0
 }
 
 // checkArray compares every element of x, the output of kernel, with its
 // reference within tol, each thread checking its own slice.
-func (s *streamBench) checkArray(kernel string, x []float64, tol float64) checkResult {
-	parts := make([]checkResult, s.layout.threads)
+func (s *streamBench) checkArray(kernel string, x []float64, tol float64) refcheck.Result {
+	parts := make([]refcheck.Result, s.layout.threads)
 	runTeam(s.layout.threads, func(w int) {
 		lo, hi := s.layout.bounds(w)
 		parts[w] = checkRange(kernel, x, lo, hi, tol)
 	})
-	return mergeAll(parts)
+	return refcheck.MergeAll(parts)
 }
 
 // checkRange compares x[lo:hi] with the reference of kernel, one loop per
 // kernel so the reference inlines. Equal values, the common case, take a
 // short path; the rest go through compare.
-func checkRange(kernel string, x []float64, lo, hi uint64, tol float64) checkResult {
-	r := newCheck()
+func checkRange(kernel string, x []float64, lo, hi uint64, tol float64) refcheck.Result {
+	r := refcheck.New()
 	differs := func(i uint64, want float64) {
-		r.compare(x[i], want, tol, int64(i))
-		r.checked--
+		r.Compare(x[i], want, tol, int64(i))
+		r.Checked--
 	}
 	switch kernel {
 	case "write":
@@ -59,26 +61,26 @@ func checkRange(kernel string, x []float64, lo, hi uint64, tol float64) checkRes
 			}
 		}
 	default:
-		r.bad = int64(lo)
+		r.Bad = int64(lo)
 	}
-	r.checked += hi - lo
+	r.Checked += hi - lo
 	return r
 }
 
 // checkRead compares each thread's sum with the exact sum of its slice.
 // Every pass's sum already matched the last one bit for bit (pass), so
 // all passes count as checked.
-func (s *streamBench) checkRead() (checkResult, float64) {
+func (s *streamBench) checkRead() (refcheck.Result, float64) {
 	tol := readTolerance(s.layout.perThread)
-	parts := make([]checkResult, s.layout.threads)
+	parts := make([]refcheck.Result, s.layout.threads)
 	runTeam(s.layout.threads, func(w int) {
 		lo, hi := s.layout.bounds(w)
-		r := newCheck()
-		r.compare(s.sums[w], patternSum(lo, hi, seedA), tol, int64(w))
-		r.checked = s.passes
+		r := refcheck.New()
+		r.Compare(s.sums[w], patternSum(lo, hi, seedA), tol, int64(w))
+		r.Checked = s.passes
 		parts[w] = r
 	})
-	return mergeAll(parts), tol
+	return refcheck.MergeAll(parts), tol
 }
 
 // corruptFactor is what the fault-injection hook multiplies one output by:

@@ -48,15 +48,15 @@ func TestStreamKernelsCheck(t *testing.T) {
 			t.Fatalf("%s: %v", spec.name, err)
 		}
 		chk, tol := s.check(spec.name)
-		if err := chk.err(spec.name, tol); err != nil {
+		if err := chk.Err(ErrCheckFailed, spec.name, tol); err != nil {
 			t.Errorf("%s: %v", spec.name, err)
 		}
 		wantChecked := s.layout.elements()
 		if spec.name == "read" {
 			wantChecked = 3 * 3 // three passes on three threads
 		}
-		if chk.checked != wantChecked || chk.maxRel > tol {
-			t.Errorf("%s: %d values checked (want %d), max error %v over tolerance %v", spec.name, chk.checked, wantChecked, chk.maxRel, tol)
+		if chk.Checked != wantChecked || chk.MaxRel > tol {
+			t.Errorf("%s: %d values checked (want %d), max error %v over tolerance %v", spec.name, chk.Checked, wantChecked, chk.MaxRel, tol)
 		}
 	}
 }
@@ -71,7 +71,7 @@ func TestStreamFaultInjection(t *testing.T) {
 		}
 		s.corruptOutput(spec.name)
 		chk, tol := s.check(spec.name)
-		if err := chk.err(spec.name, tol); !errors.Is(err, ErrCheckFailed) {
+		if err := chk.Err(ErrCheckFailed, spec.name, tol); !errors.Is(err, ErrCheckFailed) {
 			t.Errorf("%s: corrupted output passed the check (%v)", spec.name, err)
 		}
 	}
