@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/everycycle/appraise/coopmat/internal/spirv"
+	"github.com/everycycle/appraise/internal/packed"
 )
 
 // dot4Kernel is the packed 8-bit dot-product throughput kernel
@@ -65,35 +66,9 @@ func dotStart(s, c uint32) (a, b uint32) {
 	return a, a*0x27D4EB2F + 0x165667B1
 }
 
-// dot4I8 is OpSDot on packed words: the dot product of the four
-// sign-extended bytes of a and b (it cannot overflow int32).
-func dot4I8(a, b uint32) int32 {
-	var s int32
-	for k := 0; k < 32; k += 8 {
-		s += int32(int8(a>>k)) * int32(int8(b>>k))
-	}
-	return s
-}
-
-// dot4U8 is OpUDot on packed words: the dot product of the four bytes of a
-// and b as unsigned integers.
-func dot4U8(a, b uint32) uint32 {
-	var s uint32
-	for k := 0; k < 32; k += 8 {
-		s += (a >> k & 0xFF) * (b >> k & 0xFF)
-	}
-	return s
-}
-
 // round is one Feistel round on (a, b), wrapping modulo 2^32.
 func (k dot4Kernel) round(a, b uint32) (uint32, uint32) {
-	w := k.weights()
-	if k.Signed {
-		a += uint32(dot4I8(b, w))
-		return a, b + uint32(dot4I8(a, w))
-	}
-	a += dot4U8(b, w)
-	return a, b + dot4U8(a, w)
+	return packed.DotRound(a, b, k.weights(), k.Signed)
 }
 
 // table steps every chain of each start class through the kernel's rounds

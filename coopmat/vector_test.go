@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/everycycle/appraise/internal/packed"
 	"github.com/everycycle/appraise/schema"
 
 	"github.com/everycycle/appraise/coopmat/internal/spirv"
@@ -84,20 +85,19 @@ func TestFMA16Reference(t *testing.T) {
 	}
 }
 
+// TestDot4Products checks the weights and the kernel's round (the dot
+// products themselves are tested in internal/packed).
 func TestDot4Products(t *testing.T) {
-	if got := dot4I8(dotWI8, 0x01010101); got != 3-5+7-11 {
-		t.Errorf("dot4I8(w, 1s) = %d", got)
+	if got := packed.Dot4I8(dotWI8, 0x01010101); got != 3-5+7-11 {
+		t.Errorf("packed.Dot4I8(w, 1s) = %d", got)
 	}
-	if got := dot4I8(0x80FF7F01, 0x80FF7F01); got != 128*128+1+127*127+1 {
-		t.Errorf("dot4I8 of (1, 127, -1, -128) with itself = %d", got)
-	}
-	if got := dot4U8(dotWU8, 0xFFFFFFFF); got != 255*(3+5+7+11) {
-		t.Errorf("dot4U8(w, 255s) = %d", got)
+	if got := packed.Dot4U8(dotWU8, 0xFFFFFFFF); got != 255*(3+5+7+11) {
+		t.Errorf("packed.Dot4U8(w, 255s) = %d", got)
 	}
 	k := dot4Kernel{Signed: true, Chains: 2, Iters: 1, Unroll: 1}
 	a, b := dotStart(5, 1)
 	a2, b2 := k.round(a, b)
-	if a2 != a+uint32(dot4I8(b, dotWI8)) || b2 != b+uint32(dot4I8(a2, dotWI8)) {
+	if a2 != a+uint32(packed.Dot4I8(b, dotWI8)) || b2 != b+uint32(packed.Dot4I8(a2, dotWI8)) {
 		t.Errorf("round(%#x, %#x) = %#x, %#x", a, b, a2, b2)
 	}
 }

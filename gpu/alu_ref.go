@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"sync"
 
+	"github.com/everycycle/appraise/internal/packed"
 	"github.com/everycycle/appraise/internal/refcheck"
 )
 
@@ -247,37 +248,6 @@ func i32Output(i uint32, m mat2) uint32 {
 	return h
 }
 
-// dot4I8 is WGSL's dot4I8Packed: the dot product of the four sign-extended
-// bytes of a and b, in int32 (it cannot overflow).
-func dot4I8(a, b uint32) int32 {
-	var s int32
-	for k := 0; k < 32; k += 8 {
-		s += int32(int8(a>>k)) * int32(int8(b>>k))
-	}
-	return s
-}
-
-// dot4U8 is WGSL's dot4U8Packed: the dot product of the four bytes of a
-// and b as unsigned integers.
-func dot4U8(a, b uint32) uint32 {
-	var s uint32
-	for k := 0; k < 32; k += 8 {
-		s += (a >> k & 0xFF) * (b >> k & 0xFF)
-	}
-	return s
-}
-
-// dotRound is one Feistel round of alu_dot4.wgsl on the pair (a, b):
-// a += dot4(b, w), then b += dot4(a, w), wrapping modulo 2^32.
-func dotRound(a, b, w uint32, signed bool) (uint32, uint32) {
-	if signed {
-		a += uint32(dot4I8(b, w))
-		return a, b + uint32(dot4I8(a, w))
-	}
-	a += dot4U8(b, w)
-	return a, b + dot4U8(a, w)
-}
-
 // dotStart is start() of alu_dot4.wgsl for class s, chain c.
 func dotStart(s, c uint32) (a, b uint32) {
 	a = s*0x9E3779B1 + c*0x85EBCA77 + dotSeed
@@ -301,7 +271,7 @@ func dotTable(signed bool, iters uint32) [dotClasses]uint32 {
 			for c := uint32(0); c < dotChains; c++ {
 				a, b := dotStart(uint32(s), c)
 				for range rounds {
-					a, b = dotRound(a, b, w, signed)
+					a, b = packed.DotRound(a, b, w, signed)
 				}
 				h = fnv(fnv(h, a), b)
 			}

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/everycycle/appraise/internal/packed"
 )
 
 // TestFMAF32DoubleRounding: float32(math.FMA(...)) rounds twice and can
@@ -161,15 +163,10 @@ func TestI32MatrixOrder(t *testing.T) {
 	}
 }
 
-func TestDot4(t *testing.T) {
-	if got := dot4I8(0xFF02807F, 0x01FF0203); got != 127*3+(-128)*2+2*(-1)+(-1)*1 {
-		t.Errorf("dot4I8 = %d", got)
-	}
-	if got := dot4U8(0xFF02807F, 0x01FF0203); got != 127*3+128*2+2*255+255*1 {
-		t.Errorf("dot4U8 = %d", got)
-	}
-	// The weights are what the table says.
-	if dot4I8(dotWI8, 0x01010101) != 3-5+7-11 || dot4U8(dotWU8, 0x01010101) != 3+5+7+11 {
+// TestDot4Weights: the weights are what the table says (the dot products
+// themselves are tested in internal/packed).
+func TestDot4Weights(t *testing.T) {
+	if packed.Dot4I8(dotWI8, 0x01010101) != 3-5+7-11 || packed.Dot4U8(dotWU8, 0x01010101) != 3+5+7+11 {
 		t.Error("packed weights")
 	}
 }
@@ -187,7 +184,7 @@ func TestDotChainsDoNotCycle(t *testing.T) {
 			a0, b0 := dotStart(sc[0], sc[1])
 			a, b := a0, b0
 			for n := 1; n <= 1<<20; n++ {
-				a, b = dotRound(a, b, w, signed)
+				a, b = packed.DotRound(a, b, w, signed)
 				if a == a0 && b == b0 {
 					t.Fatalf("signed %t, start %v: back at the start after %d rounds", signed, sc, n)
 				}
@@ -207,7 +204,7 @@ func TestDotTable(t *testing.T) {
 	for c := uint32(0); c < dotChains; c++ {
 		a, b := dotStart(9, c)
 		for range 2 * dotRoundsPerTrip {
-			a, b = dotRound(a, b, dotWI8, true)
+			a, b = packed.DotRound(a, b, dotWI8, true)
 		}
 		h = fnv(fnv(h, a), b)
 	}
