@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -150,9 +149,7 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 		})
 	}
 	if c.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return e.printJSON(out)
 	}
 	for _, w := range out[1:] {
 		fmt.Fprintf(e.stdout, "%s  %s", w.Address, w.Name)

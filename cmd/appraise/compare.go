@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -53,9 +52,7 @@ func (c *compareCmd) Run(e *env) error {
 		out.Differences = []string{}
 	}
 	if c.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return e.printJSON(out)
 	}
 	return writeComparison(e, out)
 }

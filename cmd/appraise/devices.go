@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"text/tabwriter"
@@ -22,9 +21,7 @@ func (c *devicesCmd) Run(e *env) error {
 		return err
 	}
 	if c.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(cands)
+		return e.printJSON(cands)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "INDEX\tADDRESS\tNAME\tTYPE\tVENDOR:DEVICE\tINCLUDED\tREASON")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -134,9 +133,7 @@ func (c *keysShowCmd) Run(e *env, g *globals) error {
 		out.Rotations = append(out.Rotations, rotationView{keys.Fingerprint(r.OldKey), keys.Fingerprint(r.NewKey), r.RotatedAt.Format(time.RFC3339)})
 	}
 	if c.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return e.printJSON(out)
 	}
 	fmt.Fprintf(e.stdout, "key directory: %s\ntenant:        %s\npublic key:    %s\nfingerprint:   %s\ncreated:       %s\nprotection:    %s\n",
 		dir, out.Current.Tenant, out.Current.PublicKey, out.Current.Fingerprint, out.Current.CreatedAt, out.Current.Protection)

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +49,13 @@ type env struct {
 	stderr io.Writer
 	getenv func(string) string
 	isTTY  bool
+}
+
+// printJSON writes v to stdout as indented JSON: every --json output.
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func main() {

@@ -212,9 +212,7 @@ func isBox(data []byte) bool {
 
 func (c *verifyCmd) render(e *env, outs []outcome) error {
 	if c.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(outs)
+		return e.printJSON(outs)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tKIND\tRESULT\tKEY\tTRUST\tDETAIL")
