@@ -6,12 +6,7 @@ set -uo pipefail
 out=${OUT:-bench-out}
 mkdir -p "$out"
 log="$out/log.txt"
-(cd .peers/babelstream-main && nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -DGRID_STRIDE --extended-lambda -Isrc -Isrc/cuda \
-	src/main.cpp src/cuda/CUDAStream.cu -lnvidia-ml -o /tmp/cuda-stream) >>"$log" 2>&1 ||
-	(echo "babelstream main build failed: building the v5.0 tag" && cd .peers/babelstream &&
-		nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -Isrc -Isrc/cuda src/main.cpp src/cuda/CUDAStream.cu -o /tmp/cuda-stream) >>"$log" 2>&1
-(cd .peers/mixbench/mixbench-cuda && nvcc -O3 -std=c++14 -arch=sm_90 --cudart=static -I. \
-	main-cuda.cpp mix_kernels_cuda.cu -o /tmp/mixbench-cuda) >>"$log" 2>&1 || echo "mixbench build failed" >>"$log"
+bench/build-peers.sh "$log"
 /tmp/cuda-stream -s 134217728 --csv >"$out/babelstream.csv" 2>&1
 export APPRAISE_KEY_DIR=/tmp/keys APPRAISE_PASSPHRASE=bench
 bin/appraise keys init --tenant bench >/dev/null

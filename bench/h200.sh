@@ -16,12 +16,7 @@ mkdir -p "$out"
 log="$out/log.txt"
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,power.draw,temperature.gpu --format=csv >"$log" 2>&1
 
-(cd .peers/babelstream-main && nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -DGRID_STRIDE --extended-lambda -Isrc -Isrc/cuda \
-	src/main.cpp src/cuda/CUDAStream.cu -lnvidia-ml -o /tmp/cuda-stream) >>"$log" 2>&1 ||
-	(echo "babelstream main build failed: building the v5.0 tag" && cd .peers/babelstream &&
-		nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -Isrc -Isrc/cuda src/main.cpp src/cuda/CUDAStream.cu -o /tmp/cuda-stream) >>"$log" 2>&1
-(cd .peers/mixbench/mixbench-cuda && nvcc -O3 -std=c++14 -arch=sm_90 --cudart=static -I. \
-	main-cuda.cpp mix_kernels_cuda.cu -o /tmp/mixbench-cuda) >>"$log" 2>&1 || echo "mixbench build failed" >>"$log"
+bench/build-peers.sh "$log"
 
 [ -x bin/nvml.test ] && bin/nvml.test -test.run OnHardware -test.v >>"$log" 2>&1
 

@@ -16,13 +16,7 @@ export CUDA_DEVICE_ORDER=PCI_BUS_ID # cuda:N is the N-th GPU by bus address, as 
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,power.draw,temperature.gpu --format=csv >"$log" 2>&1
 nvidia-smi topo -m >>"$log" 2>&1
 
-(cd .peers/babelstream-main && nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -DGRID_STRIDE --extended-lambda -Isrc -Isrc/cuda \
-	src/main.cpp src/cuda/CUDAStream.cu -lnvidia-ml -o /tmp/cuda-stream) >>"$log" 2>&1 &
-(cd .peers/mixbench/mixbench-cuda && nvcc -O3 -std=c++14 -arch=sm_90 --cudart=static -I. \
-	main-cuda.cpp mix_kernels_cuda.cu -o /tmp/mixbench-cuda) >>"$log" 2>&1 &
-wait
-[ -x /tmp/cuda-stream ] || echo "babelstream main build failed" >>"$log"
-[ -x /tmp/mixbench-cuda ] || echo "mixbench build failed" >>"$log"
+bench/build-peers.sh "$log"
 
 export APPRAISE_KEY_DIR=/tmp/keys APPRAISE_PASSPHRASE=bench
 bin/appraise keys init --tenant bench >/dev/null
