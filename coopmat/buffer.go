@@ -33,8 +33,24 @@ func (d *Device) NewBuffer(size uint64, host bool) (*Buffer, error) {
 }
 
 func (b *Buffer) create(host bool) error {
-	d := b.d
+	want := vk.MemoryPropertyDeviceLocalBit
+	if host {
+		want = vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit
+	}
 	usage := vk.BufferUsageStorageBufferBit | vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit
+	return b.allocate(usage, func(bits uint32) (uint32, error) {
+		idx, ok := b.d.memoryType(bits, want)
+		if !ok {
+			return 0, fmt.Errorf("vulkan: no memory type with flags %#x for buffer", want)
+		}
+		return idx, nil
+	}, host)
+}
+
+// allocate creates the buffer with usage, backs it with memory of the type
+// pick chooses from the allowed ones, and maps it when mapped is set.
+func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (uint32, error), mapped bool) error {
+	d := b.d
 	info := vk.BufferCreateInfo{
 		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
 		Usage: vk.BufferUsageFlags(usage), SharingMode: vk.SharingModeExclusive,
@@ -47,13 +63,9 @@ func (b *Buffer) create(host bool) error {
 	var req vk.MemoryRequirements
 	vk.GetBufferMemoryRequirements(d.dev, buf, &req)
 	req.Deref()
-	want := vk.MemoryPropertyDeviceLocalBit
-	if host {
-		want = vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit
-	}
-	idx, ok := d.memoryType(req.MemoryTypeBits, want)
-	if !ok {
-		return fmt.Errorf("vulkan: no memory type with flags %#x for buffer", want)
+	idx, err := pick(req.MemoryTypeBits)
+	if err != nil {
+		return err
 	}
 	alloc := vk.MemoryAllocateInfo{
 		SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size, MemoryTypeIndex: idx,
@@ -66,7 +78,7 @@ func (b *Buffer) create(host bool) error {
 	if r := vk.BindBufferMemory(d.dev, buf, mem, 0); r != vk.Success {
 		return fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
 	}
-	if host {
+	if mapped {
 		var p unsafe.Pointer
 		if r := vk.MapMemory(d.dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
 			return fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))

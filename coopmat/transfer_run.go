@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
-	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
 
@@ -68,38 +67,15 @@ func (d *Device) newMappedBuffer(size uint64, cached bool) (*Buffer, hostMemory,
 // createMapped is (*Buffer).create for a host buffer whose memory type is
 // chosen by hostType.
 func (b *Buffer) createMapped(cached bool) (hostMemory, error) {
-	d := b.d
-	info := vk.BufferCreateInfo{
-		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
-		Usage: vk.BufferUsageFlags(vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit), SharingMode: vk.SharingModeExclusive,
-	}
-	var buf vk.Buffer
-	if r := vk.CreateBuffer(d.dev, &info, nil, &buf); r != vk.Success {
-		return hostMemory{}, fmt.Errorf("vulkan: vkCreateBuffer (%d bytes): %w", b.size, vk.Error(r))
-	}
-	b.buf = buf
-	var req vk.MemoryRequirements
-	vk.GetBufferMemoryRequirements(d.dev, buf, &req)
-	req.Deref()
-	m, ok := d.hostType(req.MemoryTypeBits, cached)
-	if !ok {
-		return hostMemory{}, fmt.Errorf("vulkan: no host-visible, coherent memory type for buffer")
-	}
-	alloc := vk.MemoryAllocateInfo{SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size, MemoryTypeIndex: m.index}
-	var mem vk.DeviceMemory
-	if r := vk.AllocateMemory(d.dev, &alloc, nil, &mem); r != vk.Success {
-		return hostMemory{}, fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(req.Size), vk.Error(r))
-	}
-	b.mem = mem
-	if r := vk.BindBufferMemory(d.dev, buf, mem, 0); r != vk.Success {
-		return hostMemory{}, fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
-	}
-	var p unsafe.Pointer
-	if r := vk.MapMemory(d.dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
-		return hostMemory{}, fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))
-	}
-	b.mapped = p
-	return m, nil
+	var m hostMemory
+	err := b.allocate(vk.BufferUsageTransferSrcBit|vk.BufferUsageTransferDstBit, func(bits uint32) (uint32, error) {
+		var ok bool
+		if m, ok = b.d.hostType(bits, cached); !ok {
+			return 0, fmt.Errorf("vulkan: no host-visible, coherent memory type for buffer")
+		}
+		return m.index, nil
+	}, true)
+	return m, err
 }
 
 // latencyMethod is one way of doing a timed operation: once does it, checks
