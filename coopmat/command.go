@@ -143,9 +143,10 @@ func (t *timer) method() schema.TimingMethod {
 	return schema.TimingQueueWallClock
 }
 
-// reset records the reset of every query (before the first stamp).
+// reset records the reset of every query (before the first stamp); a nil
+// timer, or one without queries, records nothing, as stamp.
 func (t *timer) reset(cb vk.CommandBuffer) {
-	if t.pool != nil {
+	if t != nil && t.pool != nil {
 		vk.CmdResetQueryPool(cb, t.pool, 0, t.count)
 	}
 }
@@ -153,7 +154,7 @@ func (t *timer) reset(cb vk.CommandBuffer) {
 // stamp records timestamp i, written when all earlier commands have
 // reached stage.
 func (t *timer) stamp(cb vk.CommandBuffer, i uint32, stage vk.PipelineStageFlagBits) {
-	if t.pool != nil {
+	if t != nil && t.pool != nil {
 		vk.CmdWriteTimestamp(cb, stage, t.pool, i)
 	}
 }

@@ -240,15 +240,15 @@ func (b *bulk) create() error {
 // record records the timed upload, the timed download and the warm-up
 // round trips.
 func (b *bulk) record() error {
-	err := b.up.record(func(cb vk.CommandBuffer) { b.timedCopy(cb, b.upT, b.host, b.dev) })
+	err := b.up.record(func(cb vk.CommandBuffer) { b.copy(cb, b.upT, b.host, b.dev) })
 	if err == nil {
-		err = b.down.record(func(cb vk.CommandBuffer) { b.timedCopy(cb, b.downT, b.dev, b.host) })
+		err = b.down.record(func(cb vk.CommandBuffer) { b.copy(cb, b.downT, b.dev, b.host) })
 	}
 	if err == nil {
 		err = b.warm.record(func(cb vk.CommandBuffer) {
 			for range transferWarmCopies {
-				b.copy(cb, b.host, b.dev)
-				b.copy(cb, b.dev, b.host)
+				b.copy(cb, nil, b.host, b.dev)
+				b.copy(cb, nil, b.dev, b.host)
 			}
 		})
 	}
@@ -256,17 +256,9 @@ func (b *bulk) record() error {
 }
 
 // copy records a whole-buffer copy after every earlier transfer, and makes
-// it visible to later transfers and to the host.
-func (b *bulk) copy(cb vk.CommandBuffer, src, dst *Buffer) {
-	memoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
-		vk.PipelineStageTransferBit, vk.PipelineStageTransferBit)
-	vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(b.n)}})
-	memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
-		vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit)
-}
-
-// timedCopy records copy with timestamps before and after it.
-func (b *bulk) timedCopy(cb vk.CommandBuffer, t *timer, src, dst *Buffer) {
+// it visible to later transfers and to the host; with a timer t (nil for
+// none), between its timestamps 0 and 1.
+func (b *bulk) copy(cb vk.CommandBuffer, t *timer, src, dst *Buffer) {
 	t.reset(cb)
 	memoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
 		vk.PipelineStageTransferBit, vk.PipelineStageTransferBit)
