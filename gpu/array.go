@@ -72,25 +72,10 @@ func (a *Array) Read(p []byte, off uint64) error {
 	if n == 0 {
 		return nil
 	}
-	chunk := min(n, stagingChunk)
-	staging, err := a.d.newBuffer("array-staging", chunk, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)
-	if err != nil {
-		return err
-	}
-	defer staging.Release()
-	for done := uint64(0); done < n; done += chunk {
-		m := min(chunk, n-done)
-		err := a.d.run(func(enc *wgpu.CommandEncoder) error {
-			return copyBuffer(enc, a.buf, off+done, staging, m)
-		})
-		if err != nil {
-			return err
-		}
-		if err := a.d.mapRead(staging, m, func(b []byte) error { copy(p[done:done+m], b); return nil }); err != nil {
-			return err
-		}
-	}
-	return nil
+	return a.d.readRange(a.buf, off, n, stagingChunk, func(at uint64, b []byte) error {
+		copy(p[at-off:], b)
+		return nil
+	})
 }
 
 // Fill sets every 32-bit word of the array to word (little-endian), through

@@ -130,14 +130,22 @@ func (d *Device) readBack(src *wgpu.Buffer, size uint64, visit func(offset uint6
 // readBackChunked is readBack through a staging buffer of at most maxChunk
 // bytes (a multiple of 4).
 func (d *Device) readBackChunked(src *wgpu.Buffer, size, maxChunk uint64, visit func(offset uint64, chunk []byte) error) error {
+	return d.readRange(src, 0, size, maxChunk, visit)
+}
+
+// readRange copies the size bytes of src from byte start to the host
+// through a staging buffer of at most maxChunk bytes and calls visit with
+// each chunk and its byte offset in src. start, size and maxChunk are
+// multiples of 4.
+func (d *Device) readRange(src *wgpu.Buffer, start, size, maxChunk uint64, visit func(offset uint64, chunk []byte) error) error {
 	chunk := min(size, maxChunk)
 	staging, err := d.newBuffer("staging", chunk, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)
 	if err != nil {
 		return err
 	}
 	defer staging.Release()
-	for off := uint64(0); off < size; off += chunk {
-		n := min(chunk, size-off)
+	for off := start; off < start+size; off += chunk {
+		n := min(chunk, start+size-off)
 		err := d.run(func(enc *wgpu.CommandEncoder) error {
 			return copyBuffer(enc, src, off, staging, n)
 		})
