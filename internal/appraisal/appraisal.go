@@ -178,7 +178,7 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 // webgpuProbes opens the adapter through WebGPU, runs the portable probes
 // in turn and releases the device before the raw-Vulkan probes run.
 func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
-	opts := gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c)}
+	opts := deviceOptions(c, o)
 	if o.Progress != nil {
 		opts.Progress = func(msg string) { o.Progress(c.Addr, msg) }
 	}
@@ -200,6 +200,11 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
 	}
 	return nil
+}
+
+// deviceOptions are the options c's WebGPU device is opened with.
+func deviceOptions(c Candidate, o Options) gpu.Options {
+	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c)}
 }
 
 // memoryLimit is the most a probe may allocate on c's device: 1 GiB on a

@@ -39,7 +39,7 @@ func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, vs []*s
 func openAll(inst *gpu.Instance, devs []Candidate, o Options) ([]*gpu.Device, error) {
 	ds := make([]*gpu.Device, 0, len(devs))
 	for _, c := range devs {
-		d, err := gpu.Open(inst, c.Adapter, gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c)})
+		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
 		if err != nil {
 			releaseAll(ds)
 			return nil, fmt.Errorf("%s: %w", c.Addr, err)
