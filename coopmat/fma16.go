@@ -1,6 +1,8 @@
 package coopmat
 
 import (
+	"encoding/binary"
+
 	"github.com/everycycle/appraise/coopmat/internal/spirv"
 )
 
@@ -18,19 +20,45 @@ import (
 // its start plus pairs·g, a closed form that proves every FMA ran. The
 // invocation writes the FNV-1a fold of its final values' bit patterns.
 //
-// MulAdd, used only by a flag-gated hardware test, replaces every step by
-// x ← x·½ + 1 written as OpFMul and OpFAdd (contractable): a geometric
-// recurrence no compiler folds into a closed form, converging to exactly 2
-// (x·½ is exact; each sum rounds, ties to even, and lands on 2 within 30
-// steps), to see whether a driver issues packed half FMAs for that form.
-// On an H200 (driver 580.159.04) it "ran" at 1,020 TFLOP/s at any work
-// size: the driver reassociated each unrolled block of sixteen steps into
-// one FMA, so the form measures the compiler, not the ALUs, and stays out
-// of RunFMA16.
+// Form says how each step is written (fp16Form); every form computes the
+// same exact values, so one reference serves them all.
 type fma16Kernel struct {
 	Chains, Lanes, Iters, Unroll, Local uint32
-	MulAdd                              bool
+	Form                                fp16Form
 }
+
+// fp16Form is how a kernel writes each step x ← x·m + a. A driver decides
+// how vector half-precision arithmetic becomes instructions, and only a
+// measurement says which form it turns into packed (half2) FMAs.
+//
+// An earlier exploration form, x ← x·½ + 1 with constant operands as
+// OpFMul and OpFAdd, "ran" at 1,020 TFLOP/s at any work size on an H200
+// (driver 580.159.04): the driver reassociated each unrolled block of
+// sixteen steps into one FMA. Constant operands let a compiler fold; the
+// loaded forms take m and a from a buffer, so no step's operands are
+// known when the kernel is compiled.
+type fp16Form int
+
+const (
+	// fp16FMA is GLSL.std.450 Fma with constant operands.
+	fp16FMA fp16Form = iota
+	// fp16FMALoaded is Fma with m and a loaded from binding 0.
+	fp16FMALoaded
+	// fp16MulAdd is OpFMul then OpFAdd with loaded operands, which a
+	// driver may contract into one FMA.
+	fp16MulAdd
+	// fp16MulAddSplit is fp16MulAdd decorated NoContraction: a multiply
+	// and an add, never fused. Its operations are counted the same way (a
+	// multiply and an add are one operation each, as an FMA is two).
+	fp16MulAddSplit
+)
+
+func (f fp16Form) String() string {
+	return [...]string{"fma", "fma-loaded", "mul-add", "mul-add-split"}[f]
+}
+
+// loaded reports whether the form reads its operands from binding 0.
+func (f fp16Form) loaded() bool { return f != fp16FMA }
 
 // fp16Grid is g; fp16Offsets is the number of distinct chain starts (an
 // invocation's start class is its index mod 16, and it holds up to 32
@@ -74,9 +102,6 @@ func (k fma16Kernel) reference(gid uint32) uint32 {
 		for l := uint32(0); l < k.Lanes; l += 2 {
 			lo := fp16At(int64(k.base()) + int64(k.offset(gid, c, l)) + int64(k.pairs()))
 			hi := fp16At(int64(k.base()) + int64(k.offset(gid, c, l+1)) + int64(k.pairs()))
-			if k.MulAdd {
-				lo, hi = f16Bits(2), f16Bits(2)
-			}
 			h = fnv(h, uint32(lo)|uint32(hi)<<16)
 		}
 	}
@@ -86,14 +111,47 @@ func (k fma16Kernel) reference(gid uint32) uint32 {
 // fp16At is the binary16 bit pattern of n·g (exact for |n| ≤ 2^11).
 func fp16At(n int64) uint16 { return f16Bits(float32(float64(n) * fp16Grid)) }
 
-// build emits the kernel; binding 0 is the uint32 output, one per
-// invocation. Dispatch (invocations/Local, 1, 1) workgroups.
+// fp16Operands are the loaded forms' operands, in the order of binding 0's
+// words: m and a of a pair's first step, then of its second.
+var fp16Operands = [4]float32{2, 6 * fp16Grid, 0.5, -2 * fp16Grid}
+
+// input is binding 0 of the loaded forms: each operand as a pair of equal
+// binary16 halves in one little-endian word.
+func (k fma16Kernel) input() []byte {
+	out := make([]byte, 0, 4*len(fp16Operands))
+	for _, v := range fp16Operands {
+		h := uint32(f16Bits(v))
+		out = binary.LittleEndian.AppendUint32(out, h|h<<16)
+	}
+	return out
+}
+
+// build emits the kernel; the output (binding 0, or 1 after the loaded
+// forms' operands) is one uint32 per invocation. Dispatch
+// (invocations/Local, 1, 1) workgroups.
 func (k fma16Kernel) build(version uint32) []uint32 {
 	b := newBuilder(version)
 	mod, f := b.m, b.f
 	mod.AddCapability(spirv.CapabilityFloat16)
 	h := mod.TypeFloat(16)
 	hv, uv := mod.TypeVector(h, k.Lanes), mod.TypeVector(b.u32, k.Lanes)
+	var operands [len(fp16Operands)]spirv.ID
+	if k.Form.loaded() {
+		in, inPtr := b.storage(b.u32, 4)
+		mod.Decorate(in, spirv.DecorationNonWritable)
+		h2 := mod.TypeVector(h, 2)
+		for i := range operands {
+			v := f.Value(spirv.OpBitcast, h2, uint32(f.Load(b.u32, b.elem(inPtr, in, b.c(uint32(i))))))
+			if k.Lanes > 2 {
+				v = f.Composite(hv, repeat(v, k.Lanes/2)...)
+			}
+			operands[i] = v
+		}
+	} else {
+		for i, v := range fp16Operands {
+			operands[i] = b.half(hv, k.Lanes, float64(v))
+		}
+	}
 	out, ptr := b.storage(b.u32, 4)
 	gid := b.builtin(spirv.BuiltInGlobalInvocationID, false)
 	first := b.addC(b.shl(b.and(gid, b.c(15)), 5), uint32(k.base()))
@@ -108,23 +166,26 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 		x := f.Binary(spirv.OpFMul, hv, f.Value(spirv.OpConvertSToF, hv, uint32(n)), b.half(hv, k.Lanes, fp16Grid))
 		carried[c] = spirv.Carried{Type: hv, Init: x}
 	}
-	two, six := b.half(hv, k.Lanes, 2), b.half(hv, k.Lanes, 6*fp16Grid)
-	half, m2 := b.half(hv, k.Lanes, 0.5), b.half(hv, k.Lanes, -2*fp16Grid)
+	step := func(x, m, a spirv.ID) spirv.ID {
+		if k.Form == fp16FMA || k.Form == fp16FMALoaded {
+			return f.ExtInst(hv, b.glsl, spirv.GLSLFma, x, m, a)
+		}
+		p := f.Binary(spirv.OpFMul, hv, x, m)
+		s := f.Binary(spirv.OpFAdd, hv, p, a)
+		if k.Form == fp16MulAddSplit {
+			mod.Decorate(p, spirv.DecorationNoContraction)
+			mod.Decorate(s, spirv.DecorationNoContraction)
+		}
+		return s
+	}
 	xs := f.Loop(b.c(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
 		next := append([]spirv.ID(nil), xs...)
-		fma := func(x, m, a spirv.ID) spirv.ID { return f.ExtInst(hv, b.glsl, spirv.GLSLFma, x, m, a) }
-		if k.MulAdd {
-			one := b.half(hv, k.Lanes, 1)
-			fma = func(x, _, _ spirv.ID) spirv.ID {
-				return f.Binary(spirv.OpFAdd, hv, f.Binary(spirv.OpFMul, hv, x, half), one)
-			}
-		}
 		for range k.Unroll {
 			for c := range next {
-				next[c] = fma(next[c], two, six)
+				next[c] = step(next[c], operands[0], operands[1])
 			}
 			for c := range next {
-				next[c] = fma(next[c], half, m2)
+				next[c] = step(next[c], operands[2], operands[3])
 			}
 		}
 		return next

@@ -112,10 +112,10 @@ var testShapes = []Shape{
 
 func TestSpirvValFMA16(t *testing.T) {
 	for _, v := range []uint32{spirv.Version13, spirv.Version15, spirv.Version16} {
-		for _, k := range fma16Forms() {
+		for _, k := range fma16Explore() {
 			k.Iters = 8
 			if out, ok := validate(t, "fma16", k.build(v)); !ok {
-				t.Errorf("fma16 lanes=%d (SPIR-V %#x): spirv-val: %s", k.Lanes, v, out)
+				t.Errorf("fma16 %s lanes=%d (SPIR-V %#x): spirv-val: %s", k.Form, k.Lanes, v, out)
 			}
 		}
 	}

@@ -168,12 +168,16 @@ func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result
 	for i := range table {
 		table[i] = k.reference(uint32(i))
 	}
+	var inputs [][]byte
+	if k.Form.loaded() {
+		inputs = [][]byte{k.input()}
+	}
 	return d.runVector(ctx, vectorRun{
-		probe: ProbeFMA16, words: k.build(spirvVersion(d.Info.apiVersion)), inv: inv, local: k.Local,
+		probe: ProbeFMA16, words: k.build(spirvVersion(d.Info.apiVersion)), inputs: inputs, inv: inv, local: k.Local,
 		ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%16] },
 		shape:   Shape{M: 1, N: 1, K: 1, A: Float16, B: Float16, C: Float16, Result: Float16},
 		problem: Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
-		tile:    fmt.Sprintf("local=%d chains=%d lanes=%d unroll=%d", k.Local, k.Chains, k.Lanes, k.Unroll),
+		tile:    fmt.Sprintf("%s local=%d chains=%d lanes=%d unroll=%d", k.Form, k.Local, k.Chains, k.Lanes, k.Unroll),
 	}, o)
 }
 

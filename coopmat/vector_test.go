@@ -134,21 +134,35 @@ func containsRun(words, run []uint32) bool {
 	return false
 }
 
-// TestFMA16MulAddExploration runs the exploration-only mul-add form small
-// and checks its converged output, so the form is known to be right before
-// it runs on hardware.
-func TestFMA16MulAddExploration(t *testing.T) {
+// TestFMA16EveryForm runs every way of writing the fp16 step (constant or
+// loaded operands, fused or multiply-and-add, contractable or not) in vec2
+// and vec4 lanes, each checked exactly against the same closed form.
+func TestFMA16EveryForm(t *testing.T) {
 	d := newDevice(t)
 	if !d.enabled.Float16 {
 		t.Skipf("%s has no shaderFloat16", d.Info.Name)
 	}
-	o := smallOptions()
-	o.FMASteps = 64 // 32 pairs, 64 steps: converged
-	r, err := d.runFMA16(context.Background(), o, fma16Kernel{Chains: 16, Lanes: 2, Unroll: 8, Local: 64, MulAdd: true})
-	if err != nil {
-		t.Fatal(err)
+	for _, k := range fma16Explore() {
+		r, err := d.runFMA16(context.Background(), smallOptions(), k)
+		if err != nil {
+			t.Fatalf("%s lanes=%d: %v", k.Form, k.Lanes, err)
+		}
+		if !strings.HasPrefix(r.Tile, k.Form.String()+" ") {
+			t.Errorf("%s: tile %q does not name the form", k.Form, r.Tile)
+		}
+		logVector(t, r)
 	}
-	logVector(t, r)
+}
+
+// fma16Explore is every form in vec2 and vec4 lanes, 32 values per
+// invocation.
+func fma16Explore() []fma16Kernel {
+	var out []fma16Kernel
+	for _, f := range []fp16Form{fp16FMA, fp16FMALoaded, fp16MulAdd, fp16MulAddSplit} {
+		out = append(out, fma16Kernel{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, Form: f},
+			fma16Kernel{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: f})
+	}
+	return out
 }
 
 // TestFMA16Forms runs every form RunFMA16 chooses from (vec2 lanes, whose
@@ -323,10 +337,10 @@ func TestHeapUsage(t *testing.T) {
 	}
 }
 
-// TestFMA16FormsFullSize logs every fp16 form at the default size, each at
-// full and half work, for a look at how a driver runs them (on an H200 the
-// vec4 form ran at the fp32 rate). It runs only with -coopmat.fma16 on a
-// device with shaderFloat16.
+// TestFMA16FormsFullSize logs every fp16 form at the default size with
+// the fold guards' verdict (full work, half the work, a quarter of the
+// unroll), for a look at how a driver runs them. It runs only with
+// -coopmat.fma16 on a device with shaderFloat16.
 func TestFMA16FormsFullSize(t *testing.T) {
 	if !*flagFMA16 {
 		t.Skip("pass -coopmat.fma16")
@@ -335,16 +349,15 @@ func TestFMA16FormsFullSize(t *testing.T) {
 	if !d.enabled.Float16 {
 		t.Skipf("%s has no shaderFloat16", d.Info.Name)
 	}
-	for _, k := range append(fma16Forms(), fma16Kernel{Chains: 4, Lanes: 4, Unroll: 8, Local: 256}, fma16Kernel{Chains: 16, Lanes: 2, Unroll: 4, Local: 128},
-		fma16Kernel{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, MulAdd: true}, fma16Kernel{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, MulAdd: true}) {
-		for _, steps := range []uint32{4096, 2048} {
-			r, err := d.runFMA16(context.Background(), Options{FMASteps: steps}, k)
-			if err != nil {
-				t.Errorf("mul-add %t: %v", k.MulAdd, err)
-				continue
-			}
-			t.Logf("mul-add %t", k.MulAdd)
-			logVector(t, r)
+	for _, k := range fma16Explore() {
+		r, why, err := d.measureForm(context.Background(), Options{}, k)
+		if err != nil {
+			t.Errorf("%s lanes=%d: %v", k.Form, k.Lanes, err)
+			continue
+		}
+		logVector(t, r)
+		if why != "" {
+			t.Logf("  folded: %s", why)
 		}
 	}
 	r, err := RunFMA16(context.Background(), d, Options{})

@@ -145,6 +145,7 @@ const (
 	DecorationBinding       Decoration = 33
 	DecorationDescriptorSet Decoration = 34
 	DecorationOffset        Decoration = 35
+	DecorationNoContraction Decoration = 42
 )
 
 // BuiltIn names a built-in variable (the literal of DecorationBuiltIn).
