@@ -48,12 +48,20 @@ func (b *Buffer) create(host bool) error {
 }
 
 // allocate creates the buffer with usage, backs it with memory of the type
-// pick chooses from the allowed ones, and maps it when mapped is set.
+// pick chooses from the allowed ones, and maps it when mapped is set. On a
+// device with a copy queue every buffer is shared by both queue families
+// (concurrent sharing), so that what one queue wrote another may read
+// without an ownership transfer.
 func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (uint32, error), mapped bool) error {
 	d := b.d
 	info := vk.BufferCreateInfo{
 		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
 		Usage: vk.BufferUsageFlags(usage), SharingMode: vk.SharingModeExclusive,
+	}
+	if d.copyQ != nil {
+		info.SharingMode = vk.SharingModeConcurrent
+		info.QueueFamilyIndexCount = 2
+		info.PQueueFamilyIndices = []uint32{d.queue.family, d.copyQ.family}
 	}
 	var buf vk.Buffer
 	if r := vk.CreateBuffer(d.dev, &info, nil, &buf); r != vk.Success {

@@ -19,17 +19,23 @@ func memoryBarrier(cb vk.CommandBuffer, src, dst vk.AccessFlagBits, srcStage, ds
 	vk.CmdPipelineBarrier(cb, vk.PipelineStageFlags(srcStage), vk.PipelineStageFlags(dstStage), 0, 1, mb, 0, nil, 0, nil)
 }
 
-// commands is a primary command buffer and a fence to wait on it.
+// commands is a primary command buffer of one queue and a fence to wait
+// on it.
 type commands struct {
 	d     *Device
+	q     *queue
 	cb    vk.CommandBuffer
 	fence vk.Fence
 }
 
-func (d *Device) newCommands() (*commands, error) {
-	c := &commands{d: d}
+// newCommands makes commands for the compute queue.
+func (d *Device) newCommands() (*commands, error) { return d.newCommandsOn(d.queue) }
+
+// newCommandsOn makes commands for q.
+func (d *Device) newCommandsOn(q *queue) (*commands, error) {
+	c := &commands{d: d, q: q}
 	info := vk.CommandBufferAllocateInfo{
-		SType: vk.StructureTypeCommandBufferAllocateInfo, CommandPool: d.pool,
+		SType: vk.StructureTypeCommandBufferAllocateInfo, CommandPool: q.pool,
 		Level: vk.CommandBufferLevelPrimary, CommandBufferCount: 1,
 	}
 	cbs := make([]vk.CommandBuffer, 1)
@@ -56,7 +62,7 @@ func (c *commands) release() {
 		c.fence = nil
 	}
 	if c.cb != nil {
-		vk.FreeCommandBuffers(c.d.dev, c.d.pool, 1, []vk.CommandBuffer{c.cb})
+		vk.FreeCommandBuffers(c.d.dev, c.q.pool, 1, []vk.CommandBuffer{c.cb})
 		c.cb = nil
 	}
 }
@@ -82,7 +88,7 @@ func (c *commands) submit() (time.Duration, error) {
 	}
 	si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
 	start := time.Now()
-	if r := vk.QueueSubmit(c.d.queue, 1, si, c.fence); r != vk.Success {
+	if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
 		return 0, fmt.Errorf("vulkan: vkQueueSubmit: %w", vk.Error(r))
 	}
 	if r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r != vk.Success {
@@ -111,12 +117,19 @@ type timer struct {
 	d     *Device
 	pool  vk.QueryPool
 	count uint32
+	bits  uint32 // the queue family's valid timestamp bits
+	// apart is set for a queue that cannot reset queries (a transfer-only
+	// one): prepare resets them on the compute queue before each use.
+	apart bool
 }
 
-// newTimer makes a timer of n timestamp queries.
-func (d *Device) newTimer(n uint32) (*timer, error) {
-	t := &timer{d: d, count: n}
-	if d.Info.TimestampValidBits == 0 || d.Info.TimestampPeriodNs <= 0 {
+// newTimer makes a timer of n timestamp queries for the compute queue.
+func (d *Device) newTimer(n uint32) (*timer, error) { return d.newTimerOn(d.queue, n) }
+
+// newTimerOn makes a timer of n timestamp queries written on q.
+func (d *Device) newTimerOn(q *queue, n uint32) (*timer, error) {
+	t := &timer{d: d, count: n, bits: q.tsBits, apart: q != d.queue}
+	if q.tsBits == 0 || d.Info.TimestampPeriodNs <= 0 {
 		return t, nil
 	}
 	info := vk.QueryPoolCreateInfo{SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryTypeTimestamp, QueryCount: n}
@@ -144,11 +157,21 @@ func (t *timer) method() schema.TimingMethod {
 }
 
 // reset records the reset of every query (before the first stamp); a nil
-// timer, or one without queries, records nothing, as stamp.
+// timer, one without queries or one reset apart records nothing, as stamp.
 func (t *timer) reset(cb vk.CommandBuffer) {
-	if t != nil && t.pool != nil {
+	if t != nil && t.pool != nil && !t.apart {
 		vk.CmdResetQueryPool(cb, t.pool, 0, t.count)
 	}
+}
+
+// prepare resets the queries of a timer reset apart, on the compute queue
+// (vkCmdResetQueryPool runs on compute and graphics queues only), and
+// waits; submit the commands that write the timestamps after it.
+func (t *timer) prepare() error {
+	if t == nil || t.pool == nil || !t.apart {
+		return nil
+	}
+	return t.d.submitOnce(func(cb vk.CommandBuffer) { vk.CmdResetQueryPool(cb, t.pool, 0, t.count) })
 }
 
 // stamp records timestamp i, written when all earlier commands have
@@ -167,7 +190,7 @@ func (t *timer) intervals(n uint32) ([]float64, error) {
 	if r := vk.GetQueryPoolResults(t.d.dev, t.pool, 0, n, uint(8*n), unsafePointer(ts), 8, flags); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkGetQueryPoolResults: %w", vk.Error(r))
 	}
-	bits := t.d.Info.TimestampValidBits
+	bits := t.bits
 	mask := ^uint64(0)
 	if bits < 64 {
 		mask = 1<<bits - 1

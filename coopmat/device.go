@@ -72,6 +72,10 @@ type DeviceInfo struct {
 
 	apiVersion uint32
 	family     uint32
+	// copyFamily is a transfer-only queue family (a copy engine) or -1;
+	// copyTimestampBits is its valid timestamp bits.
+	copyFamily        int
+	copyTimestampBits uint32
 	features   featureSet
 	structs    map[uint32]bool
 }
@@ -183,7 +187,9 @@ func (in *instance) describe(index int, pd vk.PhysicalDevice) (DeviceInfo, error
 		p.ApiVersion >= vk.MakeVersion(1, 2, 0) || info.HasExtension(extDriverProps))
 	info.SubgroupSize, info.PCI, info.DriverName, info.DriverInfo = ep.SubgroupSize, ep.PCI, ep.DriverName, ep.DriverInfo
 	in.describeMemory(pd, &info)
-	info.family, info.TimestampValidBits, err = computeFamily(pd)
+	fams := queueFamilies(pd)
+	info.family, info.TimestampValidBits, err = computeFamily(fams)
+	info.copyFamily, info.copyTimestampBits = transferFamily(fams)
 	if err != nil {
 		return info, fmt.Errorf("vulkan: %s: %w", info.Name, err)
 	}
@@ -219,27 +225,52 @@ func deviceLocalHeap(pd vk.PhysicalDevice) (index int, size uint64, heaps int) {
 	return index, size, int(mp.MemoryHeapCount)
 }
 
-// computeFamily picks a queue family with compute, preferring one that
-// writes timestamps.
-func computeFamily(pd vk.PhysicalDevice) (uint32, uint32, error) {
+// queueFamilies returns pd's queue families.
+func queueFamilies(pd vk.PhysicalDevice) []vk.QueueFamilyProperties {
 	var n uint32
 	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &n, nil)
 	fams := make([]vk.QueueFamilyProperties, n)
 	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &n, fams)
-	found, bits := -1, uint32(0)
 	for i := range fams[:n] {
 		fams[i].Deref()
-		if fams[i].QueueFlags&vk.QueueFlags(vk.QueueComputeBit) == 0 {
+	}
+	return fams[:n]
+}
+
+// computeFamily picks a queue family with compute, preferring one that
+// writes timestamps.
+func computeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
+	found, bits := -1, uint32(0)
+	for i, f := range fams {
+		if f.QueueFlags&vk.QueueFlags(vk.QueueComputeBit) == 0 || f.QueueCount == 0 {
 			continue
 		}
-		if found < 0 || (bits == 0 && fams[i].TimestampValidBits > 0) {
-			found, bits = i, fams[i].TimestampValidBits
+		if found < 0 || (bits == 0 && f.TimestampValidBits > 0) {
+			found, bits = i, f.TimestampValidBits
 		}
 	}
 	if found < 0 {
 		return 0, 0, fmt.Errorf("no compute queue family")
 	}
 	return uint32(found), bits, nil
+}
+
+// transferFamily picks a queue family that copies but neither draws nor
+// computes: a driver's dedicated copy engines, which a host-link transfer
+// may cross faster than the compute queue's copies. It prefers one that
+// writes timestamps, and returns -1 when there is none.
+func transferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
+	other := vk.QueueFlags(vk.QueueGraphicsBit | vk.QueueComputeBit)
+	found, bits := -1, uint32(0)
+	for i, f := range fams {
+		if f.QueueFlags&vk.QueueFlags(vk.QueueTransferBit) == 0 || f.QueueFlags&other != 0 || f.QueueCount == 0 {
+			continue
+		}
+		if found < 0 || (bits == 0 && f.TimestampValidBits > 0) {
+			found, bits = i, f.TimestampValidBits
+		}
+	}
+	return found, bits
 }
 
 // featureStructs says which feature structures the device understands.

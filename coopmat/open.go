@@ -6,7 +6,8 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// Device is an opened Vulkan device with one compute queue. Open it with
+// Device is an opened Vulkan device with one compute queue, and one copy
+// queue when the device has a transfer-only queue family. Open it with
 // Open, release it with Release. A Device is not safe for concurrent use.
 type Device struct {
 	// Info describes the physical device.
@@ -16,8 +17,8 @@ type Device struct {
 	ext     ext
 	pd      vk.PhysicalDevice
 	dev     vk.Device
-	queue   vk.Queue
-	pool    vk.CommandPool
+	queue   *queue // compute
+	copyQ   *queue // transfer-only; nil when the device has none
 	memory  vk.PhysicalDeviceMemoryProperties
 	enabled featureSet
 }
@@ -54,10 +55,19 @@ func (d *Device) open(index int) error {
 	for i := range d.memory.MemoryTypes[:d.memory.MemoryTypeCount] {
 		d.memory.MemoryTypes[i].Deref()
 	}
-	if err := d.createDevice(); err != nil {
-		return err
-	}
-	return d.createPool()
+	return d.createDevice()
+}
+
+// queue is one device queue and the pool its command buffers come from.
+type queue struct {
+	family uint32
+	q      vk.Queue
+	pool   vk.CommandPool
+	// tsBits is the family's valid timestamp bits (0: no timestamps).
+	tsBits uint32
+	// name is how transfer paths name the queue: "compute-queue" or
+	// "transfer-queue".
+	name string
 }
 
 // wanted lists the device extensions we enable when present.
@@ -80,9 +90,15 @@ func (d *Device) createDevice() error {
 		SType: vk.StructureTypeDeviceQueueCreateInfo, QueueFamilyIndex: d.Info.family,
 		QueueCount: 1, PQueuePriorities: prio,
 	}}
+	if d.Info.copyFamily >= 0 {
+		qi = append(qi, vk.DeviceQueueCreateInfo{
+			SType: vk.StructureTypeDeviceQueueCreateInfo, QueueFamilyIndex: uint32(d.Info.copyFamily),
+			QueueCount: 1, PQueuePriorities: prio,
+		})
+	}
 	info := vk.DeviceCreateInfo{
 		SType: vk.StructureTypeDeviceCreateInfo, PNext: chain.pointer(),
-		QueueCreateInfoCount: 1, PQueueCreateInfos: qi,
+		QueueCreateInfoCount: uint32(len(qi)), PQueueCreateInfos: qi,
 		EnabledExtensionCount: uint32(len(exts)), PpEnabledExtensionNames: exts,
 	}
 	var dev vk.Device
@@ -90,23 +106,37 @@ func (d *Device) createDevice() error {
 		return fmt.Errorf("vulkan: vkCreateDevice: %w", vk.Error(r))
 	}
 	d.dev = dev
-	var q vk.Queue
-	vk.GetDeviceQueue(dev, d.Info.family, 0, &q)
-	d.queue = q
-	return nil
+	var err error
+	if d.queue, err = d.newQueue(d.Info.family, d.Info.TimestampValidBits, "compute-queue"); err != nil {
+		return err
+	}
+	if d.Info.copyFamily >= 0 {
+		d.copyQ, err = d.newQueue(uint32(d.Info.copyFamily), d.Info.copyTimestampBits, "transfer-queue")
+	}
+	return err
 }
 
-func (d *Device) createPool() error {
+// newQueue gets queue 0 of family and makes its command pool.
+func (d *Device) newQueue(family, tsBits uint32, name string) (*queue, error) {
+	q := &queue{family: family, tsBits: tsBits, name: name}
+	vk.GetDeviceQueue(d.dev, family, 0, &q.q)
 	info := vk.CommandPoolCreateInfo{
-		SType: vk.StructureTypeCommandPoolCreateInfo, QueueFamilyIndex: d.Info.family,
+		SType: vk.StructureTypeCommandPoolCreateInfo, QueueFamilyIndex: family,
 		Flags: vk.CommandPoolCreateFlags(vk.CommandPoolCreateResetCommandBufferBit),
 	}
-	var pool vk.CommandPool
-	if r := vk.CreateCommandPool(d.dev, &info, nil, &pool); r != vk.Success {
-		return fmt.Errorf("vulkan: vkCreateCommandPool: %w", vk.Error(r))
+	if r := vk.CreateCommandPool(d.dev, &info, nil, &q.pool); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkCreateCommandPool (%s): %w", name, vk.Error(r))
 	}
-	d.pool = pool
-	return nil
+	return q, nil
+}
+
+// queues returns the queues a copy can run on: the compute queue, then
+// the copy queue when there is one.
+func (d *Device) queues() []*queue {
+	if d.copyQ != nil {
+		return []*queue{d.queue, d.copyQ}
+	}
+	return []*queue{d.queue}
 }
 
 // Release waits for the device to go idle and destroys everything it made.
@@ -117,10 +147,12 @@ func (d *Device) Release() {
 	}
 	if d.dev != nil {
 		vk.DeviceWaitIdle(d.dev)
-		if d.pool != vk.NullCommandPool {
-			vk.DestroyCommandPool(d.dev, d.pool, nil)
-			d.pool = vk.NullCommandPool
+		for _, q := range []*queue{d.queue, d.copyQ} {
+			if q != nil {
+				vk.DestroyCommandPool(d.dev, q.pool, nil)
+			}
 		}
+		d.queue, d.copyQ = nil, nil
 		vk.DestroyDevice(d.dev, nil)
 		d.dev = nil
 	}

@@ -2,6 +2,7 @@ package coopmat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -18,12 +19,10 @@ import (
 // the host link in both directions through raw Vulkan copies, the latency
 // of a 1 MiB upload and the round trip of an empty compute dispatch.
 type TransferResult struct {
-	// HostToDevice is a mapped host buffer → a device-local buffer, in
-	// bytes/s per sample (decimal: 1e9 bytes/s is 1 GB/s).
-	HostToDevice schema.Stat `json:"host_to_device_bytes_per_s"`
-	// DeviceToHost is a device-local buffer → a mapped host buffer, in
-	// bytes/s per sample.
-	DeviceToHost schema.Stat `json:"device_to_host_bytes_per_s"`
+	// HostToDevice is a mapped host buffer → a device-local buffer.
+	HostToDevice Direction `json:"host_to_device"`
+	// DeviceToHost is a device-local buffer → a mapped host buffer.
+	DeviceToHost Direction `json:"device_to_host"`
 	// TransferBytes is the size of one timed bulk transfer, in bytes.
 	TransferBytes uint64 `json:"transfer_bytes"`
 	// Upload1MiB is the time to move 1 MiB (1,048,576 bytes) of fresh data
@@ -40,23 +39,14 @@ type TransferResult struct {
 	// compute dispatch, in seconds: submit until its fence signalled, by the
 	// host clock.
 	EmptySubmit schema.Stat `json:"empty_submit_s"`
-	// Timing is how bulk transfers were timed: GPU timestamps around each
-	// copy when the queue has them, else the host clock from submit until
-	// the fence signalled. Upload1MiB and EmptySubmit are always host
-	// wall-clock times.
-	Timing schema.TimingMethod `json:"timing"`
 	// CheckedWords is the number of 32-bit words compared with what was
 	// sent, over every bulk round, every 1 MiB upload and the dispatch
 	// counter.
 	CheckedWords uint64 `json:"checked_words"`
-	// Path names the bulk path: "vulkan-mapped-copy." and the host memory
-	// ("host-cached": HOST_CACHED, as pinned memory; "host-uncached":
-	// write-combined).
-	Path string `json:"path"`
 	// UploadPath names the 1 MiB upload's path, the fastest in a trial on
-	// this device: "vulkan-host-copy.", the staging memory (as in Path),
-	// "." and the wait ("fence-wait": vkWaitForFences; "fence-spin":
-	// vkGetFenceStatus until signalled).
+	// this device: "vulkan-host-copy.", the queue and the staging memory
+	// (as in Direction.Path), "." and the wait ("fence-wait":
+	// vkWaitForFences; "fence-spin": vkGetFenceStatus until signalled).
 	UploadPath string `json:"upload_path"`
 	// UploadPinnedPath names Upload1MiBPinned's path likewise, starting
 	// "vulkan-pinned-copy.".
@@ -64,6 +54,22 @@ type TransferResult struct {
 	// SubmitPath names the empty submit's path, the faster wait in a trial:
 	// "vulkan-dispatch." and the wait, as in UploadPath.
 	SubmitPath string `json:"submit_path"`
+}
+
+// Direction is one direction of the bulk host link, on the faster of the
+// queues that copy.
+type Direction struct {
+	// BytesPerS is the rate per sample (decimal: 1e9 bytes/s is 1 GB/s).
+	BytesPerS schema.Stat `json:"bytes_per_s"`
+	// Path names the path: "vulkan-mapped-copy.", the queue
+	// ("compute-queue"; "transfer-queue": a transfer-only family, the
+	// device's copy engines), "." and the host memory ("host-cached":
+	// HOST_CACHED, as pinned memory; "host-uncached": write-combined).
+	Path string `json:"path"`
+	// Timing is how its copies were timed: GPU timestamps around each copy
+	// when the queue has them, else the host clock from submit until the
+	// fence signalled.
+	Timing schema.TimingMethod `json:"timing"`
 }
 
 // TransferOptions steer MeasureTransfer. The zero value measures 256 MiB
@@ -107,7 +113,9 @@ const (
 
 // MeasureTransfer measures the host link through raw Vulkan: bulk copies
 // between one persistently mapped host buffer and one device-local buffer
-// in both directions (after at least MinWarmup of copies), the latency of
+// in both directions (after at least MinWarmup of copies), on the compute
+// queue and on a transfer-only queue when the device has one (each
+// direction keeps the faster), the latency of
 // a 1 MiB upload (from host memory, and from pinned memory) and the round
 // trip of an empty dispatch. Every round of
 // bulk copies sends a new pattern and poisons the host buffer before
@@ -154,13 +162,17 @@ func transferBytes(want uint64, info DeviceInfo) (uint64, error) {
 	return n, nil
 }
 
-// bulk is the pair of buffers and the pre-recorded copies of the bulk
-// measurement.
+// bulk is the buffers and the pre-recorded copies of the bulk measurement
+// on one queue: uploads from src (host memory of kind), downloads into back
+// (host-cached memory, which the host reads fast enough to check; src
+// itself when src is host-cached).
 type bulk struct {
 	d          *Device
+	q          *queue
 	n          uint64
-	host, dev  *Buffer
-	kind       hostMemory
+	src, back  *Buffer
+	dev        *Buffer
+	kind, into hostMemory
 	up, down   *commands
 	warm       *commands
 	upT, downT *timer
@@ -169,11 +181,44 @@ type bulk struct {
 	checked    uint64
 }
 
-// measureBulk fills res's bulk figures.
+// measureBulk fills res's bulk figures: each direction on the queue and
+// from the host memory that moved it fastest. Uploads are tried from
+// host-cached memory (as pinned memory) and, where the device has it, from
+// write-combined memory, which a copy reads without snooping the host's
+// caches.
 func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, res *TransferResult) error {
-	b, err := d.newBulk(n, o.tamper)
+	for _, q := range d.queues() {
+		for _, cached := range []bool{true, false} {
+			up, down, checked, err := d.bulkOn(ctx, q, n, cached, o)
+			if errors.Is(err, errSameMemory) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			if up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
+				res.HostToDevice = up
+			}
+			if down.BytesPerS.Median > res.DeviceToHost.BytesPerS.Median {
+				res.DeviceToHost = down
+			}
+			res.CheckedWords += checked
+		}
+	}
+	return nil
+}
+
+// errSameMemory says that the device has no uncached host memory: the
+// configuration would repeat the cached one.
+var errSameMemory = errors.New("no host memory of that kind")
+
+// bulkOn measures both directions on q, uploading from host-cached memory
+// or (cached false) uncached memory; without uncached memory it returns
+// errSameMemory.
+func (d *Device) bulkOn(ctx context.Context, q *queue, n uint64, cached bool, o TransferOptions) (up, down Direction, checked uint64, err error) {
+	b, err := d.newBulk(q, n, cached, o.tamper)
 	if err != nil {
-		return err
+		return up, down, 0, err
 	}
 	defer b.release()
 	samples := transferSamples
@@ -182,17 +227,18 @@ func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, r
 	}
 	ups, downs, err := b.sample(ctx, samples)
 	if err != nil {
-		return err
+		return up, down, 0, err
 	}
-	if res.HostToDevice, err = rates(n, ups); err != nil {
-		return fmt.Errorf("host to device: %w", err)
+	prefix := transferPathPrefix + q.name + "."
+	up = Direction{Path: prefix + b.kind.name(), Timing: b.upT.method()}
+	down = Direction{Path: prefix + b.into.name(), Timing: b.downT.method()}
+	if up.BytesPerS, err = rates(n, ups); err != nil {
+		return up, down, 0, fmt.Errorf("host to device: %w", err)
 	}
-	if res.DeviceToHost, err = rates(n, downs); err != nil {
-		return fmt.Errorf("device to host: %w", err)
+	if down.BytesPerS, err = rates(n, downs); err != nil {
+		return up, down, 0, fmt.Errorf("device to host: %w", err)
 	}
-	res.Timing, res.Path = b.upT.method(), transferPathPrefix+b.kind.name()
-	res.CheckedWords += b.checked
-	return nil
+	return up, down, b.checked, nil
 }
 
 // rates summarises per-sample seconds of n-byte transfers as bytes/s.
@@ -206,31 +252,40 @@ func rates(n uint64, secs []float64) (schema.Stat, error) {
 
 // newBulk creates the buffers, timers and recorded copies; on error
 // nothing is left behind.
-func (d *Device) newBulk(n uint64, tamper func(string, []byte)) (*bulk, error) {
-	b := &bulk{d: d, n: n, tamper: tamper}
-	if err := b.create(); err != nil {
+func (d *Device) newBulk(q *queue, n uint64, cached bool, tamper func(string, []byte)) (*bulk, error) {
+	b := &bulk{d: d, q: q, n: n, tamper: tamper}
+	if err := b.create(cached); err != nil {
 		b.release()
 		return nil, err
 	}
 	return b, nil
 }
 
-func (b *bulk) create() error {
+func (b *bulk) create(cached bool) error {
 	var err error
-	if b.host, b.kind, err = b.d.newMappedBuffer(b.n, true); err != nil {
+	if b.src, b.kind, err = b.d.newMappedBuffer(b.n, cached); err != nil {
 		return fmt.Errorf("host buffer: %w", err)
+	}
+	b.back, b.into = b.src, b.kind
+	if !cached {
+		if b.kind.cached {
+			return errSameMemory
+		}
+		if b.back, b.into, err = b.d.newMappedBuffer(b.n, true); err != nil {
+			return fmt.Errorf("readback buffer: %w", err)
+		}
 	}
 	if b.dev, err = b.d.NewBuffer(b.n, false); err != nil {
 		return fmt.Errorf("device buffer: %w", err)
 	}
-	if b.upT, err = b.d.newTimer(2); err != nil {
+	if b.upT, err = b.d.newTimerOn(b.q, 2); err != nil {
 		return err
 	}
-	if b.downT, err = b.d.newTimer(2); err != nil {
+	if b.downT, err = b.d.newTimerOn(b.q, 2); err != nil {
 		return err
 	}
 	for _, c := range []**commands{&b.up, &b.down, &b.warm} {
-		if *c, err = b.d.newCommands(); err != nil {
+		if *c, err = b.d.newCommandsOn(b.q); err != nil {
 			return err
 		}
 	}
@@ -240,15 +295,15 @@ func (b *bulk) create() error {
 // record records the timed upload, the timed download and the warm-up
 // round trips.
 func (b *bulk) record() error {
-	err := b.up.record(func(cb vk.CommandBuffer) { b.copy(cb, b.upT, b.host, b.dev) })
+	err := b.up.record(func(cb vk.CommandBuffer) { b.copy(cb, b.upT, b.src, b.dev) })
 	if err == nil {
-		err = b.down.record(func(cb vk.CommandBuffer) { b.copy(cb, b.downT, b.dev, b.host) })
+		err = b.down.record(func(cb vk.CommandBuffer) { b.copy(cb, b.downT, b.dev, b.back) })
 	}
 	if err == nil {
 		err = b.warm.record(func(cb vk.CommandBuffer) {
 			for range transferWarmCopies {
-				b.copy(cb, nil, b.host, b.dev)
-				b.copy(cb, nil, b.dev, b.host)
+				b.copy(cb, nil, b.src, b.dev)
+				b.copy(cb, nil, b.dev, b.back)
 			}
 		})
 	}
@@ -276,7 +331,10 @@ func (b *bulk) release() {
 	b.downT.release()
 	b.upT.release()
 	b.dev.Release()
-	b.host.Release()
+	if b.back != b.src {
+		b.back.Release()
+	}
+	b.src.Release()
 }
 
 // sample warms the link for MinWarmup, then runs n checked rounds and
@@ -298,22 +356,22 @@ func (b *bulk) sample(ctx context.Context, n int) (ups, downs []float64, err err
 	return ups, downs, nil
 }
 
-// roundTrip writes a new pattern into the host buffer, times its upload,
-// poisons the host buffer, times the download of the device's copy and
-// compares every word with the pattern.
+// roundTrip writes a new pattern into the source buffer, times its
+// upload, poisons the readback buffer, times the download of the device's
+// copy into it and compares every word with the pattern.
 func (b *bulk) roundTrip() (up, down float64, err error) {
 	b.round++
-	words := b.host.words()
-	fillPattern(words, b.round)
+	fillPattern(b.src.words(), b.round)
 	if up, err = timedSubmit(b.up, b.upT); err != nil {
 		return 0, 0, fmt.Errorf("host to device: %w", err)
 	}
+	words := b.back.words()
 	fillWord(words, poisonWord)
 	if down, err = timedSubmit(b.down, b.downT); err != nil {
 		return 0, 0, fmt.Errorf("device to host: %w", err)
 	}
 	if b.tamper != nil {
-		b.tamper("transfer", b.host.Bytes())
+		b.tamper("transfer", b.back.Bytes())
 	}
 	if err := checkPattern(words, b.round); err != nil {
 		return 0, 0, fmt.Errorf("round %d, after host to device and back: %w", b.round, err)
@@ -325,6 +383,9 @@ func (b *bulk) roundTrip() (up, down float64, err error) {
 // timedSubmit runs c and returns its duration: from t's timestamps when it
 // has them, else the host's time from submit until the fence.
 func timedSubmit(c *commands, t *timer) (float64, error) {
+	if err := t.prepare(); err != nil {
+		return 0, err
+	}
 	host, err := c.submit()
 	if err != nil {
 		return 0, err
@@ -437,7 +498,7 @@ func (c *commands) issue(w fenceWait) error {
 		return fmt.Errorf("vulkan: vkResetFences: %w", vk.Error(r))
 	}
 	si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
-	if r := vk.QueueSubmit(c.d.queue, 1, si, c.fence); r != vk.Success {
+	if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
 		return fmt.Errorf("vulkan: vkQueueSubmit: %w", vk.Error(r))
 	}
 	if w == fenceSpin {

@@ -153,14 +153,16 @@ func runLatency(ctx context.Context, m latencyMethod) (float64, error) {
 // and checked, before any of those buffers is written again.
 const uploadSlots = 8
 
-// uploader times 1 MiB uploads from each kind of mapped staging memory.
+// uploader times 1 MiB uploads from each kind of mapped staging memory on
+// each queue that copies.
 type uploader struct {
 	d       *Device
+	queues  []*queue
 	dsts    []*Buffer // device-local destinations, one per slot
 	back    *Buffer   // mapped readback of every slot
 	stages  []*Buffer // mapped staging buffers, one per memory kind
 	kinds   []hostMemory
-	copies  [][]*commands // [kind][slot]: stage → slot, pre-recorded
+	copies  [][][]*commands // [queue][kind][slot]: stage → slot, pre-recorded
 	read    *commands     // every slot → back
 	src     []uint32      // the pattern of the current upload
 	rounds  []uint32      // the round uploaded into each slot since the last check
@@ -171,7 +173,7 @@ type uploader struct {
 
 // measureUpload fills res's 1 MiB upload figures and paths.
 func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *TransferResult) error {
-	u := &uploader{d: d, tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
+	u := &uploader{d: d, queues: d.queues(), tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
 	defer u.release()
 	if err := u.create(); err != nil {
 		return err
@@ -192,17 +194,20 @@ func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *Tran
 	return nil
 }
 
-// methods are the uploads from each staging memory, waited for each way.
+// methods are the uploads on each queue from each staging memory, waited
+// for each way.
 func (u *uploader) methods(pinned bool) []latencyMethod {
 	prefix := uploadPathPrefix
 	if pinned {
 		prefix = pinnedPathPrefix
 	}
 	var ms []latencyMethod
-	for i, k := range u.kinds {
-		for _, w := range []fenceWait{fenceBlock, fenceSpin} {
-			ms = append(ms, latencyMethod{prefix + k.name() + "." + w.String(),
-				func() (float64, error) { return u.once(i, w, pinned) }})
+	for qi, q := range u.queues {
+		for i, k := range u.kinds {
+			for _, w := range []fenceWait{fenceBlock, fenceSpin} {
+				ms = append(ms, latencyMethod{prefix + q.name + "." + k.name() + "." + w.String(),
+					func() (float64, error) { return u.once(qi, i, w, pinned) }})
+			}
 		}
 	}
 	return ms
@@ -238,7 +243,8 @@ func (u *uploader) create() error {
 }
 
 // addStage adds a staging buffer of the memory hostType picks for cached,
-// unless it is the kind already added, and records its copies.
+// unless it is the kind already added, and records its copies on every
+// queue.
 func (u *uploader) addStage(cached bool) error {
 	st, k, err := u.d.newMappedBuffer(latencyUploadBytes, cached)
 	if err != nil {
@@ -249,19 +255,34 @@ func (u *uploader) addStage(cached bool) error {
 		return nil
 	}
 	u.stages, u.kinds = append(u.stages, st), append(u.kinds, k)
-	cs := make([]*commands, 0, uploadSlots)
-	defer func() { u.copies = append(u.copies, cs) }()
-	for _, dst := range u.dsts {
-		c, err := u.d.newCommands()
+	if u.copies == nil {
+		u.copies = make([][][]*commands, len(u.queues))
+	}
+	for qi, q := range u.queues {
+		cs, err := u.recordCopies(q, st)
+		u.copies[qi] = append(u.copies[qi], cs) // released with u, even on error
 		if err != nil {
-			return err
-		}
-		cs = append(cs, c)
-		if err := c.record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, st, dst, 0) }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// recordCopies records the copy of st into each slot on q; on error it
+// returns the commands made so far.
+func (u *uploader) recordCopies(q *queue, st *Buffer) ([]*commands, error) {
+	cs := make([]*commands, 0, uploadSlots)
+	for _, dst := range u.dsts {
+		c, err := u.d.newCommandsOn(q)
+		if err != nil {
+			return cs, err
+		}
+		cs = append(cs, c)
+		if err := c.record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, st, dst, 0) }); err != nil {
+			return cs, err
+		}
+	}
+	return cs, nil
 }
 
 // copyAfterTransfers records a copy of all of src into dst at offset, after
@@ -276,9 +297,11 @@ func copyAfterTransfers(cb vk.CommandBuffer, src, dst *Buffer, offset uint64) {
 
 func (u *uploader) release() {
 	u.read.release()
-	for _, cs := range u.copies {
-		for _, c := range cs {
-			c.release()
+	for _, byKind := range u.copies {
+		for _, cs := range byKind {
+			for _, c := range cs {
+				c.release()
+			}
 		}
 	}
 	for _, b := range u.stages {
@@ -291,10 +314,10 @@ func (u *uploader) release() {
 }
 
 // once makes a fresh pattern (untimed), then times its copy into staging
-// buffer i, the submit of the recorded copy into the next free slot and
-// the wait w. When pinned, the copy into the staging buffer is done before
+// buffer i, the submit of the recorded copy into the next free slot on
+// queue qi and the wait w. When pinned, the copy into the staging buffer is done before
 // the clock starts. Once every slot holds an upload, all are checked.
-func (u *uploader) once(i int, w fenceWait, pinned bool) (float64, error) {
+func (u *uploader) once(qi, i int, w fenceWait, pinned bool) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
 	stage, slot := u.stages[i].words(), len(u.rounds)
@@ -305,7 +328,7 @@ func (u *uploader) once(i int, w fenceWait, pinned bool) (float64, error) {
 	if !pinned {
 		copy(stage, u.src)
 	}
-	if err := u.copies[i][slot].issue(w); err != nil {
+	if err := u.copies[qi][i][slot].issue(w); err != nil {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()

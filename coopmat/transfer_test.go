@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"strings"
 	"testing"
+
+	vk "github.com/vulkan-go/vulkan"
 
 	"github.com/everycycle/appraise/coopmat/internal/spirv"
 	"github.com/everycycle/appraise/schema"
@@ -18,9 +21,10 @@ func TestMeasureTransfer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("h2d %.2f GB/s (min %.2f, max %.2f), d2h %.2f GB/s (min %.2f, max %.2f), %d bytes, %s, %s",
-		r.HostToDevice.Median/1e9, r.HostToDevice.Min/1e9, r.HostToDevice.Max/1e9,
-		r.DeviceToHost.Median/1e9, r.DeviceToHost.Min/1e9, r.DeviceToHost.Max/1e9, r.TransferBytes, r.Timing, r.Path)
+	h2d, d2h := r.HostToDevice.BytesPerS, r.DeviceToHost.BytesPerS
+	t.Logf("h2d %.2f GB/s (min %.2f, max %.2f) %s %s, d2h %.2f GB/s (min %.2f, max %.2f) %s %s, %d bytes",
+		h2d.Median/1e9, h2d.Min/1e9, h2d.Max/1e9, r.HostToDevice.Timing, r.HostToDevice.Path,
+		d2h.Median/1e9, d2h.Min/1e9, d2h.Max/1e9, r.DeviceToHost.Timing, r.DeviceToHost.Path, r.TransferBytes)
 	for _, f := range []struct {
 		name, path string
 		s          schema.Stat
@@ -29,7 +33,7 @@ func TestMeasureTransfer(t *testing.T) {
 		t.Logf("%s %.1f µs (min %.1f, max %.1f) %s", f.name, f.s.Median*1e6, f.s.Min*1e6, f.s.Max*1e6, f.path)
 	}
 	t.Logf("%d words checked", r.CheckedWords)
-	for name, s := range map[string]schema.Stat{"h2d": r.HostToDevice, "d2h": r.DeviceToHost} {
+	for name, s := range map[string]schema.Stat{"h2d": h2d, "d2h": d2h} {
 		if s.Samples != transferQuickSamples || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
 			t.Errorf("%s: %+v, want %d positive samples", name, s, transferQuickSamples)
 		}
@@ -39,27 +43,83 @@ func TestMeasureTransfer(t *testing.T) {
 			t.Errorf("%s: %+v, want %d positive samples", name, s, latencyQuickSamples)
 		}
 	}
-	// Every bulk round and every upload (trial and warm-up included) was
-	// compared in full, and the counter word.
-	if min := uint64(transferQuickSamples)*(8<<20)/4 + 2*uint64(latencyQuickSamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
+	// Every bulk round on every queue and every upload (trial and warm-up
+	// included) was compared in full, and the counter word.
+	queues := uint64(len(d.queues()))
+	if min := queues*uint64(transferQuickSamples)*(8<<20)/4 + 2*uint64(latencyQuickSamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
 		t.Errorf("checked %d words, want at least %d", r.CheckedWords, min)
 	}
-	if r.TransferBytes != 8<<20 || r.Timing != d.bulkTiming() {
-		t.Errorf("transfer bytes %d, timing %q", r.TransferBytes, r.Timing)
+	if r.TransferBytes != 8<<20 {
+		t.Errorf("transfer bytes %d", r.TransferBytes)
 	}
-	for _, p := range []string{r.Path, r.UploadPath, r.UploadPinnedPath, r.SubmitPath} {
+	for _, dir := range []Direction{r.HostToDevice, r.DeviceToHost} {
+		if q := d.queueNamed(t, dir.Path); dir.Timing != d.bulkTiming(q) {
+			t.Errorf("%s: timing %q, want %q", dir.Path, dir.Timing, d.bulkTiming(q))
+		}
+	}
+	for _, p := range []string{r.HostToDevice.Path, r.DeviceToHost.Path, r.UploadPath, r.UploadPinnedPath, r.SubmitPath} {
 		if !identRe.MatchString(p) {
 			t.Errorf("path %q is not an ident", p)
 		}
 	}
+	for _, p := range []string{r.UploadPath, r.UploadPinnedPath} {
+		d.queueNamed(t, p)
+	}
 }
 
-// bulkTiming is the timing MeasureTransfer should report on d.
-func (d *Device) bulkTiming() schema.TimingMethod {
-	if d.Info.TimestampValidBits == 0 || d.Info.TimestampPeriodNs <= 0 {
+// queueNamed returns the queue that path names.
+func (d *Device) queueNamed(t *testing.T, path string) *queue {
+	t.Helper()
+	for _, q := range d.queues() {
+		if strings.Contains(path, "."+q.name+".") {
+			return q
+		}
+	}
+	t.Errorf("path %q names none of the device's queues", path)
+	return d.queue
+}
+
+// bulkTiming is the timing MeasureTransfer should report for copies on q.
+func (d *Device) bulkTiming(q *queue) schema.TimingMethod {
+	if q.tsBits == 0 || d.Info.TimestampPeriodNs <= 0 {
 		return schema.TimingQueueWallClock
 	}
 	return schema.TimingGPUTimestamp
+}
+
+// TestTransferFamily: only a family that copies but neither computes nor
+// draws is a copy queue, one with timestamps preferred.
+func TestTransferFamily(t *testing.T) {
+	fam := func(flags vk.QueueFlagBits, count, bits uint32) vk.QueueFamilyProperties {
+		return vk.QueueFamilyProperties{QueueFlags: vk.QueueFlags(flags), QueueCount: count, TimestampValidBits: bits}
+	}
+	all := vk.QueueGraphicsBit | vk.QueueComputeBit | vk.QueueTransferBit
+	for _, tc := range []struct {
+		name      string
+		fams      []vk.QueueFamilyProperties
+		want      int
+		wantBits  uint32
+		compute   uint32
+		computeTS uint32
+	}{
+		{"lavapipe: one family", []vk.QueueFamilyProperties{fam(all, 1, 64)}, -1, 0, 0, 64},
+		{"NVIDIA-like", []vk.QueueFamilyProperties{fam(all, 16, 64), fam(vk.QueueTransferBit|vk.QueueSparseBindingBit, 2, 64),
+			fam(vk.QueueComputeBit|vk.QueueTransferBit, 8, 64)}, 1, 64, 0, 64},
+		{"compute and transfer only is no copy queue", []vk.QueueFamilyProperties{fam(vk.QueueComputeBit|vk.QueueTransferBit, 4, 0)}, -1, 0, 0, 0},
+		{"timestamps preferred", []vk.QueueFamilyProperties{fam(all, 1, 0), fam(vk.QueueTransferBit, 1, 0), fam(vk.QueueTransferBit, 1, 36),
+			fam(vk.QueueComputeBit, 1, 48)}, 2, 36, 3, 48},
+		{"no queues in the family", []vk.QueueFamilyProperties{fam(all, 1, 64), fam(vk.QueueTransferBit, 0, 64)}, -1, 0, 0, 64},
+	} {
+		got, bits := transferFamily(tc.fams)
+		c, cbits, err := computeFamily(tc.fams)
+		if got != tc.want || bits != tc.wantBits || err != nil || c != tc.compute || cbits != tc.computeTS {
+			t.Errorf("%s: transfer family %d (%d bits), compute %d (%d bits, %v); want %d (%d), %d (%d)",
+				tc.name, got, bits, c, cbits, err, tc.want, tc.wantBits, tc.compute, tc.computeTS)
+		}
+	}
+	if _, _, err := computeFamily([]vk.QueueFamilyProperties{fam(vk.QueueTransferBit, 1, 64)}); err == nil {
+		t.Error("computeFamily found a compute family among copy-only ones")
+	}
 }
 
 func TestMeasureTransferTampered(t *testing.T) {
@@ -153,5 +213,57 @@ func TestMeasureTransferCancelled(t *testing.T) {
 	cancel()
 	if _, err := MeasureTransfer(ctx, d, TransferOptions{Bytes: 1 << 20, Quick: true}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: err = %v, want context.Canceled", err)
+	}
+}
+
+// TestTransferPathsFullSize logs the bulk host link on every queue at the
+// default size and every 1 MiB upload method's median, for a look at how a
+// device's queues differ. It runs only with -coopmat.transfer.
+func TestTransferPathsFullSize(t *testing.T) {
+	if !*flagLink {
+		t.Skip("pass -coopmat.transfer")
+	}
+	d := newDevice(t)
+	n, err := transferBytes(0, d.Info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []uint64{1 << 20, 4 << 20, 16 << 20, 64 << 20, n} {
+		for _, q := range d.queues() {
+			for _, cached := range []bool{true, false} {
+				up, down, _, err := d.bulkOn(t.Context(), q, size, cached, TransferOptions{})
+				if errors.Is(err, errSameMemory) {
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", q.name, err)
+				}
+				for _, dir := range []struct {
+					name string
+					Direction
+				}{{"h2d", up}, {"d2h", down}} {
+					s := dir.BytesPerS
+					t.Logf("%d MiB %s %s %.2f GB/s (min %.2f, max %.2f, n=%d) %s", size>>20, dir.name, dir.Path,
+						s.Median/1e9, s.Min/1e9, s.Max/1e9, s.Samples, dir.Timing)
+				}
+			}
+		}
+	}
+	u := &uploader{d: d, queues: d.queues(), src: make([]uint32, latencyUploadBytes/4)}
+	defer u.release()
+	if err := u.create(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pinned := range []bool{false, true} {
+		for _, m := range u.methods(pinned) {
+			s, err := sampleLatency(t.Context(), m, latencySamples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s %.1f µs (min %.1f, max %.1f)", m.path, s.Median*1e6, s.Min*1e6, s.Max*1e6)
+		}
+	}
+	if err := u.check(); err != nil {
+		t.Fatal(err)
 	}
 }

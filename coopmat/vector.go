@@ -145,15 +145,20 @@ func apart(more, less Result) bool {
 	return y > 0 && x > foldLimit*y
 }
 
-// fma16Forms are the kernel forms RunFMA16 measures: vec4 and vec2 lanes,
-// 32 values per invocation either way. On an H200 (driver 580.159.04) the
-// vec4 form ran at the fp32 rate. A multiply-and-add form was tried
-// there and dropped: the driver folded each pair of them into one add and
-// the chain into its closed form, so it "ran" at 7,190 TFLOP/s.
+// fma16Forms are the kernel forms RunFMA16 measures: 32 values per
+// invocation in vec4 and vec2 lanes with loaded operands, and vec4 with
+// constant ones. On an H200 (driver 580.159.04) the loaded forms ran at
+// 127 TFLOP/s, twice the fp32 rate (packed half2 FMAs), and the constant
+// forms at 64.7, the fp32 rate: the constants 2 and ½ kept the driver
+// from packing. Other drivers may prefer constants (inline operands), so
+// both are measured. A multiply-and-add form with constant operands was
+// tried there and dropped: the driver folded each pair of them into one
+// add and the chain into its closed form, so it "ran" at 7,190 TFLOP/s.
 func fma16Forms() []fma16Kernel {
 	return []fma16Kernel{
-		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256},
-		{Chains: 16, Lanes: 2, Unroll: 8, Local: 256},
+		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: fp16FMALoaded},
+		{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, Form: fp16FMALoaded},
+		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: fp16FMA},
 	}
 }
 

@@ -26,8 +26,8 @@ func vulkanLink(ctx context.Context, d *coopmat.Device, quick bool, v *schema.Ca
 		return fmt.Errorf("%w: %s: %w", ErrProbe, probeVulkanHostLink, err)
 	}
 	used := false
-	tr := func(st schema.Stat) *schema.Transfer {
-		return &schema.Transfer{BytesPerS: st, TransferBytes: r.TransferBytes, Path: r.Path, Probe: probeVulkanHostLink, Timing: r.Timing,
+	tr := func(dir coopmat.Direction) *schema.Transfer {
+		return &schema.Transfer{BytesPerS: dir.BytesPerS, TransferBytes: r.TransferBytes, Path: dir.Path, Probe: probeVulkanHostLink, Timing: dir.Timing,
 			Check: schema.Check{Reference: "cpu", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}}
 	}
 	if v.Interconnect == nil {
@@ -36,10 +36,10 @@ func vulkanLink(ctx context.Context, d *coopmat.Device, quick bool, v *schema.Ca
 	ic := v.Interconnect
 	for _, side := range []struct {
 		dst **schema.Transfer
-		st  schema.Stat
+		dir coopmat.Direction
 	}{{&ic.HostToDevice, r.HostToDevice}, {&ic.DeviceToHost, r.DeviceToHost}} {
-		if *side.dst == nil || side.st.Median > (*side.dst).BytesPerS.Median {
-			*side.dst, used = tr(side.st), true
+		if *side.dst == nil || side.dir.BytesPerS.Median > (*side.dst).BytesPerS.Median {
+			*side.dst, used = tr(side.dir), true
 		}
 	}
 	if used {
