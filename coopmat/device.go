@@ -76,8 +76,8 @@ type DeviceInfo struct {
 	// copyTimestampBits is its valid timestamp bits.
 	copyFamily        int
 	copyTimestampBits uint32
-	features   featureSet
-	structs    map[uint32]bool
+	features          featureSet
+	structs           map[uint32]bool
 }
 
 // HasExtension reports whether the device lists the named extension.

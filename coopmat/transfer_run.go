@@ -163,9 +163,9 @@ type uploader struct {
 	stages  []*Buffer // mapped staging buffers, one per memory kind
 	kinds   []hostMemory
 	copies  [][][]*commands // [queue][kind][slot]: stage → slot, pre-recorded
-	read    *commands     // every slot → back
-	src     []uint32      // the pattern of the current upload
-	rounds  []uint32      // the round uploaded into each slot since the last check
+	read    *commands       // every slot → back
+	src     []uint32        // the pattern of the current upload
+	rounds  []uint32        // the round uploaded into each slot since the last check
 	round   uint32
 	tamper  func(string, []byte)
 	checked uint64
