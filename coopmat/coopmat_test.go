@@ -17,6 +17,7 @@ var (
 	flagShapes = flag.String("coopmat.shapes", "", "regexp: measure only the shapes whose name matches")
 	flagAll    = flag.Bool("coopmat.explore", false, "search every tile of the candidate space, not the default subset")
 	flagFMA16  = flag.Bool("coopmat.fma16", false, "log every fp16 FMA form at full size")
+	flagLink   = flag.Bool("coopmat.transfer", false, "log every host-link path (each queue, 256 MiB) and every 1 MiB upload method")
 	flagDiag   = flag.String("coopmat.variants", "", "regexp: for matching shapes, time diagnostic variants (no global loads, no MulAdds) of a few tiles")
 )
 
