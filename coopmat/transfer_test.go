@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	vk "github.com/vulkan-go/vulkan"
 
@@ -265,5 +266,89 @@ func TestTransferPathsFullSize(t *testing.T) {
 	}
 	if err := u.check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSplitCopyExploration times one copy split in halves over the compute
+// and the transfer queue at once (host wall clock, submit to both fences),
+// uploads and downloads, at 1 MiB and 256 MiB, to see whether two engines
+// move more than one. Checked by a readback. Runs only with
+// -coopmat.transfer on a device with a copy queue.
+func TestSplitCopyExploration(t *testing.T) {
+	if !*flagLink {
+		t.Skip("pass -coopmat.transfer")
+	}
+	d := newDevice(t)
+	if d.copyQ == nil {
+		t.Skipf("%s has no transfer-only queue family", d.Info.Name)
+	}
+	for _, n := range []uint64{1 << 20, 256 << 20} {
+		host, _, err := d.newMappedBuffer(n, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev, err := d.NewBuffer(n, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs [2][2]*commands // [direction][queue]
+		for dir := range cs {
+			for qi, q := range d.queues() {
+				c, err := d.newCommandsOn(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.release()
+				half := vk.DeviceSize(n / 2)
+				src, dst := host, dev
+				if dir == 1 {
+					src, dst = dev, host
+				}
+				err = c.record(func(cb vk.CommandBuffer) {
+					vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{SrcOffset: half * vk.DeviceSize(qi), DstOffset: half * vk.DeviceSize(qi), Size: half}})
+					memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit, vk.PipelineStageTransferBit, vk.PipelineStageHostBit)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs[dir][qi] = c
+			}
+		}
+		both := func(pair [2]*commands) float64 {
+			start := time.Now()
+			for _, c := range pair {
+				vk.ResetFences(d.dev, 1, []vk.Fence{c.fence})
+				si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
+				if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
+					t.Fatalf("submit: %v", vk.Error(r))
+				}
+			}
+			for _, c := range pair {
+				if err := c.spin(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return time.Since(start).Seconds()
+		}
+		words := host.words()
+		var ups, downs []float64
+		for r := range uint32(60) {
+			fillPattern(words, r+1)
+			up := both(cs[0])
+			fillWord(words, poisonWord)
+			down := both(cs[1])
+			if err := checkPattern(words, r+1); err != nil {
+				t.Fatal(err)
+			}
+			if r >= 10 {
+				ups, downs = append(ups, up), append(downs, down)
+			}
+		}
+		su, _ := rates(n, ups)
+		sd, _ := rates(n, downs)
+		t.Logf("%d MiB split over two queues: h2d %.2f GB/s (%.1f µs; min %.2f max %.2f), d2h %.2f GB/s (%.1f µs; min %.2f max %.2f)", n>>20,
+			su.Median/1e9, float64(n)/su.Median*1e6, su.Min/1e9, su.Max/1e9, sd.Median/1e9, float64(n)/sd.Median*1e6, sd.Min/1e9, sd.Max/1e9)
+		dev.Release()
+		host.Release()
 	}
 }
