@@ -94,11 +94,26 @@ const (
 )
 
 // fastestLatency tries every method and samples the one with the lowest
-// median: latencyWarm discarded runs, then n timed ones.
+// median: latencyWarm discarded runs, then n timed ones. The trial and the
+// samples each follow MinWarmup of sustained runs (round robin over the
+// methods, then of the chosen one): a GPU idling between probes runs its
+// first short operations at low clocks. On an H200, after 250 ms of
+// copies, a 1 MiB copy took 32–51 µs of GPU time (by queue and host
+// memory), while the pinned upload warmed by latencyWarm runs only took
+// 69–76 µs from submit to fence, of which an empty submit is about 18.
 func fastestLatency(ctx context.Context, ms []latencyMethod, quick bool) (latencyMethod, schema.Stat, error) {
 	runs, n := latencyTrialRuns, latencySamples
 	if quick {
 		runs, n = latencyTrialQuickRuns, latencyQuickSamples
+	}
+	next := 0
+	err := warmUp(ctx, MinWarmup, func() error {
+		_, err := runLatency(ctx, ms[next%len(ms)])
+		next++
+		return err
+	})
+	if err != nil {
+		return latencyMethod{}, schema.Stat{}, fmt.Errorf("warm-up: %w", err)
 	}
 	times := make([][]float64, len(ms))
 	for r := range latencyTrialWarm + runs {
@@ -122,8 +137,13 @@ func fastestLatency(ctx context.Context, ms []latencyMethod, quick bool) (latenc
 	return ms[best], st, err
 }
 
-// sampleLatency runs m latencyWarm times, then n timed times.
+// sampleLatency runs m for MinWarmup and latencyWarm more times, then n
+// timed times.
 func sampleLatency(ctx context.Context, m latencyMethod, n int) (schema.Stat, error) {
+	err := warmUp(ctx, MinWarmup, func() error { _, err := runLatency(ctx, m); return err })
+	if err != nil {
+		return schema.Stat{}, fmt.Errorf("warm-up: %w", err)
+	}
 	secs := make([]float64, 0, n)
 	for i := range latencyWarm + n {
 		t, err := runLatency(ctx, m)
