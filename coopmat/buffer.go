@@ -8,14 +8,18 @@ import (
 )
 
 // Buffer is a storage buffer with its own memory: either device-local (for
-// kernels) or host-visible and mapped (for staging). Release it before its
-// Device.
+// kernels) or host-visible and mapped (for staging), the host memory
+// allocated by the driver or mapped by us and imported. Release it before
+// its Device.
 type Buffer struct {
 	d      *Device
 	buf    vk.Buffer
 	mem    vk.DeviceMemory
 	size   uint64
 	mapped unsafe.Pointer
+	// host is the whole mapping of imported host memory, unmapped after mem
+	// is freed; nil for memory the driver allocated.
+	host []byte
 }
 
 // Size is the buffer's size in bytes.
@@ -44,15 +48,17 @@ func (b *Buffer) create(host bool) error {
 			return 0, fmt.Errorf("vulkan: no memory type with flags %#x for buffer", want)
 		}
 		return idx, nil
-	}, host)
+	}, host, nil)
 }
 
 // allocate creates the buffer with usage, backs it with memory of the type
-// pick chooses from the allowed ones, and maps it when mapped is set. On a
+// pick chooses from the allowed ones, and maps it when mapped is set. With
+// imp, the buffer and its memory import imp's host memory instead (pick is
+// offered only the types both allow; it is mapped already). On a
 // device with a copy queue every buffer is shared by both queue families
 // (concurrent sharing), so that what one queue wrote another may read
 // without an ownership transfer.
-func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (uint32, error), mapped bool) error {
+func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (uint32, error), mapped bool, imp *hostImport) error {
 	d := b.d
 	info := vk.BufferCreateInfo{
 		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
@@ -63,6 +69,9 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 		info.QueueFamilyIndexCount = 2
 		info.PQueueFamilyIndices = []uint32{d.queue.family, d.copyQ.family}
 	}
+	if imp != nil {
+		info.PNext = imp.buffer
+	}
 	var buf vk.Buffer
 	if r := vk.CreateBuffer(d.dev, &info, nil, &buf); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateBuffer (%d bytes): %w", b.size, vk.Error(r))
@@ -71,22 +80,30 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 	var req vk.MemoryRequirements
 	vk.GetBufferMemoryRequirements(d.dev, buf, &req)
 	req.Deref()
+	alloc := vk.MemoryAllocateInfo{SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size}
+	if imp != nil {
+		if uint64(req.Size) > imp.size {
+			return fmt.Errorf("vulkan: buffer needs %d bytes, %d imported", uint64(req.Size), imp.size)
+		}
+		req.MemoryTypeBits &= imp.types
+		alloc.PNext, alloc.AllocationSize = imp.memory, vk.DeviceSize(imp.size)
+	}
 	idx, err := pick(req.MemoryTypeBits)
 	if err != nil {
 		return err
 	}
-	alloc := vk.MemoryAllocateInfo{
-		SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size, MemoryTypeIndex: idx,
-	}
+	alloc.MemoryTypeIndex = idx
 	var mem vk.DeviceMemory
 	if r := vk.AllocateMemory(d.dev, &alloc, nil, &mem); r != vk.Success {
-		return fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(req.Size), vk.Error(r))
+		return fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(alloc.AllocationSize), vk.Error(r))
 	}
 	b.mem = mem
 	if r := vk.BindBufferMemory(d.dev, buf, mem, 0); r != vk.Success {
 		return fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
 	}
-	if mapped {
+	if imp != nil {
+		b.mapped = imp.ptr
+	} else if mapped {
 		var p unsafe.Pointer
 		if r := vk.MapMemory(d.dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
 			return fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))
@@ -105,23 +122,27 @@ func (b *Buffer) Bytes() []byte {
 	return unsafe.Slice((*byte)(b.mapped), b.size)
 }
 
-// Release frees the buffer and its memory. Safe to call twice.
+// Release frees the buffer and its memory, then unmaps imported host
+// memory. Safe to call twice.
 func (b *Buffer) Release() {
-	if b == nil || b.d == nil || b.d.dev == nil {
+	if b == nil {
 		return
 	}
-	if b.mapped != nil {
-		vk.UnmapMemory(b.d.dev, b.mem)
-		b.mapped = nil
+	if b.d != nil && b.d.dev != nil {
+		if b.mapped != nil && b.host == nil {
+			vk.UnmapMemory(b.d.dev, b.mem)
+		}
+		if b.buf != nil {
+			vk.DestroyBuffer(b.d.dev, b.buf, nil)
+			b.buf = nil
+		}
+		if b.mem != nil {
+			vk.FreeMemory(b.d.dev, b.mem, nil)
+			b.mem = nil
+		}
 	}
-	if b.buf != nil {
-		vk.DestroyBuffer(b.d.dev, b.buf, nil)
-		b.buf = nil
-	}
-	if b.mem != nil {
-		vk.FreeMemory(b.d.dev, b.mem, nil)
-		b.mem = nil
-	}
+	b.mapped = nil
+	b.unmapHost()
 }
 
 // Upload copies data into device buffer dst through a staging buffer.

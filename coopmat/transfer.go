@@ -64,7 +64,10 @@ type Direction struct {
 	// Path names the path: "vulkan-mapped-copy.", the queue
 	// ("compute-queue"; "transfer-queue": a transfer-only family, the
 	// device's copy engines), "." and the host memory ("host-cached":
-	// HOST_CACHED, as pinned memory; "host-uncached": write-combined).
+	// HOST_CACHED, as pinned memory; "host-uncached": write-combined;
+	// "host-imported": memory we map, 2 MiB aligned and advised for
+	// transparent huge pages, imported through
+	// VK_EXT_external_memory_host).
 	Path string `json:"path"`
 	// Timing is how its copies were timed: GPU timestamps around each copy
 	// when the queue has them, else the host clock from submit until the
@@ -165,7 +168,7 @@ func transferBytes(want uint64, info DeviceInfo) (uint64, error) {
 // bulk is the buffers and the pre-recorded copies of the bulk measurement
 // on one queue: uploads from src (host memory of kind), downloads into back
 // (host-cached memory, which the host reads fast enough to check; src
-// itself when src is host-cached).
+// itself when src is cached, imported or not).
 type bulk struct {
 	d          *Device
 	q          *queue
@@ -183,14 +186,15 @@ type bulk struct {
 
 // measureBulk fills res's bulk figures: each direction on the queue and
 // from the host memory that moved it fastest. Uploads are tried from
-// host-cached memory (as pinned memory) and, where the device has it, from
+// host-cached memory (as pinned memory), where the device has it from
 // write-combined memory, which a copy reads without snooping the host's
-// caches.
+// caches, and where it imports host memory from memory we mapped in huge
+// pages (downloads too, when that memory is cached).
 func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, res *TransferResult) error {
 	for _, q := range d.queues() {
-		for _, cached := range []bool{true, false} {
-			up, down, checked, err := d.bulkOn(ctx, q, n, cached, o)
-			if errors.Is(err, errSameMemory) {
+		for _, k := range hostKinds {
+			up, down, checked, err := d.bulkOn(ctx, q, n, k, o)
+			if errors.Is(err, errNoHostMemory) {
 				continue
 			}
 			if err != nil {
@@ -208,15 +212,15 @@ func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, r
 	return nil
 }
 
-// errSameMemory says that the device has no uncached host memory: the
-// configuration would repeat the cached one.
-var errSameMemory = errors.New("no host memory of that kind")
+// errNoHostMemory says that the device has no host memory of the kind
+// asked for: no uncached memory (the configuration would repeat the cached
+// one), or no import of host memory.
+var errNoHostMemory = errors.New("no host memory of that kind")
 
-// bulkOn measures both directions on q, uploading from host-cached memory
-// or (cached false) uncached memory; without uncached memory it returns
-// errSameMemory.
-func (d *Device) bulkOn(ctx context.Context, q *queue, n uint64, cached bool, o TransferOptions) (up, down Direction, checked uint64, err error) {
-	b, err := d.newBulk(q, n, cached, o.tamper)
+// bulkOn measures both directions on q, uploading from host memory of kind
+// k; without such memory it returns errNoHostMemory.
+func (d *Device) bulkOn(ctx context.Context, q *queue, n uint64, k hostKind, o TransferOptions) (up, down Direction, checked uint64, err error) {
+	b, err := d.newBulk(q, n, k, o.tamper)
 	if err != nil {
 		return up, down, 0, err
 	}
@@ -252,25 +256,25 @@ func rates(n uint64, secs []float64) (schema.Stat, error) {
 
 // newBulk creates the buffers, timers and recorded copies; on error
 // nothing is left behind.
-func (d *Device) newBulk(q *queue, n uint64, cached bool, tamper func(string, []byte)) (*bulk, error) {
+func (d *Device) newBulk(q *queue, n uint64, k hostKind, tamper func(string, []byte)) (*bulk, error) {
 	b := &bulk{d: d, q: q, n: n, tamper: tamper}
-	if err := b.create(cached); err != nil {
+	if err := b.create(k); err != nil {
 		b.release()
 		return nil, err
 	}
 	return b, nil
 }
 
-func (b *bulk) create(cached bool) error {
+func (b *bulk) create(k hostKind) error {
 	var err error
-	if b.src, b.kind, err = b.d.newMappedBuffer(b.n, cached); err != nil {
+	if b.src, b.kind, err = b.d.newHostBuffer(b.n, k); err != nil {
 		return fmt.Errorf("host buffer: %w", err)
 	}
 	b.back, b.into = b.src, b.kind
-	if !cached {
-		if b.kind.cached {
-			return errSameMemory
-		}
+	if k == hostUncached && b.kind.cached {
+		return errNoHostMemory
+	}
+	if !b.kind.cached {
 		if b.back, b.into, err = b.d.newMappedBuffer(b.n, true); err != nil {
 			return fmt.Errorf("readback buffer: %w", err)
 		}

@@ -3,7 +3,9 @@ package coopmat
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -11,20 +13,6 @@ import (
 	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
-
-// hostMemory is the memory type of a mapped host buffer.
-type hostMemory struct {
-	index  uint32
-	cached bool
-}
-
-// name is "host-cached" or "host-uncached".
-func (m hostMemory) name() string {
-	if m.cached {
-		return "host-cached"
-	}
-	return "host-uncached"
-}
 
 // hostType picks a HOST_VISIBLE|HOST_COHERENT memory type allowed by bits:
 // one that is not device-local when any is (system memory, so that a copy
@@ -68,13 +56,13 @@ func (d *Device) newMappedBuffer(size uint64, cached bool) (*Buffer, hostMemory,
 // chosen by hostType.
 func (b *Buffer) createMapped(cached bool) (hostMemory, error) {
 	var m hostMemory
-	err := b.allocate(vk.BufferUsageTransferSrcBit|vk.BufferUsageTransferDstBit, func(bits uint32) (uint32, error) {
+	err := b.allocate(hostUsage, func(bits uint32) (uint32, error) {
 		var ok bool
 		if m, ok = b.d.hostType(bits, cached); !ok {
 			return 0, fmt.Errorf("vulkan: no host-visible, coherent memory type for buffer")
 		}
 		return m.index, nil
-	}, true)
+	}, true, nil)
 	return m, err
 }
 
@@ -234,7 +222,8 @@ func (u *uploader) methods(pinned bool) []latencyMethod {
 }
 
 // create makes the buffers and records the copies: a staging buffer of
-// cached and of uncached memory when the device has both, else one.
+// each host memory kind the device has (cached; uncached where it differs;
+// imported where the device imports host memory).
 func (u *uploader) create() error {
 	for range uploadSlots {
 		b, err := u.d.NewBuffer(latencyUploadBytes, false)
@@ -247,8 +236,8 @@ func (u *uploader) create() error {
 	if u.back, _, err = u.d.newMappedBuffer(uploadSlots*latencyUploadBytes, true); err != nil {
 		return err
 	}
-	for _, cached := range []bool{true, false} {
-		if err := u.addStage(cached); err != nil {
+	for _, k := range hostKinds {
+		if err := u.addStage(k); err != nil {
 			return err
 		}
 	}
@@ -262,15 +251,18 @@ func (u *uploader) create() error {
 	})
 }
 
-// addStage adds a staging buffer of the memory hostType picks for cached,
-// unless it is the kind already added, and records its copies on every
-// queue.
-func (u *uploader) addStage(cached bool) error {
-	st, k, err := u.d.newMappedBuffer(latencyUploadBytes, cached)
+// addStage adds a staging buffer of host memory of kind hk, unless the
+// device has none or it is memory already added, and records its copies on
+// every queue.
+func (u *uploader) addStage(hk hostKind) error {
+	st, k, err := u.d.newHostBuffer(latencyUploadBytes, hk)
+	if errors.Is(err, errNoHostMemory) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if len(u.kinds) > 0 && u.kinds[0] == k {
+	if slices.Contains(u.kinds, k) {
 		st.Release()
 		return nil
 	}

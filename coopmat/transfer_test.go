@@ -3,6 +3,7 @@ package coopmat
 import (
 	"context"
 	"errors"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -217,9 +218,11 @@ func TestMeasureTransferCancelled(t *testing.T) {
 	}
 }
 
-// TestTransferPathsFullSize logs the bulk host link on every queue at the
-// default size and every 1 MiB upload method's median, for a look at how a
-// device's queues differ. It runs only with -coopmat.transfer.
+// TestTransferPathsFullSize logs the bulk host link on every queue from
+// every host memory kind at sizes up to the default, and every 1 MiB upload
+// method's median, for a look at how a device's queues and host memory
+// differ; for imported host memory, also how much of it the kernel backed
+// with transparent huge pages. It runs only with -coopmat.transfer.
 func TestTransferPathsFullSize(t *testing.T) {
 	if !*flagLink {
 		t.Skip("pass -coopmat.transfer")
@@ -229,11 +232,12 @@ func TestTransferPathsFullSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logImport(t, d, n)
 	for _, size := range []uint64{1 << 20, 4 << 20, 16 << 20, 64 << 20, n} {
 		for _, q := range d.queues() {
-			for _, cached := range []bool{true, false} {
-				up, down, _, err := d.bulkOn(t.Context(), q, size, cached, TransferOptions{})
-				if errors.Is(err, errSameMemory) {
+			for _, k := range hostKinds {
+				up, down, _, err := d.bulkOn(t.Context(), q, size, k, TransferOptions{})
+				if errors.Is(err, errNoHostMemory) {
 					continue
 				}
 				if err != nil {
@@ -267,6 +271,26 @@ func TestTransferPathsFullSize(t *testing.T) {
 	if err := u.check(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// logImport logs whether d imports host memory and, if so, how much of an
+// n-byte imported buffer is in transparent huge pages.
+func logImport(t *testing.T, d *Device, n uint64) {
+	align, ok := d.hostImportAlign()
+	thp, _ := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	t.Logf("%s listed %v, host import offered %v (minImportedHostPointerAlignment %d), page %d bytes, THP %q",
+		extExternalMemoryHost, d.Info.HasExtension(extExternalMemoryHost), ok, align, os.Getpagesize(), strings.TrimSpace(string(thp)))
+	if !ok {
+		return
+	}
+	b, m, err := d.newImportedBuffer(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	flags := d.memory.MemoryTypes[m.index].PropertyFlags
+	t.Logf("%d MiB imported at %#x as memory type %d (flags %#x, cached %v): %d KiB in huge pages", n>>20,
+		uintptr(b.mapped), m.index, flags, m.cached, anonHugeKiB(uint64(uintptr(b.mapped))))
 }
 
 // TestSplitCopyExploration times one copy split in halves over the compute

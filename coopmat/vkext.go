@@ -7,8 +7,8 @@ package coopmat
 // ourselves rather than depending on new Vulkan headers: the *2 feature and
 // property chains, VK_KHR_cooperative_matrix, VK_KHR_shader_bfloat16,
 // VK_KHR_shader_integer_dot_product, VK_EXT_pci_bus_info,
-// VK_EXT_memory_budget, the driver properties and the device groups.
-// Callers check the extension list before any extension function is called.
+// VK_EXT_memory_budget, the driver properties, the device groups and the
+// import of host memory (VK_EXT_external_memory_host). Callers check the extension list before any extension function is called.
 
 /*
 #cgo LDFLAGS: -ldl
@@ -51,6 +51,19 @@ typedef struct {
 } cmCoopMatProps;
 typedef struct { uint32_t sType; void* pNext; uint32_t count; void* devices[32]; uint32_t subsetAllocation; } cmGroupProps;
 
+typedef void (*cmPFNExtBuffer)(void* pd, void* info, void* props);
+typedef void* (*cmPFNGetDeviceProcAddr)(void* device, const char* name);
+typedef int32_t (*cmPFNHostPointer)(void* device, uint32_t handleType, void* ptr, void* props);
+static void cm_ext_buffer(void* fn, void* pd, void* info, void* p) { ((cmPFNExtBuffer)fn)(pd, info, p); }
+static void* cm_dproc(void* gdpa, void* dev, const char* name) { return ((cmPFNGetDeviceProcAddr)gdpa)(dev, name); }
+static int32_t cm_host_ptr(void* fn, void* dev, uint32_t t, void* ptr, void* p) { return ((cmPFNHostPointer)fn)(dev, t, ptr, p); }
+typedef struct { uint32_t sType; void* pNext; uint64_t minAlign; } cmHostImportProps;
+typedef struct { uint32_t sType; void* pNext; uint32_t flags, usage, handleType; } cmExtBufferInfo;
+typedef struct { uint32_t sType; void* pNext; uint32_t features, exportFrom, compatible; } cmExtBufferProps;
+typedef struct { uint32_t sType; void* pNext; uint32_t memoryTypeBits; } cmHostPointerProps;
+typedef struct { uint32_t sType; void* pNext; uint32_t handleTypes; } cmExtMemBufferInfo;
+typedef struct { uint32_t sType; void* pNext; uint32_t handleType; void* hostPointer; } cmImportHostInfo;
+
 // cm_link chains the non-NULL structures after head, in order.
 static void cm_link(void* head, void** next, int n) {
 	cmHeader* h = (cmHeader*)head;
@@ -91,6 +104,16 @@ const (
 	sTypeCoopMatFeatures  = 1000506000
 	sTypeCoopMatProps     = 1000506001
 	sTypeGroupProps       = 1000070000
+	sTypeExtBufferInfo    = 1000071002
+	sTypeExtBufferProps   = 1000071003
+	sTypeExtMemBufferInfo = 1000072000
+	sTypeImportHostInfo   = 1000178000
+	sTypeHostPointerProps = 1000178001
+	sTypeHostImportProps  = 1000178002
+	// handleHostAllocation is VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT.
+	handleHostAllocation = 0x80
+	// memoryImportable is VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT.
+	memoryImportable = 0x4
 )
 
 // Core VkPhysicalDeviceFeatures members we enable, as indexes of VkBool32s.
@@ -120,6 +143,7 @@ var loader = sync.OnceValues(func() (unsafe.Pointer, error) {
 // ext holds the instance-level entry points vulkan-go lacks.
 type ext struct {
 	features2, properties2, memProperties2, coopProps, groups unsafe.Pointer
+	externalBuffer, deviceProcAddr                            unsafe.Pointer
 }
 
 func procAddr(gipa unsafe.Pointer, inst vk.Instance, name string) unsafe.Pointer {
@@ -135,6 +159,8 @@ func loadExt(gipa unsafe.Pointer, inst vk.Instance) (ext, error) {
 		memProperties2: procAddr(gipa, inst, "vkGetPhysicalDeviceMemoryProperties2"),
 		coopProps:      procAddr(gipa, inst, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"),
 		groups:         procAddr(gipa, inst, "vkEnumeratePhysicalDeviceGroups"),
+		externalBuffer: procAddr(gipa, inst, "vkGetPhysicalDeviceExternalBufferProperties"),
+		deviceProcAddr: procAddr(gipa, inst, "vkGetDeviceProcAddr"),
 	}
 	if e.features2 == nil || e.properties2 == nil || e.memProperties2 == nil {
 		return e, errors.New("vulkan: vkGetPhysicalDevice*2 missing: a Vulkan 1.1 loader is required")
@@ -405,3 +431,57 @@ func newDeviceChain(has map[uint32]bool, want featureSet) deviceChain {
 
 func (d deviceChain) pointer() unsafe.Pointer { return unsafe.Pointer(d.c.f2) }
 func (d deviceChain) free()                   { d.c.free() }
+
+// queryHostImport returns minImportedHostPointerAlignment in bytes and
+// whether a buffer with usage can import host allocations; the caller has
+// checked that VK_EXT_external_memory_host is present.
+func (e ext) queryHostImport(pd vk.PhysicalDevice, usage vk.BufferUsageFlagBits) (align uint64, importable bool) {
+	p2, hp := newC[C.cmProperties2](), newC[C.cmHostImportProps]()
+	defer C.free(unsafe.Pointer(p2))
+	defer C.free(unsafe.Pointer(hp))
+	p2.sType, hp.sType = sTypeProperties2, sTypeHostImportProps
+	link(unsafe.Pointer(p2), []unsafe.Pointer{unsafe.Pointer(hp)})
+	C.cm_phys2(e.properties2, unsafe.Pointer(pd), unsafe.Pointer(p2))
+	if e.externalBuffer == nil {
+		return uint64(hp.minAlign), false
+	}
+	info, props := newC[C.cmExtBufferInfo](), newC[C.cmExtBufferProps]()
+	defer C.free(unsafe.Pointer(info))
+	defer C.free(unsafe.Pointer(props))
+	info.sType, info.usage, info.handleType = sTypeExtBufferInfo, C.uint32_t(usage), handleHostAllocation
+	props.sType = sTypeExtBufferProps
+	C.cm_ext_buffer(e.externalBuffer, unsafe.Pointer(pd), unsafe.Pointer(info), unsafe.Pointer(props))
+	return uint64(hp.minAlign), props.features&memoryImportable != 0
+}
+
+// hostPointerTypes calls vkGetMemoryHostPointerPropertiesEXT and returns
+// the memory types host memory at ptr may be imported as; the caller has
+// enabled VK_EXT_external_memory_host on dev.
+func (e ext) hostPointerTypes(dev vk.Device, ptr unsafe.Pointer) (uint32, error) {
+	name := C.CString("vkGetMemoryHostPointerPropertiesEXT")
+	defer C.free(unsafe.Pointer(name))
+	var fn unsafe.Pointer
+	if e.deviceProcAddr != nil {
+		fn = C.cm_dproc(e.deviceProcAddr, unsafe.Pointer(dev), name)
+	}
+	if fn == nil {
+		return 0, fmt.Errorf("vulkan: vkGetMemoryHostPointerPropertiesEXT not loaded: %w", ErrExtensionMissing)
+	}
+	p := newC[C.cmHostPointerProps]()
+	defer C.free(unsafe.Pointer(p))
+	p.sType = sTypeHostPointerProps
+	if r := vk.Result(C.cm_host_ptr(fn, unsafe.Pointer(dev), handleHostAllocation, ptr, unsafe.Pointer(p))); r != vk.Success {
+		return 0, fmt.Errorf("vulkan: vkGetMemoryHostPointerPropertiesEXT: %w", vk.Error(r))
+	}
+	return uint32(p.memoryTypeBits), nil
+}
+
+// importChains returns, in C memory, the VkExternalMemoryBufferCreateInfo
+// to chain to vkCreateBuffer and the VkImportMemoryHostPointerInfoEXT of
+// ptr to chain to vkAllocateMemory (host allocations both); free frees them.
+func importChains(ptr unsafe.Pointer) (buffer, memory unsafe.Pointer, free func()) {
+	b, m := newC[C.cmExtMemBufferInfo](), newC[C.cmImportHostInfo]()
+	b.sType, b.handleTypes = sTypeExtMemBufferInfo, handleHostAllocation
+	m.sType, m.handleType, m.hostPointer = sTypeImportHostInfo, handleHostAllocation, ptr
+	return unsafe.Pointer(b), unsafe.Pointer(m), func() { C.free(unsafe.Pointer(b)); C.free(unsafe.Pointer(m)) }
+}
