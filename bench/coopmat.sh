@@ -12,14 +12,21 @@
 # Compare ratios, not absolute figures, across runs.
 #
 # Output in $OUT (or ./bench-out): coopmat-env.txt, coopmat.log (every search
-# line and RESULT), coopmat-table.md; with APPRAISE=1 also appraise-coopmat.json.
+# line and RESULT), coopmat-table.md, coopmat-smi.csv (SM clock, power and
+# throttle reasons every 200 ms while the tests run, to tell a kernel held
+# back by the power cap from a slow one); with APPRAISE=1 also
+# appraise-coopmat.json.
 set -uo pipefail
 out=${OUT:-bench-out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,power.draw --format=csv >"$out/coopmat-env.txt" 2>&1
 
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+	--format=csv -lms 200 >"$out/coopmat-smi.csv" 2>&1 &
+smi=$!
 bin/coopmat.test -test.run '^TestRunCoopMat$' -test.v -test.timeout 30m -coopmat.size=8192 "$@" 2>&1 | tee "$out/coopmat.log"
 echo "coopmat.test rc=${PIPESTATUS[0]}" >>"$out/coopmat-env.txt"
+kill "$smi"
 
 if [ "${APPRAISE:-0}" = 1 ]; then
 	export APPRAISE_KEY_DIR=/tmp/k APPRAISE_PASSPHRASE=x

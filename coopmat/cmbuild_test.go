@@ -44,6 +44,26 @@ func TestCoopCandidatesBuild(t *testing.T) {
 	}
 }
 
+// TestCoopDiagTilesBuild builds every diagnostic kernel -coopmat.variants
+// times, so that the flag-gated path cannot rot unseen.
+func TestCoopDiagTilesBuild(t *testing.T) {
+	for _, s := range testShapes {
+		for _, dt := range diagTiles(s) {
+			for _, k := range dt.kinds {
+				l := newLayout(dt.tile, s, 32)
+				l.variant = k.v
+				if err := l.check(1024, 1024, 1024, h200Limits); err != nil {
+					t.Errorf("%v %v: %v", s, dt.tile, err)
+					continue
+				}
+				if _, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024); err != nil {
+					t.Errorf("%v %v %s: %v", s, dt.tile, k.name, err)
+				}
+			}
+		}
+	}
+}
+
 func TestCoopDefaultBLayout(t *testing.T) {
 	for _, s := range testShapes {
 		for _, tile := range coopCandidates(s, 32) {
@@ -56,10 +76,11 @@ func TestCoopDefaultBLayout(t *testing.T) {
 
 func TestCoopTileString(t *testing.T) {
 	for tile, want := range map[CoopTile]string{
-		{WM: 2, WN: 2, TM: 4, TN: 4, BK: 64}:                                           "wg2x2 t4x4 bk64",
-		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, Prefetch: 2, BRowMajor: true}:             "wg2x4 t8x4 bk32 p2 brow",
-		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, BRowMajor: true}:               "wg2x4 t8x4 bk16 s2 brow",
-		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, Prefetch: 1, BRowMajor: false}: "wg2x4 t8x4 bk16 s2",
+		{WM: 2, WN: 2, TM: 4, TN: 4, BK: 64}:                                                   "wg2x2 t4x4 bk64",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, Prefetch: 2, BRowMajor: true}:                     "wg2x4 t8x4 bk32 p2 brow",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, BRowMajor: true}:                       "wg2x4 t8x4 bk16 s2 brow",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, Prefetch: 1, BRowMajor: false}:         "wg2x4 t8x4 bk16 s2",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true, EarlyLoad: true, ReadOnly: true}: "wg2x4 t8x4 bk32 brow early ro",
 	} {
 		if got := tile.String(); got != want {
 			t.Errorf("%+v.String() = %q, want %q", tile, got, want)

@@ -98,7 +98,9 @@ type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
 // which need the least shared memory. What never won there stays out:
 // two shared buffers (with 48 KiB per workgroup they halve the K step: fp16
 // 256×256 ran 297 against 334 TFLOP/s at 4096³), two-step prefetch (332
-// against 368 at 8192³) and sixteen-subgroup workgroups (353 against 368).
+// against 368 at 8192³), sixteen-subgroup workgroups (353 against 368) and
+// 256×128 blocks of four 128×64 subgroups, two per multiprocessor, which
+// stage 1.5 times the bytes per flop (284-288 against 375-388 at 8192³).
 var defaultSpecs = []candidateSpec{
 	{2, 2, 64, 64, 64, 1}, {2, 2, 64, 64, 128, 1},
 	{2, 4, 64, 64, 64, 1},
