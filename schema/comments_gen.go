@@ -139,6 +139,7 @@ var commentMap = map[string]string{
 	"github.com/everycycle/appraise/schema.PrecisionThroughput.AccumulatorType":   "AccumulatorType is the element type results accumulate in.",
 	"github.com/everycycle/appraise/schema.PrecisionThroughput.Check":             "Check is the reference check the output passed.",
 	"github.com/everycycle/appraise/schema.PrecisionThroughput.InputType":         "InputType is the element type of the operands, e.g. \"fp32\", \"fp16\",\n\"bf16\", \"int32\", \"int8\", \"uint8\", \"fp8_e4m3\".",
+	"github.com/everycycle/appraise/schema.PrecisionThroughput.Kernel":            "Kernel names the kernel form of a vector figure where the probe\nmeasures several and keeps the fastest checked one (e.g. \"fma-loaded\nlocal=256 chains=8 lanes=4 unroll=8\": how a driver packs fp16 FMAs\ndepends on how they are written).",
 	"github.com/everycycle/appraise/schema.PrecisionThroughput.MatrixEngine":      "MatrixEngine is true only when a matrix-engine kernel (cooperative\nmatrix or equivalent) ran and passed its check; vector-ALU figures\nsay false.",
 	"github.com/everycycle/appraise/schema.PrecisionThroughput.OpCounting":        "OpCounting states the counting rule, e.g. \"fma=2\", \"dot4=8\", \"gemm=2mnk\".",
 	"github.com/everycycle/appraise/schema.PrecisionThroughput.Operation":         "Operation is the measured kind of work: \"fma\" (vector multiply-add),\n\"dot4\" (packed 4-wide dot product), \"gemm\" (matrix multiply).",

@@ -138,6 +138,9 @@ func precision(r coopmat.Result, op, counting string) schema.PrecisionThroughput
 		Timing:          r.Timing,
 		Check:           rawCheck(r.Check),
 	}
+	if !r.MatrixEngine {
+		p.Kernel = r.Tile
+	}
 	if r.MatrixEngine {
 		p.Shape = &schema.MatrixShape{M: int(r.Shape.M), N: int(r.Shape.N), K: int(r.Shape.K), Scope: r.Shape.Scope.String(),
 			ProblemM: int(r.Problem.M), ProblemN: int(r.Problem.N), ProblemK: int(r.Problem.K),
