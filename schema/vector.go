@@ -106,10 +106,10 @@ type PrecisionThroughput struct {
 	OpCounting string `json:"op_counting" validate:"required,max=64"`
 	// Shape is the matrix shape used, for matrix-engine figures.
 	Shape *MatrixShape `json:"shape,omitempty" validate:"omitempty"`
-	// Kernel names the kernel form of a vector figure where the probe
-	// measures several and keeps the fastest checked one (e.g. "fma-loaded
-	// local=256 chains=8 lanes=4 unroll=8": how a driver packs fp16 FMAs
-	// depends on how they are written).
+	// Kernel names the configuration of a raw-Vulkan vector kernel and,
+	// where the probe measures several forms and keeps the fastest checked
+	// one, the form (e.g. "fma-loaded local=256 chains=8 lanes=4 unroll=8":
+	// how a driver packs fp16 FMAs depends on how they are written).
 	Kernel string `json:"kernel,omitempty" validate:"max=64"`
 	// Probe is the name of the probe that measured it.
 	Probe string `json:"probe" validate:"required,ident"`
