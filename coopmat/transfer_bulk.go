@@ -1,0 +1,251 @@
+package coopmat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/everycycle/appraise/internal/stats"
+	"github.com/everycycle/appraise/schema"
+)
+
+// bulk is the buffers and the pre-recorded copies of the bulk measurement
+// on one queue: uploads from src (host memory of kind), downloads into back
+// (host-cached memory, which the host reads fast enough to check; src
+// itself when src is cached, imported or not).
+type bulk struct {
+	d          *Device
+	q          *queue
+	n          uint64
+	src, back  *Buffer
+	dev        *Buffer
+	kind, into hostMemory
+	up, down   *commands
+	warm       *commands
+	upT, downT *timer
+	tamper     func(string, []byte)
+	round      uint32
+	checked    uint64
+}
+
+// measureBulk fills res's bulk figures: each direction on the queue and
+// from the host memory that moved it fastest. Uploads are tried from
+// host-cached memory (as pinned memory), where the device has it from
+// write-combined memory, which a copy reads without snooping the host's
+// caches, and where it imports host memory from memory we mapped in huge
+// pages (downloads too, when that memory is cached).
+func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, res *TransferResult) error {
+	for _, q := range d.queues() {
+		for _, k := range hostKinds {
+			up, down, checked, err := d.bulkOn(ctx, q, n, k, o)
+			if errors.Is(err, errNoHostMemory) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			if up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
+				res.HostToDevice = up
+			}
+			if down.BytesPerS.Median > res.DeviceToHost.BytesPerS.Median {
+				res.DeviceToHost = down
+			}
+			res.CheckedWords += checked
+		}
+	}
+	return nil
+}
+
+// errNoHostMemory says that the device has no host memory of the kind
+// asked for: no uncached memory (the configuration would repeat the cached
+// one), or no import of host memory.
+var errNoHostMemory = errors.New("no host memory of that kind")
+
+// bulkOn measures both directions on q, uploading from host memory of kind
+// k; without such memory it returns errNoHostMemory.
+func (d *Device) bulkOn(ctx context.Context, q *queue, n uint64, k hostKind, o TransferOptions) (up, down Direction, checked uint64, err error) {
+	b, err := d.newBulk(q, n, k, o.tamper)
+	if err != nil {
+		return up, down, 0, err
+	}
+	defer b.release()
+	samples := transferSamples
+	if o.Quick {
+		samples = transferQuickSamples
+	}
+	ups, downs, err := b.sample(ctx, samples)
+	if err != nil {
+		return up, down, 0, err
+	}
+	prefix := transferPathPrefix + q.name + "."
+	up = Direction{Path: prefix + b.kind.name(), Timing: b.upT.method()}
+	down = Direction{Path: prefix + b.into.name(), Timing: b.downT.method()}
+	if up.BytesPerS, err = rates(n, ups); err != nil {
+		return up, down, 0, fmt.Errorf("host to device: %w", err)
+	}
+	if down.BytesPerS, err = rates(n, downs); err != nil {
+		return up, down, 0, fmt.Errorf("device to host: %w", err)
+	}
+	return up, down, b.checked, nil
+}
+
+// rates summarises per-sample seconds of n-byte transfers as bytes/s.
+func rates(n uint64, secs []float64) (schema.Stat, error) {
+	r := make([]float64, len(secs))
+	for i, s := range secs {
+		r[i] = float64(n) / s
+	}
+	return stats.Summarize(r)
+}
+
+// newBulk creates the buffers, timers and recorded copies; on error
+// nothing is left behind.
+func (d *Device) newBulk(q *queue, n uint64, k hostKind, tamper func(string, []byte)) (*bulk, error) {
+	b := &bulk{d: d, q: q, n: n, tamper: tamper}
+	if err := b.create(k); err != nil {
+		b.release()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *bulk) create(k hostKind) error {
+	var err error
+	if b.src, b.kind, err = b.d.newHostBuffer(b.n, k); err != nil {
+		return fmt.Errorf("host buffer: %w", err)
+	}
+	b.back, b.into = b.src, b.kind
+	if k == hostUncached && b.kind.cached {
+		return errNoHostMemory
+	}
+	if !b.kind.cached {
+		if b.back, b.into, err = b.d.newMappedBuffer(b.n, true); err != nil {
+			return fmt.Errorf("readback buffer: %w", err)
+		}
+	}
+	if b.dev, err = b.d.NewBuffer(b.n, false); err != nil {
+		return fmt.Errorf("device buffer: %w", err)
+	}
+	if b.upT, err = b.d.newTimerOn(b.q, 2); err != nil {
+		return err
+	}
+	if b.downT, err = b.d.newTimerOn(b.q, 2); err != nil {
+		return err
+	}
+	for _, c := range []**commands{&b.up, &b.down, &b.warm} {
+		if *c, err = b.d.newCommandsOn(b.q); err != nil {
+			return err
+		}
+	}
+	return b.record()
+}
+
+// record records the timed upload, the timed download and the warm-up
+// round trips.
+func (b *bulk) record() error {
+	err := b.up.record(func(cb vk.CommandBuffer) { b.copy(cb, b.upT, b.src, b.dev) })
+	if err == nil {
+		err = b.down.record(func(cb vk.CommandBuffer) { b.copy(cb, b.downT, b.dev, b.back) })
+	}
+	if err == nil {
+		err = b.warm.record(func(cb vk.CommandBuffer) {
+			for range transferWarmCopies {
+				b.copy(cb, nil, b.src, b.dev)
+				b.copy(cb, nil, b.dev, b.back)
+			}
+		})
+	}
+	return err
+}
+
+// copy records a whole-buffer copy after every earlier transfer, and makes
+// it visible to later transfers and to the host; with a timer t (nil for
+// none), between its timestamps 0 and 1.
+func (b *bulk) copy(cb vk.CommandBuffer, t *timer, src, dst *Buffer) {
+	t.reset(cb)
+	memoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
+		vk.PipelineStageTransferBit, vk.PipelineStageTransferBit)
+	t.stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+	vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(b.n)}})
+	t.stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+	memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
+		vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit)
+}
+
+func (b *bulk) release() {
+	b.warm.release()
+	b.down.release()
+	b.up.release()
+	b.downT.release()
+	b.upT.release()
+	b.dev.Release()
+	if b.back != b.src {
+		b.back.Release()
+	}
+	b.src.Release()
+}
+
+// sample warms the link for MinWarmup, then runs n checked rounds and
+// returns each round's upload and download seconds.
+func (b *bulk) sample(ctx context.Context, n int) (ups, downs []float64, err error) {
+	if err := warmUp(ctx, MinWarmup, func() error { _, err := b.warm.submit(); return err }); err != nil {
+		return nil, nil, fmt.Errorf("warm-up: %w", err)
+	}
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		up, down, err := b.roundTrip()
+		if err != nil {
+			return nil, nil, err
+		}
+		ups, downs = append(ups, up), append(downs, down)
+	}
+	return ups, downs, nil
+}
+
+// roundTrip writes a new pattern into the source buffer, times its
+// upload, poisons the readback buffer, times the download of the device's
+// copy into it and compares every word with the pattern.
+func (b *bulk) roundTrip() (up, down float64, err error) {
+	b.round++
+	fillPattern(b.src.words(), b.round)
+	if up, err = timedSubmit(b.up, b.upT); err != nil {
+		return 0, 0, fmt.Errorf("host to device: %w", err)
+	}
+	words := b.back.words()
+	fillWord(words, poisonWord)
+	if down, err = timedSubmit(b.down, b.downT); err != nil {
+		return 0, 0, fmt.Errorf("device to host: %w", err)
+	}
+	if b.tamper != nil {
+		b.tamper("transfer", b.back.Bytes())
+	}
+	if err := checkPattern(words, b.round); err != nil {
+		return 0, 0, fmt.Errorf("round %d, after host to device and back: %w", b.round, err)
+	}
+	b.checked += uint64(len(words))
+	return up, down, nil
+}
+
+// timedSubmit runs c and returns its duration: from t's timestamps when it
+// has them, else the host's time from submit until the fence.
+func timedSubmit(c *commands, t *timer) (float64, error) {
+	if err := t.prepare(); err != nil {
+		return 0, err
+	}
+	host, err := c.submit()
+	if err != nil {
+		return 0, err
+	}
+	if t.pool == nil {
+		return host.Seconds(), nil
+	}
+	secs, err := t.intervals(2)
+	if err != nil {
+		return 0, err
+	}
+	return secs[0], nil
+}
