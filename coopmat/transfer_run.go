@@ -84,11 +84,10 @@ const (
 // fastestLatency tries every method and samples the one with the lowest
 // median: latencyWarm discarded runs, then n timed ones. The trial and the
 // samples each follow MinWarmup of sustained runs (round robin over the
-// methods, then of the chosen one): a GPU idling between probes runs its
-// first short operations at low clocks. On an H200, after 250 ms of
-// copies, a 1 MiB copy took 32–51 µs of GPU time (by queue and host
-// memory), while the pinned upload warmed by latencyWarm runs only took
-// 69–76 µs from submit to fence, of which an empty submit is about 18.
+// methods, then of the chosen one), as every probe does: a GPU idling
+// between probes runs short operations at low clocks. (On an H200 it did
+// not shorten the 1 MiB upload, 69–76 µs without it and 71–82 µs with it:
+// there the time is in the copy itself, 46–51 µs by GPU timestamps.)
 func fastestLatency(ctx context.Context, ms []latencyMethod, quick bool) (latencyMethod, schema.Stat, error) {
 	runs, n := latencyTrialRuns, latencySamples
 	if quick {
