@@ -83,18 +83,89 @@ func (c *commands) record(fn func(cb vk.CommandBuffer)) error {
 // submit runs the recorded commands and waits; it returns the host time from
 // submit until the fence signalled.
 func (c *commands) submit() (time.Duration, error) {
-	if r := vk.ResetFences(c.d.dev, 1, []vk.Fence{c.fence}); r != vk.Success {
-		return 0, fmt.Errorf("vulkan: vkResetFences: %w", vk.Error(r))
+	if err := c.resetFence(); err != nil {
+		return 0, err
 	}
-	si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
 	start := time.Now()
-	if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
-		return 0, fmt.Errorf("vulkan: vkQueueSubmit: %w", vk.Error(r))
+	if err := c.enqueue(); err != nil {
+		return 0, err
 	}
-	if r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r != vk.Success {
-		return 0, fmt.Errorf("vulkan: vkWaitForFences: %w", vk.Error(r))
+	if err := c.wait(fenceBlock); err != nil {
+		return 0, err
 	}
 	return time.Since(start), nil
+}
+
+// issue resets c's fence, submits c's recorded commands and waits for the
+// fence the way w says.
+func (c *commands) issue(w fenceWait) error {
+	if err := c.resetFence(); err != nil {
+		return err
+	}
+	if err := c.enqueue(); err != nil {
+		return err
+	}
+	return c.wait(w)
+}
+
+func (c *commands) resetFence() error {
+	if r := vk.ResetFences(c.d.dev, 1, []vk.Fence{c.fence}); r != vk.Success {
+		return fmt.Errorf("vulkan: vkResetFences: %w", vk.Error(r))
+	}
+	return nil
+}
+
+// enqueue submits c's recorded commands to its queue, signalling c's fence
+// (reset it first).
+func (c *commands) enqueue() error {
+	si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
+	if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
+		return fmt.Errorf("vulkan: vkQueueSubmit: %w", vk.Error(r))
+	}
+	return nil
+}
+
+// fenceWait is how the host waits for a fence.
+type fenceWait int
+
+const (
+	fenceBlock fenceWait = iota // vkWaitForFences
+	fenceSpin                   // vkGetFenceStatus until signalled
+)
+
+func (w fenceWait) String() string {
+	if w == fenceSpin {
+		return "fence-spin"
+	}
+	return "fence-wait"
+}
+
+// wait waits for c's fence the way w says, for at most fenceTimeout.
+func (c *commands) wait(w fenceWait) error {
+	if w == fenceSpin {
+		return c.spin()
+	}
+	if r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r != vk.Success {
+		return fmt.Errorf("vulkan: vkWaitForFences: %w", vk.Error(r))
+	}
+	return nil
+}
+
+// spin polls c's fence until it signals, for at most fenceTimeout.
+func (c *commands) spin() error {
+	start := time.Now()
+	for i := 0; ; i++ {
+		switch r := vk.GetFenceStatus(c.d.dev, c.fence); r {
+		case vk.Success:
+			return nil
+		case vk.NotReady:
+			if i%1024 == 1023 && time.Since(start) > time.Duration(fenceTimeout) {
+				return fmt.Errorf("vulkan: vkGetFenceStatus: not signalled after %v", time.Duration(fenceTimeout))
+			}
+		default:
+			return fmt.Errorf("vulkan: vkGetFenceStatus: %w", vk.Error(r))
+		}
+	}
 }
 
 // submitOnce records fn into a fresh command buffer, runs it and waits.

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 	"unsafe"
-
-	vk "github.com/vulkan-go/vulkan"
 
 	"github.com/everycycle/appraise/schema"
 )
@@ -237,55 +234,4 @@ func parallel(n int, fn func(lo, hi int) error) error {
 		}
 	}
 	return nil
-}
-
-// fenceWait is how the host waits for a fence.
-type fenceWait int
-
-const (
-	fenceBlock fenceWait = iota // vkWaitForFences
-	fenceSpin                   // vkGetFenceStatus until signalled
-)
-
-func (w fenceWait) String() string {
-	if w == fenceSpin {
-		return "fence-spin"
-	}
-	return "fence-wait"
-}
-
-// issue resets c's fence, submits c's recorded commands and waits for the
-// fence the way w says.
-func (c *commands) issue(w fenceWait) error {
-	if r := vk.ResetFences(c.d.dev, 1, []vk.Fence{c.fence}); r != vk.Success {
-		return fmt.Errorf("vulkan: vkResetFences: %w", vk.Error(r))
-	}
-	si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
-	if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
-		return fmt.Errorf("vulkan: vkQueueSubmit: %w", vk.Error(r))
-	}
-	if w == fenceSpin {
-		return c.spin()
-	}
-	if r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r != vk.Success {
-		return fmt.Errorf("vulkan: vkWaitForFences: %w", vk.Error(r))
-	}
-	return nil
-}
-
-// spin polls c's fence until it signals, for at most fenceTimeout.
-func (c *commands) spin() error {
-	start := time.Now()
-	for i := 0; ; i++ {
-		switch r := vk.GetFenceStatus(c.d.dev, c.fence); r {
-		case vk.Success:
-			return nil
-		case vk.NotReady:
-			if i%1024 == 1023 && time.Since(start) > time.Duration(fenceTimeout) {
-				return fmt.Errorf("vulkan: vkGetFenceStatus: not signalled after %v", time.Duration(fenceTimeout))
-			}
-		default:
-			return fmt.Errorf("vulkan: vkGetFenceStatus: %w", vk.Error(r))
-		}
-	}
 }

@@ -341,10 +341,11 @@ func TestSplitCopyExploration(t *testing.T) {
 		both := func(pair [2]*commands) float64 {
 			start := time.Now()
 			for _, c := range pair {
-				vk.ResetFences(d.dev, 1, []vk.Fence{c.fence})
-				si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
-				if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
-					t.Fatalf("submit: %v", vk.Error(r))
+				if err := c.resetFence(); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.enqueue(); err != nil {
+					t.Fatal(err)
 				}
 			}
 			for _, c := range pair {
