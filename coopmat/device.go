@@ -240,15 +240,7 @@ func queueFamilies(pd vk.PhysicalDevice) []vk.QueueFamilyProperties {
 // computeFamily picks a queue family with compute, preferring one that
 // writes timestamps.
 func computeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
-	found, bits := -1, uint32(0)
-	for i, f := range fams {
-		if f.QueueFlags&vk.QueueFlags(vk.QueueComputeBit) == 0 || f.QueueCount == 0 {
-			continue
-		}
-		if found < 0 || (bits == 0 && f.TimestampValidBits > 0) {
-			found, bits = i, f.TimestampValidBits
-		}
-	}
+	found, bits := pickFamily(fams, func(f vk.QueueFlags) bool { return f&vk.QueueFlags(vk.QueueComputeBit) != 0 })
 	if found < 0 {
 		return 0, 0, fmt.Errorf("no compute queue family")
 	}
@@ -261,9 +253,18 @@ func computeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
 // writes timestamps, and returns -1 when there is none.
 func transferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
 	other := vk.QueueFlags(vk.QueueGraphicsBit | vk.QueueComputeBit)
+	return pickFamily(fams, func(f vk.QueueFlags) bool {
+		return f&vk.QueueFlags(vk.QueueTransferBit) != 0 && f&other == 0
+	})
+}
+
+// pickFamily returns the first family with queues whose flags ok accepts,
+// or the first such family that writes timestamps when the first does
+// not, and its valid timestamp bits; -1 when none is accepted.
+func pickFamily(fams []vk.QueueFamilyProperties, ok func(vk.QueueFlags) bool) (int, uint32) {
 	found, bits := -1, uint32(0)
 	for i, f := range fams {
-		if f.QueueFlags&vk.QueueFlags(vk.QueueTransferBit) == 0 || f.QueueFlags&other != 0 || f.QueueCount == 0 {
+		if !ok(f.QueueFlags) || f.QueueCount == 0 {
 			continue
 		}
 		if found < 0 || (bits == 0 && f.TimestampValidBits > 0) {
