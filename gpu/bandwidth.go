@@ -135,22 +135,11 @@ type tamperFunc func(kernel string, offset uint64, chunk []byte) []byte
 
 // measureBandwidth is MeasureBandwidth with a test hook.
 func measureBandwidth(ctx context.Context, d *Device, tamper tamperFunc) ([]BandwidthResult, error) {
-	if err := d.alive(); err != nil {
-		return nil, err
-	}
-	elems, err := arrayElements(d.limits, d.memLimit)
+	r, err := newBandwidthRun(ctx, d, tamper)
 	if err != nil {
 		return nil, err
 	}
-	r := &bandwidthRun{d: d, lim: bandwidthLimits(d.opts.Quick), tamper: tamper,
-		maxPerDim: d.limits.MaxWorkgroupsPerDimension}
 	defer r.release()
-	if err := r.setup(elems); err != nil {
-		return nil, err
-	}
-	if err := r.prepare(ctx); err != nil {
-		return nil, err
-	}
 	var results []BandwidthResult
 	for _, k := range BandwidthKernels() {
 		d.progress("bandwidth: %s over %d MiB arrays", k.Name, r.n*ElementBytes>>20)
@@ -161,6 +150,29 @@ func measureBandwidth(ctx context.Context, d *Device, tamper tamperFunc) ([]Band
 		results = append(results, res)
 	}
 	return results, nil
+}
+
+// newBandwidthRun sizes the arrays, creates them and every dispatch, and
+// fills them (prepare); on error nothing is left behind.
+func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwidthRun, error) {
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	elems, err := arrayElements(d.limits, d.memLimit)
+	if err != nil {
+		return nil, err
+	}
+	r := &bandwidthRun{d: d, lim: bandwidthLimits(d.opts.Quick), tamper: tamper,
+		maxPerDim: d.limits.MaxWorkgroupsPerDimension}
+	if err := r.setup(elems); err != nil {
+		r.release()
+		return nil, err
+	}
+	if err := r.prepare(ctx); err != nil {
+		r.release()
+		return nil, err
+	}
+	return r, nil
 }
 
 // arrayElements sizes each array, in vec4 elements: as large as maxArrayBytes,

@@ -152,19 +152,11 @@ func TestBandwidthPerInvocationSweep(t *testing.T) {
 	if !*flagSweep {
 		t.Skip("pass -gpu.sweep")
 	}
-	d := newDeviceOpts(t, Options{})
-	elems, err := arrayElements(d.limits, d.memLimit)
+	r, err := newBandwidthRun(t.Context(), newDeviceOpts(t, Options{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &bandwidthRun{d: d, lim: bandwidthLimits(false), maxPerDim: d.limits.MaxWorkgroupsPerDimension}
 	defer r.release()
-	if err := r.setup(elems); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.prepare(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	for _, per := range []uint64{1, 2, 4, 8} {
 		for _, k := range BandwidthKernels() {
 			if k.Name == "read" {
