@@ -72,8 +72,8 @@ const extExternalMemoryHost = "VK_EXT_external_memory_host"
 const hugePageBytes = 2 << 20
 
 // hostUsage is the usage of every mapped host buffer: it is copied from
-// and into.
-const hostUsage = vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit
+// and into, and read and written by the stream kernel.
+const hostUsage = vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit | vk.BufferUsageStorageBufferBit
 
 // hostImport is what allocate chains to import host memory.
 type hostImport struct {

@@ -132,29 +132,30 @@ func testHostKindPaths(t *testing.T, d *Device) {
 	if offered && !d.Info.HasExtension(extExternalMemoryHost) {
 		t.Fatal("import offered without the extension listed")
 	}
-	for _, q := range d.queues() {
-		up, down, checked, err := d.bulkOn(t.Context(), q, 1<<20, hostImported, TransferOptions{Quick: true})
+	for _, r := range d.routes() {
+		name := r.name(true)
+		up, down, checked, err := d.bulkOn(t.Context(), r, 1<<20, hostImported, TransferOptions{Quick: true})
 		if !offered {
 			if !errors.Is(err, errNoHostMemory) {
-				t.Errorf("%s: no import: err = %v, want errNoHostMemory", q.name, err)
+				t.Errorf("%s: no import: err = %v, want errNoHostMemory", name, err)
 			}
 			continue
 		}
 		if err != nil {
-			t.Fatalf("%s: %v", q.name, err)
+			t.Fatalf("%s: %v", name, err)
 		}
-		want := transferPathPrefix + q.name + ".host-imported"
-		if up.Path != want || !strings.HasPrefix(down.Path, transferPathPrefix+q.name+".host-") || checked == 0 {
-			t.Errorf("%s: paths %q, %q (%d words checked); want %q up", q.name, up.Path, down.Path, checked, want)
+		want := transferPathPrefix + name + ".host-imported"
+		if up.Path != want || !strings.HasPrefix(down.Path, transferPathPrefix+r.name(false)+".host-") || checked == 0 {
+			t.Errorf("%s: paths %q, %q (%d words checked); want %q up", name, up.Path, down.Path, checked, want)
 		}
 		for _, p := range []string{up.Path, down.Path} {
-			if !identRe.MatchString(p) || d.queueNamed(t, p) != q {
-				t.Errorf("path %q: not an ident naming %s", p, q.name)
+			if !identRe.MatchString(p) || d.queueNamed(t, p) != r.q {
+				t.Errorf("path %q: not an ident naming %s", p, r.q.name)
 			}
 		}
-		t.Logf("%s: up %s %.2f GB/s, down %s %.2f GB/s", q.name, up.Path, up.BytesPerS.Median/1e9, down.Path, down.BytesPerS.Median/1e9)
+		t.Logf("%s: up %s %.2f GB/s, down %s %.2f GB/s", name, up.Path, up.BytesPerS.Median/1e9, down.Path, down.BytesPerS.Median/1e9)
 	}
-	u := &uploader{d: d, queues: d.queues(), src: make([]uint32, latencyUploadBytes/4)}
+	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
 	defer u.release()
 	if err := u.create(); err != nil {
 		t.Fatal(err)
@@ -172,7 +173,7 @@ func testHostKindPaths(t *testing.T, d *Device) {
 			}
 		}
 	}
-	if want := 2 * len(d.queues()); offered && imported != want || !offered && imported != 0 {
+	if want := 2 * len(d.routes()); offered && imported != want || !offered && imported != 0 {
 		t.Errorf("%d host-imported upload methods, import offered %v", imported, offered)
 	}
 	if err := u.check(); err != nil {

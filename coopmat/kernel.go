@@ -18,21 +18,30 @@ type Kernel struct {
 	layout vk.PipelineLayout
 	pipe   vk.Pipeline
 	pool   vk.DescriptorPool
-	set    vk.DescriptorSet
+	// sets are the bindings' descriptor sets: one for NewKernel, one per
+	// list of buffers for newKernelSets.
+	sets []vk.DescriptorSet
 }
 
 // NewKernel creates a compute pipeline from words (entry point "main") and
 // binds buffers as its storage buffers.
 func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) {
+	return d.newKernelSets(words, [][]*Buffer{buffers})
+}
+
+// newKernelSets is NewKernel for one pipeline that runs on several lists
+// of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
+// sets[i].
+func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
 	k := &Kernel{d: d}
-	if err := k.create(words, buffers); err != nil {
+	if err := k.create(words, sets); err != nil {
 		k.Release()
 		return nil, err
 	}
 	return k, nil
 }
 
-func (k *Kernel) create(words []uint32, buffers []*Buffer) error {
+func (k *Kernel) create(words []uint32, sets [][]*Buffer) error {
 	d := k.d
 	smi := vk.ShaderModuleCreateInfo{
 		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(4 * len(words)), PCode: words,
@@ -42,13 +51,13 @@ func (k *Kernel) create(words []uint32, buffers []*Buffer) error {
 		return fmt.Errorf("vulkan: vkCreateShaderModule: %w", vk.Error(r))
 	}
 	k.module = sm
-	if err := k.createLayout(len(buffers)); err != nil {
+	if err := k.createLayout(len(sets[0])); err != nil {
 		return err
 	}
 	if err := k.createPipeline(); err != nil {
 		return err
 	}
-	return k.createSet(buffers)
+	return k.createSets(sets)
 }
 
 func (k *Kernel) createLayout(n int) error {
@@ -96,43 +105,55 @@ func (k *Kernel) createPipeline() error {
 	return nil
 }
 
-func (k *Kernel) createSet(buffers []*Buffer) error {
+func (k *Kernel) createSets(sets [][]*Buffer) error {
 	d := k.d
-	n := uint32(len(buffers))
+	n, ns := uint32(len(sets[0])), uint32(len(sets))
 	pi := vk.DescriptorPoolCreateInfo{
-		SType: vk.StructureTypeDescriptorPoolCreateInfo, MaxSets: 1, PoolSizeCount: 1,
-		PPoolSizes: []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: max(n, 1)}},
+		SType: vk.StructureTypeDescriptorPoolCreateInfo, MaxSets: ns, PoolSizeCount: 1,
+		PPoolSizes: []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: max(n*ns, 1)}},
 	}
 	var pool vk.DescriptorPool
 	if r := vk.CreateDescriptorPool(d.dev, &pi, nil, &pool); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateDescriptorPool: %w", vk.Error(r))
 	}
 	k.pool = pool
+	layouts := make([]vk.DescriptorSetLayout, ns)
+	for i := range layouts {
+		layouts[i] = k.dsl
+	}
 	ai := vk.DescriptorSetAllocateInfo{
 		SType: vk.StructureTypeDescriptorSetAllocateInfo, DescriptorPool: pool,
-		DescriptorSetCount: 1, PSetLayouts: []vk.DescriptorSetLayout{k.dsl},
+		DescriptorSetCount: ns, PSetLayouts: layouts,
 	}
-	var set vk.DescriptorSet
-	if r := vk.AllocateDescriptorSets(d.dev, &ai, &set); r != vk.Success {
+	k.sets = make([]vk.DescriptorSet, ns)
+	if r := vk.AllocateDescriptorSets(d.dev, &ai, &k.sets[0]); r != vk.Success {
+		k.sets = nil
 		return fmt.Errorf("vulkan: vkAllocateDescriptorSets: %w", vk.Error(r))
 	}
-	k.set = set
-	writes := make([]vk.WriteDescriptorSet, n)
-	for i, b := range buffers {
-		writes[i] = vk.WriteDescriptorSet{
-			SType: vk.StructureTypeWriteDescriptorSet, DstSet: set, DstBinding: uint32(i),
-			DescriptorCount: 1, DescriptorType: vk.DescriptorTypeStorageBuffer,
-			PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.buf, Range: vk.DeviceSize(vk.WholeSize)}},
+	var writes []vk.WriteDescriptorSet
+	for s, buffers := range sets {
+		if uint32(len(buffers)) != n {
+			return fmt.Errorf("coopmat: kernel set %d has %d buffers, set 0 has %d", s, len(buffers), n)
+		}
+		for i, b := range buffers {
+			writes = append(writes, vk.WriteDescriptorSet{
+				SType: vk.StructureTypeWriteDescriptorSet, DstSet: k.sets[s], DstBinding: uint32(i),
+				DescriptorCount: 1, DescriptorType: vk.DescriptorTypeStorageBuffer,
+				PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.buf, Range: vk.DeviceSize(vk.WholeSize)}},
+			})
 		}
 	}
-	vk.UpdateDescriptorSets(d.dev, n, writes, 0, nil)
+	vk.UpdateDescriptorSets(d.dev, uint32(len(writes)), writes, 0, nil)
 	return nil
 }
 
 // dispatch records binding and one dispatch of groups workgroups.
-func (k *Kernel) dispatch(cb vk.CommandBuffer, groups [3]uint32) {
+func (k *Kernel) dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.dispatchSet(cb, 0, groups) }
+
+// dispatchSet is dispatch on the buffers of set i.
+func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
 	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.pipe)
-	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.set}, 0, nil)
+	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.sets[i]}, 0, nil)
 	vk.CmdDispatch(cb, groups[0], groups[1], groups[2])
 }
 
@@ -144,7 +165,7 @@ func (k *Kernel) Release() {
 	dev := k.d.dev
 	if k.pool != nil {
 		vk.DestroyDescriptorPool(dev, k.pool, nil)
-		k.pool, k.set = nil, nil
+		k.pool, k.sets = nil, nil
 	}
 	if k.pipe != nil {
 		vk.DestroyPipeline(dev, k.pipe, nil)

@@ -39,26 +39,28 @@ type TransferResult struct {
 	// counter.
 	CheckedWords uint64 `json:"checked_words"`
 	// UploadPath names the 1 MiB upload's path, the fastest in a trial on
-	// this device: "vulkan-host-copy.", the queue and the staging memory
-	// (as in Direction.Path), "." and the wait ("fence-wait":
-	// vkWaitForFences; "fence-spin": vkGetFenceStatus until signalled).
+	// this device: "vulkan-host-", the route and the staging memory (as in
+	// Direction.Path), "." and the wait ("fence-wait": vkWaitForFences;
+	// "fence-spin": vkGetFenceStatus until signalled).
 	UploadPath string `json:"upload_path"`
 	// UploadPinnedPath names Upload1MiBPinned's path likewise, starting
-	// "vulkan-pinned-copy.".
+	// "vulkan-pinned-".
 	UploadPinnedPath string `json:"upload_pinned_path"`
 	// SubmitPath names the empty submit's path, the faster wait in a trial:
 	// "vulkan-dispatch." and the wait, as in UploadPath.
 	SubmitPath string `json:"submit_path"`
 }
 
-// Direction is one direction of the bulk host link, on the faster of the
-// queues that copy.
+// Direction is one direction of the bulk host link, on the fastest route.
 type Direction struct {
 	// BytesPerS is the rate per sample (decimal: 1e9 bytes/s is 1 GB/s).
 	BytesPerS schema.Stat `json:"bytes_per_s"`
-	// Path names the path: "vulkan-mapped-copy.", the queue
-	// ("compute-queue"; "transfer-queue": a transfer-only family, the
-	// device's copy engines), "." and the host memory ("host-cached":
+	// Path names the path: "vulkan-mapped-", the route ("copy." and the
+	// queue whose copy command moved the data: "compute-queue";
+	// "transfer-queue", a transfer-only family, the device's copy
+	// engines; or "pull.compute-queue" and "push.compute-queue", a kernel
+	// whose invocations load host memory into device memory or store
+	// device memory into host memory), "." and the host memory ("host-cached":
 	// HOST_CACHED, as pinned memory; "host-uncached": write-combined;
 	// "host-imported": memory we map, 2 MiB aligned and advised for
 	// transparent huge pages, imported through
@@ -98,9 +100,9 @@ const (
 	latencySamples      = 101
 	latencyQuickSamples = 21
 	latencyUploadBytes  = 1 << 20
-	transferPathPrefix  = "vulkan-mapped-copy."
-	uploadPathPrefix    = "vulkan-host-copy."
-	pinnedPathPrefix    = "vulkan-pinned-copy."
+	transferPathPrefix  = "vulkan-mapped-"
+	uploadPathPrefix    = "vulkan-host-"
+	pinnedPathPrefix    = "vulkan-pinned-"
 	dispatchPathPrefix  = "vulkan-dispatch."
 	transferWarmCopies  = 4 // round trips per warm-up submission
 	// transferParallelMinW is the fewest words filled or compared by
@@ -109,15 +111,16 @@ const (
 	transferParallelMinW = 1 << 20
 )
 
-// MeasureTransfer measures the host link through raw Vulkan: bulk copies
+// MeasureTransfer measures the host link through raw Vulkan: bulk moves
 // between one persistently mapped host buffer and one device-local buffer
-// in both directions (after at least MinWarmup of copies), on the compute
-// queue and on a transfer-only queue when the device has one (each
-// direction keeps the faster), the latency of
-// a 1 MiB upload (from host memory, and from pinned memory) and the round
-// trip of an empty dispatch. Every round of
-// bulk copies sends a new pattern and poisons the host buffer before
-// copying it back, and every upload and dispatch is read back outside the
+// in both directions (after at least MinWarmup of them) on every route
+// (copy commands on the compute queue, and on a transfer-only queue when
+// the device has one; a kernel on the compute queue that pulls host memory
+// in or pushes device memory out), each direction keeping the fastest; the
+// latency of a 1 MiB upload (from host memory, and from pinned memory) on
+// the fastest route; and the round trip of an empty dispatch. Every round
+// of bulk moves sends a new pattern and poisons the host buffer before
+// moving it back, and every upload and dispatch is read back outside the
 // timed regions; a mismatch returns an error wrapping ErrCheckFailed.
 func MeasureTransfer(ctx context.Context, d *Device, o TransferOptions) (TransferResult, error) {
 	n, err := transferBytes(o.Bytes, d.Info)

@@ -11,14 +11,15 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// bulk is the buffers and the pre-recorded copies of the bulk measurement
-// on one queue: uploads from src (host memory of kind), downloads into back
+// bulk is the buffers and the pre-recorded moves of the bulk measurement
+// on one route: uploads from src (host memory of kind), downloads into back
 // (host-cached memory, which the host reads fast enough to check; src
 // itself when src is cached, imported or not).
 type bulk struct {
 	d          *Device
-	q          *queue
+	r          route
 	n          uint64
+	shader     *stream // the route's kernel: pair 0 uploads, pair 1 downloads
 	src, back  *Buffer
 	dev        *Buffer
 	kind, into hostMemory
@@ -30,21 +31,21 @@ type bulk struct {
 	checked    uint64
 }
 
-// measureBulk fills res's bulk figures: each direction on the queue and
+// measureBulk fills res's bulk figures: each direction on the route and
 // from the host memory that moved it fastest. Uploads are tried from
 // host-cached memory (as pinned memory), where the device has it from
 // write-combined memory, which a copy reads without snooping the host's
 // caches, and where it imports host memory from memory we mapped in huge
 // pages (downloads too, when that memory is cached).
 func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, res *TransferResult) error {
-	for _, q := range d.queues() {
+	for _, r := range d.routes() {
 		for _, k := range hostKinds {
-			up, down, checked, err := d.bulkOn(ctx, q, n, k, o)
+			up, down, checked, err := d.bulkOn(ctx, r, n, k, o)
 			if errors.Is(err, errNoHostMemory) {
 				continue
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", q.name, err)
+				return fmt.Errorf("%s: %w", r.name(true), err)
 			}
 			if up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
 				res.HostToDevice = up
@@ -63,10 +64,10 @@ func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, r
 // one), or no import of host memory.
 var errNoHostMemory = errors.New("no host memory of that kind")
 
-// bulkOn measures both directions on q, uploading from host memory of kind
-// k; without such memory it returns errNoHostMemory.
-func (d *Device) bulkOn(ctx context.Context, q *queue, n uint64, k hostKind, o TransferOptions) (up, down Direction, checked uint64, err error) {
-	b, err := d.newBulk(q, n, k, o.tamper)
+// bulkOn measures both directions on route r, uploading from host memory
+// of kind k; without such memory it returns errNoHostMemory.
+func (d *Device) bulkOn(ctx context.Context, r route, n uint64, k hostKind, o TransferOptions) (up, down Direction, checked uint64, err error) {
+	b, err := d.newBulk(r, n, k, o.tamper)
 	if err != nil {
 		return up, down, 0, err
 	}
@@ -79,9 +80,8 @@ func (d *Device) bulkOn(ctx context.Context, q *queue, n uint64, k hostKind, o T
 	if err != nil {
 		return up, down, 0, err
 	}
-	prefix := transferPathPrefix + q.name + "."
-	up = Direction{Path: prefix + b.kind.name(), Timing: b.upT.method()}
-	down = Direction{Path: prefix + b.into.name(), Timing: b.downT.method()}
+	up = Direction{Path: transferPathPrefix + r.name(true) + "." + b.kind.name(), Timing: b.upT.method()}
+	down = Direction{Path: transferPathPrefix + r.name(false) + "." + b.into.name(), Timing: b.downT.method()}
 	if up.BytesPerS, err = rates(n, ups); err != nil {
 		return up, down, 0, fmt.Errorf("host to device: %w", err)
 	}
@@ -100,10 +100,10 @@ func rates(n uint64, secs []float64) (schema.Stat, error) {
 	return stats.Summarize(r)
 }
 
-// newBulk creates the buffers, timers and recorded copies; on error
+// newBulk creates the buffers, timers and recorded moves; on error
 // nothing is left behind.
-func (d *Device) newBulk(q *queue, n uint64, k hostKind, tamper func(string, []byte)) (*bulk, error) {
-	b := &bulk{d: d, q: q, n: n, tamper: tamper}
+func (d *Device) newBulk(r route, n uint64, k hostKind, tamper func(string, []byte)) (*bulk, error) {
+	b := &bulk{d: d, r: r, n: n, tamper: tamper}
 	if err := b.create(k); err != nil {
 		b.release()
 		return nil, err
@@ -128,14 +128,19 @@ func (b *bulk) create(k hostKind) error {
 	if b.dev, err = b.d.NewBuffer(b.n, false); err != nil {
 		return fmt.Errorf("device buffer: %w", err)
 	}
-	if b.upT, err = b.d.newTimerOn(b.q, 2); err != nil {
+	if b.r.shader {
+		if b.shader, err = b.d.newStream(b.n, [][]*Buffer{{b.src, b.dev}, {b.dev, b.back}}); err != nil {
+			return fmt.Errorf("stream kernel: %w", err)
+		}
+	}
+	if b.upT, err = b.d.newTimerOn(b.r.q, 2); err != nil {
 		return err
 	}
-	if b.downT, err = b.d.newTimerOn(b.q, 2); err != nil {
+	if b.downT, err = b.d.newTimerOn(b.r.q, 2); err != nil {
 		return err
 	}
 	for _, c := range []**commands{&b.up, &b.down, &b.warm} {
-		if *c, err = b.d.newCommandsOn(b.q); err != nil {
+		if *c, err = b.d.newCommandsOn(b.r.q); err != nil {
 			return err
 		}
 	}
@@ -145,19 +150,34 @@ func (b *bulk) create(k hostKind) error {
 // record records the timed upload, the timed download and the warm-up
 // round trips.
 func (b *bulk) record() error {
-	err := b.up.record(func(cb vk.CommandBuffer) { b.copy(cb, b.upT, b.src, b.dev) })
+	err := b.up.record(func(cb vk.CommandBuffer) { b.move(cb, b.upT, true) })
 	if err == nil {
-		err = b.down.record(func(cb vk.CommandBuffer) { b.copy(cb, b.downT, b.dev, b.back) })
+		err = b.down.record(func(cb vk.CommandBuffer) { b.move(cb, b.downT, false) })
 	}
 	if err == nil {
 		err = b.warm.record(func(cb vk.CommandBuffer) {
 			for range transferWarmCopies {
-				b.copy(cb, nil, b.src, b.dev)
-				b.copy(cb, nil, b.dev, b.back)
+				b.move(cb, nil, true)
+				b.move(cb, nil, false)
 			}
 		})
 	}
 	return err
+}
+
+// move records one whole-buffer upload (src → dev) or download (dev →
+// back) on the route, timed by t unless t is nil.
+func (b *bulk) move(cb vk.CommandBuffer, t *timer, up bool) {
+	switch {
+	case b.shader != nil && up:
+		b.shader.move(cb, t, 0)
+	case b.shader != nil:
+		b.shader.move(cb, t, 1)
+	case up:
+		b.copy(cb, t, b.src, b.dev)
+	default:
+		b.copy(cb, t, b.dev, b.back)
+	}
 }
 
 // copy records a whole-buffer copy after every earlier transfer, and makes
@@ -180,6 +200,7 @@ func (b *bulk) release() {
 	b.up.release()
 	b.downT.release()
 	b.upT.release()
+	b.shader.release()
 	b.dev.Release()
 	if b.back != b.src {
 		b.back.Release()

@@ -161,15 +161,16 @@ func runLatency(ctx context.Context, m latencyMethod) (float64, error) {
 const uploadSlots = 8
 
 // uploader times 1 MiB uploads from each kind of mapped staging memory on
-// each queue that copies.
+// each route.
 type uploader struct {
 	d       *Device
-	queues  []*queue
+	routes  []route
 	dsts    []*Buffer // device-local destinations, one per slot
 	back    *Buffer   // mapped readback of every slot
 	stages  []*Buffer // mapped staging buffers, one per memory kind
 	kinds   []hostMemory
-	copies  [][][]*commands // [queue][kind][slot]: stage → slot, pre-recorded
+	streams []*stream       // the stream kernel of each stage, one pair per slot
+	copies  [][][]*commands // [route][kind][slot]: stage → slot, pre-recorded
 	read    *commands       // every slot → back
 	src     []uint32        // the pattern of the current upload
 	rounds  []uint32        // the round uploaded into each slot since the last check
@@ -180,7 +181,7 @@ type uploader struct {
 
 // measureUpload fills res's 1 MiB upload figures and paths.
 func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *TransferResult) error {
-	u := &uploader{d: d, queues: d.queues(), tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
+	u := &uploader{d: d, routes: d.routes(), tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
 	defer u.release()
 	if err := u.create(); err != nil {
 		return err
@@ -201,7 +202,7 @@ func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *Tran
 	return nil
 }
 
-// methods are the uploads on each queue from each staging memory, waited
+// methods are the uploads on each route from each staging memory, waited
 // for each way.
 func (u *uploader) methods(pinned bool) []latencyMethod {
 	prefix := uploadPathPrefix
@@ -209,11 +210,11 @@ func (u *uploader) methods(pinned bool) []latencyMethod {
 		prefix = pinnedPathPrefix
 	}
 	var ms []latencyMethod
-	for qi, q := range u.queues {
+	for ri, r := range u.routes {
 		for i, k := range u.kinds {
 			for _, w := range []fenceWait{fenceBlock, fenceSpin} {
-				ms = append(ms, latencyMethod{prefix + q.name + "." + k.name() + "." + w.String(),
-					func() (float64, error) { return u.once(qi, i, w, pinned) }})
+				ms = append(ms, latencyMethod{prefix + r.name(true) + "." + k.name() + "." + w.String(),
+					func() (float64, error) { return u.once(ri, i, w, pinned) }})
 			}
 		}
 	}
@@ -251,8 +252,8 @@ func (u *uploader) create() error {
 }
 
 // addStage adds a staging buffer of host memory of kind hk, unless the
-// device has none or it is memory already added, and records its copies on
-// every queue.
+// device has none or it is memory already added, and records its uploads
+// on every route.
 func (u *uploader) addStage(hk hostKind) error {
 	st, k, err := u.d.newHostBuffer(latencyUploadBytes, hk)
 	if errors.Is(err, errNoHostMemory) {
@@ -266,12 +267,21 @@ func (u *uploader) addStage(hk hostKind) error {
 		return nil
 	}
 	u.stages, u.kinds = append(u.stages, st), append(u.kinds, k)
-	if u.copies == nil {
-		u.copies = make([][][]*commands, len(u.queues))
+	pairs := make([][]*Buffer, len(u.dsts))
+	for i, dst := range u.dsts {
+		pairs[i] = []*Buffer{st, dst}
 	}
-	for qi, q := range u.queues {
-		cs, err := u.recordCopies(q, st)
-		u.copies[qi] = append(u.copies[qi], cs) // released with u, even on error
+	s, err := u.d.newStream(latencyUploadBytes, pairs)
+	if err != nil {
+		return fmt.Errorf("stream kernel: %w", err)
+	}
+	u.streams = append(u.streams, s)
+	if u.copies == nil {
+		u.copies = make([][][]*commands, len(u.routes))
+	}
+	for ri, r := range u.routes {
+		cs, err := u.recordUploads(r, st, s)
+		u.copies[ri] = append(u.copies[ri], cs) // released with u, even on error
 		if err != nil {
 			return err
 		}
@@ -279,17 +289,24 @@ func (u *uploader) addStage(hk hostKind) error {
 	return nil
 }
 
-// recordCopies records the copy of st into each slot on q; on error it
-// returns the commands made so far.
-func (u *uploader) recordCopies(q *queue, st *Buffer) ([]*commands, error) {
+// recordUploads records the upload of st into each slot on route r (for
+// the kernel, through s); on error it returns the commands made so far.
+func (u *uploader) recordUploads(r route, st *Buffer, s *stream) ([]*commands, error) {
 	cs := make([]*commands, 0, uploadSlots)
-	for _, dst := range u.dsts {
-		c, err := u.d.newCommandsOn(q)
+	for i, dst := range u.dsts {
+		c, err := u.d.newCommandsOn(r.q)
 		if err != nil {
 			return cs, err
 		}
 		cs = append(cs, c)
-		if err := c.record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, st, dst, 0) }); err != nil {
+		err = c.record(func(cb vk.CommandBuffer) {
+			if r.shader {
+				s.move(cb, nil, i)
+			} else {
+				copyAfterTransfers(cb, st, dst, 0)
+			}
+		})
+		if err != nil {
 			return cs, err
 		}
 	}
@@ -315,6 +332,9 @@ func (u *uploader) release() {
 			}
 		}
 	}
+	for _, s := range u.streams {
+		s.release()
+	}
 	for _, b := range u.stages {
 		b.Release()
 	}
@@ -325,10 +345,10 @@ func (u *uploader) release() {
 }
 
 // once makes a fresh pattern (untimed), then times its copy into staging
-// buffer i, the submit of the recorded copy into the next free slot on
-// queue qi and the wait w. When pinned, the copy into the staging buffer is done before
+// buffer i, the submit of the recorded upload into the next free slot on
+// route ri and the wait w. When pinned, the copy into the staging buffer is done before
 // the clock starts. Once every slot holds an upload, all are checked.
-func (u *uploader) once(qi, i int, w fenceWait, pinned bool) (float64, error) {
+func (u *uploader) once(ri, i int, w fenceWait, pinned bool) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
 	stage, slot := u.stages[i].words(), len(u.rounds)
@@ -339,7 +359,7 @@ func (u *uploader) once(qi, i int, w fenceWait, pinned bool) (float64, error) {
 	if !pinned {
 		copy(stage, u.src)
 	}
-	if err := u.copies[qi][i][slot].issue(w); err != nil {
+	if err := u.copies[ri][i][slot].issue(w); err != nil {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()

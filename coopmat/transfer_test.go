@@ -45,10 +45,10 @@ func TestMeasureTransfer(t *testing.T) {
 			t.Errorf("%s: %+v, want %d positive samples", name, s, latencyQuickSamples)
 		}
 	}
-	// Every bulk round on every queue and every upload (trial and warm-up
+	// Every bulk round on every route and every upload (trial and warm-up
 	// included) was compared in full, and the counter word.
-	queues := uint64(len(d.queues()))
-	if min := queues*uint64(transferQuickSamples)*(8<<20)/4 + 2*uint64(latencyQuickSamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
+	routes := uint64(len(d.routes()))
+	if min := routes*uint64(transferQuickSamples)*(8<<20)/4 + 2*uint64(latencyQuickSamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
 		t.Errorf("checked %d words, want at least %d", r.CheckedWords, min)
 	}
 	if r.TransferBytes != 8<<20 {
@@ -234,14 +234,14 @@ func TestTransferPathsFullSize(t *testing.T) {
 	}
 	logImport(t, d, n)
 	for _, size := range []uint64{1 << 20, 4 << 20, 16 << 20, 64 << 20, n} {
-		for _, q := range d.queues() {
+		for _, r := range d.routes() {
 			for _, k := range hostKinds {
-				up, down, _, err := d.bulkOn(t.Context(), q, size, k, TransferOptions{})
+				up, down, _, err := d.bulkOn(t.Context(), r, size, k, TransferOptions{})
 				if errors.Is(err, errNoHostMemory) {
 					continue
 				}
 				if err != nil {
-					t.Fatalf("%s: %v", q.name, err)
+					t.Fatalf("%s: %v", r.name(true), err)
 				}
 				for _, dir := range []struct {
 					name string
@@ -254,7 +254,7 @@ func TestTransferPathsFullSize(t *testing.T) {
 			}
 		}
 	}
-	u := &uploader{d: d, queues: d.queues(), src: make([]uint32, latencyUploadBytes/4)}
+	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
 	defer u.release()
 	if err := u.create(); err != nil {
 		t.Fatal(err)
@@ -375,5 +375,111 @@ func TestSplitCopyExploration(t *testing.T) {
 			su.Median/1e9, float64(n)/su.Median*1e6, su.Min/1e9, su.Max/1e9, sd.Median/1e9, float64(n)/sd.Median*1e6, sd.Min/1e9, sd.Max/1e9)
 		dev.Release()
 		host.Release()
+	}
+}
+
+func TestStreamShape(t *testing.T) {
+	for _, tc := range []struct {
+		n           uint64
+		groups, per uint32
+		bad         bool
+	}{
+		{n: 4096, groups: 1, per: 1},
+		{n: 3 * 4096, groups: 3, per: 1},
+		{n: 1 << 20, groups: 256, per: 1},
+		{n: 16 << 20, groups: 4096, per: 1},
+		{n: 256 << 20, groups: 4096, per: 16},
+		{n: 4 << 30, groups: 4096, per: 256},
+		{n: 65535 * 4096, groups: 65535, per: 1},
+		{n: 3 * 4096 * 8192, groups: 3072, per: 8},
+		{n: 0, bad: true},
+		{n: 4096 + 16, bad: true},
+		{n: 65537 * 4096, bad: true},
+	} {
+		g, p, err := streamShape(tc.n)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("streamShape(%d) = %d, %d; want an error", tc.n, g, p)
+			}
+			continue
+		}
+		if err != nil || g != tc.groups || p != tc.per {
+			t.Errorf("streamShape(%d) = %d, %d, %v; want %d, %d", tc.n, g, p, err, tc.groups, tc.per)
+		}
+		// Every word is moved exactly once.
+		if uint64(g)*uint64(p)*streamGroupSize*streamWordBytes != tc.n {
+			t.Errorf("streamShape(%d): %d groups × %d words × %d invocations × %d bytes ≠ n", tc.n, g, p, streamGroupSize, streamWordBytes)
+		}
+	}
+}
+
+func TestSpirvValStream(t *testing.T) {
+	for _, v := range []uint32{spirv.Version13, spirv.Version16} {
+		for _, per := range []uint32{1, 16} {
+			if out, ok := validate(t, "stream", streamKernel(v, 4096, per)); !ok {
+				t.Errorf("stream (SPIR-V %#x, %d per invocation): spirv-val: %s", v, per, out)
+			}
+		}
+	}
+}
+
+// TestShaderRoute moves host memory through the stream kernel both ways,
+// every word checked, at a size that takes several words per invocation;
+// a word altered on its way back fails the check.
+func TestShaderRoute(t *testing.T) {
+	d := newDevice(t)
+	r := route{q: d.queue, shader: true}
+	const n = 32 << 20 // 2 words per invocation
+	up, down, checked, err := d.bulkOn(t.Context(), r, n, hostCached, TransferOptions{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("up %s %.2f GB/s, down %s %.2f GB/s", up.Path, up.BytesPerS.Median/1e9, down.Path, down.BytesPerS.Median/1e9)
+	if want := transferPathPrefix + "pull." + d.queue.name + ".host-cached"; up.Path != want {
+		t.Errorf("up path %q, want %q", up.Path, want)
+	}
+	if want := transferPathPrefix + "push." + d.queue.name + ".host-cached"; down.Path != want {
+		t.Errorf("down path %q, want %q", down.Path, want)
+	}
+	if want := uint64(transferQuickSamples) * n / 4; checked != want {
+		t.Errorf("checked %d words, want %d", checked, want)
+	}
+	tamper := func(what string, b []byte) { b[len(b)-1] ^= 0x80 }
+	if _, _, _, err := d.bulkOn(t.Context(), r, n, hostCached, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, ErrCheckFailed) {
+		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
+	}
+}
+
+// TestShaderRouteUploads runs each 1 MiB upload through the kernel, from
+// every staging memory, and checks every slot.
+func TestShaderRouteUploads(t *testing.T) {
+	d := newDevice(t)
+	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
+	defer u.release()
+	if err := u.create(); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, pinned := range []bool{false, true} {
+		for _, m := range u.methods(pinned) {
+			if !strings.Contains(m.path, "-pull."+d.queue.name+".") {
+				continue
+			}
+			for range uploadSlots + 1 {
+				if _, err := m.once(); err != nil {
+					t.Fatalf("%s: %v", m.path, err)
+				}
+			}
+			ran++
+		}
+	}
+	if want := 2 * 2 * len(u.kinds); ran != want {
+		t.Errorf("%d kernel upload methods, want %d (each staging memory, each wait, pinned or not)", ran, want)
+	}
+	if err := u.check(); err != nil {
+		t.Fatal(err)
+	}
+	if u.checked < uint64(ran*uploadSlots)*latencyUploadBytes/4 {
+		t.Errorf("checked %d words", u.checked)
 	}
 }

@@ -1,0 +1,78 @@
+package coopmat
+
+import (
+	"context"
+	"flag"
+	"regexp"
+	"testing"
+	"time"
+)
+
+var flagLead = flag.String("coopmat.lead", "", "regexp: for matching shapes, time every default tile with read-only inputs, two-step prefetch and two buffers, checked, at -coopmat.size")
+
+// TestCoopLead measures one lead left open by the fp16 time placement on
+// the H200 (docs/performance.md, session 3): read-only A and B, which sped
+// the staging alone up 1.4× but slowed the peer's 256×256 arrangement,
+// tried in the other schedules. For each default candidate of a matching
+// shape it times, at full size and each checked like any result, the tile
+// as searched, read-only, with two-step prefetch, both, two shared buffers
+// and two buffers read-only; the plain tile again last, to show the drift
+// over the run. It changes no default: a tile only becomes a candidate
+// through cmrun.go. Without -coopmat.lead it skips.
+func TestCoopLead(t *testing.T) {
+	if *flagLead == "" {
+		t.Skip("no -coopmat.lead")
+	}
+	d := newDevice(t)
+	shapes, err := d.Shapes()
+	if err != nil {
+		t.Skip(err)
+	}
+	match := regexp.MustCompile(*flagLead)
+	o := Options{Size: uint32(*flagSize), Seed: 7, Timing: Timing{SampleTime: 20 * time.Millisecond}}
+	cache := &operandCache{}
+	for _, s := range shapes {
+		if !match.MatchString(s.String()) || d.supports(s) != nil {
+			continue
+		}
+		for _, base := range coopCandidates(s, d.Info.SubgroupSize) {
+			for _, tile := range leadTiles(base) {
+				leadRun(t, d, s, tile, o, cache)
+			}
+		}
+	}
+}
+
+// leadTiles are the variants of base that TestCoopLead times, base first
+// and last.
+func leadTiles(base CoopTile) []CoopTile {
+	with := func(f func(*CoopTile)) CoopTile { t := base; f(&t); return t }
+	return []CoopTile{
+		base,
+		with(func(t *CoopTile) { t.ReadOnly = true }),
+		with(func(t *CoopTile) { t.Prefetch = 2 }),
+		with(func(t *CoopTile) { t.ReadOnly, t.Prefetch = true, 2 }),
+		with(func(t *CoopTile) { t.Stages, t.Prefetch = 2, 1 }),
+		with(func(t *CoopTile) { t.ReadOnly, t.Stages, t.Prefetch = true, 2, 1 }),
+		base,
+	}
+}
+
+// leadRun times one tile of s at o.Size and logs it as a LEAD line (or why
+// it cannot run); a failed check fails the test.
+func leadRun(t *testing.T, d *Device, s Shape, tile CoopTile, o Options, cache *operandCache) {
+	l := newLayout(tile, s, d.Info.SubgroupSize)
+	n := roundDown(o.Size, max(l.bm, l.bn, tile.BK*tile.stages()))
+	if err := l.check(n, n, n, d.Info); err != nil {
+		t.Logf("LEAD %-34v %-28v cannot run: %v", s, tile, err)
+		return
+	}
+	r, err := d.runCoop(context.Background(), l, n, o, cache)
+	if err != nil {
+		t.Errorf("LEAD %-34v %-28v: %v", s, tile, err)
+		return
+	}
+	t.Logf("LEAD %-34v %-28v %8.1f T/s (min %.1f max %.1f, n=%d) check worst %.3g on %d at %s", s, tile,
+		r.OpsPerSecond.Median/1e12, r.OpsPerSecond.Min/1e12, r.OpsPerSecond.Max/1e12, r.OpsPerSecond.Samples,
+		r.Check.Worst, r.Check.Elements, time.Now().UTC().Format("15:04:05.000"))
+}
