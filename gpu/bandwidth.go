@@ -27,8 +27,13 @@ type BandwidthKernel struct {
 	// Reads and Writes count the arrays read and written per element.
 	Reads, Writes int
 	// PerInvocation is how many elements one invocation handles, walking
-	// the array grid-stride (1 would be one element per invocation).
+	// the array grid-stride (1 would be one element per invocation): the
+	// count the kernel starts from.
 	PerInvocation int
+	// PerInvocationCandidates, when it lists more than one count, are the
+	// counts a short timed trial on the device chooses from before the
+	// samples (PerInvocation among them).
+	PerInvocationCandidates []int
 }
 
 // BytesPerElement is the bytes one element of the kernel moves:
@@ -42,31 +47,37 @@ func (k BandwidthKernel) BytesPerElement() uint64 {
 //
 //	kernel  operation                    reads  writes  bytes/element  elements/invocation
 //	read    sum += a[i]                  1      0       16             16
-//	write   c[i] = pattern(i)            0      1       16             4
-//	copy    c[i] = a[i]                  1      1       32             4
-//	triad   a[i] = b[i] + scalar*c[i]    2      1       48             4
+//	write   c[i] = pattern(i)            0      1       16             1, 2, 4 or 8 (trial)
+//	copy    c[i] = a[i]                  1      1       32             1, 2, 4 or 8 (trial)
+//	triad   a[i] = b[i] + scalar*c[i]    2      1       48             1, 2, 4 or 8 (trial)
 //
 // An element is a vec4<f32> (ElementBytes). Every kernel walks its arrays
 // grid-stride with a fixed number of elements per invocation, so the grid
 // follows the array size only (a 1 GiB array gives 65,536 workgroups of
-// 256 for copy, as many as the WGSL copy of the H200 anchor used).
+// 256 for copy at 4 per invocation, as many as the WGSL copy of the H200
+// anchor used).
 //
-// Why these counts, measured on lavapipe (2 cores, 128 MiB arrays; GB/s for
-// 1/2/4/8/16 elements per invocation): copy 8.0/8.4/9.2/9.4/5.6, triad
-// 8.3/8.2/8.9/6.7/2.7, read 0.45/0.88/1.6/2.8/4.2 (2.3 at 64). lavapipe runs
-// each workgroup as a loop on one CPU thread: a few elements per invocation
-// amortise the per-workgroup cost, but many make each workgroup hop between
-// pages far apart and the streams fall off. read pays an 8-step
-// barrier-separated tree reduction per workgroup, so it wants more work per
-// workgroup. On a GPU both layouts are coalesced and the grid stays far
-// larger than the resident thread count. read's partial sums (one vec4 per
-// 4096 elements) are not counted, which understates it by 1/4096.
+// No one count suits every device, so write, copy and triad take theirs
+// from a short timed trial on the device (choosePer), starting from 4.
+// Measured on lavapipe (2 cores, 128 MiB arrays; GB/s for 1/2/4/8/16
+// elements per invocation): copy 8.0/8.4/9.2/9.4/5.6, triad
+// 8.3/8.2/8.9/6.7/2.7, read 0.45/0.88/1.6/2.8/4.2 (2.3 at 64). lavapipe
+// runs each workgroup as a loop on one CPU thread: a few elements per
+// invocation amortise the per-workgroup cost, but many make each workgroup
+// hop between pages far apart and the streams fall off. On an H200
+// (2026-11-30, 1 GiB arrays, GB/s for 1/2/4/8) one element per invocation
+// won every kernel: write 4,335/4,328/4,311/4,293, copy
+// 4,253/4,226/4,193/4,130, triad 4,389/4,375/4,354/4,312. read pays an
+// 8-step barrier-separated tree reduction per workgroup, so it wants more
+// work per workgroup and keeps 16 (its partial sums, one vec4 per 4096
+// elements, are not counted, which understates it by 1/4096).
 func BandwidthKernels() []BandwidthKernel {
+	trial := []int{1, 2, 4, 8}
 	return []BandwidthKernel{
 		{Name: "read", Entry: "bw_read", Operation: "sum += a[i]", Reads: 1, PerInvocation: 16},
-		{Name: "write", Entry: "bw_write", Operation: "c[i] = pattern(i)", Writes: 1, PerInvocation: 4},
-		{Name: "copy", Entry: "bw_copy", Operation: "c[i] = a[i]", Reads: 1, Writes: 1, PerInvocation: 4},
-		{Name: "triad", Entry: "bw_triad", Operation: "a[i] = b[i] + scalar*c[i]", Reads: 2, Writes: 1, PerInvocation: 4},
+		{Name: "write", Entry: "bw_write", Operation: "c[i] = pattern(i)", Writes: 1, PerInvocation: 4, PerInvocationCandidates: trial},
+		{Name: "copy", Entry: "bw_copy", Operation: "c[i] = a[i]", Reads: 1, Writes: 1, PerInvocation: 4, PerInvocationCandidates: trial},
+		{Name: "triad", Entry: "bw_triad", Operation: "a[i] = b[i] + scalar*c[i]", Reads: 2, Writes: 1, PerInvocation: 4, PerInvocationCandidates: trial},
 	}
 }
 
@@ -76,6 +87,8 @@ type BandwidthResult struct {
 	Kernel string
 	// ArrayBytes is the size of each array, in bytes.
 	ArrayBytes uint64
+	// PerInvocation is the elements each invocation handled.
+	PerInvocation int
 	// BytesPerDispatch is what one dispatch moves by the table, in bytes.
 	BytesPerDispatch uint64
 	// Iterations is the number of dispatches in one timed sample.

@@ -148,17 +148,29 @@ func (r *bandwidthRun) bindAll() error {
 func (r *bandwidthRun) resize(n uint64) error {
 	r.n = n
 	for _, ds := range r.disp {
-		ds.groups = groupsFor(n, ds.perInvocation)
-		x, y, err := grid(ds.groups, r.maxPerDim)
-		if err != nil {
-			return err
-		}
-		ds.x, ds.y = x, y
-		if err := r.d.upload(ds.params, 0, bandwidthParams(n, ds.groups, ds.seed)); err != nil {
+		if err := r.shape(ds); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// shape sets ds's grid and Params uniform for r.n elements at its
+// elements per invocation.
+func (r *bandwidthRun) shape(ds *bwDispatch) error {
+	ds.groups = groupsFor(r.n, ds.perInvocation)
+	x, y, err := grid(ds.groups, r.maxPerDim)
+	if err != nil {
+		return err
+	}
+	ds.x, ds.y = x, y
+	return r.d.upload(ds.params, 0, bandwidthParams(r.n, ds.groups, ds.seed))
+}
+
+// setPer makes ds handle per elements per invocation.
+func (r *bandwidthRun) setPer(ds *bwDispatch, per uint64) error {
+	ds.perInvocation = per
+	return r.shape(ds)
 }
 
 // work records reps dispatches of ds.
@@ -197,31 +209,84 @@ func (r *bandwidthRun) fill() error {
 	return r.d.run(func(enc *wgpu.CommandEncoder) error { return record(enc, inits, 1) })
 }
 
-// measure warms up, calibrates, samples and checks one kernel. On a failed
-// check it returns only the error.
+// measure warms up, picks the elements per invocation (for the kernels
+// that have candidates), calibrates, samples and checks one kernel. On a
+// failed check it returns only the error.
 func (r *bandwidthRun) measure(ctx context.Context, k BandwidthKernel) (BandwidthResult, error) {
-	ds := r.disp[k.Name].dispatch
-	per, err := r.d.warmUp(ctx, ds, warmUp, r.lim.MaxIterations)
+	bd := r.disp[k.Name]
+	one, err := r.d.warmUp(ctx, bd.dispatch, warmUp, r.lim.MaxIterations)
 	if err != nil {
 		return BandwidthResult{}, err
 	}
-	cal, err := plan(per, r.launchS, r.lim)
+	if len(k.PerInvocationCandidates) > 1 {
+		if one, err = r.choosePer(ctx, bd, k.PerInvocationCandidates, one); err != nil {
+			return BandwidthResult{}, err
+		}
+	}
+	cal, err := plan(one, r.launchS, r.lim)
 	if err != nil {
 		return BandwidthResult{}, err
 	}
 	bytes := r.n * k.BytesPerElement()
-	stat, err := r.sample(ctx, ds, cal, bytes)
+	stat, err := r.sample(ctx, bd.dispatch, cal, bytes)
 	if err != nil {
 		return BandwidthResult{}, err
 	}
 	res := BandwidthResult{
 		Kernel: k.Name, ArrayBytes: r.n * ElementBytes, BytesPerDispatch: bytes,
-		Iterations: cal.Iterations, BytesPerS: stat, Timing: r.d.timing,
+		PerInvocation: int(bd.perInvocation), Iterations: cal.Iterations, BytesPerS: stat, Timing: r.d.timing,
 	}
 	if err := r.check(k.Name, &res); err != nil {
 		return BandwidthResult{}, err
 	}
 	return res, nil
+}
+
+// Trial of the elements-per-invocation candidates: rounds of one timed
+// submission of each candidate, round robin so that drift in the device
+// hits them alike.
+const (
+	perTrialRounds      = 3
+	perTrialQuickRounds = 2
+)
+
+// choosePer times each candidate count of elements per invocation for ds
+// (one dispatch takes about one seconds, warm) and keeps the one with the
+// lowest median time per dispatch, which it returns. The output of the
+// kept count is the one measure checks: its samples run after the trial
+// and rewrite the whole output.
+func (r *bandwidthRun) choosePer(ctx context.Context, ds *bwDispatch, cands []int, one float64) (float64, error) {
+	cal, err := plan(one, r.launchS, r.lim)
+	if err != nil {
+		return 0, err
+	}
+	rounds := perTrialRounds
+	if r.d.opts.Quick {
+		rounds = perTrialQuickRounds
+	}
+	times := make([][]float64, len(cands))
+	for range rounds {
+		for i, c := range cands {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			if err := r.setPer(ds, uint64(c)); err != nil {
+				return 0, err
+			}
+			t, err := r.d.timeWork(work(ds.dispatch, cal.Iterations))
+			if err != nil {
+				return 0, err
+			}
+			times[i] = append(times[i], t/float64(cal.Iterations))
+		}
+	}
+	best := 0
+	for i := range times {
+		if stats.Median(times[i]) < stats.Median(times[best]) {
+			best = i
+		}
+	}
+	return stats.Median(times[best]), r.setPer(ds, uint64(cands[best]))
 }
 
 // sample times cal.Samples submissions of cal.Iterations dispatches that

@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"flag"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,14 @@ func TestBandwidthTable(t *testing.T) {
 		}
 		if k.PerInvocation < 1 || k.Operation == "" || !strings.HasPrefix(k.Entry, "bw_") {
 			t.Errorf("%s: incomplete row %+v", k.Name, k)
+		}
+		if len(k.PerInvocationCandidates) > 0 && !slices.Contains(k.PerInvocationCandidates, k.PerInvocation) {
+			t.Errorf("%s: starts from %d per invocation, not among its candidates %v", k.Name, k.PerInvocation, k.PerInvocationCandidates)
+		}
+		for _, c := range k.PerInvocationCandidates {
+			if c < 1 {
+				t.Errorf("%s: candidate %d", k.Name, c)
+			}
 		}
 	}
 }
@@ -91,6 +100,11 @@ func TestBandwidthQuick(t *testing.T) {
 		if r.Checked == 0 || r.MaxRelError > r.Tolerance || r.Timing != d.Timing() || r.ArrayBytes < minArrayBytes {
 			t.Errorf("%s: check or size fields wrong: %+v", r.Kernel, r)
 		}
+		t.Logf("%s: %d elements per invocation", r.Kernel, r.PerInvocation)
+		if cands := k.PerInvocationCandidates; len(cands) > 0 && !slices.Contains(cands, r.PerInvocation) ||
+			len(cands) == 0 && r.PerInvocation != k.PerInvocation {
+			t.Errorf("%s: %d elements per invocation, want %d or one of %v", r.Kernel, r.PerInvocation, k.PerInvocation, cands)
+		}
 	}
 }
 
@@ -116,28 +130,35 @@ func TestBandwidthCatchesWrongResult(t *testing.T) {
 // surplus workgroups, and checks every output.
 func TestBandwidthKernelsOnAnOddGrid(t *testing.T) {
 	d := newDevice(t)
-	r := &bandwidthRun{d: d, lim: bandwidthLimits(true), maxPerDim: 11}
+	r := &bandwidthRun{d: d, lim: bandwidthLimits(true), maxPerDim: 21}
 	defer r.release()
-	const n = 100*4*wgSize + 17 // copy: 101 groups of 4 per invocation, an 11 x 10 grid
+	const n = 100*4*wgSize + 17 // copy: 101 groups of 4 per invocation, a 21 x 5 grid; 401 of 1 in 21 x 20
 	if err := r.setup(n); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.fill(); err != nil {
 		t.Fatal(err)
 	}
-	if ds := r.disp["copy"]; ds.groups != 101 || ds.x != 11 || ds.y != 10 {
+	if ds := r.disp["copy"]; ds.groups != 101 || ds.x != 21 || ds.y != 5 {
 		t.Fatalf("copy grid %d groups as %d x %d", ds.groups, ds.x, ds.y)
 	}
 	for _, k := range BandwidthKernels() {
-		if err := d.run(work(r.disp[k.Name].dispatch, 1)); err != nil {
-			t.Fatal(err)
-		}
-		var res BandwidthResult
-		if err := r.check(k.Name, &res); err != nil {
-			t.Errorf("%s: %v", k.Name, err)
-		}
-		if res.Checked == 0 {
-			t.Errorf("%s: nothing checked", k.Name)
+		// Each count the trial may choose covers the array as well.
+		for _, per := range append([]int{k.PerInvocation}, k.PerInvocationCandidates...) {
+			ds := r.disp[k.Name]
+			if err := r.setPer(ds, uint64(per)); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.run(work(ds.dispatch, 1)); err != nil {
+				t.Fatal(err)
+			}
+			var res BandwidthResult
+			if err := r.check(k.Name, &res); err != nil {
+				t.Errorf("%s at %d per invocation: %v", k.Name, per, err)
+			}
+			if res.Checked == 0 {
+				t.Errorf("%s at %d per invocation: nothing checked", k.Name, per)
+			}
 		}
 	}
 }
@@ -174,6 +195,7 @@ func TestBandwidthPerInvocationSweep(t *testing.T) {
 			if k.Name == "read" {
 				continue
 			}
+			k.PerInvocationCandidates = nil // this count, no trial
 			res, err := r.measure(t.Context(), k)
 			if err != nil {
 				t.Fatalf("%s at %d per invocation: %v", k.Name, per, err)

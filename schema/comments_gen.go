@@ -9,6 +9,7 @@ var commentMap = map[string]string{
 	"github.com/everycycle/appraise/schema.Bandwidth.BytesPerElement":             "BytesPerElement is how many bytes the kernel moves per element,\nreads plus writes.",
 	"github.com/everycycle/appraise/schema.Bandwidth.BytesPerS":                   "BytesPerS is bytes moved per second (bytes, not MiB; 1 GB/s = 1e9).",
 	"github.com/everycycle/appraise/schema.Bandwidth.Check":                       "Check is the reference check the output passed.",
+	"github.com/everycycle/appraise/schema.Bandwidth.ElementsPerInvocation":       "ElementsPerInvocation is how many elements each GPU invocation\nhandled, a count the probe may choose by a timed trial on the device\n(absent for the host).",
 	"github.com/everycycle/appraise/schema.Bandwidth.Kernel":                      "Kernel is the access pattern: \"read\", \"write\", \"copy\", \"triad\".",
 	"github.com/everycycle/appraise/schema.Bandwidth.Probe":                       "Probe is the name of the probe that measured it.",
 	"github.com/everycycle/appraise/schema.Bandwidth.Timing":                      "Timing says how durations were measured.",

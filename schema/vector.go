@@ -160,6 +160,10 @@ type Bandwidth struct {
 	// BytesPerElement is how many bytes the kernel moves per element,
 	// reads plus writes.
 	BytesPerElement int `json:"bytes_per_element" validate:"gte=1"`
+	// ElementsPerInvocation is how many elements each GPU invocation
+	// handled, a count the probe may choose by a timed trial on the device
+	// (absent for the host).
+	ElementsPerInvocation int `json:"elements_per_invocation,omitempty" validate:"gte=0"`
 	// Probe is the name of the probe that measured it.
 	Probe string `json:"probe" validate:"required,ident"`
 	// Timing says how durations were measured.

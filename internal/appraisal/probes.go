@@ -23,13 +23,14 @@ func (p streamProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabilit
 	}
 	for _, r := range rs {
 		v.Memory.Bandwidth = append(v.Memory.Bandwidth, schema.Bandwidth{
-			Kernel:          r.Kernel,
-			BytesPerS:       r.BytesPerS,
-			ArrayBytes:      r.ArrayBytes,
-			BytesPerElement: int(kernelBytes(r.Kernel)),
-			Probe:           p.Name(),
-			Timing:          r.Timing,
-			Check:           check(r.Checked, r.MaxRelError, r.Tolerance),
+			Kernel:                r.Kernel,
+			BytesPerS:             r.BytesPerS,
+			ArrayBytes:            r.ArrayBytes,
+			BytesPerElement:       int(kernelBytes(r.Kernel)),
+			ElementsPerInvocation: r.PerInvocation,
+			Probe:                 p.Name(),
+			Timing:                r.Timing,
+			Check:                 check(r.Checked, r.MaxRelError, r.Tolerance),
 		})
 	}
 	return nil
