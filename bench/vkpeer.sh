@@ -99,8 +99,9 @@ for l in open(peer_log):
         peer.append((pair, shape, f"{tm}x{tn}x{tk} B {'col' if bcol == '1' else 'row'}-major", float(med),
                      float(lo or med), float(hi or med), int(n or 1)))
 
-passes = sum(1 for l in open(correct_log) if l.strip() == "pass")
-fails = sum(1 for l in open(correct_log) if l.strip() == "fail")
+# Its correctness lines end in "pass" or "fail" after the config.
+passes = sum(1 for l in open(correct_log) if l.rstrip().endswith(" pass") or l.strip() == "pass")
+fails = sum(1 for l in open(correct_log) if l.rstrip().endswith(" fail") or l.strip() == "fail")
 
 print("## Ours (TestRunCoopMat, 8192^3, checked)\n")
 print("| shape | types | tile | TOP/s median (min-max, n) |")

@@ -8,7 +8,11 @@ import (
 	"time"
 )
 
-var flagLead = flag.String("coopmat.lead", "", "regexp: for matching shapes, time every default tile with read-only inputs, two-step prefetch and two buffers, checked, at -coopmat.size")
+var (
+	flagLead     = flag.String("coopmat.lead", "", "regexp: for matching shapes, time every default tile with read-only inputs, two-step prefetch and two buffers, checked, at -coopmat.size")
+	flagLeadTile = flag.String("coopmat.leadtile", "", "regexp: with -coopmat.lead, only the default tiles whose name matches")
+	flagLeadData = flag.String("coopmat.leaddata", "random", "operands of -coopmat.lead: random, or peer (vk_cooperative_matrix_perf's -1/2, 0, 1/2, 1)")
+)
 
 // TestCoopLead measures one lead left open by the fp16 time placement on
 // the H200 (docs/performance.md, session 3): read-only A and B, which sped
@@ -18,7 +22,9 @@ var flagLead = flag.String("coopmat.lead", "", "regexp: for matching shapes, tim
 // as searched, read-only, with two-step prefetch, both, two shared buffers
 // and two buffers read-only; the plain tile again last, to show the drift
 // over the run. It changes no default: a tile only becomes a candidate
-// through cmrun.go. Without -coopmat.lead it skips.
+// through cmrun.go. With -coopmat.leaddata=peer the operands are the Vulkan
+// peer's (-1/2, 0, 1/2 or 1), to compare with it on the same data. Without
+// -coopmat.lead it skips.
 func TestCoopLead(t *testing.T) {
 	if *flagLead == "" {
 		t.Skip("no -coopmat.lead")
@@ -28,14 +34,20 @@ func TestCoopLead(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	match := regexp.MustCompile(*flagLead)
+	match, tiles := regexp.MustCompile(*flagLead), regexp.MustCompile(*flagLeadTile)
 	o := Options{Size: uint32(*flagSize), Seed: 7, Timing: Timing{SampleTime: 20 * time.Millisecond}}
-	cache := &operandCache{}
 	for _, s := range shapes {
 		if !match.MatchString(s.String()) || d.supports(s) != nil {
 			continue
 		}
+		cache := &operandCache{}
+		if *flagLeadData == "peer" {
+			cache = peerOperands(s.A, o.Size)
+		}
 		for _, base := range coopCandidates(s, d.Info.SubgroupSize) {
+			if !tiles.MatchString(base.String()) {
+				continue
+			}
 			for _, tile := range leadTiles(base) {
 				leadRun(t, d, s, tile, o, cache)
 			}
@@ -72,7 +84,7 @@ func leadRun(t *testing.T, d *Device, s Shape, tile CoopTile, o Options, cache *
 		t.Errorf("LEAD %-34v %-28v: %v", s, tile, err)
 		return
 	}
-	t.Logf("LEAD %-34v %-28v %8.1f T/s (min %.1f max %.1f, n=%d) check worst %.3g on %d at %s", s, tile,
+	t.Logf("LEAD %-34v %-28v %s %8.1f T/s (min %.1f max %.1f, n=%d) check worst %.3g on %d at %s", s, tile, *flagLeadData,
 		r.OpsPerSecond.Median/1e12, r.OpsPerSecond.Min/1e12, r.OpsPerSecond.Max/1e12, r.OpsPerSecond.Samples,
 		r.Check.Worst, r.Check.Elements, time.Now().UTC().Format("15:04:05.000"))
 }
