@@ -171,10 +171,13 @@ type uploader struct {
 	kinds   []hostMemory
 	streams []*stream       // the stream kernel of each stage, one pair per slot
 	copies  [][][]*commands // [route][kind][slot]: stage → slot, pre-recorded
-	read    *commands       // every slot → back
-	src     []uint32        // the pattern of the current upload
-	rounds  []uint32        // the round uploaded into each slot since the last check
-	round   uint32
+	// mapped holds a device-mapped destination per slot, one after the
+	// other, for the host-write route (nil when the device has none).
+	mapped *Buffer
+	read   *commands // every slot → back (mapped ones after the rest)
+	src    []uint32  // the pattern of the current upload
+	rounds []upload  // what was uploaded into each slot since the last check
+	round  uint32
 	tamper  func(string, []byte)
 	checked uint64
 }
@@ -202,8 +205,15 @@ func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *Tran
 	return nil
 }
 
+// upload is what once uploaded into a slot: its round, and whether the
+// host wrote it into the slot's device-mapped destination.
+type upload struct {
+	round  uint32
+	mapped bool
+}
+
 // methods are the uploads on each route from each staging memory, waited
-// for each way.
+// for each way, and host writes of each count of writers.
 func (u *uploader) methods(pinned bool) []latencyMethod {
 	prefix := uploadPathPrefix
 	if pinned {
@@ -216,6 +226,11 @@ func (u *uploader) methods(pinned bool) []latencyMethod {
 				ms = append(ms, latencyMethod{prefix + r.name(true) + "." + k.name() + "." + w.String(),
 					func() (float64, error) { return u.once(ri, i, w, pinned) }})
 			}
+		}
+	}
+	if u.mapped != nil {
+		for _, n := range writerCounts() {
+			ms = append(ms, latencyMethod{writePath(prefix, n), func() (float64, error) { return u.write(n) }})
 		}
 	}
 	return ms
@@ -233,7 +248,15 @@ func (u *uploader) create() error {
 		u.dsts = append(u.dsts, b)
 	}
 	var err error
-	if u.back, _, err = u.d.newMappedBuffer(uploadSlots*latencyUploadBytes, true); err != nil {
+	u.mapped, err = u.d.newDeviceMappedBuffer(uploadSlots * latencyUploadBytes)
+	if err != nil && !errors.Is(err, errNoHostMemory) {
+		return err
+	}
+	backSlots := uint64(uploadSlots)
+	if u.mapped != nil {
+		backSlots *= 2
+	}
+	if u.back, _, err = u.d.newMappedBuffer(backSlots*latencyUploadBytes, true); err != nil {
 		return err
 	}
 	for _, k := range hostKinds {
@@ -247,6 +270,9 @@ func (u *uploader) create() error {
 	return u.read.record(func(cb vk.CommandBuffer) {
 		for i, b := range u.dsts {
 			copyAfterTransfers(cb, b, u.back, uint64(i)*latencyUploadBytes)
+		}
+		if u.mapped != nil {
+			copyAfterTransfers(cb, u.mapped, u.back, uploadSlots*latencyUploadBytes)
 		}
 	})
 }
@@ -338,6 +364,7 @@ func (u *uploader) release() {
 	for _, b := range u.stages {
 		b.Release()
 	}
+	u.mapped.Release()
 	u.back.Release()
 	for _, b := range u.dsts {
 		b.Release()
@@ -363,11 +390,33 @@ func (u *uploader) once(ri, i int, w fenceWait, pinned bool) (float64, error) {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()
-	u.rounds = append(u.rounds, u.round)
-	if len(u.rounds) == uploadSlots {
-		return secs, u.check()
+	return secs, u.uploaded(upload{round: u.round})
+}
+
+// write makes a fresh pattern (untimed), then times its stores by parts
+// writers into the next free slot's device-mapped destination, until each
+// writer has read its last word back.
+func (u *uploader) write(parts int) (float64, error) {
+	u.round++
+	fillPattern(u.src, u.round)
+	slot := len(u.rounds)
+	dst := u.mapped.words()[slot*latencyUploadBytes/4 : (slot+1)*latencyUploadBytes/4]
+	start := time.Now()
+	if err := writeMapped(dst, u.src, parts); err != nil {
+		return 0, err
 	}
-	return secs, nil
+	secs := time.Since(start).Seconds()
+	return secs, u.uploaded(upload{round: u.round, mapped: true})
+}
+
+// uploaded records an upload into the next slot; once every slot holds
+// one, all are checked.
+func (u *uploader) uploaded(up upload) error {
+	u.rounds = append(u.rounds, up)
+	if len(u.rounds) == uploadSlots {
+		return u.check()
+	}
+	return nil
 }
 
 // check reads every slot back and compares each upload since the last
@@ -379,14 +428,17 @@ func (u *uploader) check() error {
 	if _, err := u.read.submit(); err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
-	got := u.back.Bytes()[:len(u.rounds)*latencyUploadBytes]
-	if u.tamper != nil {
-		u.tamper("upload", got)
-	}
 	words := u.back.words()
-	for s, r := range u.rounds {
-		if err := checkPattern(words[s*latencyUploadBytes/4:(s+1)*latencyUploadBytes/4], r); err != nil {
-			return fmt.Errorf("upload %d: %w", r, err)
+	for s, up := range u.rounds {
+		at := s
+		if up.mapped {
+			at += uploadSlots
+		}
+		if u.tamper != nil {
+			u.tamper("upload", u.back.Bytes()[at*latencyUploadBytes:(at+1)*latencyUploadBytes])
+		}
+		if err := checkPattern(words[at*latencyUploadBytes/4:(at+1)*latencyUploadBytes/4], up.round); err != nil {
+			return fmt.Errorf("upload %d: %w", up.round, err)
 		}
 		u.checked += latencyUploadBytes / 4
 	}

@@ -55,6 +55,12 @@ func TestMeasureTransfer(t *testing.T) {
 		t.Errorf("transfer bytes %d", r.TransferBytes)
 	}
 	for _, dir := range []Direction{r.HostToDevice, r.DeviceToHost} {
+		if isWrite(dir.Path) {
+			if dir.Timing != schema.TimingHostWallClock {
+				t.Errorf("%s: timing %q, want %q", dir.Path, dir.Timing, schema.TimingHostWallClock)
+			}
+			continue
+		}
 		if q := d.queueNamed(t, dir.Path); dir.Timing != d.bulkTiming(q) {
 			t.Errorf("%s: timing %q, want %q", dir.Path, dir.Timing, d.bulkTiming(q))
 		}
@@ -65,9 +71,18 @@ func TestMeasureTransfer(t *testing.T) {
 		}
 	}
 	for _, p := range []string{r.UploadPath, r.UploadPinnedPath} {
-		d.queueNamed(t, p)
+		if !isWrite(p) {
+			d.queueNamed(t, p)
+		}
+	}
+	if isWrite(r.DeviceToHost.Path) {
+		t.Errorf("device to host by %s: the host-write route only uploads", r.DeviceToHost.Path)
 	}
 }
+
+// isWrite says whether a path is the host-write route's: no queue moved
+// its data.
+func isWrite(path string) bool { return strings.Contains(path, "-"+writeRoute) }
 
 // queueNamed returns the queue that path names.
 func (d *Device) queueNamed(t *testing.T, path string) *queue {
@@ -233,7 +248,19 @@ func TestTransferPathsFullSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	logImport(t, d, n)
+	logMemoryTypes(t, d)
 	for _, size := range []uint64{1 << 20, 4 << 20, 16 << 20, 64 << 20, n} {
+		up, _, err := d.bulkWrite(t.Context(), size, TransferOptions{})
+		switch {
+		case errors.Is(err, errNoHostMemory):
+			t.Logf("%d MiB host write: %v", size>>20, err)
+		case err != nil:
+			t.Fatalf("host write: %v", err)
+		default:
+			s := up.BytesPerS
+			t.Logf("%d MiB h2d %s %.2f GB/s (min %.2f, max %.2f, n=%d) %s", size>>20, up.Path,
+				s.Median/1e9, s.Min/1e9, s.Max/1e9, s.Samples, up.Timing)
+		}
 		for _, r := range d.routes() {
 			for _, k := range hostKinds {
 				up, down, _, err := d.bulkOn(t.Context(), r, size, k, TransferOptions{})
@@ -270,6 +297,19 @@ func TestTransferPathsFullSize(t *testing.T) {
 	}
 	if err := u.check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// logMemoryTypes logs d's memory types and heaps.
+func logMemoryTypes(t *testing.T, d *Device) {
+	for i := range d.memory.MemoryHeapCount {
+		h := d.memory.MemoryHeaps[i]
+		h.Deref()
+		t.Logf("heap %d: %d MiB, flags %#x", i, uint64(h.Size)>>20, h.Flags)
+	}
+	for i := range d.memory.MemoryTypeCount {
+		mt := d.memory.MemoryTypes[i]
+		t.Logf("memory type %d: heap %d, flags %#x", i, mt.HeapIndex, mt.PropertyFlags)
 	}
 }
 
@@ -481,5 +521,86 @@ func TestShaderRouteUploads(t *testing.T) {
 	}
 	if u.checked < uint64(ran*uploadSlots)*latencyUploadBytes/4 {
 		t.Errorf("checked %d words", u.checked)
+	}
+}
+
+func TestWriteMapped(t *testing.T) {
+	src := make([]uint32, 1<<16+3)
+	fillPattern(src, 7)
+	for _, parts := range []int{0, 1, 2, 3, 16, 1 << 20} {
+		dst := make([]uint32, len(src))
+		if err := writeMapped(dst, src, parts); err != nil {
+			t.Fatalf("%d writers: %v", parts, err)
+		}
+		if err := checkPattern(dst, 7); err != nil {
+			t.Errorf("%d writers: %v", parts, err)
+		}
+	}
+}
+
+// TestWriteRoute stores uploads from the host into device-mapped memory
+// (lavapipe's only memory is device-local and host-visible), in bulk and
+// as 1 MiB uploads by each count of writers, every one checked by the
+// device; a word altered on its way back fails the check.
+func TestWriteRoute(t *testing.T) {
+	d := newDevice(t)
+	if _, _, ok := d.deviceMappedType(^uint32(0)); !ok {
+		t.Skip("no device-local, host-visible memory on " + d.Info.Name)
+	}
+	const n = 8 << 20
+	up, checked, err := d.bulkWrite(t.Context(), n, TransferOptions{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s %.2f GB/s (min %.2f, max %.2f)", up.Path, up.BytesPerS.Median/1e9, up.BytesPerS.Min/1e9, up.BytesPerS.Max/1e9)
+	if want := transferPathPrefix + "write.cpu.device-mapped"; up.Path != want || up.Timing != schema.TimingHostWallClock {
+		t.Errorf("path %q timed by %s, want %q by the host clock", up.Path, up.Timing, want)
+	}
+	if up.BytesPerS.Samples != transferQuickSamples || checked != transferQuickSamples*n/4 {
+		t.Errorf("%d samples, %d words checked", up.BytesPerS.Samples, checked)
+	}
+	tamper := func(what string, b []byte) { b[len(b)/2] ^= 1 }
+	if _, _, err := d.bulkWrite(t.Context(), n, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, ErrCheckFailed) {
+		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
+	}
+
+	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
+	defer u.release()
+	if err := u.create(); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, pinned := range []bool{false, true} {
+		for _, m := range u.methods(pinned) {
+			if !isWrite(m.path) {
+				continue
+			}
+			if !identRe.MatchString(m.path) {
+				t.Errorf("path %q is not an ident", m.path)
+			}
+			for range uploadSlots + 1 {
+				if _, err := m.once(); err != nil {
+					t.Fatalf("%s: %v", m.path, err)
+				}
+			}
+			ran++
+		}
+	}
+	if want := 2 * len(writerCounts()); ran != want {
+		t.Errorf("%d host-write upload methods, want %d", ran, want)
+	}
+	if err := u.check(); err != nil {
+		t.Fatal(err)
+	}
+	u.tamper = tamper
+	for _, m := range u.methods(true) {
+		if isWrite(m.path) {
+			if _, err := m.once(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := u.check(); !errors.Is(err, ErrCheckFailed) {
+		t.Errorf("tampered upload: err = %v, want ErrCheckFailed", err)
 	}
 }

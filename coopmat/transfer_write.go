@@ -1,0 +1,196 @@
+package coopmat
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// The host-write route: where the device offers memory that is both
+// device-local and host-visible (its memory seen through a PCI BAR), the
+// host's cores can store an upload straight into device memory, with no
+// copy command and no submission. Stores to such memory are posted and
+// write-combined, so each writer ends with a locked (fencing) operation,
+// which drains its write-combining buffers, and then loads the last word
+// it wrote back from the device: on PCI Express a read is not passed by
+// writes posted before it, so when the load returns the writer's data has
+// landed in device memory. Every upload is also checked in full by the
+// device (a copy of the buffer back into host memory, outside the timed
+// region).
+
+// writeRouteName names the route in paths: the host's cores ("cpu")
+// store into device-local memory the host maps ("device-mapped").
+const (
+	writeRoute     = "write.cpu"
+	deviceMapped   = "device-mapped"
+	writeWaitCheck = "read-back"
+)
+
+// deviceMappedType returns a memory type allowed by bits that is
+// device-local, host-visible and host-coherent, and its heap's size.
+func (d *Device) deviceMappedType(bits uint32) (index uint32, heap uint64, ok bool) {
+	want := vk.MemoryPropertyFlags(vk.MemoryPropertyDeviceLocalBit | vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit)
+	for i := uint32(0); i < d.memory.MemoryTypeCount; i++ {
+		t := d.memory.MemoryTypes[i]
+		if bits&(1<<i) == 0 || t.PropertyFlags&want != want {
+			continue
+		}
+		h := d.memory.MemoryHeaps[t.HeapIndex]
+		h.Deref()
+		return i, uint64(h.Size), true
+	}
+	return 0, 0, false
+}
+
+// newDeviceMappedBuffer creates a mapped buffer of size bytes in
+// device-local, host-visible memory. Without such memory, or when its heap
+// holds less than twice size (such a heap is often a 256 MiB window the
+// driver shares), it returns an error wrapping errNoHostMemory.
+func (d *Device) newDeviceMappedBuffer(size uint64) (*Buffer, error) {
+	b := &Buffer{d: d, size: size}
+	err := b.allocate(hostUsage, func(bits uint32) (uint32, error) {
+		i, heap, ok := d.deviceMappedType(bits)
+		if !ok {
+			return 0, fmt.Errorf("vulkan: no device-local, host-visible memory: %w", errNoHostMemory)
+		}
+		if heap < 2*size {
+			return 0, fmt.Errorf("vulkan: device-local, host-visible heap of %d bytes for %d: %w", heap, size, errNoHostMemory)
+		}
+		return i, nil
+	}, true, nil)
+	if err != nil {
+		b.Release()
+		return nil, err
+	}
+	return b, nil
+}
+
+// writeMapped stores src into dst (mapped device memory of the same
+// length) from parts goroutines, each storing a contiguous range, fencing
+// and loading its last word back. A load that does not return what was
+// stored is an error wrapping ErrCheckFailed.
+func writeMapped(dst, src []uint32, parts int) error {
+	parts = max(1, min(parts, len(src)))
+	if parts == 1 {
+		var fence atomic.Uint32
+		return writeRange(dst, src, &fence)
+	}
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	var fence atomic.Uint32
+	n := len(src)
+	for p := range parts {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		wg.Go(func() { errs[p] = writeRange(dst[lo:hi], src[lo:hi], &fence) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRange is one writer of writeMapped; fence is the writers' shared
+// counter.
+func writeRange(dst, src []uint32, fence *atomic.Uint32) error {
+	copy(dst, src)
+	fence.Add(1) // a locked instruction: drains the write-combining buffers
+	last := len(dst) - 1
+	if got := atomic.LoadUint32(&dst[last]); got != src[last] {
+		return fmt.Errorf("mapped device memory read back %#08x, want %#08x: %w", got, src[last], ErrCheckFailed)
+	}
+	return nil
+}
+
+// bulkWrite measures host → device by host writes into device-mapped
+// memory: n bytes per sample, every sample read back by the device and
+// checked. Without device-mapped memory it returns errNoHostMemory.
+func (d *Device) bulkWrite(ctx context.Context, n uint64, o TransferOptions) (Direction, uint64, error) {
+	dst, err := d.newDeviceMappedBuffer(n)
+	if err != nil {
+		return Direction{}, 0, err
+	}
+	defer dst.Release()
+	back, _, err := d.newMappedBuffer(n, true)
+	if err != nil {
+		return Direction{}, 0, err
+	}
+	defer back.Release()
+	read, err := d.newCommands()
+	if err != nil {
+		return Direction{}, 0, err
+	}
+	defer read.release()
+	if err := read.record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, dst, back, 0) }); err != nil {
+		return Direction{}, 0, err
+	}
+	src := make([]uint32, n/4)
+	parts := runtime.GOMAXPROCS(0)
+	round := uint32(0)
+	err = warmUp(ctx, MinWarmup, func() error { round++; return writeMapped(dst.words(), src, parts) })
+	if err != nil {
+		return Direction{}, 0, fmt.Errorf("warm-up: %w", err)
+	}
+	samples := transferSamples
+	if o.Quick {
+		samples = transferQuickSamples
+	}
+	var secs []float64
+	var checked uint64
+	for range samples {
+		if err := ctx.Err(); err != nil {
+			return Direction{}, 0, err
+		}
+		round++
+		fillPattern(src, round)
+		start := time.Now()
+		if err := writeMapped(dst.words(), src, parts); err != nil {
+			return Direction{}, 0, err
+		}
+		secs = append(secs, time.Since(start).Seconds())
+		words := back.words()
+		fillWord(words, poisonWord)
+		if _, err := read.submit(); err != nil {
+			return Direction{}, 0, fmt.Errorf("read back: %w", err)
+		}
+		if o.tamper != nil {
+			o.tamper("transfer", back.Bytes())
+		}
+		if err := checkPattern(words, round); err != nil {
+			return Direction{}, 0, fmt.Errorf("round %d, written by the host and copied back: %w", round, err)
+		}
+		checked += uint64(len(words))
+	}
+	st, err := rates(n, secs)
+	if err != nil {
+		return Direction{}, 0, err
+	}
+	return Direction{BytesPerS: st, Path: transferPathPrefix + writeRoute + "." + deviceMapped, Timing: schema.TimingHostWallClock}, checked, nil
+}
+
+// writerCounts are the numbers of goroutines a 1 MiB host write is tried
+// with, up to GOMAXPROCS.
+func writerCounts() []int {
+	var ns []int
+	for _, n := range []int{1, 2, 4, 8, 16} {
+		if n <= runtime.GOMAXPROCS(0) {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// writePath names a 1 MiB host-write upload method with parts writers.
+func writePath(prefix string, parts int) string {
+	return prefix + writeRoute + "-" + strconv.Itoa(parts) + "." + deviceMapped + "." + writeWaitCheck
+}
