@@ -173,11 +173,11 @@ type uploader struct {
 	copies  [][][]*commands // [route][kind][slot]: stage → slot, pre-recorded
 	// mapped holds a device-mapped destination per slot, one after the
 	// other, for the host-write route (nil when the device has none).
-	mapped *Buffer
-	read   *commands // every slot → back (mapped ones after the rest)
-	src    []uint32  // the pattern of the current upload
-	rounds []upload  // what was uploaded into each slot since the last check
-	round  uint32
+	mapped  *Buffer
+	read    *commands // every slot → back (mapped ones after the rest)
+	src     []uint32  // the pattern of the current upload
+	rounds  []upload  // what was uploaded into each slot since the last check
+	round   uint32
 	tamper  func(string, []byte)
 	checked uint64
 }
