@@ -174,9 +174,10 @@ type uploader struct {
 	// mapped holds a device-mapped destination per slot, one after the
 	// other, for the host-write route (nil when the device has none).
 	mapped  *Buffer
-	read    *commands // every slot → back (mapped ones after the rest)
-	src     []uint32  // the pattern of the current upload
-	rounds  []upload  // what was uploaded into each slot since the last check
+	writers map[int]*writers // pools for host writes of more than one writer
+	read    *commands        // every slot → back (mapped ones after the rest)
+	src     []uint32         // the pattern of the current upload
+	rounds  []upload         // what was uploaded into each slot since the last check
 	round   uint32
 	tamper  func(string, []byte)
 	checked uint64
@@ -255,6 +256,12 @@ func (u *uploader) create() error {
 	backSlots := uint64(uploadSlots)
 	if u.mapped != nil {
 		backSlots *= 2
+		u.writers = map[int]*writers{}
+		for _, n := range writerCounts() {
+			if n > 1 {
+				u.writers[n] = newWriters(n)
+			}
+		}
 	}
 	if u.back, _, err = u.d.newMappedBuffer(backSlots*latencyUploadBytes, true); err != nil {
 		return err
@@ -364,6 +371,9 @@ func (u *uploader) release() {
 	for _, b := range u.stages {
 		b.Release()
 	}
+	for _, w := range u.writers {
+		w.close()
+	}
 	u.mapped.Release()
 	u.back.Release()
 	for _, b := range u.dsts {
@@ -393,16 +403,28 @@ func (u *uploader) once(ri, i int, w fenceWait, pinned bool) (float64, error) {
 	return secs, u.uploaded(upload{round: u.round})
 }
 
-// write makes a fresh pattern (untimed), then times its stores by parts
-// writers into the next free slot's device-mapped destination, until each
-// writer has read its last word back.
+// write makes a fresh pattern and, for several writers, arms their pool
+// (untimed), then times the stores by parts writers into the next free
+// slot's device-mapped destination, until each writer has read its last
+// word back.
 func (u *uploader) write(parts int) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
 	slot := len(u.rounds)
 	dst := u.mapped.words()[slot*latencyUploadBytes/4 : (slot+1)*latencyUploadBytes/4]
+	w := u.writers[parts]
+	if w != nil {
+		w.arm()
+		defer w.disarm()
+	}
 	start := time.Now()
-	if err := writeMapped(dst, u.src, parts); err != nil {
+	var err error
+	if w != nil {
+		err = w.write(dst, u.src)
+	} else {
+		err = writeMapped(dst, u.src, 1)
+	}
+	if err != nil {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()

@@ -604,3 +604,28 @@ func TestWriteRoute(t *testing.T) {
 		t.Errorf("tampered upload: err = %v, want ErrCheckFailed", err)
 	}
 }
+
+// TestWriters arms, uses and disarms a pool many times over, each job
+// checked, also with a pool larger than the machine has processors.
+func TestWriters(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		w := newWriters(n)
+		src := make([]uint32, 1<<14+5)
+		for r := range uint32(20) {
+			fillPattern(src, r)
+			dst := make([]uint32, len(src))
+			w.arm()
+			err := w.write(dst, src)
+			w.disarm()
+			if err != nil {
+				t.Fatalf("%d writers, round %d: %v", n, r, err)
+			}
+			if err := checkPattern(dst, r); err != nil {
+				t.Fatalf("%d writers, round %d: %v", n, r, err)
+			}
+		}
+		w.close()
+	}
+	var w *writers
+	w.close()
+}

@@ -194,3 +194,110 @@ func writerCounts() []int {
 func writePath(prefix string, parts int) string {
 	return prefix + writeRoute + "-" + strconv.Itoa(parts) + "." + deviceMapped + "." + writeWaitCheck
 }
+
+// writers is a pool of goroutines that store the ranges of one upload at
+// once. Waking a parked goroutine can take longer than storing 1 MiB, so
+// the pool is armed before the clock starts: its goroutines then spin,
+// ready, until it is disarmed after the upload. The caller's goroutine is
+// writer 0; the pool holds the others.
+type writers struct {
+	n        int
+	wake     chan struct{}
+	quit     chan struct{}
+	armed    atomic.Bool
+	ready    atomic.Int32  // pool writers spinning, ready for a job
+	start    atomic.Uint64 // bumped to hand the writers a job
+	done     atomic.Int32  // pool writers that finished the current job
+	dst, src []uint32      // the current job, set before start is bumped
+	errs     []error
+	fence    atomic.Uint32
+	wg       sync.WaitGroup
+}
+
+// newWriters starts a pool for n writers in all (n-1 goroutines, parked).
+// Close it when done.
+func newWriters(n int) *writers {
+	w := &writers{n: n, wake: make(chan struct{}, n), quit: make(chan struct{}), errs: make([]error, n)}
+	for i := 1; i < n; i++ {
+		w.wg.Go(func() { w.worker(i) })
+	}
+	return w
+}
+
+// worker is writer i: parked until woken, then ready for jobs until the
+// pool is disarmed.
+func (w *writers) worker(i int) {
+	for {
+		select {
+		case <-w.wake:
+		case <-w.quit:
+			return
+		}
+		seen := w.start.Load()
+		w.ready.Add(1)
+		for w.armed.Load() {
+			if g := w.start.Load(); g != seen {
+				seen = g
+				w.errs[i] = w.part(i)
+				w.done.Add(1)
+			}
+		}
+		w.ready.Add(-1)
+	}
+}
+
+// part stores writer i's range of the current job.
+func (w *writers) part(i int) error {
+	n := len(w.src)
+	lo, hi := i*n/w.n, (i+1)*n/w.n
+	if lo == hi {
+		return nil
+	}
+	return writeRange(w.dst[lo:hi], w.src[lo:hi], &w.fence)
+}
+
+// arm wakes the pool's writers and returns once every one is ready.
+func (w *writers) arm() {
+	w.ready.Store(0)
+	w.armed.Store(true)
+	for i := 1; i < w.n; i++ {
+		w.wake <- struct{}{}
+	}
+	for w.ready.Load() < int32(w.n-1) {
+	}
+}
+
+// write stores src into dst (see writeMapped) with every writer of an
+// armed pool.
+func (w *writers) write(dst, src []uint32) error {
+	w.dst, w.src = dst, src
+	w.done.Store(0)
+	w.start.Add(1)
+	w.errs[0] = w.part(0)
+	for w.done.Load() < int32(w.n-1) {
+	}
+	for _, err := range w.errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// disarm parks the writers again and returns once every one has stopped
+// spinning.
+func (w *writers) disarm() {
+	w.armed.Store(false)
+	for w.ready.Load() > 0 {
+	}
+}
+
+// close stops the pool's goroutines. Safe on nil.
+func (w *writers) close() {
+	if w == nil {
+		return
+	}
+	w.disarm()
+	close(w.quit)
+	w.wg.Wait()
+}
