@@ -6,7 +6,8 @@
 # (with --coopmat when COOPMAT=1) and appraise again for run-to-run
 # stability, and prints the comparison. Run from the repo
 # root on the GPU host after `source .gl/env.sh`; bin/appraise and
-# bin/nvml.test are built on the development machine.
+# bin/nvml.test are built on the development machine. CROSSCHECK=0 leaves
+# the cross-check out; EXPLORE=1 adds the host-link exploration (below).
 # Results go to $OUT (or ./bench-out): log.txt, appraise.json,
 # appraise2.json, crosscheck.json, peers.json, babelstream.csv,
 # mixbench.txt and reports.tar (the signed or draft reports).
@@ -34,9 +35,20 @@ run_appraise 1 "$out/appraise.json"
 python3 bench/peers.py >"$out/peers.json" 2>>"$log"
 
 # --cross-check (add --coopmat with COOPMAT=1): refuses to sign, with drafts, on disagreement.
-bin/appraise --out /tmp/reports-x --json --cross-check --draft $([ "${COOPMAT:-0}" = 1 ] && echo --coopmat) \
-	--babelstream /tmp/cuda-stream --mixbench /tmp/mixbench-cuda >"$out/crosscheck.json" 2>>"$log"
-echo "appraise --cross-check rc=$?" >>"$log"
+# CROSSCHECK=0 leaves it out (about 150 s), e.g. to make room for EXPLORE=1.
+mkdir -p /tmp/reports-x
+if [ "${CROSSCHECK:-1}" = 1 ]; then
+	bin/appraise --out /tmp/reports-x --json --cross-check --draft $([ "${COOPMAT:-0}" = 1 ] && echo --coopmat) \
+		--babelstream /tmp/cuda-stream --mixbench /tmp/mixbench-cuda >"$out/crosscheck.json" 2>>"$log"
+	echo "appraise --cross-check rc=$?" >>"$log"
+fi
+
+# EXPLORE=1: every host-link route, memory and 1 MiB upload method, logged
+# (bin/coopmat.test built on the development machine), into transfer.log.
+if [ "${EXPLORE:-0}" = 1 ]; then
+	timeout 200 bin/coopmat.test -test.run 'TransferPathsFullSize' -test.v -coopmat.transfer >"$out/transfer.log" 2>&1
+	echo "coopmat.test transfer exploration rc=$?" >>"$log"
+fi
 
 # A second appraisal: every throughput should be within 3 % of the first.
 run_appraise 2 "$out/appraise2.json"
