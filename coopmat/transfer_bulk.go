@@ -33,7 +33,8 @@ type bulk struct {
 
 // measureBulk fills res's bulk figures: each direction on the route and
 // from the host memory that moved it fastest, and for uploads also the
-// host's own stores into device-mapped memory, where the device has it. Uploads are tried from
+// host's own stores into device-mapped memory, alone and beside the
+// kernel's pull (the split route), where the device has such memory. Uploads are tried from
 // host-cached memory (as pinned memory), where the device has it from
 // write-combined memory, which a copy reads without snooping the host's
 // caches, and where it imports host memory from memory we mapped in huge
@@ -57,16 +58,21 @@ func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, r
 			res.CheckedWords += checked
 		}
 	}
-	up, checked, err := d.bulkWrite(ctx, n, o)
-	switch {
-	case errors.Is(err, errNoHostMemory):
-	case err != nil:
-		return fmt.Errorf("%s: %w", writeRoute, err)
-	default:
-		if up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
-			res.HostToDevice = up
+	for _, r := range []struct {
+		name string
+		run  func(context.Context, uint64, TransferOptions) (Direction, uint64, error)
+	}{{writeRoute, d.bulkWrite}, {splitRoute, d.bulkSplit}} {
+		up, checked, err := r.run(ctx, n, o)
+		switch {
+		case errors.Is(err, errNoHostMemory):
+		case err != nil:
+			return fmt.Errorf("%s: %w", r.name, err)
+		default:
+			if up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
+				res.HostToDevice = up
+			}
+			res.CheckedWords += checked
 		}
-		res.CheckedWords += checked
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -250,16 +251,18 @@ func TestTransferPathsFullSize(t *testing.T) {
 	logImport(t, d, n)
 	logMemoryTypes(t, d)
 	for _, size := range []uint64{1 << 20, 4 << 20, 16 << 20, 64 << 20, n} {
-		up, _, err := d.bulkWrite(t.Context(), size, TransferOptions{})
-		switch {
-		case errors.Is(err, errNoHostMemory):
-			t.Logf("%d MiB host write: %v", size>>20, err)
-		case err != nil:
-			t.Fatalf("host write: %v", err)
-		default:
-			s := up.BytesPerS
-			t.Logf("%d MiB h2d %s %.2f GB/s (min %.2f, max %.2f, n=%d) %s", size>>20, up.Path,
-				s.Median/1e9, s.Min/1e9, s.Max/1e9, s.Samples, up.Timing)
+		for _, run := range []func(context.Context, uint64, TransferOptions) (Direction, uint64, error){d.bulkWrite, d.bulkSplit} {
+			up, _, err := run(t.Context(), size, TransferOptions{})
+			switch {
+			case errors.Is(err, errNoHostMemory):
+				t.Logf("%d MiB: %v", size>>20, err)
+			case err != nil:
+				t.Fatal(err)
+			default:
+				s := up.BytesPerS
+				t.Logf("%d MiB h2d %s %.2f GB/s (min %.2f, max %.2f, n=%d) %s", size>>20, up.Path,
+					s.Median/1e9, s.Min/1e9, s.Max/1e9, s.Samples, up.Timing)
+			}
 		}
 		for _, r := range d.routes() {
 			for _, k := range hostKinds {
@@ -628,4 +631,39 @@ func TestWriters(t *testing.T) {
 	}
 	var w *writers
 	w.close()
+}
+
+// TestSplitRoute uploads over the kernel's pull and the host's writes at
+// once, each share of the trial checked in full; a word altered on its
+// way back fails the check.
+func TestSplitRoute(t *testing.T) {
+	d := newDevice(t)
+	if _, _, ok := d.deviceMappedType(^uint32(0)); !ok {
+		t.Skip("no device-local, host-visible memory on " + d.Info.Name)
+	}
+	const n = 8 << 20
+	up, checked, err := d.bulkSplit(t.Context(), n, TransferOptions{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s %.2f GB/s (min %.2f, max %.2f)", up.Path, up.BytesPerS.Median/1e9, up.BytesPerS.Min/1e9, up.BytesPerS.Max/1e9)
+	prefix := transferPathPrefix + splitRoute + "." + d.queue.name + ".host-cached.device-mapped.pulled-"
+	pct, err := strconv.Atoi(strings.TrimPrefix(up.Path, prefix))
+	if !strings.HasPrefix(up.Path, prefix) || err != nil || pct < 50 || pct > 87 || !identRe.MatchString(up.Path) {
+		t.Errorf("path %q, want %q and a share of 50–87 %%", up.Path, prefix)
+	}
+	if up.Timing != schema.TimingHostWallClock || up.BytesPerS.Samples != transferQuickSamples {
+		t.Errorf("timing %s, %d samples", up.Timing, up.BytesPerS.Samples)
+	}
+	// Every warm-up, trial and sampled upload was checked in full.
+	if min := uint64(len(splitShares)*splitRounds+transferQuickSamples) * n / 4; checked < min {
+		t.Errorf("checked %d words, want at least %d", checked, min)
+	}
+	tamper := func(what string, b []byte) { b[len(b)/3] ^= 4 }
+	if _, _, err := d.bulkSplit(t.Context(), n, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, ErrCheckFailed) {
+		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
+	}
+	if _, _, err := d.bulkSplit(t.Context(), 4096, TransferOptions{Quick: true}); !errors.Is(err, errNoHostMemory) {
+		t.Errorf("4096 bytes: err = %v, want errNoHostMemory (no share splits one page)", err)
+	}
 }
