@@ -22,14 +22,15 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 // fixtures/a (box + card), fixtures/b (same environment, other figures),
 // fixtures/c (another driver version), fixtures/plot (a card with a
 // roofline and a soak timeline), the README's example reports in
-// example/, example-h200/, example-h200x2/ and example-h200-crosscheck/,
+// example/, example-h200/, example-h200x2/, example-h200-crosscheck/ and
+// example-h200-bench/,
 // and in h200-lost-card/ the output of a real
 // two-H200 run whose second card overwrote the first (both named after
 // the same VBIOS hash, since fixed).
 func writeFixtures(e *testscript.Env) error {
 	// Mesa's window-system code wants a runtime directory, even headless.
 	e.Setenv("XDG_RUNTIME_DIR", e.WorkDir)
-	for _, d := range []string{"../../docs/example", "../../docs/example-h200", "../../docs/example-h200x2", "../../docs/example-h200-crosscheck", "testdata/h200-lost-card"} {
+	for _, d := range []string{"../../docs/example", "../../docs/example-h200", "../../docs/example-h200x2", "../../docs/example-h200-crosscheck", "../../docs/example-h200-bench", "testdata/h200-lost-card"} {
 		if err := copyDir(d, filepath.Join(e.WorkDir, filepath.Base(d))); err != nil {
 			return err
 		}
