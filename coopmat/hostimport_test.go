@@ -155,11 +155,7 @@ func testHostKindPaths(t *testing.T, d *Device) {
 		}
 		t.Logf("%s: up %s %.2f GB/s, down %s %.2f GB/s", name, up.Path, up.BytesPerS.Median/1e9, down.Path, down.BytesPerS.Median/1e9)
 	}
-	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
-	defer u.release()
-	if err := u.create(); err != nil {
-		t.Fatal(err)
-	}
+	u := newTestUploader(t, d)
 	imported := 0
 	for _, m := range u.methods(false) {
 		if !identRe.MatchString(m.path) {

@@ -284,11 +284,7 @@ func TestTransferPathsFullSize(t *testing.T) {
 			}
 		}
 	}
-	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
-	defer u.release()
-	if err := u.create(); err != nil {
-		t.Fatal(err)
-	}
+	u := newTestUploader(t, d)
 	for _, pinned := range []bool{false, true} {
 		for _, m := range u.methods(pinned) {
 			s, err := sampleLatency(t.Context(), m, latencySamples)
@@ -497,25 +493,8 @@ func TestShaderRoute(t *testing.T) {
 // every staging memory, and checks every slot.
 func TestShaderRouteUploads(t *testing.T) {
 	d := newDevice(t)
-	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
-	defer u.release()
-	if err := u.create(); err != nil {
-		t.Fatal(err)
-	}
-	ran := 0
-	for _, pinned := range []bool{false, true} {
-		for _, m := range u.methods(pinned) {
-			if !strings.Contains(m.path, "-pull."+d.queue.name+".") {
-				continue
-			}
-			for range uploadSlots + 1 {
-				if _, err := m.once(); err != nil {
-					t.Fatalf("%s: %v", m.path, err)
-				}
-			}
-			ran++
-		}
-	}
+	u := newTestUploader(t, d)
+	ran := runUploads(t, u, func(path string) bool { return strings.Contains(path, "-pull."+d.queue.name+".") })
 	if want := 2 * 2 * len(u.kinds); ran != want {
 		t.Errorf("%d kernel upload methods, want %d (each staging memory, each wait, pinned or not)", ran, want)
 	}
@@ -546,16 +525,9 @@ func TestWriteMapped(t *testing.T) {
 // as 1 MiB uploads by each count of writers, every one checked by the
 // device; a word altered on its way back fails the check.
 func TestWriteRoute(t *testing.T) {
-	d := newDevice(t)
-	if _, _, ok := d.deviceMappedType(^uint32(0)); !ok {
-		t.Skip("no device-local, host-visible memory on " + d.Info.Name)
-	}
+	d := newMappedDevice(t)
 	const n = 8 << 20
-	up, checked, err := d.bulkWrite(t.Context(), n, TransferOptions{Quick: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s %.2f GB/s (min %.2f, max %.2f)", up.Path, up.BytesPerS.Median/1e9, up.BytesPerS.Min/1e9, up.BytesPerS.Max/1e9)
+	up, checked := bulkOrFail(t, d.bulkWrite, n)
 	if want := transferPathPrefix + "write.cpu.device-mapped"; up.Path != want || up.Timing != schema.TimingHostWallClock {
 		t.Errorf("path %q timed by %s, want %q by the host clock", up.Path, up.Timing, want)
 	}
@@ -567,28 +539,8 @@ func TestWriteRoute(t *testing.T) {
 		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
 	}
 
-	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
-	defer u.release()
-	if err := u.create(); err != nil {
-		t.Fatal(err)
-	}
-	ran := 0
-	for _, pinned := range []bool{false, true} {
-		for _, m := range u.methods(pinned) {
-			if !isWrite(m.path) {
-				continue
-			}
-			if !identRe.MatchString(m.path) {
-				t.Errorf("path %q is not an ident", m.path)
-			}
-			for range uploadSlots + 1 {
-				if _, err := m.once(); err != nil {
-					t.Fatalf("%s: %v", m.path, err)
-				}
-			}
-			ran++
-		}
-	}
+	u := newTestUploader(t, d)
+	ran := runUploads(t, u, isWrite)
 	if want := 2 * len(writerCounts()); ran != want {
 		t.Errorf("%d host-write upload methods, want %d", ran, want)
 	}
@@ -637,16 +589,9 @@ func TestWriters(t *testing.T) {
 // once, each share of the trial checked in full; a word altered on its
 // way back fails the check.
 func TestSplitRoute(t *testing.T) {
-	d := newDevice(t)
-	if _, _, ok := d.deviceMappedType(^uint32(0)); !ok {
-		t.Skip("no device-local, host-visible memory on " + d.Info.Name)
-	}
+	d := newMappedDevice(t)
 	const n = 8 << 20
-	up, checked, err := d.bulkSplit(t.Context(), n, TransferOptions{Quick: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s %.2f GB/s (min %.2f, max %.2f)", up.Path, up.BytesPerS.Median/1e9, up.BytesPerS.Min/1e9, up.BytesPerS.Max/1e9)
+	up, checked := bulkOrFail(t, d.bulkSplit, n)
 	prefix := transferPathPrefix + splitRoute + "." + d.queue.name + ".host-cached.device-mapped.pulled-"
 	pct, err := strconv.Atoi(strings.TrimPrefix(up.Path, prefix))
 	if !strings.HasPrefix(up.Path, prefix) || err != nil || pct < 50 || pct > 87 || !identRe.MatchString(up.Path) {
@@ -666,4 +611,62 @@ func TestSplitRoute(t *testing.T) {
 	if _, _, err := d.bulkSplit(t.Context(), 4096, TransferOptions{Quick: true}); !errors.Is(err, errNoHostMemory) {
 		t.Errorf("4096 bytes: err = %v, want errNoHostMemory (no share splits one page)", err)
 	}
+}
+
+// newMappedDevice opens the test device, skipping the test where it has no
+// device-local memory the host maps.
+func newMappedDevice(t *testing.T) *Device {
+	d := newDevice(t)
+	if _, _, ok := d.deviceMappedType(^uint32(0)); !ok {
+		t.Skip("no device-local, host-visible memory on " + d.Info.Name)
+	}
+	return d
+}
+
+// bulkOrFail runs a quick bulk upload route over n bytes and logs its rate.
+func bulkOrFail(t *testing.T, run func(context.Context, uint64, TransferOptions) (Direction, uint64, error), n uint64) (Direction, uint64) {
+	t.Helper()
+	up, checked, err := run(t.Context(), n, TransferOptions{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s %.2f GB/s (min %.2f, max %.2f)", up.Path, up.BytesPerS.Median/1e9, up.BytesPerS.Min/1e9, up.BytesPerS.Max/1e9)
+	return up, checked
+}
+
+// newTestUploader creates an uploader over every route of d, released when
+// the test ends.
+func newTestUploader(t *testing.T, d *Device) *uploader {
+	t.Helper()
+	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
+	t.Cleanup(u.release)
+	if err := u.create(); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// runUploads runs every upload method of u whose path matches, pinned or
+// not, once more than there are slots (so that each is checked), and
+// returns how many methods ran.
+func runUploads(t *testing.T, u *uploader, match func(path string) bool) int {
+	t.Helper()
+	ran := 0
+	for _, pinned := range []bool{false, true} {
+		for _, m := range u.methods(pinned) {
+			if !match(m.path) {
+				continue
+			}
+			if !identRe.MatchString(m.path) {
+				t.Errorf("path %q is not an ident", m.path)
+			}
+			for range uploadSlots + 1 {
+				if _, err := m.once(); err != nil {
+					t.Fatalf("%s: %v", m.path, err)
+				}
+			}
+			ran++
+		}
+	}
+	return ran
 }
