@@ -22,13 +22,17 @@ type TransferResult struct {
 	TransferBytes uint64 `json:"transfer_bytes"`
 	// Upload1MiB is the time to move 1 MiB (1,048,576 bytes) of fresh data
 	// from host memory to a device-local buffer, in seconds, from the
-	// host's view: the copy into a persistently mapped staging buffer, the
-	// submit of a pre-recorded copy and the wait for its fence.
+	// host's view: on a queue route, the copy into a persistently mapped
+	// staging buffer, the submit of a pre-recorded copy (or pull kernel)
+	// and the wait for its fence; on the host-write route, the host's
+	// stores into device-mapped memory until every writer has read its
+	// last word back from the device.
 	Upload1MiB schema.Stat `json:"upload_1mib_s"`
 	// Upload1MiBPinned is Upload1MiB with the data already in the mapped
 	// staging buffer when the clock starts, as in a pinned host buffer
 	// (CUDA's pinned memory, WebGPU's mapped staging): submit until the
-	// fence signalled, in seconds.
+	// fence signalled, in seconds (on the host-write route, the same
+	// stores as Upload1MiB, from host memory).
 	Upload1MiBPinned schema.Stat `json:"upload_1mib_pinned_s"`
 	// EmptySubmit is the round trip of a pre-recorded one-invocation
 	// compute dispatch, in seconds: submit until its fence signalled, by the
