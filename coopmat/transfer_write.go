@@ -2,6 +2,7 @@ package coopmat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -51,9 +52,10 @@ func (d *Device) deviceMappedType(bits uint32) (index uint32, heap uint64, ok bo
 }
 
 // newDeviceMappedBuffer creates a mapped buffer of size bytes in
-// device-local, host-visible memory. Without such memory, or when its heap
+// device-local, host-visible memory. Without such memory, when its heap
 // holds less than twice size (such a heap is often a 256 MiB window the
-// driver shares), it returns an error wrapping errNoHostMemory.
+// driver shares) or when the driver has no room left in it, it returns an
+// error wrapping errNoHostMemory: the routes that need it are optional.
 func (d *Device) newDeviceMappedBuffer(size uint64) (*Buffer, error) {
 	b := &Buffer{d: d, size: size}
 	err := b.allocate(hostUsage, func(bits uint32) (uint32, error) {
@@ -66,6 +68,9 @@ func (d *Device) newDeviceMappedBuffer(size uint64) (*Buffer, error) {
 		}
 		return i, nil
 	}, true, nil)
+	if errors.Is(err, vk.Error(vk.ErrorOutOfDeviceMemory)) || errors.Is(err, vk.Error(vk.ErrorOutOfHostMemory)) {
+		err = fmt.Errorf("%w: %w", err, errNoHostMemory)
+	}
 	if err != nil {
 		b.Release()
 		return nil, err
