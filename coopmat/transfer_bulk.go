@@ -34,11 +34,11 @@ type bulk struct {
 // measureBulk fills res's bulk figures: each direction on the route and
 // from the host memory that moved it fastest, and for uploads also the
 // host's own stores into device-mapped memory, alone and beside the
-// kernel's pull (the split route), where the device has such memory. Uploads are tried from
-// host-cached memory (as pinned memory), where the device has it from
-// write-combined memory, which a copy reads without snooping the host's
-// caches, and where it imports host memory from memory we mapped in huge
-// pages (downloads too, when that memory is cached).
+// kernel's pull (the split route), where the device has such memory.
+// Uploads are tried from host-cached memory (as pinned memory), where the
+// device has it from write-combined memory, which a copy reads without
+// snooping the host's caches, and where it imports host memory from memory
+// we mapped in huge pages (downloads too, when that memory is cached).
 func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, res *TransferResult) error {
 	for _, r := range d.routes() {
 		for _, k := range hostKinds {

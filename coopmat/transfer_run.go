@@ -93,23 +93,44 @@ func fastestLatency(ctx context.Context, ms []latencyMethod, quick bool) (latenc
 	if quick {
 		runs, n = latencyTrialQuickRuns, latencyQuickSamples
 	}
+	fns := make([]func() (float64, error), len(ms))
+	for i, m := range ms {
+		fns[i] = func() (float64, error) { return runLatency(ctx, m) }
+	}
+	best, err := fastestOf(ctx, fns, latencyTrialWarm, runs)
+	if err != nil {
+		return latencyMethod{}, schema.Stat{}, err
+	}
+	st, err := sampleLatency(ctx, ms[best], n)
+	return ms[best], st, err
+}
+
+// fastestOf is a timed trial of fns, each of which does one thing and
+// returns its seconds: MinWarmup of them round robin, then warm + runs
+// rounds of each, round robin so that drift in the machine hits them
+// alike, the first warm rounds discarded. It returns the index of the one
+// with the lowest median.
+func fastestOf(ctx context.Context, fns []func() (float64, error), warm, runs int) (int, error) {
 	next := 0
 	err := warmUp(ctx, MinWarmup, func() error {
-		_, err := runLatency(ctx, ms[next%len(ms)])
+		_, err := fns[next%len(fns)]()
 		next++
 		return err
 	})
 	if err != nil {
-		return latencyMethod{}, schema.Stat{}, fmt.Errorf("warm-up: %w", err)
+		return 0, fmt.Errorf("warm-up: %w", err)
 	}
-	times := make([][]float64, len(ms))
-	for r := range latencyTrialWarm + runs {
-		for i, m := range ms {
-			t, err := runLatency(ctx, m)
-			if err != nil {
-				return latencyMethod{}, schema.Stat{}, err
+	times := make([][]float64, len(fns))
+	for r := range warm + runs {
+		for i, fn := range fns {
+			if err := ctx.Err(); err != nil {
+				return 0, err
 			}
-			if r >= latencyTrialWarm {
+			t, err := fn()
+			if err != nil {
+				return 0, err
+			}
+			if r >= warm {
 				times[i] = append(times[i], t)
 			}
 		}
@@ -120,8 +141,7 @@ func fastestLatency(ctx context.Context, ms []latencyMethod, quick bool) (latenc
 			best = i
 		}
 	}
-	st, err := sampleLatency(ctx, ms[best], n)
-	return ms[best], st, err
+	return best, nil
 }
 
 // sampleLatency runs m for MinWarmup and latencyWarm more times, then n

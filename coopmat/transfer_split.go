@@ -9,7 +9,6 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
-	"github.com/everycycle/appraise/internal/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -56,7 +55,6 @@ type share struct {
 	pulled     uint64
 	s          *stream
 	pull, read *commands
-	times      []float64
 }
 
 // newSplit creates the buffers and records the pulls and readbacks of
@@ -181,8 +179,8 @@ func (sp *split) once(sh *share) (float64, error) {
 }
 
 // bulkSplit measures host → device over the split route for n-byte
-// uploads: after MinWarmup, a trial of the kernel's shares, then the
-// samples of the best one. Without device-mapped memory it returns an
+// uploads: a trial of the kernel's shares (fastestOf), then the samples
+// of the best one. Without device-mapped memory it returns an
 // error wrapping errNoHostMemory.
 func (d *Device) bulkSplit(ctx context.Context, n uint64, o TransferOptions) (Direction, uint64, error) {
 	sp, err := d.newSplit(n, o.tamper)
@@ -190,33 +188,15 @@ func (d *Device) bulkSplit(ctx context.Context, n uint64, o TransferOptions) (Di
 		return Direction{}, 0, err
 	}
 	defer sp.release()
-	next := 0
-	err = warmUp(ctx, MinWarmup, func() error {
-		_, err := sp.once(sp.shares[next%len(sp.shares)])
-		next++
-		return err
-	})
+	fns := make([]func() (float64, error), len(sp.shares))
+	for i, sh := range sp.shares {
+		fns[i] = func() (float64, error) { return sp.once(sh) }
+	}
+	i, err := fastestOf(ctx, fns, 0, splitRounds)
 	if err != nil {
-		return Direction{}, 0, fmt.Errorf("warm-up: %w", err)
+		return Direction{}, 0, err
 	}
-	for range splitRounds {
-		for _, sh := range sp.shares {
-			if err := ctx.Err(); err != nil {
-				return Direction{}, 0, err
-			}
-			t, err := sp.once(sh)
-			if err != nil {
-				return Direction{}, 0, err
-			}
-			sh.times = append(sh.times, t)
-		}
-	}
-	best := sp.shares[0]
-	for _, sh := range sp.shares[1:] {
-		if stats.Median(sh.times) < stats.Median(best.times) {
-			best = sh
-		}
-	}
+	best := sp.shares[i]
 	samples := transferSamples
 	if o.Quick {
 		samples = transferQuickSamples

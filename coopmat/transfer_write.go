@@ -27,8 +27,9 @@ import (
 // device (a copy of the buffer back into host memory, outside the timed
 // region).
 
-// writeRouteName names the route in paths: the host's cores ("cpu")
-// store into device-local memory the host maps ("device-mapped").
+// writeRoute names the route in paths: the host's cores ("cpu") store
+// into device-local memory the host maps (deviceMapped); writeWaitCheck
+// names how a 1 MiB upload's end is known (each writer's read back).
 const (
 	writeRoute     = "write.cpu"
 	deviceMapped   = "device-mapped"
