@@ -20,6 +20,9 @@ type Buffer struct {
 	// host is the whole mapping of imported host memory, unmapped after mem
 	// is freed; nil for memory the driver allocated.
 	host []byte
+	// address is the buffer's device address (0 unless made by
+	// newAddressedBuffer).
+	address uint64
 }
 
 // Size is the buffer's size in bytes.
@@ -49,6 +52,34 @@ func (b *Buffer) create(host bool) error {
 		}
 		return idx, nil
 	}, host, nil)
+}
+
+// newAddressedBuffer creates a device-local buffer that kernels reach
+// through its 64-bit device address (Buffer.address) as well as through a
+// descriptor. The device must have buffer device addresses enabled.
+func (d *Device) newAddressedBuffer(size uint64) (*Buffer, error) {
+	if d.addressFn == nil {
+		return nil, fmt.Errorf("vulkan: buffer device addresses: %w", ErrFeatureMissing)
+	}
+	b := &Buffer{d: d, size: size}
+	usage := vk.BufferUsageStorageBufferBit | vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit | usageDeviceAddress
+	err := b.allocate(usage, func(bits uint32) (uint32, error) {
+		idx, ok := d.memoryType(bits, vk.MemoryPropertyDeviceLocalBit)
+		if !ok {
+			return 0, fmt.Errorf("vulkan: no device-local memory type for buffer")
+		}
+		return idx, nil
+	}, false, nil)
+	if err != nil {
+		b.Release()
+		return nil, err
+	}
+	b.address = bufferAddress(d.addressFn, d.dev, b.buf)
+	if b.address == 0 {
+		b.Release()
+		return nil, fmt.Errorf("vulkan: vkGetBufferDeviceAddress returned 0")
+	}
+	return b, nil
 }
 
 // allocate creates the buffer with usage, backs it with memory of the type
@@ -87,6 +118,10 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 		}
 		req.MemoryTypeBits &= imp.types
 		alloc.PNext, alloc.AllocationSize = imp.memory, vk.DeviceSize(imp.size)
+	} else if usage&usageDeviceAddress != 0 {
+		flags, free := addressAllocInfo()
+		defer free()
+		alloc.PNext = flags
 	}
 	idx, err := pick(req.MemoryTypeBits)
 	if err != nil {

@@ -20,6 +20,7 @@ type cmGen struct {
 	baseA, baseB       spirv.ID // shared vector index of the subgroup's first A row, B column
 	stA, stB           stager   // this invocation's share of the staging
 	ops                spirv.MatrixOperands
+	wgScope            spirv.ID // the Workgroup scope constant
 }
 
 // stager is one invocation's part in staging one operand: a first global
@@ -72,9 +73,24 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	if s.Result == Float16 {
 		mod.AddCapability(spirv.CapabilityStorageBuffer16BitAccess)
 	}
+	// Cooperative-matrix modules use the Vulkan memory model
+	// (SPV_KHR_cooperative_matrix requires it alongside Shader): staging
+	// stores are made available to the workgroup, fragment loads from
+	// shared memory made visible, and the global loads stay private.
+	mod.AddCapability(spirv.CapabilityVulkanMemoryModel)
+	if version < spirv.Version15 {
+		mod.AddExtension("SPV_KHR_vulkan_memory_model")
+	}
+	mod.SetMemoryModel(spirv.AddressingLogical, spirv.MemoryModelVulkan)
+	g.wgScope = b.c(uint32(spirv.ScopeWorkgroup))
 	g.uvec4 = mod.TypeVector(b.u32, 4)
-	g.aG, g.gPtr = b.storage(g.uvec4, 16)
-	g.bG, _ = b.storage(g.uvec4, 16)
+	if l.t.Addressed {
+		g.addressInputs()
+		b.binding = 2 // A and B keep their bindings in the layout, unused
+	} else {
+		g.aG, g.gPtr = b.storage(g.uvec4, 16)
+		g.bG, _ = b.storage(g.uvec4, 16)
+	}
 	if l.t.ReadOnly {
 		mod.Decorate(g.aG, spirv.DecorationNonWritable)
 		mod.Decorate(g.bG, spirv.DecorationNonWritable)
@@ -89,6 +105,27 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	g.matC = mod.TypeCooperativeMatrix(tC, scope, s.M, s.N, spirv.MatrixAccumulator)
 	g.setup()
 	return g, nil
+}
+
+// addressInputs declares A and B as physical storage buffers whose 64-bit
+// addresses arrive in a push-constant block {A, B} and loads the two
+// pointers (aG, bG; gPtr becomes a pointer to one of their vectors).
+func (g *cmGen) addressInputs() {
+	mod, f := g.builder.m, g.f
+	mod.AddCapability(spirv.CapabilityPhysicalStorageBufferAddresses)
+	if g.version < spirv.Version15 {
+		mod.AddExtension("SPV_KHR_physical_storage_buffer")
+	}
+	mod.SetMemoryModel(spirv.AddressingPhysicalStorageBuffer64, spirv.MemoryModelVulkan)
+	block := mod.TypeStorageBlock(mod.TypeRuntimeArray(g.uvec4, 16))
+	ptr := mod.TypePointer(spirv.StoragePhysicalStorageBuffer, block)
+	pc := mod.TypeBlock([]spirv.ID{ptr, ptr}, []uint32{0, 8})
+	v := mod.Variable(mod.TypePointer(spirv.StoragePushConstant, pc), spirv.StoragePushConstant)
+	g.global(v, spirv.StoragePushConstant)
+	member := mod.TypePointer(spirv.StoragePushConstant, ptr)
+	g.aG = f.Load(ptr, f.AccessChain(member, v, g.c(0)))
+	g.bG = f.Load(ptr, f.AccessChain(member, v, g.c(1)))
+	g.gPtr = mod.TypePointer(spirv.StoragePhysicalStorageBuffer, g.uvec4)
 }
 
 // setup computes the workgroup's and subgroup's positions and this
@@ -149,11 +186,11 @@ func (g *cmGen) loopSingle() []spirv.ID {
 		g.storeShared(held[:per], 0)
 		var next []spirv.ID
 		if l.t.EarlyLoad {
-			next = g.loadGlobal(g.stepAhead(kt, ahead))
+			next = g.loadAhead(kt, ahead, held[:per])
 		}
 		g.stepBarrier()
 		if !l.t.EarlyLoad {
-			next = g.loadGlobal(g.stepAhead(kt, ahead))
+			next = g.loadAhead(kt, ahead, held[:per])
 		}
 		acc := g.multiply(vals[:nAcc], 0)
 		g.stepBarrier()
@@ -202,6 +239,22 @@ func (g *cmGen) zeroAcc() spirv.ID {
 	return mod.ConstComposite(g.matC, zeroOf(mod, g.l.s.Result, g.tC))
 }
 
+// loadAhead loads the data of step kt+ahead. Unguarded, the last steps
+// reload the last step's data (stepAhead); with Guard they load nothing and
+// yield spare (values of the same types, never stored).
+func (g *cmGen) loadAhead(kt spirv.ID, ahead uint32, spare []spirv.ID) []spirv.ID {
+	if !g.l.t.Guard || g.l.variant == variantNoGlobal {
+		return g.loadGlobal(g.stepAhead(kt, ahead))
+	}
+	step := g.addC(kt, ahead)
+	types := make([]spirv.ID, len(spare))
+	for i := range types {
+		types[i] = g.uvec4
+	}
+	return g.f.If(g.f.Binary(spirv.OpULessThan, g.boolT, step, g.c(g.steps)), types, spare,
+		func() []spirv.ID { return g.loadGlobal(step) })
+}
+
 // stepAhead is min(kt+ahead, steps-1): the last steps reload the last
 // step's data, which is never stored.
 func (g *cmGen) stepAhead(kt spirv.ID, ahead uint32) spirv.ID {
@@ -221,20 +274,28 @@ func (g *cmGen) multiply(acc []spirv.ID, stage uint32) []spirv.ID {
 		as := make([]spirv.ID, l.t.TM)
 		for i := range as {
 			off := stage*l.stageA() + uint32(i)*s.M*l.strideA + kk*s.K*ab/16
-			as[i] = f.MatrixLoad(g.matA, f.AccessChain(g.shPtr, g.aS, g.addC(g.baseA, off)), spirv.RowMajor, g.c(l.strideA))
+			as[i] = g.loadFragment(g.matA, g.aS, g.addC(g.baseA, off), spirv.RowMajor, l.strideA)
 		}
 		for j := uint32(0); j < l.t.TN; j++ {
 			off, layout := stage*l.stageB()+j*s.N*l.strideB+kk*s.K*bb/16, spirv.ColumnMajor
 			if l.t.BRowMajor {
 				off, layout = stage*l.stageB()+kk*s.K*l.strideB+j*s.N*bb/16, spirv.RowMajor
 			}
-			bm := f.MatrixLoad(g.matB, f.AccessChain(g.shPtr, g.bS, g.addC(g.baseB, off)), layout, g.c(l.strideB))
+			bm := g.loadFragment(g.matB, g.bS, g.addC(g.baseB, off), layout, l.strideB)
 			for i := uint32(0); i < l.t.TM; i++ {
 				acc[i*l.t.TN+j] = f.MatrixMulAdd(g.matC, as[i], bm, acc[i*l.t.TN+j], g.ops)
 			}
 		}
 	}
 	return acc
+}
+
+// loadFragment loads a matrix fragment of type typ from shared vector idx
+// of v, made visible to the workgroup (the staging stores made it
+// available; the barrier between orders them).
+func (g *cmGen) loadFragment(typ, v, idx spirv.ID, layout spirv.MatrixLayout, stride uint32) spirv.ID {
+	return g.f.MatrixLoadWith(typ, g.f.AccessChain(g.shPtr, v, idx), layout, g.c(stride),
+		spirv.MemoryAccessMakePointerVisible|spirv.MemoryAccessNonPrivatePointer, uint32(g.wgScope))
 }
 
 // storeC writes the accumulators to the row-major result.
@@ -264,7 +325,12 @@ func (g *cmGen) loadGlobal(kt spirv.ID) []spirv.ID {
 		base := g.add(st.st.global, g.mulC(kt, st.st.stepVecs))
 		for i := uint32(0); i < st.st.loads; i++ {
 			idx := g.addC(base, i*st.st.dRow*st.st.rowVecs)
-			regs = append(regs, g.f.Load(g.uvec4, g.elem(g.gPtr, st.v, idx)))
+			ptr := g.elem(g.gPtr, st.v, idx)
+			if g.l.t.Addressed {
+				regs = append(regs, g.f.LoadAligned(g.uvec4, ptr, 16))
+			} else {
+				regs = append(regs, g.f.Load(g.uvec4, ptr))
+			}
 		}
 	}
 	return regs
@@ -279,7 +345,8 @@ func (g *cmGen) storeShared(regs []spirv.ID, stage uint32) {
 	store := func(v spirv.ID, regs []spirv.ID, st stager) {
 		for i, reg := range regs {
 			idx := g.addC(st.shared, stage*st.stage+uint32(i)*st.dRow*st.stride)
-			f.Store(f.AccessChain(g.shPtr, v, idx), reg)
+			f.StoreWith(f.AccessChain(g.shPtr, v, idx), reg,
+				spirv.MemoryAccessMakePointerAvailable|spirv.MemoryAccessNonPrivatePointer, uint32(g.wgScope))
 		}
 	}
 	store(g.aS, regs[:g.l.loadsA], g.stA)

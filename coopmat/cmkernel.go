@@ -37,11 +37,19 @@ type CoopTile struct {
 	EarlyLoad bool
 	// ReadOnly declares the A and B buffers NonWritable.
 	ReadOnly bool
+	// Addressed reads A and B through 64-bit buffer device addresses
+	// (push constants) instead of descriptor bindings.
+	Addressed bool
+	// Guard issues the next step's global loads only when that step
+	// exists (a branch), so that their addresses grow linearly with the
+	// step, instead of clamping the step to the last one.
+	Guard bool
 }
 
 // String renders the tile as e.g. "wg2x2 t4x2 bk32", with " s2" for double
 // buffering, " p2" for two-step prefetch, " brow" for row-major B,
-// " early" for early global loads and " ro" for read-only inputs.
+// " early" for early global loads, " ro" for read-only inputs, " bda" for
+// inputs read through device addresses and " guard" for guarded loads.
 func (t CoopTile) String() string {
 	s := fmt.Sprintf("wg%dx%d t%dx%d bk%d", t.WM, t.WN, t.TM, t.TN, t.BK)
 	if t.stages() > 1 {
@@ -58,6 +66,12 @@ func (t CoopTile) String() string {
 	}
 	if t.ReadOnly {
 		s += " ro"
+	}
+	if t.Addressed {
+		s += " bda"
+	}
+	if t.Guard {
+		s += " guard"
 	}
 	return s
 }
@@ -140,6 +154,10 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 		return fmt.Errorf("shape %v: row-major B needs rows of N of 16 bytes, not %d", s, s.N*bb)
 	case t.Stages > 2 || t.Prefetch > 2 || (t.stages() > 1 && t.prefetch() > 1):
 		return fmt.Errorf("tile %v: at most 2 stages or 2 steps of prefetch, not both", t)
+	case t.Addressed && !info.features.BufferAddress:
+		return fmt.Errorf("tile %v: no buffer device addresses: %w", t, ErrFeatureMissing)
+	case t.Addressed && t.ReadOnly, t.Guard && t.stages() > 1:
+		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads need one buffer", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:
 		return fmt.Errorf("tile %v: %d invocations (limit %d)", t, l.threads, info.MaxInvocations)
 	case l.threads%l.vecRowA != 0 || l.threads%l.vecRowB != 0 ||

@@ -3,7 +3,9 @@ package coopmat
 import (
 	"context"
 	"flag"
+	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,6 +14,7 @@ var (
 	flagLead     = flag.String("coopmat.lead", "", "regexp: for matching shapes, time every default tile with read-only inputs, two-step prefetch and two buffers, checked, at -coopmat.size")
 	flagLeadTile = flag.String("coopmat.leadtile", "", "regexp: with -coopmat.lead, only the default tiles whose name matches")
 	flagLeadData = flag.String("coopmat.leaddata", "random", "operands of -coopmat.lead: random, or peer (vk_cooperative_matrix_perf's -1/2, 0, 1/2, 1)")
+	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard")
 )
 
 // TestCoopLead measures one lead left open by the fp16 time placement on
@@ -48,7 +51,11 @@ func TestCoopLead(t *testing.T) {
 			if !tiles.MatchString(base.String()) {
 				continue
 			}
-			for _, tile := range leadTiles(base) {
+			tiles, err := leadTiles(base, *flagLeadVars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tile := range tiles {
 				leadRun(t, d, s, tile, o, cache)
 			}
 		}
@@ -56,18 +63,34 @@ func TestCoopLead(t *testing.T) {
 }
 
 // leadTiles are the variants of base that TestCoopLead times, base first
-// and last.
-func leadTiles(base CoopTile) []CoopTile {
-	with := func(f func(*CoopTile)) CoopTile { t := base; f(&t); return t }
-	return []CoopTile{
-		base,
-		with(func(t *CoopTile) { t.ReadOnly = true }),
-		with(func(t *CoopTile) { t.Prefetch = 2 }),
-		with(func(t *CoopTile) { t.ReadOnly, t.Prefetch = true, 2 }),
-		with(func(t *CoopTile) { t.Stages, t.Prefetch = 2, 1 }),
-		with(func(t *CoopTile) { t.ReadOnly, t.Stages, t.Prefetch = true, 2, 1 }),
-		base,
+// and last: variants is a comma-separated list, each a +-joined set of
+// changes (ro: read-only inputs, p2: two-step prefetch, s2: two shared
+// buffers, early: early loads, bda: device addresses, guard: guarded loads).
+func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
+	out := []CoopTile{base}
+	for _, v := range strings.Split(variants, ",") {
+		t := base
+		for _, c := range strings.Split(v, "+") {
+			switch c {
+			case "ro":
+				t.ReadOnly = true
+			case "p2":
+				t.Stages, t.Prefetch = 1, 2
+			case "s2":
+				t.Stages, t.Prefetch = 2, 1
+			case "early":
+				t.EarlyLoad = true
+			case "bda":
+				t.Addressed = true
+			case "guard":
+				t.Guard = true
+			default:
+				return nil, fmt.Errorf("-coopmat.leadvariants: unknown change %q in %q", c, v)
+			}
+		}
+		out = append(out, t)
 	}
+	return append(out, base), nil
 }
 
 // leadRun times one tile of s at o.Size and logs it as a LEAD line (or why

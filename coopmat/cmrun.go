@@ -60,6 +60,8 @@ func (d *Device) supports(s Shape) error {
 		return fmt.Errorf("C type %v differs from result type %v: not implemented: %w", s.C, s.Result, ErrFeatureMissing)
 	case s.A != s.B:
 		return fmt.Errorf("mixed A/B types %v/%v: not implemented: %w", s.A, s.B, ErrFeatureMissing)
+	case !f.MemoryModel:
+		return fmt.Errorf("vulkanMemoryModel (cooperative-matrix kernels use the Vulkan memory model): %w", ErrFeatureMissing)
 	case (s.A == Float16 || s.Result == Float16) && !f.Float16:
 		return fmt.Errorf("shaderFloat16: %w", ErrFeatureMissing)
 	case s.Result == Float16 && !f.Storage16:
@@ -222,7 +224,7 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 	}
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
-	out, m, err := d.runGEMM(ctx, words, a.raw, bRaw, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
+	out, m, err := d.runGEMM(ctx, words, a.raw, bRaw, l.t.Addressed, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
 	}

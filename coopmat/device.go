@@ -15,10 +15,13 @@ const (
 	ext8BitStorage  = "VK_KHR_8bit_storage"
 	ext16BitStorage = "VK_KHR_16bit_storage"
 	extMemoryModel  = "VK_KHR_vulkan_memory_model"
-	extPCIBusInfo   = "VK_EXT_pci_bus_info"
-	extMemoryBudget = "VK_EXT_memory_budget"
-	extDriverProps  = "VK_KHR_driver_properties"
-	extIntDot       = "VK_KHR_shader_integer_dot_product"
+	// extBufferAddress (core in Vulkan 1.2) gives buffers 64-bit device
+	// addresses that shaders dereference directly.
+	extBufferAddress = "VK_KHR_buffer_device_address"
+	extPCIBusInfo    = "VK_EXT_pci_bus_info"
+	extMemoryBudget  = "VK_EXT_memory_budget"
+	extDriverProps   = "VK_KHR_driver_properties"
+	extIntDot        = "VK_KHR_shader_integer_dot_product"
 )
 
 // PCIBusInfo is the device's PCI address (VK_EXT_pci_bus_info).
@@ -285,6 +288,7 @@ func featureStructs(info DeviceInfo) map[uint32]bool {
 		sTypeMemoryModel:      v12 || info.HasExtension(extMemoryModel),
 		sTypeBFloat16Features: info.HasExtension(extBFloat16),
 		sTypeCoopMatFeatures:  info.HasExtension(extCoopMat),
+		sTypeAddressFeatures:  v12 || info.HasExtension(extBufferAddress),
 	}
 }
 

@@ -2,6 +2,7 @@ package coopmat
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 
@@ -21,6 +22,9 @@ type Kernel struct {
 	// sets are the bindings' descriptor sets: one for NewKernel, one per
 	// list of buffers for newKernelSets.
 	sets []vk.DescriptorSet
+	// push is the kernel's push-constant block, pushed with every dispatch
+	// (empty: none).
+	push []byte
 }
 
 // NewKernel creates a compute pipeline from words (entry point "main") and
@@ -33,7 +37,13 @@ func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) 
 // of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
 // sets[i].
 func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
-	k := &Kernel{d: d}
+	return d.newKernelPush(words, nil, sets)
+}
+
+// newKernelPush is newKernelSets for a kernel that also takes push as its
+// push-constant block (offset 0, compute stage).
+func (d *Device) newKernelPush(words []uint32, push []byte, sets [][]*Buffer) (*Kernel, error) {
+	k := &Kernel{d: d, push: push}
 	if err := k.create(words, sets); err != nil {
 		k.Release()
 		return nil, err
@@ -79,6 +89,12 @@ func (k *Kernel) createLayout(n int) error {
 	k.dsl = dsl
 	pli := vk.PipelineLayoutCreateInfo{
 		SType: vk.StructureTypePipelineLayoutCreateInfo, SetLayoutCount: 1, PSetLayouts: []vk.DescriptorSetLayout{dsl},
+	}
+	if len(k.push) > 0 {
+		pli.PushConstantRangeCount = 1
+		pli.PPushConstantRanges = []vk.PushConstantRange{{
+			StageFlags: vk.ShaderStageFlags(vk.ShaderStageComputeBit), Size: uint32(len(k.push)),
+		}}
 	}
 	var pl vk.PipelineLayout
 	if r := vk.CreatePipelineLayout(d.dev, &pli, nil, &pl); r != vk.Success {
@@ -154,6 +170,9 @@ func (k *Kernel) dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.dispatchSet
 func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
 	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.pipe)
 	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.sets[i]}, 0, nil)
+	if len(k.push) > 0 {
+		vk.CmdPushConstants(cb, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(k.push)), unsafe.Pointer(&k.push[0]))
+	}
 	vk.CmdDispatch(cb, groups[0], groups[1], groups[2])
 }
 
@@ -191,7 +210,10 @@ func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
 // output buffer of outBytes as the last binding, builds the pipeline, times
 // it over groups counting ops per dispatch, and downloads the output of the
 // last timed dispatch for checking.
-func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte, outBytes uint64,
+//
+// With addressed, the inputs also get device addresses, pushed to the
+// kernel as a push-constant block of one 64-bit address per input, in order.
+func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte, addressed bool, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
 	bufs := make([]*Buffer, 0, len(inputs)+1)
 	defer func() {
@@ -199,12 +221,22 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 			b.Release()
 		}
 	}()
+	var push []byte
 	for i, in := range inputs {
-		b, err := d.NewBuffer(uint64(len(in)), false)
+		var b *Buffer
+		var err error
+		if addressed {
+			b, err = d.newAddressedBuffer(uint64(len(in)))
+		} else {
+			b, err = d.NewBuffer(uint64(len(in)), false)
+		}
 		if err != nil {
 			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
 		}
 		bufs = append(bufs, b)
+		if addressed {
+			push = binary.LittleEndian.AppendUint64(push, b.address)
+		}
 		if err := d.Upload(b, in); err != nil {
 			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
 		}
@@ -214,7 +246,7 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		return nil, measurement{}, fmt.Errorf("output: %w", err)
 	}
 	bufs = append(bufs, out)
-	k, err := d.NewKernel(words, bufs...)
+	k, err := d.newKernelPush(words, push, [][]*Buffer{bufs})
 	if err != nil {
 		return nil, measurement{}, err
 	}
@@ -231,7 +263,7 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 }
 
 // runGEMM is runKernel for kernels with inputs A and B.
-func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, outBytes uint64,
+func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, addressed bool, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
-	return d.runKernel(ctx, words, [][]byte{a, b}, outBytes, groups, ops, tm)
+	return d.runKernel(ctx, words, [][]byte{a, b}, addressed, outBytes, groups, ops, tm)
 }

@@ -2,6 +2,7 @@ package coopmat
 
 import (
 	"fmt"
+	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
 )
@@ -21,6 +22,9 @@ type Device struct {
 	copyQ   *queue // transfer-only; nil when the device has none
 	memory  vk.PhysicalDeviceMemoryProperties
 	enabled featureSet
+	// addressFn is vkGetBufferDeviceAddress; nil unless the device has
+	// buffer device addresses enabled.
+	addressFn unsafe.Pointer
 }
 
 // Open opens physical device index (vkEnumeratePhysicalDevices order), with
@@ -72,7 +76,7 @@ type queue struct {
 
 // wanted lists the device extensions we enable when present.
 var wanted = []string{extCoopMat, extBFloat16, extFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, extIntDot,
-	extExternalMemoryHost}
+	extExternalMemoryHost, extBufferAddress}
 
 func (d *Device) createDevice() error {
 	f := d.Info.features
@@ -107,6 +111,9 @@ func (d *Device) createDevice() error {
 		return fmt.Errorf("vulkan: vkCreateDevice: %w", vk.Error(r))
 	}
 	d.dev = dev
+	if f.BufferAddress {
+		d.addressFn = d.ext.addressFunc(dev)
+	}
 	var err error
 	if d.queue, err = d.newQueue(d.Info.family, d.Info.TimestampValidBits, "compute-queue"); err != nil {
 		return err

@@ -64,6 +64,11 @@ typedef struct { uint32_t sType; void* pNext; uint32_t memoryTypeBits; } cmHostP
 typedef struct { uint32_t sType; void* pNext; uint32_t handleTypes; } cmExtMemBufferInfo;
 typedef struct { uint32_t sType; void* pNext; uint32_t handleType; void* hostPointer; } cmImportHostInfo;
 
+typedef uint64_t (*cmPFNBufferAddress)(void* dev, void* info);
+static uint64_t cm_buffer_address(void* fn, void* dev, void* info) { return ((cmPFNBufferAddress)fn)(dev, info); }
+typedef struct { uint32_t sType; void* pNext; void* buffer; } cmBufferAddressInfo;
+typedef struct { uint32_t sType; void* pNext; uint32_t flags, deviceMask; } cmAllocFlagsInfo;
+
 // cm_link chains the non-NULL structures after head, in order.
 static void cm_link(void* head, void** next, int n) {
 	cmHeader* h = (cmHeader*)head;
@@ -110,6 +115,13 @@ const (
 	sTypeImportHostInfo   = 1000178000
 	sTypeHostPointerProps = 1000178001
 	sTypeHostImportProps  = 1000178002
+	sTypeAddressFeatures  = 1000257000
+	sTypeAddressInfo      = 1000244001
+	sTypeAllocFlagsInfo   = 1000060000
+	// allocDeviceAddress is VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT.
+	allocDeviceAddress = 0x2
+	// usageDeviceAddress is VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT.
+	usageDeviceAddress = 0x20000
 	// handleHostAllocation is VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT.
 	handleHostAllocation = 0x80
 	// memoryImportable is VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT.
@@ -177,13 +189,14 @@ type featureSet struct {
 	CoopMat                        bool
 	BFloat16Type, BFloat16CoopMat  bool
 	IntDot                         bool
+	BufferAddress                  bool
 }
 
 // featureChain is a C-allocated VkPhysicalDeviceFeatures2 chain.
 type featureChain struct {
 	f2                             *C.cmFeatures2
 	f16i8, s16, s8, mm, bf16, coop *C.cmBools
-	dot                            *C.cmBools
+	dot, addr                      *C.cmBools
 	mem                            []unsafe.Pointer
 }
 
@@ -211,8 +224,9 @@ func newFeatureChain(has map[uint32]bool) *featureChain {
 	c.bf16 = newBools(sTypeBFloat16Features, has[sTypeBFloat16Features], c)
 	c.coop = newBools(sTypeCoopMatFeatures, has[sTypeCoopMatFeatures], c)
 	c.dot = newBools(sTypeIntDotFeatures, has[sTypeIntDotFeatures], c)
+	c.addr = newBools(sTypeAddressFeatures, has[sTypeAddressFeatures], c)
 	link(unsafe.Pointer(c.f2), []unsafe.Pointer{unsafe.Pointer(c.f16i8), unsafe.Pointer(c.s16), unsafe.Pointer(c.s8),
-		unsafe.Pointer(c.mm), unsafe.Pointer(c.bf16), unsafe.Pointer(c.coop), unsafe.Pointer(c.dot)})
+		unsafe.Pointer(c.mm), unsafe.Pointer(c.bf16), unsafe.Pointer(c.coop), unsafe.Pointer(c.dot), unsafe.Pointer(c.addr)})
 	return c
 }
 
@@ -244,6 +258,7 @@ func (c *featureChain) read() featureSet {
 		MemoryModel: boolAt(c.mm, 0), MemoryModelDevice: boolAt(c.mm, 1),
 		BFloat16Type: boolAt(c.bf16, 0), BFloat16CoopMat: boolAt(c.bf16, 2),
 		CoopMat: boolAt(c.coop, 0), IntDot: boolAt(c.dot, 0),
+		BufferAddress: boolAt(c.addr, 0),
 	}
 }
 
@@ -260,7 +275,7 @@ func (c *featureChain) write(f featureSet) {
 		return 0
 	}
 	c.f2.core[coreShaderFloat64], c.f2.core[coreShaderInt64], c.f2.core[coreShaderInt16] = b(f.Float64), b(f.Int64), b(f.Int16)
-	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop, c.dot} {
+	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop, c.dot, c.addr} {
 		for i := 0; p != nil && i < 4; i++ {
 			p.v[i] = 0
 		}
@@ -275,6 +290,7 @@ func (c *featureChain) write(f featureSet) {
 	setFlag(c.bf16, 2, f.BFloat16CoopMat)
 	setFlag(c.coop, 0, f.CoopMat)
 	setFlag(c.dot, 0, f.IntDot)
+	setFlag(c.addr, 0, f.BufferAddress)
 }
 
 func (e ext) queryFeatures(pd vk.PhysicalDevice, has map[uint32]bool) featureSet {
@@ -484,4 +500,39 @@ func importChains(ptr unsafe.Pointer) (buffer, memory unsafe.Pointer, free func(
 	b.sType, b.handleTypes = sTypeExtMemBufferInfo, handleHostAllocation
 	m.sType, m.handleType, m.hostPointer = sTypeImportHostInfo, handleHostAllocation, ptr
 	return unsafe.Pointer(b), unsafe.Pointer(m), func() { C.free(unsafe.Pointer(b)); C.free(unsafe.Pointer(m)) }
+}
+
+// addressFunc returns vkGetBufferDeviceAddress (core in Vulkan 1.2) or its
+// KHR alias for dev, nil when neither is loaded.
+func (e ext) addressFunc(dev vk.Device) unsafe.Pointer {
+	if e.deviceProcAddr == nil {
+		return nil
+	}
+	for _, n := range []string{"vkGetBufferDeviceAddress", "vkGetBufferDeviceAddressKHR"} {
+		name := C.CString(n)
+		fn := C.cm_dproc(e.deviceProcAddr, unsafe.Pointer(dev), name)
+		C.free(unsafe.Pointer(name))
+		if fn != nil {
+			return unsafe.Pointer(fn)
+		}
+	}
+	return nil
+}
+
+// bufferAddress calls fn (from addressFunc) for buf, which was created with
+// usageDeviceAddress.
+func bufferAddress(fn unsafe.Pointer, dev vk.Device, buf vk.Buffer) uint64 {
+	info := newC[C.cmBufferAddressInfo]()
+	defer C.free(unsafe.Pointer(info))
+	info.sType, info.buffer = sTypeAddressInfo, unsafe.Pointer(buf)
+	return uint64(C.cm_buffer_address(fn, unsafe.Pointer(dev), unsafe.Pointer(info)))
+}
+
+// addressAllocInfo returns, in C memory, the VkMemoryAllocateFlagsInfo that
+// lets memory back a buffer with a device address; free it with C.free
+// through the returned func.
+func addressAllocInfo() (unsafe.Pointer, func()) {
+	p := newC[C.cmAllocFlagsInfo]()
+	p.sType, p.flags = sTypeAllocFlagsInfo, allocDeviceAddress
+	return unsafe.Pointer(p), func() { C.free(unsafe.Pointer(p)) }
 }

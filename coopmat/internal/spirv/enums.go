@@ -78,26 +78,31 @@ type Capability uint32
 
 // Capabilities our kernels declare.
 const (
-	CapabilityShader                       Capability = 1
-	CapabilityFloat16                      Capability = 9
-	CapabilityFloat64                      Capability = 10
-	CapabilityInt64                        Capability = 11
-	CapabilityInt8                         Capability = 39
-	CapabilityGroupNonUniform              Capability = 61
-	CapabilityStorageBuffer16BitAccess     Capability = 4433
-	CapabilityVulkanMemoryModel            Capability = 5345
-	CapabilityBFloat16TypeKHR              Capability = 5116
-	CapabilityBFloat16CooperativeMatrixKHR Capability = 5118
-	CapabilityDotProductInput4x8BitPacked  Capability = 6018
-	CapabilityDotProduct                   Capability = 6019
-	CapabilityCooperativeMatrixKHR         Capability = 6022
+	CapabilityShader                         Capability = 1
+	CapabilityFloat16                        Capability = 9
+	CapabilityFloat64                        Capability = 10
+	CapabilityInt64                          Capability = 11
+	CapabilityInt8                           Capability = 39
+	CapabilityGroupNonUniform                Capability = 61
+	CapabilityStorageBuffer16BitAccess       Capability = 4433
+	CapabilityVulkanMemoryModel              Capability = 5345
+	CapabilityPhysicalStorageBufferAddresses Capability = 5347
+	CapabilityBFloat16TypeKHR                Capability = 5116
+	CapabilityBFloat16CooperativeMatrixKHR   Capability = 5118
+	CapabilityDotProductInput4x8BitPacked    Capability = 6018
+	CapabilityDotProduct                     Capability = 6019
+	CapabilityCooperativeMatrixKHR           Capability = 6022
 )
 
 // AddressingModel is the first operand of OpMemoryModel.
 type AddressingModel uint32
 
-// AddressingLogical is the only addressing model Vulkan shaders use here.
-const AddressingLogical AddressingModel = 0
+// Addressing models: logical pointers only, or with 64-bit pointers into
+// physical storage buffers (buffer device addresses).
+const (
+	AddressingLogical                 AddressingModel = 0
+	AddressingPhysicalStorageBuffer64 AddressingModel = 5348
+)
 
 // MemoryModel is the second operand of OpMemoryModel.
 type MemoryModel uint32
@@ -130,6 +135,25 @@ const (
 	StorageFunction      StorageClass = 7
 	StoragePushConstant  StorageClass = 9
 	StorageStorageBuffer StorageClass = 12
+	// StoragePhysicalStorageBuffer is memory reached through a 64-bit buffer
+	// device address.
+	StoragePhysicalStorageBuffer StorageClass = 5349
+)
+
+// MemoryAccess is the memory-operands mask of OpLoad and OpStore.
+type MemoryAccess uint32
+
+// Memory-access bits. Aligned takes the alignment in bytes as a literal
+// (loads and stores through physical storage buffer pointers must carry
+// it). Under the Vulkan memory model, an access that other invocations'
+// accesses are ordered against through barriers is NonPrivatePointer; a
+// store made available to a scope carries MakePointerAvailable, a load that
+// sees such stores MakePointerVisible, each followed by the scope's <id>.
+const (
+	MemoryAccessAligned              MemoryAccess = 0x2
+	MemoryAccessMakePointerAvailable MemoryAccess = 0x8
+	MemoryAccessMakePointerVisible   MemoryAccess = 0x10
+	MemoryAccessNonPrivatePointer    MemoryAccess = 0x20
 )
 
 // Decoration is an OpDecorate/OpMemberDecorate operand.

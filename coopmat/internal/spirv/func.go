@@ -67,8 +67,20 @@ func (f *Func) Binary(op Op, typ, a, b ID) ID { return f.Value(op, typ, uint32(a
 // Load reads through pointer ptr a value of type typ.
 func (f *Func) Load(typ, ptr ID) ID { return f.Value(OpLoad, typ, uint32(ptr)) }
 
+// LoadAligned reads through ptr with the Aligned memory operand: the
+// pointer is a multiple of align bytes (a power of two).
+func (f *Func) LoadAligned(typ, ptr ID, align uint32) ID {
+	return f.Value(OpLoad, typ, uint32(ptr), uint32(MemoryAccessAligned), align)
+}
+
 // Store writes v through pointer ptr.
 func (f *Func) Store(ptr, v ID) { f.Void(OpStore, uint32(ptr), uint32(v)) }
+
+// StoreWith writes v through ptr with memory operands: the access mask,
+// then its literals and <id>s in the order the mask's bits require.
+func (f *Func) StoreWith(ptr, v ID, access MemoryAccess, params ...uint32) {
+	f.Void(OpStore, append([]uint32{uint32(ptr), uint32(v), uint32(access)}, params...)...)
+}
 
 // AccessChain returns a pointer of type ptrType into base by indexes.
 func (f *Func) AccessChain(ptrType, base ID, indexes ...ID) ID {
@@ -96,6 +108,26 @@ func (f *Func) Branch(target ID) { f.Void(OpBranch, uint32(target)) }
 // BranchConditional ends the current block with a two-way branch.
 func (f *Func) BranchConditional(cond, t, e ID) {
 	f.Void(OpBranchConditional, uint32(cond), uint32(t), uint32(e))
+}
+
+// If emits a selection that runs then only when cond holds and returns,
+// for each of types, the value then produced or, when cond fails, the one
+// from otherwise (phis in the merge block).
+func (f *Func) If(cond ID, types, otherwise []ID, then func() []ID) []ID {
+	m := f.m
+	pre, thenL, merge := f.block, m.AllocID(), m.AllocID()
+	f.Void(OpSelectionMerge, uint32(merge), 0)
+	f.BranchConditional(cond, thenL, merge)
+	f.Label(thenL)
+	got := then()
+	end := f.block
+	f.Branch(merge)
+	f.Label(merge)
+	out := make([]ID, len(types))
+	for i, t := range types {
+		out[i] = f.Phi(t, got[i], end, otherwise[i], pre)
+	}
+	return out
 }
 
 // LoopMerge declares the merge and continue blocks of a loop header.
@@ -131,6 +163,12 @@ func (f *Func) ControlBarrier(exec, mem Scope, sem MemorySemantics) {
 // and a stride <id> counted in elements of ptr's pointee type.
 func (f *Func) MatrixLoad(typ, ptr ID, layout MatrixLayout, stride ID) ID {
 	return f.Value(OpCooperativeMatrixLoadKHR, typ, uint32(ptr), uint32(f.m.ConstUint32(uint32(layout))), uint32(stride))
+}
+
+// MatrixLoadWith is MatrixLoad with memory operands (see StoreWith).
+func (f *Func) MatrixLoadWith(typ, ptr ID, layout MatrixLayout, stride ID, access MemoryAccess, params ...uint32) ID {
+	return f.Value(OpCooperativeMatrixLoadKHR, typ, append([]uint32{uint32(ptr), uint32(f.m.ConstUint32(uint32(layout))),
+		uint32(stride), uint32(access)}, params...)...)
 }
 
 // MatrixStore emits OpCooperativeMatrixStoreKHR.

@@ -66,6 +66,21 @@ func (m *Module) TypeStorageBlock(member ID) ID {
 	return id
 }
 
+// TypeBlock returns a Block-decorated struct of members laid out at the
+// given byte offsets: the shape of a push-constant block.
+func (m *Module) TypeBlock(members []ID, offsets []uint32) ID {
+	key := fmt.Sprintf("blockn:%v:%v", members, offsets)
+	_, seen := m.dedup[key]
+	id := m.global(key, OpTypeStruct, 0, ids(members)...)
+	if !seen {
+		m.Decorate(id, DecorationBlock)
+		for i, off := range offsets {
+			m.MemberDecorate(id, uint32(i), DecorationOffset, off)
+		}
+	}
+	return id
+}
+
 // TypePointer returns a pointer to elem in storage class sc.
 func (m *Module) TypePointer(sc StorageClass, elem ID) ID {
 	return m.global(fmt.Sprintf("ptr:%d:%d", sc, elem), OpTypePointer, 0, uint32(sc), uint32(elem))
