@@ -26,6 +26,11 @@
 # fp16_fp16; "all" for every type pair it has a shader for) picks the type
 # pairs, PEER_SHAPES (e.g. 16x16x16; default all) the matrix shapes.
 #
+# LEAD_VARIANTS (e.g. bda,guard,bda+guard) also runs TestCoopLead after
+# ours: the tiles matching LEAD_TILE (default the fp16 winner, wg2x4 t8x4
+# bk32 brow) of the shapes matching LEAD_SHAPES (default 16x16x16
+# f16->f16), as searched and with each variant, checked, into lead.log.
+#
 # Output under $OUT (or ./bench-out): vkpeer-env.txt, ours.log, peer.log,
 # peer-correct.log, vkpeer-smi.csv (SM clock, power, throttle reasons every
 # 200 ms) and vkpeer-table.md: our figure per shape, the peer's per config,
@@ -60,6 +65,14 @@ stamp "ours: coopmat.test -coopmat.shapes=$shapes"
 timeout 300 bin/coopmat.test -test.run '^TestRunCoopMat$' -test.v -test.timeout 5m -coopmat.size=8192 \
 	-coopmat.shapes="$shapes" >"$out/ours.log" 2>&1
 stamp "coopmat.test rc=$?"
+
+if [ -n "${LEAD_VARIANTS:-}" ]; then
+	stamp "lead: $LEAD_VARIANTS"
+	timeout 300 bin/coopmat.test -test.run '^TestCoopLead$' -test.v -test.timeout 5m -coopmat.size=8192 \
+		-coopmat.lead="${LEAD_SHAPES:-^16x16x16 f16.f16.f16->f16}" -coopmat.leadtile="${LEAD_TILE:-^wg2x4 t8x4 bk32 brow$}" \
+		-coopmat.leadvariants="$LEAD_VARIANTS" >"$out/lead.log" 2>&1
+	stamp "lead rc=$?"
+fi
 
 : >"$out/peer-correct.log"
 if [ "${PEER_CHECK:-1}" != 0 ]; then

@@ -44,12 +44,17 @@ type CoopTile struct {
 	// exists (a branch), so that their addresses grow linearly with the
 	// step, instead of clamping the step to the last one.
 	Guard bool
+	// FullSubgroups creates the pipeline requiring full subgroups.
+	FullSubgroups bool
+	// Version is the SPIR-V version to emit (0: the newest the device takes).
+	Version uint32
 }
 
 // String renders the tile as e.g. "wg2x2 t4x2 bk32", with " s2" for double
 // buffering, " p2" for two-step prefetch, " brow" for row-major B,
 // " early" for early global loads, " ro" for read-only inputs, " bda" for
-// inputs read through device addresses and " guard" for guarded loads.
+// inputs read through device addresses, " guard" for guarded loads,
+// " full" for full subgroups and e.g. " spv1.3" for a SPIR-V version.
 func (t CoopTile) String() string {
 	s := fmt.Sprintf("wg%dx%d t%dx%d bk%d", t.WM, t.WN, t.TM, t.TN, t.BK)
 	if t.stages() > 1 {
@@ -72,6 +77,12 @@ func (t CoopTile) String() string {
 	}
 	if t.Guard {
 		s += " guard"
+	}
+	if t.FullSubgroups {
+		s += " full"
+	}
+	if t.Version != 0 {
+		s += fmt.Sprintf(" spv%d.%d", t.Version>>16, t.Version>>8&0xff)
 	}
 	return s
 }
@@ -156,6 +167,10 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 		return fmt.Errorf("tile %v: at most 2 stages or 2 steps of prefetch, not both", t)
 	case t.Addressed && !info.features.BufferAddress:
 		return fmt.Errorf("tile %v: no buffer device addresses: %w", t, ErrFeatureMissing)
+	case t.FullSubgroups && !info.features.FullSubgroups:
+		return fmt.Errorf("tile %v: no computeFullSubgroups: %w", t, ErrFeatureMissing)
+	case t.Version != 0 && t.Version > spirvVersion(info.apiVersion):
+		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, spirvVersion(info.apiVersion))
 	case t.Addressed && t.ReadOnly, t.Guard && t.stages() > 1:
 		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads need one buffer", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:

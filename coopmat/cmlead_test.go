@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/everycycle/appraise/coopmat/internal/spirv"
 )
 
 var (
 	flagLead     = flag.String("coopmat.lead", "", "regexp: for matching shapes, time every default tile with read-only inputs, two-step prefetch and two buffers, checked, at -coopmat.size")
 	flagLeadTile = flag.String("coopmat.leadtile", "", "regexp: with -coopmat.lead, only the default tiles whose name matches")
 	flagLeadData = flag.String("coopmat.leaddata", "random", "operands of -coopmat.lead: random, or peer (vk_cooperative_matrix_perf's -1/2, 0, 1/2, 1)")
-	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard")
+	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard, full, spv1.3, spv1.5")
 )
 
 // TestCoopLead measures one lead left open by the fp16 time placement on
@@ -65,7 +67,8 @@ func TestCoopLead(t *testing.T) {
 // leadTiles are the variants of base that TestCoopLead times, base first
 // and last: variants is a comma-separated list, each a +-joined set of
 // changes (ro: read-only inputs, p2: two-step prefetch, s2: two shared
-// buffers, early: early loads, bda: device addresses, guard: guarded loads).
+// buffers, early: early loads, bda: device addresses, guard: guarded loads,
+// full: full subgroups, spv1.3 and spv1.5: that SPIR-V version).
 func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 	out := []CoopTile{base}
 	for _, v := range strings.Split(variants, ",") {
@@ -84,6 +87,12 @@ func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 				t.Addressed = true
 			case "guard":
 				t.Guard = true
+			case "full":
+				t.FullSubgroups = true
+			case "spv1.3":
+				t.Version = spirv.Version13
+			case "spv1.5":
+				t.Version = spirv.Version15
 			default:
 				return nil, fmt.Errorf("-coopmat.leadvariants: unknown change %q in %q", c, v)
 			}

@@ -218,13 +218,17 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 	if l.t.BRowMajor {
 		bRaw = cache.transposed(s.B, n, bt)
 	}
-	words, err := buildCoopGEMM(spirvVersion(d.Info.apiVersion), l, n, n, n)
+	version := spirvVersion(d.Info.apiVersion)
+	if l.t.Version != 0 {
+		version = l.t.Version
+	}
+	words, err := buildCoopGEMM(version, l, n, n, n)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v: %w", s, err)
 	}
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
-	out, m, err := d.runGEMM(ctx, words, a.raw, bRaw, l.t.Addressed, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
+	out, m, err := d.runGEMM(ctx, words, a.raw, bRaw, kernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups}, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
 	}

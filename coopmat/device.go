@@ -18,10 +18,13 @@ const (
 	// extBufferAddress (core in Vulkan 1.2) gives buffers 64-bit device
 	// addresses that shaders dereference directly.
 	extBufferAddress = "VK_KHR_buffer_device_address"
-	extPCIBusInfo    = "VK_EXT_pci_bus_info"
-	extMemoryBudget  = "VK_EXT_memory_budget"
-	extDriverProps   = "VK_KHR_driver_properties"
-	extIntDot        = "VK_KHR_shader_integer_dot_product"
+	// extSubgroupControl (core in Vulkan 1.3) lets a pipeline require
+	// full subgroups.
+	extSubgroupControl = "VK_EXT_subgroup_size_control"
+	extPCIBusInfo      = "VK_EXT_pci_bus_info"
+	extMemoryBudget    = "VK_EXT_memory_budget"
+	extDriverProps     = "VK_KHR_driver_properties"
+	extIntDot          = "VK_KHR_shader_integer_dot_product"
 )
 
 // PCIBusInfo is the device's PCI address (VK_EXT_pci_bus_info).
@@ -289,6 +292,7 @@ func featureStructs(info DeviceInfo) map[uint32]bool {
 		sTypeBFloat16Features: info.HasExtension(extBFloat16),
 		sTypeCoopMatFeatures:  info.HasExtension(extCoopMat),
 		sTypeAddressFeatures:  v12 || info.HasExtension(extBufferAddress),
+		sTypeSubgroupControl:  info.apiVersion >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extSubgroupControl),
 	}
 }
 

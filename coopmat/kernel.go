@@ -25,6 +25,8 @@ type Kernel struct {
 	// push is the kernel's push-constant block, pushed with every dispatch
 	// (empty: none).
 	push []byte
+	// fullSubgroups makes the pipeline require full subgroups.
+	fullSubgroups bool
 }
 
 // NewKernel creates a compute pipeline from words (entry point "main") and
@@ -37,13 +39,17 @@ func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) 
 // of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
 // sets[i].
 func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
-	return d.newKernelPush(words, nil, sets)
+	return d.newKernelPush(words, nil, false, sets)
 }
 
 // newKernelPush is newKernelSets for a kernel that also takes push as its
-// push-constant block (offset 0, compute stage).
-func (d *Device) newKernelPush(words []uint32, push []byte, sets [][]*Buffer) (*Kernel, error) {
-	k := &Kernel{d: d, push: push}
+// push-constant block (offset 0, compute stage) and, with fullSubgroups,
+// whose pipeline requires full subgroups (the device has computeFullSubgroups).
+func (d *Device) newKernelPush(words []uint32, push []byte, fullSubgroups bool, sets [][]*Buffer) (*Kernel, error) {
+	if fullSubgroups && !d.enabled.FullSubgroups {
+		return nil, fmt.Errorf("vulkan: computeFullSubgroups: %w", ErrFeatureMissing)
+	}
+	k := &Kernel{d: d, push: push, fullSubgroups: fullSubgroups}
 	if err := k.create(words, sets); err != nil {
 		k.Release()
 		return nil, err
@@ -105,10 +111,14 @@ func (k *Kernel) createLayout(n int) error {
 }
 
 func (k *Kernel) createPipeline() error {
+	var stageFlags vk.PipelineShaderStageCreateFlags
+	if k.fullSubgroups {
+		stageFlags = stageRequireFullSubgroups
+	}
 	ci := []vk.ComputePipelineCreateInfo{{
 		SType: vk.StructureTypeComputePipelineCreateInfo,
 		Stage: vk.PipelineShaderStageCreateInfo{
-			SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
+			SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit, Flags: stageFlags,
 			Module: k.module, PName: "main\x00",
 		},
 		Layout: k.layout,
@@ -210,10 +220,8 @@ func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
 // output buffer of outBytes as the last binding, builds the pipeline, times
 // it over groups counting ops per dispatch, and downloads the output of the
 // last timed dispatch for checking.
-//
-// With addressed, the inputs also get device addresses, pushed to the
-// kernel as a push-constant block of one 64-bit address per input, in order.
-func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte, addressed bool, outBytes uint64,
+// setup says how to build it beyond that.
+func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte, setup kernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
 	bufs := make([]*Buffer, 0, len(inputs)+1)
 	defer func() {
@@ -225,7 +233,7 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 	for i, in := range inputs {
 		var b *Buffer
 		var err error
-		if addressed {
+		if setup.addressed {
 			b, err = d.newAddressedBuffer(uint64(len(in)))
 		} else {
 			b, err = d.NewBuffer(uint64(len(in)), false)
@@ -234,7 +242,7 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
 		}
 		bufs = append(bufs, b)
-		if addressed {
+		if setup.addressed {
 			push = binary.LittleEndian.AppendUint64(push, b.address)
 		}
 		if err := d.Upload(b, in); err != nil {
@@ -246,7 +254,7 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		return nil, measurement{}, fmt.Errorf("output: %w", err)
 	}
 	bufs = append(bufs, out)
-	k, err := d.newKernelPush(words, push, [][]*Buffer{bufs})
+	k, err := d.newKernelPush(words, push, setup.fullSubgroups, [][]*Buffer{bufs})
 	if err != nil {
 		return nil, measurement{}, err
 	}
@@ -263,7 +271,17 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 }
 
 // runGEMM is runKernel for kernels with inputs A and B.
-func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, addressed bool, outBytes uint64,
+func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, setup kernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
-	return d.runKernel(ctx, words, [][]byte{a, b}, addressed, outBytes, groups, ops, tm)
+	return d.runKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
+}
+
+// kernelSetup is how runKernel builds a kernel beyond its words and
+// buffers; the zero value is a plain kernel.
+type kernelSetup struct {
+	// addressed gives the inputs device addresses too, pushed to the kernel
+	// as a push-constant block of one 64-bit address per input, in order.
+	addressed bool
+	// fullSubgroups creates the pipeline requiring full subgroups.
+	fullSubgroups bool
 }

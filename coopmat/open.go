@@ -76,7 +76,7 @@ type queue struct {
 
 // wanted lists the device extensions we enable when present.
 var wanted = []string{extCoopMat, extBFloat16, extFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, extIntDot,
-	extExternalMemoryHost, extBufferAddress}
+	extExternalMemoryHost, extBufferAddress, extSubgroupControl}
 
 func (d *Device) createDevice() error {
 	f := d.Info.features

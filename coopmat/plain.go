@@ -103,7 +103,7 @@ func runSGEMM(ctx context.Context, d *Device, t PlainTile, n uint32, o Options) 
 	b := randomOperand(rng, Float32, int(n*n))
 	bt := transpose(b.values, n, n)
 	words := buildSGEMM(spirvVersion(d.Info.apiVersion), t, n, n, n)
-	out, m, err := d.runGEMM(ctx, words, a.raw, b.raw, false, uint64(n)*uint64(n)*4, [3]uint32{n / t.BN, n / t.BM, 1}, 2*float64(n)*float64(n)*float64(n), o.Timing)
+	out, m, err := d.runGEMM(ctx, words, a.raw, b.raw, kernelSetup{}, uint64(n)*uint64(n)*4, [3]uint32{n / t.BN, n / t.BM, 1}, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %s %v: %w", ProbePlainSGEMM, t, err)
 	}
@@ -153,7 +153,7 @@ func RunFMA64(ctx context.Context, d *Device, o Options) (Result, error) {
 	k := fmaKernel{Chains: 8, Unroll: 16, Local: 256}
 	k.Iters = max(steps/k.Unroll, 1)
 	inv = max(inv/k.Local, 1) * k.Local
-	out, m, err := d.runKernel(ctx, k.build(spirvVersion(d.Info.apiVersion)), nil, false, uint64(inv)*8,
+	out, m, err := d.runKernel(ctx, k.build(spirvVersion(d.Info.apiVersion)), nil, kernelSetup{}, uint64(inv)*8,
 		[3]uint32{inv / k.Local, 1, 1}, k.ops()*float64(inv), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %s: %w", ProbeFMA64, err)

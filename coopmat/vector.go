@@ -218,7 +218,7 @@ func RunDot4(ctx context.Context, d *Device, o Options, signed bool) (Result, er
 
 // runVector measures v and checks every invocation's output word exactly.
 func (d *Device) runVector(ctx context.Context, v vectorRun, o Options) (Result, error) {
-	out, m, err := d.runKernel(ctx, v.words, v.inputs, false, uint64(v.inv)*4,
+	out, m, err := d.runKernel(ctx, v.words, v.inputs, kernelSetup{}, uint64(v.inv)*4,
 		[3]uint32{v.inv / v.local, 1, 1}, v.ops*float64(v.inv), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)

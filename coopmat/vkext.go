@@ -118,6 +118,10 @@ const (
 	sTypeAddressFeatures  = 1000257000
 	sTypeAddressInfo      = 1000244001
 	sTypeAllocFlagsInfo   = 1000060000
+	sTypeSubgroupControl  = 1000225002
+	// stageRequireFullSubgroups is
+	// VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT.
+	stageRequireFullSubgroups = 0x2
 	// allocDeviceAddress is VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT.
 	allocDeviceAddress = 0x2
 	// usageDeviceAddress is VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT.
@@ -190,13 +194,16 @@ type featureSet struct {
 	BFloat16Type, BFloat16CoopMat  bool
 	IntDot                         bool
 	BufferAddress                  bool
+	// SubgroupSizeControl and FullSubgroups are
+	// VkPhysicalDeviceSubgroupSizeControlFeatures.
+	SubgroupSizeControl, FullSubgroups bool
 }
 
 // featureChain is a C-allocated VkPhysicalDeviceFeatures2 chain.
 type featureChain struct {
 	f2                             *C.cmFeatures2
 	f16i8, s16, s8, mm, bf16, coop *C.cmBools
-	dot, addr                      *C.cmBools
+	dot, addr, sub                 *C.cmBools
 	mem                            []unsafe.Pointer
 }
 
@@ -225,8 +232,10 @@ func newFeatureChain(has map[uint32]bool) *featureChain {
 	c.coop = newBools(sTypeCoopMatFeatures, has[sTypeCoopMatFeatures], c)
 	c.dot = newBools(sTypeIntDotFeatures, has[sTypeIntDotFeatures], c)
 	c.addr = newBools(sTypeAddressFeatures, has[sTypeAddressFeatures], c)
+	c.sub = newBools(sTypeSubgroupControl, has[sTypeSubgroupControl], c)
 	link(unsafe.Pointer(c.f2), []unsafe.Pointer{unsafe.Pointer(c.f16i8), unsafe.Pointer(c.s16), unsafe.Pointer(c.s8),
-		unsafe.Pointer(c.mm), unsafe.Pointer(c.bf16), unsafe.Pointer(c.coop), unsafe.Pointer(c.dot), unsafe.Pointer(c.addr)})
+		unsafe.Pointer(c.mm), unsafe.Pointer(c.bf16), unsafe.Pointer(c.coop), unsafe.Pointer(c.dot), unsafe.Pointer(c.addr),
+		unsafe.Pointer(c.sub)})
 	return c
 }
 
@@ -258,7 +267,8 @@ func (c *featureChain) read() featureSet {
 		MemoryModel: boolAt(c.mm, 0), MemoryModelDevice: boolAt(c.mm, 1),
 		BFloat16Type: boolAt(c.bf16, 0), BFloat16CoopMat: boolAt(c.bf16, 2),
 		CoopMat: boolAt(c.coop, 0), IntDot: boolAt(c.dot, 0),
-		BufferAddress: boolAt(c.addr, 0),
+		BufferAddress:       boolAt(c.addr, 0),
+		SubgroupSizeControl: boolAt(c.sub, 0), FullSubgroups: boolAt(c.sub, 1),
 	}
 }
 
@@ -275,7 +285,7 @@ func (c *featureChain) write(f featureSet) {
 		return 0
 	}
 	c.f2.core[coreShaderFloat64], c.f2.core[coreShaderInt64], c.f2.core[coreShaderInt16] = b(f.Float64), b(f.Int64), b(f.Int16)
-	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop, c.dot, c.addr} {
+	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop, c.dot, c.addr, c.sub} {
 		for i := 0; p != nil && i < 4; i++ {
 			p.v[i] = 0
 		}
@@ -291,6 +301,8 @@ func (c *featureChain) write(f featureSet) {
 	setFlag(c.coop, 0, f.CoopMat)
 	setFlag(c.dot, 0, f.IntDot)
 	setFlag(c.addr, 0, f.BufferAddress)
+	setFlag(c.sub, 0, f.SubgroupSizeControl)
+	setFlag(c.sub, 1, f.FullSubgroups)
 }
 
 func (e ext) queryFeatures(pd vk.PhysicalDevice, has map[uint32]bool) featureSet {
