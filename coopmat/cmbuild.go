@@ -163,7 +163,10 @@ func (g *cmGen) newStager(lid, row0, col0 spirv.ID, vecRow, loads, rowVecs, stri
 
 // loopSingle is the one-buffer main loop: store the registers of this step,
 // barrier, load the step Prefetch steps ahead, multiply, barrier (with
-// EarlyLoad the loads go before the first barrier).
+// EarlyLoad the loads go before the first barrier; with TopBarrier the
+// second barrier opens the next step instead, before its stores). With
+// Vars the accumulators and the registers live in Function variables,
+// loaded and stored each step, instead of loop-carried values.
 func (g *cmGen) loopSingle() []spirv.ID {
 	l, f := g.l, g.f
 	nAcc := int(l.t.TM * l.t.TN)
@@ -173,16 +176,19 @@ func (g *cmGen) loopSingle() []spirv.ID {
 	for i := range ahead {
 		regs = append(regs, g.loadGlobal(g.c(min(i, g.steps-1)))...)
 	}
-	carried := make([]spirv.Carried, 0, nAcc+len(regs))
+	init := make([]spirv.Carried, 0, nAcc+len(regs))
 	for range nAcc {
-		carried = append(carried, spirv.Carried{Type: g.matC, Init: g.zeroAcc()})
+		init = append(init, spirv.Carried{Type: g.matC, Init: g.zeroAcc()})
 	}
 	for _, r := range regs {
-		carried = append(carried, spirv.Carried{Type: g.uvec4, Init: r})
+		init = append(init, spirv.Carried{Type: g.uvec4, Init: r})
 	}
 	per := len(regs) / int(ahead)
-	return f.Loop(g.c(g.steps), carried, func(kt spirv.ID, vals []spirv.ID) []spirv.ID {
+	step := func(kt spirv.ID, vals []spirv.ID) []spirv.ID {
 		held := vals[nAcc:]
+		if l.t.TopBarrier {
+			g.stepBarrier()
+		}
 		g.storeShared(held[:per], 0)
 		var next []spirv.ID
 		if l.t.EarlyLoad {
@@ -193,9 +199,34 @@ func (g *cmGen) loopSingle() []spirv.ID {
 			next = g.loadAhead(kt, ahead, held[:per])
 		}
 		acc := g.multiply(vals[:nAcc], 0)
-		g.stepBarrier()
+		if !l.t.TopBarrier {
+			g.stepBarrier()
+		}
 		return append(append(acc, held[per:]...), next...)
-	})[:nAcc]
+	}
+	if !l.t.Vars {
+		return f.Loop(g.c(g.steps), init, step)[:nAcc]
+	}
+	mod := g.builder.m
+	vars := make([]spirv.ID, len(init))
+	for i, c := range init {
+		vars[i] = f.Var(mod.TypePointer(spirv.StorageFunction, c.Type))
+		f.Store(vars[i], c.Init)
+	}
+	load := func() []spirv.ID {
+		out := make([]spirv.ID, len(vars))
+		for i, v := range vars {
+			out[i] = f.Load(init[i].Type, v)
+		}
+		return out
+	}
+	f.Loop(g.c(g.steps), nil, func(kt spirv.ID, _ []spirv.ID) []spirv.ID {
+		for i, v := range step(kt, load()) {
+			f.Store(vars[i], v)
+		}
+		return nil
+	})
+	return load()[:nAcc]
 }
 
 // loopDouble is the two-buffer main loop, unrolled by two so that buffer

@@ -46,6 +46,12 @@ type CoopTile struct {
 	Guard bool
 	// FullSubgroups creates the pipeline requiring full subgroups.
 	FullSubgroups bool
+	// TopBarrier puts the barrier that ends a step's reads of shared
+	// memory at the start of the next step instead (one buffer).
+	TopBarrier bool
+	// Vars keeps the accumulators and registers in Function variables
+	// instead of loop-carried values (one buffer).
+	Vars bool
 	// Version is the SPIR-V version to emit (0: the newest the device takes).
 	Version uint32
 }
@@ -54,7 +60,8 @@ type CoopTile struct {
 // buffering, " p2" for two-step prefetch, " brow" for row-major B,
 // " early" for early global loads, " ro" for read-only inputs, " bda" for
 // inputs read through device addresses, " guard" for guarded loads,
-// " full" for full subgroups and e.g. " spv1.3" for a SPIR-V version.
+// " full" for full subgroups, " top" for the barrier at the top of a step,
+// " vars" for variables and e.g. " spv1.3" for a SPIR-V version.
 func (t CoopTile) String() string {
 	s := fmt.Sprintf("wg%dx%d t%dx%d bk%d", t.WM, t.WN, t.TM, t.TN, t.BK)
 	if t.stages() > 1 {
@@ -80,6 +87,12 @@ func (t CoopTile) String() string {
 	}
 	if t.FullSubgroups {
 		s += " full"
+	}
+	if t.TopBarrier {
+		s += " top"
+	}
+	if t.Vars {
+		s += " vars"
 	}
 	if t.Version != 0 {
 		s += fmt.Sprintf(" spv%d.%d", t.Version>>16, t.Version>>8&0xff)
@@ -171,8 +184,8 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 		return fmt.Errorf("tile %v: no computeFullSubgroups: %w", t, ErrFeatureMissing)
 	case t.Version != 0 && t.Version > spirvVersion(info.apiVersion):
 		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, spirvVersion(info.apiVersion))
-	case t.Addressed && t.ReadOnly, t.Guard && t.stages() > 1:
-		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads need one buffer", t)
+	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars) && t.stages() > 1:
+		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads, top barriers and variables need one buffer", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:
 		return fmt.Errorf("tile %v: %d invocations (limit %d)", t, l.threads, info.MaxInvocations)
 	case l.threads%l.vecRowA != 0 || l.threads%l.vecRowB != 0 ||

@@ -16,7 +16,7 @@ var (
 	flagLead     = flag.String("coopmat.lead", "", "regexp: for matching shapes, time every default tile with read-only inputs, two-step prefetch and two buffers, checked, at -coopmat.size")
 	flagLeadTile = flag.String("coopmat.leadtile", "", "regexp: with -coopmat.lead, only the default tiles whose name matches")
 	flagLeadData = flag.String("coopmat.leaddata", "random", "operands of -coopmat.lead: random, or peer (vk_cooperative_matrix_perf's -1/2, 0, 1/2, 1)")
-	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard, full, spv1.3, spv1.5")
+	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard, full, top, vars, spv1.3, spv1.5")
 )
 
 // TestCoopLead measures one lead left open by the fp16 time placement on
@@ -68,7 +68,8 @@ func TestCoopLead(t *testing.T) {
 // and last: variants is a comma-separated list, each a +-joined set of
 // changes (ro: read-only inputs, p2: two-step prefetch, s2: two shared
 // buffers, early: early loads, bda: device addresses, guard: guarded loads,
-// full: full subgroups, spv1.3 and spv1.5: that SPIR-V version).
+// full: full subgroups, top: barrier at the top of a step, vars:
+// variables, spv1.3 and spv1.5: that SPIR-V version).
 func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 	out := []CoopTile{base}
 	for _, v := range strings.Split(variants, ",") {
@@ -89,6 +90,10 @@ func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 				t.Guard = true
 			case "full":
 				t.FullSubgroups = true
+			case "top":
+				t.TopBarrier = true
+			case "vars":
+				t.Vars = true
 			case "spv1.3":
 				t.Version = spirv.Version13
 			case "spv1.5":
