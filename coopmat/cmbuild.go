@@ -204,8 +204,12 @@ func (g *cmGen) loopSingle() []spirv.ID {
 		}
 		return append(append(acc, held[per:]...), next...)
 	}
+	control := spirv.LoopControlNone
+	if l.t.NoUnroll {
+		control = spirv.LoopControlDontUnroll
+	}
 	if !l.t.Vars {
-		return f.Loop(g.c(g.steps), init, step)[:nAcc]
+		return f.LoopWith(control, g.c(g.steps), init, step)[:nAcc]
 	}
 	mod := g.builder.m
 	vars := make([]spirv.ID, len(init))
@@ -220,7 +224,7 @@ func (g *cmGen) loopSingle() []spirv.ID {
 		}
 		return out
 	}
-	f.Loop(g.c(g.steps), nil, func(kt spirv.ID, _ []spirv.ID) []spirv.ID {
+	f.LoopWith(control, g.c(g.steps), nil, func(kt spirv.ID, _ []spirv.ID) []spirv.ID {
 		for i, v := range step(kt, load()) {
 			f.Store(vars[i], v)
 		}

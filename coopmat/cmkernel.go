@@ -49,6 +49,8 @@ type CoopTile struct {
 	// TopBarrier puts the barrier that ends a step's reads of shared
 	// memory at the start of the next step instead (one buffer).
 	TopBarrier bool
+	// NoUnroll asks the driver not to unroll the main loop (one buffer).
+	NoUnroll bool
 	// Vars keeps the accumulators and registers in Function variables
 	// instead of loop-carried values (one buffer).
 	Vars bool
@@ -61,7 +63,8 @@ type CoopTile struct {
 // " early" for early global loads, " ro" for read-only inputs, " bda" for
 // inputs read through device addresses, " guard" for guarded loads,
 // " full" for full subgroups, " top" for the barrier at the top of a step,
-// " vars" for variables and e.g. " spv1.3" for a SPIR-V version.
+// " vars" for variables, " nounroll" for a main loop kept rolled and e.g.
+// " spv1.3" for a SPIR-V version.
 func (t CoopTile) String() string {
 	s := fmt.Sprintf("wg%dx%d t%dx%d bk%d", t.WM, t.WN, t.TM, t.TN, t.BK)
 	if t.stages() > 1 {
@@ -93,6 +96,9 @@ func (t CoopTile) String() string {
 	}
 	if t.Vars {
 		s += " vars"
+	}
+	if t.NoUnroll {
+		s += " nounroll"
 	}
 	if t.Version != 0 {
 		s += fmt.Sprintf(" spv%d.%d", t.Version>>16, t.Version>>8&0xff)
@@ -184,7 +190,7 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 		return fmt.Errorf("tile %v: no computeFullSubgroups: %w", t, ErrFeatureMissing)
 	case t.Version != 0 && t.Version > spirvVersion(info.apiVersion):
 		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, spirvVersion(info.apiVersion))
-	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars) && t.stages() > 1:
+	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars || t.NoUnroll) && t.stages() > 1:
 		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads, top barriers and variables need one buffer", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:
 		return fmt.Errorf("tile %v: %d invocations (limit %d)", t, l.threads, info.MaxInvocations)

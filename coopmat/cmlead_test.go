@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,7 +18,8 @@ var (
 	flagLead     = flag.String("coopmat.lead", "", "regexp: for matching shapes, time every default tile with read-only inputs, two-step prefetch and two buffers, checked, at -coopmat.size")
 	flagLeadTile = flag.String("coopmat.leadtile", "", "regexp: with -coopmat.lead, only the default tiles whose name matches")
 	flagLeadData = flag.String("coopmat.leaddata", "random", "operands of -coopmat.lead: random, or peer (vk_cooperative_matrix_perf's -1/2, 0, 1/2, 1)")
-	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard, full, top, vars, spv1.3, spv1.5")
+	flagInspect  = flag.String("coopmat.inspect", "", "directory: with -coopmat.lead or -coopmat.peermodule, write what the driver compiled each kernel into (statistics, listings) there")
+	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard, full, top, vars, nounroll, spv1.3, spv1.5")
 )
 
 // TestCoopLead measures one lead left open by the fp16 time placement on
@@ -69,7 +72,8 @@ func TestCoopLead(t *testing.T) {
 // changes (ro: read-only inputs, p2: two-step prefetch, s2: two shared
 // buffers, early: early loads, bda: device addresses, guard: guarded loads,
 // full: full subgroups, top: barrier at the top of a step, vars:
-// variables, spv1.3 and spv1.5: that SPIR-V version).
+// variables, nounroll: the main loop kept rolled, spv1.3 and spv1.5: that
+// SPIR-V version).
 func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 	out := []CoopTile{base}
 	for _, v := range strings.Split(variants, ",") {
@@ -94,6 +98,8 @@ func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 				t.TopBarrier = true
 			case "vars":
 				t.Vars = true
+			case "nounroll":
+				t.NoUnroll = true
 			case "spv1.3":
 				t.Version = spirv.Version13
 			case "spv1.5":
@@ -116,6 +122,9 @@ func leadRun(t *testing.T, d *Device, s Shape, tile CoopTile, o Options, cache *
 		t.Logf("LEAD %-34v %-28v cannot run: %v", s, tile, err)
 		return
 	}
+	if *flagInspect != "" {
+		o.inspect = func(x []Executable, err error) { saveExecutables(t, tile.String(), x, err) }
+	}
 	r, err := d.runCoop(context.Background(), l, n, o, cache)
 	if err != nil {
 		t.Errorf("LEAD %-34v %-28v: %v", s, tile, err)
@@ -124,4 +133,33 @@ func leadRun(t *testing.T, d *Device, s Shape, tile CoopTile, o Options, cache *
 	t.Logf("LEAD %-34v %-28v %s %8.1f T/s (min %.1f max %.1f, n=%d) check worst %.3g on %d at %s", s, tile, *flagLeadData,
 		r.OpsPerSecond.Median/1e12, r.OpsPerSecond.Min/1e12, r.OpsPerSecond.Max/1e12, r.OpsPerSecond.Samples,
 		r.Check.Worst, r.Check.Elements, time.Now().UTC().Format("15:04:05.000"))
+}
+
+// writeExecutables saves what the driver compiled k into (see
+// saveExecutables).
+func writeExecutables(t *testing.T, name string, k *Kernel) {
+	x, err := k.d.ext.executables(k.d.dev, k.pipe)
+	saveExecutables(t, name, x, err)
+}
+
+// saveExecutables logs each executable's statistics as INSPECT lines and
+// writes its listings under -coopmat.inspect, one file per listing.
+func saveExecutables(t *testing.T, name string, x []Executable, err error) {
+	if err != nil {
+		t.Logf("INSPECT %s: %v", name, err)
+		return
+	}
+	for i, e := range x {
+		var stats []string
+		for _, s := range e.Stats {
+			stats = append(stats, s.Name+"="+s.Value)
+		}
+		t.Logf("INSPECT %s [%d %s] %s", name, i, e.Name, strings.Join(stats, " "))
+		for lname, text := range e.Listings {
+			file := filepath.Join(*flagInspect, strings.NewReplacer(" ", "_", "/", "_").Replace(fmt.Sprintf("%s.%d.%s.txt", name, i, lname)))
+			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}
 }

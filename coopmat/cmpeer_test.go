@@ -68,11 +68,14 @@ func TestPeerModule(t *testing.T) {
 	if err := d.Upload(pb, params); err != nil {
 		t.Fatal(err)
 	}
-	k, err := d.newKernelPush(words, nil, true, [][]*Buffer{{pb}})
+	k, err := d.newKernel(words, nil, true, *flagInspect != "", [][]*Buffer{{pb}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer k.Release()
+	if *flagInspect != "" {
+		writeExecutables(t, "peer-module", k)
+	}
 	m, err := d.measure(context.Background(), k, [3]uint32{n / 256, n / 256, 1}, 2*float64(n)*n*n,
 		Timing{SampleTime: 20 * time.Millisecond})
 	if err != nil {

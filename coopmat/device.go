@@ -21,10 +21,13 @@ const (
 	// extSubgroupControl (core in Vulkan 1.3) lets a pipeline require
 	// full subgroups.
 	extSubgroupControl = "VK_EXT_subgroup_size_control"
-	extPCIBusInfo      = "VK_EXT_pci_bus_info"
-	extMemoryBudget    = "VK_EXT_memory_budget"
-	extDriverProps     = "VK_KHR_driver_properties"
-	extIntDot          = "VK_KHR_shader_integer_dot_product"
+	// extExecutableInfo reports what the driver compiled a pipeline into
+	// (used by the kernel diagnostics in tests).
+	extExecutableInfo = "VK_KHR_pipeline_executable_properties"
+	extPCIBusInfo     = "VK_EXT_pci_bus_info"
+	extMemoryBudget   = "VK_EXT_memory_budget"
+	extDriverProps    = "VK_KHR_driver_properties"
+	extIntDot         = "VK_KHR_shader_integer_dot_product"
 )
 
 // PCIBusInfo is the device's PCI address (VK_EXT_pci_bus_info).
@@ -293,6 +296,7 @@ func featureStructs(info DeviceInfo) map[uint32]bool {
 		sTypeCoopMatFeatures:  info.HasExtension(extCoopMat),
 		sTypeAddressFeatures:  v12 || info.HasExtension(extBufferAddress),
 		sTypeSubgroupControl:  info.apiVersion >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extSubgroupControl),
+		sTypeExecFeatures:     info.HasExtension(extExecutableInfo),
 	}
 }
 

@@ -27,6 +27,9 @@ type Kernel struct {
 	push []byte
 	// fullSubgroups makes the pipeline require full subgroups.
 	fullSubgroups bool
+	// capture makes the pipeline keep its executables' statistics and
+	// listings for executables.
+	capture bool
 }
 
 // NewKernel creates a compute pipeline from words (entry point "main") and
@@ -39,17 +42,21 @@ func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) 
 // of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
 // sets[i].
 func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
-	return d.newKernelPush(words, nil, false, sets)
+	return d.newKernel(words, nil, false, false, sets)
 }
 
-// newKernelPush is newKernelSets for a kernel that also takes push as its
-// push-constant block (offset 0, compute stage) and, with fullSubgroups,
-// whose pipeline requires full subgroups (the device has computeFullSubgroups).
-func (d *Device) newKernelPush(words []uint32, push []byte, fullSubgroups bool, sets [][]*Buffer) (*Kernel, error) {
-	if fullSubgroups && !d.enabled.FullSubgroups {
+// newKernel is newKernelSets for a kernel that also takes push as its
+// push-constant block (offset 0, compute stage); with fullSubgroups its
+// pipeline requires full subgroups (the device has computeFullSubgroups),
+// with capture it keeps what the driver compiled (ExecutableInfo).
+func (d *Device) newKernel(words []uint32, push []byte, fullSubgroups, capture bool, sets [][]*Buffer) (*Kernel, error) {
+	switch {
+	case fullSubgroups && !d.enabled.FullSubgroups:
 		return nil, fmt.Errorf("vulkan: computeFullSubgroups: %w", ErrFeatureMissing)
+	case capture && !d.enabled.ExecutableInfo:
+		return nil, fmt.Errorf("vulkan: pipelineExecutableInfo: %w", ErrFeatureMissing)
 	}
-	k := &Kernel{d: d, push: push, fullSubgroups: fullSubgroups}
+	k := &Kernel{d: d, push: push, fullSubgroups: fullSubgroups, capture: capture}
 	if err := k.create(words, sets); err != nil {
 		k.Release()
 		return nil, err
@@ -115,13 +122,17 @@ func (k *Kernel) createPipeline() error {
 	if k.fullSubgroups {
 		stageFlags = stageRequireFullSubgroups
 	}
+	var flags vk.PipelineCreateFlags
+	if k.capture {
+		flags = pipelineCapture
+	}
 	ci := []vk.ComputePipelineCreateInfo{{
 		SType: vk.StructureTypeComputePipelineCreateInfo,
 		Stage: vk.PipelineShaderStageCreateInfo{
 			SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit, Flags: stageFlags,
 			Module: k.module, PName: "main\x00",
 		},
-		Layout: k.layout,
+		Layout: k.layout, Flags: flags,
 	}}
 	pipes := make([]vk.Pipeline, 1)
 	if r := vk.CreateComputePipelines(k.d.dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
@@ -254,11 +265,14 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		return nil, measurement{}, fmt.Errorf("output: %w", err)
 	}
 	bufs = append(bufs, out)
-	k, err := d.newKernelPush(words, push, setup.fullSubgroups, [][]*Buffer{bufs})
+	k, err := d.newKernel(words, push, setup.fullSubgroups, setup.inspect != nil, [][]*Buffer{bufs})
 	if err != nil {
 		return nil, measurement{}, err
 	}
 	defer k.Release()
+	if setup.inspect != nil {
+		setup.inspect(d.ext.executables(d.dev, k.pipe))
+	}
 	m, err := d.measure(ctx, k, groups, ops, tm)
 	if err != nil {
 		return nil, measurement{}, err
@@ -284,4 +298,7 @@ type kernelSetup struct {
 	addressed bool
 	// fullSubgroups creates the pipeline requiring full subgroups.
 	fullSubgroups bool
+	// inspect, when set, receives what the driver compiled the pipeline
+	// into (the pipeline captures it; the device has ExecutableInfo).
+	inspect func([]Executable, error)
 }

@@ -76,7 +76,8 @@ type queue struct {
 
 // wanted lists the device extensions we enable when present.
 var wanted = []string{extCoopMat, extBFloat16, extFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, extIntDot,
-	extExternalMemoryHost, extBufferAddress, extSubgroupControl}
+	extExternalMemoryHost, extBufferAddress, extSubgroupControl,
+	extExecutableInfo}
 
 func (d *Device) createDevice() error {
 	f := d.Info.features

@@ -101,6 +101,9 @@ type Options struct {
 
 	// tamper, set by tests only, alters a kernel's raw output before its check.
 	tamper func(probe string, out []byte)
+	// inspect, set by tests only, receives what the driver compiled each
+	// cooperative-matrix GEMM into.
+	inspect func([]Executable, error)
 	// coopTiles, set by tests only, replaces the cooperative-matrix tile
 	// candidates of a shape.
 	coopTiles func(s Shape) []CoopTile

@@ -69,6 +69,14 @@ static uint64_t cm_buffer_address(void* fn, void* dev, void* info) { return ((cm
 typedef struct { uint32_t sType; void* pNext; void* buffer; } cmBufferAddressInfo;
 typedef struct { uint32_t sType; void* pNext; uint32_t flags, deviceMask; } cmAllocFlagsInfo;
 
+typedef int32_t (*cmPFNExecProps)(void* dev, void* info, uint32_t* n, void* out);
+static int32_t cm_exec(void* fn, void* dev, void* info, uint32_t* n, void* out) { return ((cmPFNExecProps)fn)(dev, info, n, out); }
+typedef struct { uint32_t sType; void* pNext; void* pipeline; } cmPipelineInfo;
+typedef struct { uint32_t sType; void* pNext; void* pipeline; uint32_t index; } cmExecInfo;
+typedef struct { uint32_t sType; void* pNext; uint32_t stages; char name[256]; char description[256]; uint32_t subgroupSize; } cmExecProps;
+typedef struct { uint32_t sType; void* pNext; char name[256]; char description[256]; int32_t format; union { uint32_t b32; int64_t i64; uint64_t u64; double f64; } value; } cmExecStat;
+typedef struct { uint32_t sType; void* pNext; char name[256]; char description[256]; uint32_t isText; size_t dataSize; void* pData; } cmExecRepr;
+
 // cm_link chains the non-NULL structures after head, in order.
 static void cm_link(void* head, void** next, int n) {
 	cmHeader* h = (cmHeader*)head;
@@ -119,6 +127,15 @@ const (
 	sTypeAddressInfo      = 1000244001
 	sTypeAllocFlagsInfo   = 1000060000
 	sTypeSubgroupControl  = 1000225002
+	sTypeExecFeatures     = 1000269000
+	sTypePipelineInfo     = 1000269001
+	sTypeExecProps        = 1000269002
+	sTypeExecInfo         = 1000269003
+	sTypeExecStat         = 1000269004
+	sTypeExecRepr         = 1000269005
+	// pipelineCapture is VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR |
+	// VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR.
+	pipelineCapture = 0x40 | 0x80
 	// stageRequireFullSubgroups is
 	// VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT.
 	stageRequireFullSubgroups = 0x2
@@ -197,13 +214,16 @@ type featureSet struct {
 	// SubgroupSizeControl and FullSubgroups are
 	// VkPhysicalDeviceSubgroupSizeControlFeatures.
 	SubgroupSizeControl, FullSubgroups bool
+	// ExecutableInfo is VK_KHR_pipeline_executable_properties: what the
+	// driver compiled a pipeline into (registers, spills, its own listing).
+	ExecutableInfo bool
 }
 
 // featureChain is a C-allocated VkPhysicalDeviceFeatures2 chain.
 type featureChain struct {
 	f2                             *C.cmFeatures2
 	f16i8, s16, s8, mm, bf16, coop *C.cmBools
-	dot, addr, sub                 *C.cmBools
+	dot, addr, sub, exec           *C.cmBools
 	mem                            []unsafe.Pointer
 }
 
@@ -233,9 +253,10 @@ func newFeatureChain(has map[uint32]bool) *featureChain {
 	c.dot = newBools(sTypeIntDotFeatures, has[sTypeIntDotFeatures], c)
 	c.addr = newBools(sTypeAddressFeatures, has[sTypeAddressFeatures], c)
 	c.sub = newBools(sTypeSubgroupControl, has[sTypeSubgroupControl], c)
+	c.exec = newBools(sTypeExecFeatures, has[sTypeExecFeatures], c)
 	link(unsafe.Pointer(c.f2), []unsafe.Pointer{unsafe.Pointer(c.f16i8), unsafe.Pointer(c.s16), unsafe.Pointer(c.s8),
 		unsafe.Pointer(c.mm), unsafe.Pointer(c.bf16), unsafe.Pointer(c.coop), unsafe.Pointer(c.dot), unsafe.Pointer(c.addr),
-		unsafe.Pointer(c.sub)})
+		unsafe.Pointer(c.sub), unsafe.Pointer(c.exec)})
 	return c
 }
 
@@ -269,6 +290,7 @@ func (c *featureChain) read() featureSet {
 		CoopMat: boolAt(c.coop, 0), IntDot: boolAt(c.dot, 0),
 		BufferAddress:       boolAt(c.addr, 0),
 		SubgroupSizeControl: boolAt(c.sub, 0), FullSubgroups: boolAt(c.sub, 1),
+		ExecutableInfo: boolAt(c.exec, 0),
 	}
 }
 
@@ -285,7 +307,7 @@ func (c *featureChain) write(f featureSet) {
 		return 0
 	}
 	c.f2.core[coreShaderFloat64], c.f2.core[coreShaderInt64], c.f2.core[coreShaderInt16] = b(f.Float64), b(f.Int64), b(f.Int16)
-	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop, c.dot, c.addr, c.sub} {
+	for _, p := range []*C.cmBools{c.f16i8, c.s16, c.s8, c.mm, c.bf16, c.coop, c.dot, c.addr, c.sub, c.exec} {
 		for i := 0; p != nil && i < 4; i++ {
 			p.v[i] = 0
 		}
@@ -303,6 +325,7 @@ func (c *featureChain) write(f featureSet) {
 	setFlag(c.addr, 0, f.BufferAddress)
 	setFlag(c.sub, 0, f.SubgroupSizeControl)
 	setFlag(c.sub, 1, f.FullSubgroups)
+	setFlag(c.exec, 0, f.ExecutableInfo)
 }
 
 func (e ext) queryFeatures(pd vk.PhysicalDevice, has map[uint32]bool) featureSet {
@@ -547,4 +570,132 @@ func addressAllocInfo() (unsafe.Pointer, func()) {
 	p := newC[C.cmAllocFlagsInfo]()
 	p.sType, p.flags = sTypeAllocFlagsInfo, allocDeviceAddress
 	return unsafe.Pointer(p), func() { C.free(unsafe.Pointer(p)) }
+}
+
+// Executable is one part of a compiled pipeline as the driver reports it
+// (VK_KHR_pipeline_executable_properties): its statistics (e.g. register
+// count, spills) and its text listings.
+type Executable struct {
+	Name, Description string
+	SubgroupSize      uint32
+	Stats             []ExecutableStat
+	Listings          map[string]string
+}
+
+// ExecutableStat is one named statistic of an executable.
+type ExecutableStat struct {
+	Name, Description string
+	Value             string
+}
+
+// executables returns what the driver compiled pipeline into; the pipeline
+// was created with pipelineCapture on a device with ExecutableInfo enabled.
+func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]Executable, error) {
+	fn := func(name string) unsafe.Pointer {
+		cs := C.CString(name)
+		defer C.free(unsafe.Pointer(cs))
+		return unsafe.Pointer(C.cm_dproc(e.deviceProcAddr, unsafe.Pointer(dev), cs))
+	}
+	props, stats, reprs := fn("vkGetPipelineExecutablePropertiesKHR"), fn("vkGetPipelineExecutableStatisticsKHR"),
+		fn("vkGetPipelineExecutableInternalRepresentationsKHR")
+	if props == nil || stats == nil || reprs == nil {
+		return nil, fmt.Errorf("vulkan: VK_KHR_pipeline_executable_properties not loaded: %w", ErrExtensionMissing)
+	}
+	pi := newC[C.cmPipelineInfo]()
+	defer C.free(unsafe.Pointer(pi))
+	pi.sType, pi.pipeline = sTypePipelineInfo, unsafe.Pointer(pipeline)
+	var n C.uint32_t
+	if r := vk.Result(C.cm_exec(props, unsafe.Pointer(dev), unsafe.Pointer(pi), &n, nil)); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkGetPipelineExecutablePropertiesKHR: %w", vk.Error(r))
+	}
+	ps := cArray[C.cmExecProps](int(n))
+	defer C.free(unsafe.Pointer(&ps[0]))
+	for i := range ps {
+		ps[i].sType = sTypeExecProps
+	}
+	if r := vk.Result(C.cm_exec(props, unsafe.Pointer(dev), unsafe.Pointer(pi), &n, unsafe.Pointer(&ps[0]))); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkGetPipelineExecutablePropertiesKHR: %w", vk.Error(r))
+	}
+	out := make([]Executable, 0, int(n))
+	for i := range int(n) {
+		x := Executable{Name: C.GoString(&ps[i].name[0]), Description: C.GoString(&ps[i].description[0]),
+			SubgroupSize: uint32(ps[i].subgroupSize), Listings: map[string]string{}}
+		ei := newC[C.cmExecInfo]()
+		ei.sType, ei.pipeline, ei.index = sTypeExecInfo, unsafe.Pointer(pipeline), C.uint32_t(i)
+		x.Stats = executableStats(stats, dev, ei)
+		executableListings(reprs, dev, ei, x.Listings)
+		C.free(unsafe.Pointer(ei))
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func executableStats(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo) []ExecutableStat {
+	var n C.uint32_t
+	if C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, nil) != 0 || n == 0 {
+		return nil
+	}
+	st := cArray[C.cmExecStat](int(n))
+	defer C.free(unsafe.Pointer(&st[0]))
+	for i := range st {
+		st[i].sType = sTypeExecStat
+	}
+	if C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&st[0])) != 0 {
+		return nil
+	}
+	out := make([]ExecutableStat, 0, int(n))
+	for i := range int(n) {
+		s := &st[i]
+		v := unsafe.Pointer(&s.value)
+		var val string
+		switch s.format { // VkPipelineExecutableStatisticFormatKHR
+		case 0:
+			val = fmt.Sprint(*(*uint32)(v) != 0)
+		case 1:
+			val = fmt.Sprint(*(*int64)(v))
+		case 2:
+			val = fmt.Sprint(*(*uint64)(v))
+		default:
+			val = fmt.Sprint(*(*float64)(v))
+		}
+		out = append(out, ExecutableStat{Name: C.GoString(&s.name[0]), Description: C.GoString(&s.description[0]), Value: val})
+	}
+	return out
+}
+
+// executableListings adds the executable's text representations to into.
+func executableListings(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo, into map[string]string) {
+	var n C.uint32_t
+	if C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, nil) != 0 || n == 0 {
+		return
+	}
+	rs := cArray[C.cmExecRepr](int(n))
+	defer C.free(unsafe.Pointer(&rs[0]))
+	for i := range rs {
+		rs[i].sType = sTypeExecRepr
+	}
+	if C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&rs[0])) != 0 && n == 0 {
+		return
+	}
+	for i := range int(n) {
+		if rs[i].isText == 0 || rs[i].dataSize == 0 {
+			continue
+		}
+		rs[i].pData = C.calloc(1, rs[i].dataSize)
+		defer C.free(rs[i].pData)
+	}
+	if r := C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&rs[0])); r != 0 && r != 5 { // 5: VK_INCOMPLETE
+		return
+	}
+	for i := range int(n) {
+		if rs[i].pData != nil {
+			into[C.GoString(&rs[i].name[0])] = C.GoStringN((*C.char)(rs[i].pData), C.int(rs[i].dataSize))
+		}
+	}
+}
+
+// cArray allocates n zeroed Ts in C memory (free it through &s[0]).
+func cArray[T any](n int) []T {
+	p := (*T)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(*new(T)))))
+	return unsafe.Slice(p, max(n, 1))
 }

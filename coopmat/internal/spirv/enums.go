@@ -140,6 +140,16 @@ const (
 	StoragePhysicalStorageBuffer StorageClass = 5349
 )
 
+// LoopControl is the loop-control mask of OpLoopMerge: a hint.
+type LoopControl uint32
+
+// Loop controls.
+const (
+	LoopControlNone       LoopControl = 0
+	LoopControlUnroll     LoopControl = 0x1
+	LoopControlDontUnroll LoopControl = 0x2
+)
+
 // MemoryAccess is the memory-operands mask of OpLoad and OpStore.
 type MemoryAccess uint32
 

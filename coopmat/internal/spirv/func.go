@@ -131,7 +131,12 @@ func (f *Func) If(cond ID, types, otherwise []ID, then func() []ID) []ID {
 }
 
 // LoopMerge declares the merge and continue blocks of a loop header.
-func (f *Func) LoopMerge(merge, cont ID) { f.Void(OpLoopMerge, uint32(merge), uint32(cont), 0) }
+func (f *Func) LoopMerge(merge, cont ID) { f.LoopMergeWith(merge, cont, LoopControlNone) }
+
+// LoopMergeWith is LoopMerge with a loop-control hint.
+func (f *Func) LoopMergeWith(merge, cont ID, control LoopControl) {
+	f.Void(OpLoopMerge, uint32(merge), uint32(cont), uint32(control))
+}
 
 // Phi emits a phi of type typ; pairs alternates value and parent block IDs.
 func (f *Func) Phi(typ ID, pairs ...ID) ID { return f.Value(OpPhi, typ, ids(pairs)...) }
@@ -212,6 +217,11 @@ type Carried struct {
 // body may open blocks of its own; it must leave a block open for the
 // continue branch.
 func (f *Func) Loop(n ID, carried []Carried, body func(i ID, vals []ID) []ID) []ID {
+	return f.LoopWith(LoopControlNone, n, carried, body)
+}
+
+// LoopWith is Loop with a loop-control hint for the driver's compiler.
+func (f *Func) LoopWith(control LoopControl, n ID, carried []Carried, body func(i ID, vals []ID) []ID) []ID {
 	m := f.m
 	u32 := m.TypeInt(32, false)
 	pre := f.block
@@ -225,7 +235,7 @@ func (f *Func) Loop(n ID, carried []Carried, body func(i ID, vals []ID) []ID) []
 		vals[k], at[k] = f.PhiAt(c.Type, c.Init, pre)
 	}
 	cond := f.Binary(OpULessThan, m.TypeBool(), i, n)
-	f.LoopMerge(merge, cont)
+	f.LoopMergeWith(merge, cont, control)
 	f.BranchConditional(cond, bodyL, merge)
 	f.Label(bodyL)
 	next := body(i, vals)
