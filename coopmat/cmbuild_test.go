@@ -76,11 +76,13 @@ func TestCoopDefaultBLayout(t *testing.T) {
 
 func TestCoopTileString(t *testing.T) {
 	for tile, want := range map[CoopTile]string{
-		{WM: 2, WN: 2, TM: 4, TN: 4, BK: 64}:                                                   "wg2x2 t4x4 bk64",
-		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, Prefetch: 2, BRowMajor: true}:                     "wg2x4 t8x4 bk32 p2 brow",
-		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, BRowMajor: true}:                       "wg2x4 t8x4 bk16 s2 brow",
-		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, Prefetch: 1, BRowMajor: false}:         "wg2x4 t8x4 bk16 s2",
-		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true, EarlyLoad: true, ReadOnly: true}: "wg2x4 t8x4 bk32 brow early ro",
+		{WM: 2, WN: 2, TM: 4, TN: 4, BK: 64}:                                                                                          "wg2x2 t4x4 bk64",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, Prefetch: 2, BRowMajor: true}:                                                            "wg2x4 t8x4 bk32 p2 brow",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, BRowMajor: true}:                                                              "wg2x4 t8x4 bk16 s2 brow",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 16, Stages: 2, Prefetch: 1, BRowMajor: false}:                                                "wg2x4 t8x4 bk16 s2",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true, EarlyLoad: true, ReadOnly: true}:                                        "wg2x4 t8x4 bk32 brow early ro",
+		{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true, TopBarrier: true, NoUnroll: true}:                                       "wg2x4 t8x4 bk32 brow top nounroll",
+		{WM: 2, WN: 2, TM: 4, TN: 4, BK: 32, Addressed: true, Guard: true, FullSubgroups: true, Vars: true, Version: spirv.Version13}: "wg2x2 t4x4 bk32 bda guard full vars spv1.3",
 	} {
 		if got := tile.String(); got != want {
 			t.Errorf("%+v.String() = %q, want %q", tile, got, want)
@@ -146,5 +148,48 @@ func TestPlanFor(t *testing.T) {
 	p = planFor(1e-9, tm) // tiny kernels stay within maxDispatches
 	if p.warm+p.reps*p.samples > maxDispatches {
 		t.Errorf("planFor(1ns) = %+v: more than %d dispatches", p, maxDispatches)
+	}
+}
+
+// TestScheduleVariants: the search tries the moved barrier, alone and with
+// the loop kept rolled, on a one-buffer winner, and nothing on two buffers;
+// the rolled loop carries the DontUnroll hint and the moved barrier keeps
+// two barriers per step.
+func TestScheduleVariants(t *testing.T) {
+	base := CoopTile{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true}
+	v := scheduleVariants(base)
+	if len(v) != 2 || !v[0].TopBarrier || v[0].NoUnroll || !v[1].TopBarrier || !v[1].NoUnroll {
+		t.Fatalf("scheduleVariants(%v) = %v", base, v)
+	}
+	if v := scheduleVariants(CoopTile{WM: 2, WN: 2, TM: 4, TN: 4, BK: 16, Stages: 2}); len(v) != 0 {
+		t.Errorf("two buffers: %v, want none", v)
+	}
+	s := testShapes[0]
+	for _, tile := range append([]CoopTile{base}, v...) {
+		l := newLayout(tile, s, 32)
+		words, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var merges []uint32
+		barriers := 0
+		for i := 5; i < len(words); i += int(words[i] >> 16) {
+			switch spirv.Op(words[i] & 0xffff) {
+			case spirv.OpLoopMerge:
+				merges = append(merges, words[i+3])
+			case spirv.OpControlBarrier:
+				barriers++
+			}
+		}
+		want := uint32(spirv.LoopControlNone)
+		if tile.NoUnroll {
+			want = uint32(spirv.LoopControlDontUnroll)
+		}
+		if len(merges) != 1 || merges[0] != want {
+			t.Errorf("%v: loop controls %v, want [%d]", tile, merges, want)
+		}
+		if barriers != 2 {
+			t.Errorf("%v: %d barriers in the module, want 2 (one pair per step)", tile, barriers)
+		}
 	}
 }

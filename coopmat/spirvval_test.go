@@ -79,6 +79,8 @@ func TestSpirvValCoopMat(t *testing.T) {
 		func(t *CoopTile) { t.Addressed = true },
 		func(t *CoopTile) { t.Guard = true },
 		func(t *CoopTile) { t.Addressed, t.Guard, t.Prefetch = true, true, 2 },
+		func(t *CoopTile) { t.TopBarrier = true },
+		func(t *CoopTile) { t.TopBarrier, t.NoUnroll = true, true },
 		func(t *CoopTile) { t.TopBarrier, t.Vars, t.NoUnroll = true, true, true },
 	}
 	for _, v := range []uint32{spirv.Version13, spirv.Version15, spirv.Version16} {
