@@ -18,6 +18,7 @@ var (
 	flagLead     = flag.String("coopmat.lead", "", "regexp: for matching shapes, time every default tile with read-only inputs, two-step prefetch and two buffers, checked, at -coopmat.size")
 	flagLeadTile = flag.String("coopmat.leadtile", "", "regexp: with -coopmat.lead, only the default tiles whose name matches")
 	flagLeadData = flag.String("coopmat.leaddata", "random", "operands of -coopmat.lead: random, or peer (vk_cooperative_matrix_perf's -1/2, 0, 1/2, 1)")
+	flagLeadAll  = flag.Bool("coopmat.leadexplore", false, "with -coopmat.lead, take the tiles from the whole explored space instead of the default candidates")
 	flagInspect  = flag.String("coopmat.inspect", "", "directory: with -coopmat.lead or -coopmat.peermodule, write what the driver compiled each kernel into (statistics, listings) there")
 	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard, full, top, vars, nounroll, spv1.3, spv1.5")
 )
@@ -52,7 +53,11 @@ func TestCoopLead(t *testing.T) {
 		if *flagLeadData == "peer" {
 			cache = peerOperands(s.A, o.Size)
 		}
-		for _, base := range coopCandidates(s, d.Info.SubgroupSize) {
+		bases := coopCandidates(s, d.Info.SubgroupSize)
+		if *flagLeadAll {
+			bases = exploreCandidates(s, d.Info.SubgroupSize)
+		}
+		for _, base := range bases {
 			if !tiles.MatchString(base.String()) {
 				continue
 			}
