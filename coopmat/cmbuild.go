@@ -1,6 +1,8 @@
 package coopmat
 
 import (
+	"fmt"
+
 	"github.com/everycycle/appraise/coopmat/internal/spirv"
 )
 
@@ -39,6 +41,9 @@ type stager struct {
 // and the result row-major; bindings A=0, B=1, C=2. Dispatch (n/BN, m/BM, 1)
 // workgroups.
 func buildCoopGEMM(version uint32, l cmLayout, m, n, k uint32) ([]uint32, error) {
+	if l.t.Unroll > 1 && version < spirv.Version15 {
+		return nil, fmt.Errorf("tile %v: a partial unroll count needs SPIR-V 1.4, not %#x", l.t, version)
+	}
 	g, err := newCmGen(version, l, m, n, k)
 	if err != nil {
 		return nil, err
@@ -204,12 +209,15 @@ func (g *cmGen) loopSingle() []spirv.ID {
 		}
 		return append(append(acc, held[per:]...), next...)
 	}
-	control := spirv.LoopControlNone
-	if l.t.NoUnroll {
+	control, params := spirv.LoopControlNone, []uint32(nil)
+	switch {
+	case l.t.NoUnroll:
 		control = spirv.LoopControlDontUnroll
+	case l.t.Unroll > 1:
+		control, params = spirv.LoopControlPartialCount, []uint32{l.t.Unroll}
 	}
 	if !l.t.Vars {
-		return f.LoopWith(control, g.c(g.steps), init, step)[:nAcc]
+		return f.LoopWith(control, params, g.c(g.steps), init, step)[:nAcc]
 	}
 	mod := g.builder.m
 	vars := make([]spirv.ID, len(init))
@@ -224,7 +232,7 @@ func (g *cmGen) loopSingle() []spirv.ID {
 		}
 		return out
 	}
-	f.LoopWith(control, g.c(g.steps), nil, func(kt spirv.ID, _ []spirv.ID) []spirv.ID {
+	f.LoopWith(control, params, g.c(g.steps), nil, func(kt spirv.ID, _ []spirv.ID) []spirv.ID {
 		for i, v := range step(kt, load()) {
 			f.Store(vars[i], v)
 		}
@@ -291,8 +299,12 @@ func (g *cmGen) loadAhead(kt spirv.ID, ahead uint32, spare []spirv.ID) []spirv.I
 }
 
 // stepAhead is min(kt+ahead, steps-1): the last steps reload the last
-// step's data, which is never stored.
+// step's data, which is never stored. With Pad the step is not clamped:
+// the operands carry padding for the steps past the end (padBytes).
 func (g *cmGen) stepAhead(kt spirv.ID, ahead uint32) spirv.ID {
+	if g.l.t.Pad {
+		return g.addC(kt, ahead)
+	}
 	return g.f.ExtInst(g.u32, g.glsl, spirv.GLSLUMin, g.addC(kt, ahead), g.c(g.steps-1))
 }
 

@@ -53,6 +53,12 @@ type CoopTile struct {
 	TopBarrier bool
 	// NoUnroll asks the driver not to unroll the main loop (one buffer).
 	NoUnroll bool
+	// Unroll, above 1, asks the driver to unroll the main loop that many
+	// times (one buffer; SPIR-V 1.4 or later).
+	Unroll uint32
+	// Pad gives the operands padding past their end so that the loads of
+	// the steps after the last need no clamp.
+	Pad bool
 	// Vars keeps the accumulators and registers in Function variables
 	// instead of loop-carried values (one buffer).
 	Vars bool
@@ -101,6 +107,12 @@ func (t CoopTile) String() string {
 	}
 	if t.NoUnroll {
 		s += " nounroll"
+	}
+	if t.Unroll > 1 {
+		s += fmt.Sprintf(" unroll%d", t.Unroll)
+	}
+	if t.Pad {
+		s += " pad"
 	}
 	if t.Version != 0 {
 		s += fmt.Sprintf(" spv%d.%d", t.Version>>16, t.Version>>8&0xff)
@@ -156,6 +168,21 @@ func newLayout(t CoopTile, s Shape, sub uint32) cmLayout {
 	return l
 }
 
+// padBytes is how far past its end the kernel reads A and B with Pad (the
+// steps after the last that the prefetch loads but never stores); 0 without.
+func (l cmLayout) padBytes(n uint32) (a, b uint64) {
+	if !l.t.Pad {
+		return 0, 0
+	}
+	ahead := uint64(l.t.prefetch())
+	a = ahead * uint64(l.t.BK) * uint64(l.s.A.Bytes())
+	b = ahead * uint64(l.t.BK) * uint64(l.s.B.Bytes())
+	if l.t.BRowMajor {
+		b *= uint64(n)
+	}
+	return a, b
+}
+
 // stageA and stageB are the sizes of one shared buffer, in vectors.
 func (l cmLayout) stageA() uint32 { return l.bm * l.strideA }
 func (l cmLayout) stageB() uint32 { return l.rowsB * l.strideB }
@@ -188,11 +215,13 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 		return fmt.Errorf("tile %v: at most 2 stages or 2 steps of prefetch, not both", t)
 	case t.Addressed && !info.features.BufferAddress:
 		return fmt.Errorf("tile %v: no buffer device addresses: %w", t, ErrFeatureMissing)
+	case t.Unroll > 1 && t.NoUnroll:
+		return fmt.Errorf("tile %v: a partial unroll count and nounroll exclude each other", t)
 	case t.FullSubgroups && !info.features.FullSubgroups:
 		return fmt.Errorf("tile %v: no computeFullSubgroups: %w", t, ErrFeatureMissing)
 	case t.Version != 0 && t.Version > spirvVersion(info.apiVersion):
 		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, spirvVersion(info.apiVersion))
-	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars || t.NoUnroll) && t.stages() > 1:
+	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars || t.NoUnroll || t.Unroll > 1) && t.stages() > 1:
 		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads, top barriers and variables need one buffer", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:
 		return fmt.Errorf("tile %v: %d invocations (limit %d)", t, l.threads, info.MaxInvocations)

@@ -20,7 +20,7 @@ var (
 	flagLeadData = flag.String("coopmat.leaddata", "random", "operands of -coopmat.lead: random, or peer (vk_cooperative_matrix_perf's -1/2, 0, 1/2, 1)")
 	flagLeadAll  = flag.Bool("coopmat.leadexplore", false, "with -coopmat.lead, take the tiles from the whole explored space instead of the default candidates")
 	flagInspect  = flag.String("coopmat.inspect", "", "directory: with -coopmat.lead or -coopmat.peermodule, write what the driver compiled each kernel into (statistics, listings) there")
-	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard, full, top, vars, nounroll, spv1.3, spv1.5")
+	flagLeadVars = flag.String("coopmat.leadvariants", "ro,p2,ro+p2,s2,ro+s2", "comma-separated variants of each tile for -coopmat.lead, each a +-joined set of ro, p2, s2, early, bda, guard, full, top, vars, nounroll, unroll2, unroll4, pad, spv1.3, spv1.5")
 )
 
 // TestCoopLead measures one lead left open by the fp16 time placement on
@@ -77,8 +77,9 @@ func TestCoopLead(t *testing.T) {
 // changes (ro: read-only inputs, p2: two-step prefetch, s2: two shared
 // buffers, early: early loads, bda: device addresses, guard: guarded loads,
 // full: full subgroups, top: barrier at the top of a step, vars:
-// variables, nounroll: the main loop kept rolled, spv1.3 and spv1.5: that
-// SPIR-V version).
+// variables, nounroll: the main loop kept rolled, unroll2 and unroll4: a
+// partial unroll count, pad: padded operands and no clamp, spv1.3 and
+// spv1.5: that SPIR-V version).
 func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 	out := []CoopTile{base}
 	for _, v := range strings.Split(variants, ",") {
@@ -105,6 +106,12 @@ func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 				t.Vars = true
 			case "nounroll":
 				t.NoUnroll = true
+			case "unroll2":
+				t.Unroll = 2
+			case "unroll4":
+				t.Unroll = 4
+			case "pad":
+				t.Pad = true
 			case "spv1.3":
 				t.Version = spirv.Version13
 			case "spv1.5":

@@ -148,6 +148,8 @@ const (
 	LoopControlNone       LoopControl = 0
 	LoopControlUnroll     LoopControl = 0x1
 	LoopControlDontUnroll LoopControl = 0x2
+	// LoopControlPartialCount asks for unrolling by a literal count.
+	LoopControlPartialCount LoopControl = 0x100
 )
 
 // MemoryAccess is the memory-operands mask of OpLoad and OpStore.

@@ -133,9 +133,9 @@ func (f *Func) If(cond ID, types, otherwise []ID, then func() []ID) []ID {
 // LoopMerge declares the merge and continue blocks of a loop header.
 func (f *Func) LoopMerge(merge, cont ID) { f.LoopMergeWith(merge, cont, LoopControlNone) }
 
-// LoopMergeWith is LoopMerge with a loop-control hint.
-func (f *Func) LoopMergeWith(merge, cont ID, control LoopControl) {
-	f.Void(OpLoopMerge, uint32(merge), uint32(cont), uint32(control))
+// LoopMergeWith is LoopMerge with a loop-control hint and its literals.
+func (f *Func) LoopMergeWith(merge, cont ID, control LoopControl, params ...uint32) {
+	f.Void(OpLoopMerge, append([]uint32{uint32(merge), uint32(cont), uint32(control)}, params...)...)
 }
 
 // Phi emits a phi of type typ; pairs alternates value and parent block IDs.
@@ -217,11 +217,12 @@ type Carried struct {
 // body may open blocks of its own; it must leave a block open for the
 // continue branch.
 func (f *Func) Loop(n ID, carried []Carried, body func(i ID, vals []ID) []ID) []ID {
-	return f.LoopWith(LoopControlNone, n, carried, body)
+	return f.LoopWith(LoopControlNone, nil, n, carried, body)
 }
 
-// LoopWith is Loop with a loop-control hint for the driver's compiler.
-func (f *Func) LoopWith(control LoopControl, n ID, carried []Carried, body func(i ID, vals []ID) []ID) []ID {
+// LoopWith is Loop with a loop-control hint for the driver's compiler and
+// the hint's literals (PartialCount takes the count; SPIR-V 1.4 or later).
+func (f *Func) LoopWith(control LoopControl, params []uint32, n ID, carried []Carried, body func(i ID, vals []ID) []ID) []ID {
 	m := f.m
 	u32 := m.TypeInt(32, false)
 	pre := f.block
@@ -235,7 +236,7 @@ func (f *Func) LoopWith(control LoopControl, n ID, carried []Carried, body func(
 		vals[k], at[k] = f.PhiAt(c.Type, c.Init, pre)
 	}
 	cond := f.Binary(OpULessThan, m.TypeBool(), i, n)
-	f.LoopMergeWith(merge, cont, control)
+	f.LoopMergeWith(merge, cont, control, params...)
 	f.BranchConditional(cond, bodyL, merge)
 	f.Label(bodyL)
 	next := body(i, vals)
