@@ -151,14 +151,16 @@ func TestPlanFor(t *testing.T) {
 	}
 }
 
-// TestScheduleVariants: the search tries the moved barrier, alone and with
-// the loop kept rolled, on a one-buffer winner, and nothing on two buffers;
+// TestScheduleVariants: the search tries the moved barrier, alone, with the
+// loop kept rolled and also padded, on a one-buffer winner, and nothing on
+// two buffers;
 // the rolled loop carries the DontUnroll hint and the moved barrier keeps
 // two barriers per step.
 func TestScheduleVariants(t *testing.T) {
 	base := CoopTile{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true}
 	v := scheduleVariants(base)
-	if len(v) != 2 || !v[0].TopBarrier || v[0].NoUnroll || !v[1].TopBarrier || !v[1].NoUnroll {
+	if len(v) != 3 || !v[0].TopBarrier || v[0].NoUnroll || !v[1].TopBarrier || !v[1].NoUnroll || v[1].Pad ||
+		!v[2].TopBarrier || !v[2].NoUnroll || !v[2].Pad {
 		t.Fatalf("scheduleVariants(%v) = %v", base, v)
 	}
 	if v := scheduleVariants(CoopTile{WM: 2, WN: 2, TM: 4, TN: 4, BK: 16, Stages: 2}); len(v) != 0 {
@@ -190,6 +192,28 @@ func TestScheduleVariants(t *testing.T) {
 		}
 		if barriers != 2 {
 			t.Errorf("%v: %d barriers in the module, want 2 (one pair per step)", tile, barriers)
+		}
+	}
+}
+
+// TestPadBytes: a padded layout reads one step (two with two-step
+// prefetch) past the end of A and B: BK elements of a row, or BK rows of
+// N for row-major B; an unpadded one nothing.
+func TestPadBytes(t *testing.T) {
+	s := testShapes[0] // fp16
+	for _, c := range []struct {
+		tile CoopTile
+		n    uint32
+		a, b uint64
+	}{
+		{CoopTile{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true}, 8192, 0, 0},
+		{CoopTile{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true, Pad: true}, 8192, 64, 64 * 8192},
+		{CoopTile{WM: 2, WN: 2, TM: 4, TN: 4, BK: 32, Pad: true}, 1024, 64, 64},
+		{CoopTile{WM: 2, WN: 2, TM: 4, TN: 4, BK: 32, Prefetch: 2, BRowMajor: true, Pad: true}, 1024, 128, 128 * 1024},
+	} {
+		a, b := newLayout(c.tile, s, 32).padBytes(c.n)
+		if a != c.a || b != c.b {
+			t.Errorf("%v at %d: pad %d, %d bytes, want %d, %d", c.tile, c.n, a, b, c.a, c.b)
 		}
 	}
 }

@@ -164,14 +164,15 @@ func specTile(s Shape, c candidateSpec, stages uint32, brow bool) (CoopTile, boo
 
 // scheduleVariants are the other loop schedules the search tries on the
 // tile that won among the candidates: the barrier that ends a step's reads
-// of shared memory moved to the top of the next step, alone and with the
-// main loop kept rolled (a loop-control hint). Which helps depends on the
-// shape and the driver's compiler: on an H200 (driver 580.159.04, 8192³,
-// 2026-11-30) the driver unrolled our fp16 main loop to a 37 KB binary
-// against the Vulkan peer's 12 KB; kept rolled with the barrier at the top
-// it ran 402 against 371-375 TFLOP/s (fp16→fp32 and bf16 +3-9 %), while
-// 8-bit types gained 6 % from the moved barrier alone and lost 8-13 %
-// kept rolled.
+// of shared memory moved to the top of the next step; that with the main
+// loop kept rolled (a loop-control hint); and that with the operands padded
+// so that the prefetch past the last step needs no clamp. Which helps
+// depends on the shape and the driver's compiler: on an H200 (driver
+// 580.159.04, 8192³, 2026-11-30) the driver unrolled our fp16 main loop to
+// a 37 KB binary against the Vulkan peer's 12 KB; kept rolled with the
+// barrier at the top it ran 402-408 against 371-379 TFLOP/s, padded 412.6
+// (fp16→fp32 and bf16 +3-9 % rolled), while 8-bit types gained 6 % from
+// the moved barrier alone and lost 8-13 % rolled, 1.5 % padded.
 func scheduleVariants(t CoopTile) []CoopTile {
 	if t.stages() > 1 {
 		return nil
@@ -179,7 +180,9 @@ func scheduleVariants(t CoopTile) []CoopTile {
 	top, rolled := t, t
 	top.TopBarrier = true
 	rolled.TopBarrier, rolled.NoUnroll = true, true
-	return []CoopTile{top, rolled}
+	padded := rolled
+	padded.Pad = true
+	return []CoopTile{top, rolled, padded}
 }
 
 // withinRegisters applies the accumulator register budgets.
