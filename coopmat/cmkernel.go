@@ -81,43 +81,36 @@ func (t CoopTile) String() string {
 	if t.prefetch() > 1 {
 		s += fmt.Sprintf(" p%d", t.prefetch())
 	}
-	if t.BRowMajor {
-		s += " brow"
-	}
-	if t.EarlyLoad {
-		s += " early"
-	}
-	if t.ReadOnly {
-		s += " ro"
-	}
-	if t.Addressed {
-		s += " bda"
-	}
-	if t.Guard {
-		s += " guard"
-	}
-	if t.FullSubgroups {
-		s += " full"
-	}
-	if t.TopBarrier {
-		s += " top"
-	}
-	if t.Vars {
-		s += " vars"
-	}
-	if t.NoUnroll {
-		s += " nounroll"
+	for _, f := range tileFlags {
+		if *f.of(&t) {
+			s += " " + f.name
+		}
 	}
 	if t.Unroll > 1 {
 		s += fmt.Sprintf(" unroll%d", t.Unroll)
-	}
-	if t.Pad {
-		s += " pad"
 	}
 	if t.Version != 0 {
 		s += fmt.Sprintf(" spv%d.%d", t.Version>>16, t.Version>>8&0xff)
 	}
 	return s
+}
+
+// tileFlags names CoopTile's boolean options, in the order String writes
+// them (a read-only table).
+var tileFlags = []struct {
+	name string
+	of   func(*CoopTile) *bool
+}{
+	{"brow", func(t *CoopTile) *bool { return &t.BRowMajor }},
+	{"early", func(t *CoopTile) *bool { return &t.EarlyLoad }},
+	{"ro", func(t *CoopTile) *bool { return &t.ReadOnly }},
+	{"bda", func(t *CoopTile) *bool { return &t.Addressed }},
+	{"guard", func(t *CoopTile) *bool { return &t.Guard }},
+	{"full", func(t *CoopTile) *bool { return &t.FullSubgroups }},
+	{"top", func(t *CoopTile) *bool { return &t.TopBarrier }},
+	{"vars", func(t *CoopTile) *bool { return &t.Vars }},
+	{"nounroll", func(t *CoopTile) *bool { return &t.NoUnroll }},
+	{"pad", func(t *CoopTile) *bool { return &t.Pad }},
 }
 
 func (t CoopTile) stages() uint32   { return max(t.Stages, 1) }

@@ -61,11 +61,11 @@ func TestCoopLead(t *testing.T) {
 			if !tiles.MatchString(base.String()) {
 				continue
 			}
-			tiles, err := leadTiles(base, *flagLeadVars)
+			variants, err := leadTiles(base, *flagLeadVars)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, tile := range tiles {
+			for _, tile := range variants {
 				leadRun(t, d, s, tile, o, cache)
 			}
 		}
@@ -85,44 +85,60 @@ func leadTiles(base CoopTile, variants string) ([]CoopTile, error) {
 	for _, v := range strings.Split(variants, ",") {
 		t := base
 		for _, c := range strings.Split(v, "+") {
-			switch c {
-			case "ro":
-				t.ReadOnly = true
-			case "p2":
-				t.Stages, t.Prefetch = 1, 2
-			case "s2":
-				t.Stages, t.Prefetch = 2, 1
-			case "early":
-				t.EarlyLoad = true
-			case "bda":
-				t.Addressed = true
-			case "guard":
-				t.Guard = true
-			case "full":
-				t.FullSubgroups = true
-			case "top":
-				t.TopBarrier = true
-			case "vars":
-				t.Vars = true
-			case "nounroll":
-				t.NoUnroll = true
-			case "unroll2":
-				t.Unroll = 2
-			case "unroll4":
-				t.Unroll = 4
-			case "pad":
-				t.Pad = true
-			case "spv1.3":
-				t.Version = spirv.Version13
-			case "spv1.5":
-				t.Version = spirv.Version15
-			default:
-				return nil, fmt.Errorf("-coopmat.leadvariants: unknown change %q in %q", c, v)
+			if err := leadChange(&t, c); err != nil {
+				return nil, fmt.Errorf("-coopmat.leadvariants: %w in %q", err, v)
 			}
 		}
 		out = append(out, t)
 	}
 	return append(out, base), nil
+}
+
+// TestLeadTiles: the lead's variant names are the names String writes.
+func TestLeadTiles(t *testing.T) {
+	base := CoopTile{WM: 2, WN: 4, TM: 8, TN: 4, BK: 32, BRowMajor: true}
+	got, err := leadTiles(base, "top+nounroll+pad,p2,unroll2+spv1.5,bda+guard+full+vars+ro+early")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tile := range got {
+		names = append(names, tile.String())
+	}
+	want := []string{"wg2x4 t8x4 bk32 brow", "wg2x4 t8x4 bk32 brow top nounroll pad", "wg2x4 t8x4 bk32 p2 brow",
+		"wg2x4 t8x4 bk32 brow unroll2 spv1.5", "wg2x4 t8x4 bk32 brow early ro bda guard full vars", "wg2x4 t8x4 bk32 brow"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("leadTiles = %q, want %q", names, want)
+	}
+	if _, err := leadTiles(base, "top+fast"); err == nil {
+		t.Error("an unknown change was accepted")
+	}
+}
+
+// leadChange applies one named change to t: a flag as CoopTile.String
+// names it, or p2, s2, unroll2, unroll4, spv1.3 or spv1.5.
+func leadChange(t *CoopTile, c string) error {
+	switch c {
+	case "p2":
+		t.Stages, t.Prefetch = 1, 2
+	case "s2":
+		t.Stages, t.Prefetch = 2, 1
+	case "unroll2", "unroll4":
+		t.Unroll = uint32(c[6] - '0')
+	case "spv1.3":
+		t.Version = spirv.Version13
+	case "spv1.5":
+		t.Version = spirv.Version15
+	default:
+		for _, f := range tileFlags {
+			if f.name == c {
+				*f.of(t) = true
+				return nil
+			}
+		}
+		return fmt.Errorf("unknown change %q", c)
+	}
+	return nil
 }
 
 // leadRun times one tile of s at o.Size and logs it as a LEAD line (or why
