@@ -151,7 +151,7 @@ func leadRun(t *testing.T, d *Device, s Shape, tile CoopTile, o Options, cache *
 		return
 	}
 	if *flagInspect != "" {
-		o.inspect = func(x []Executable, err error) { saveExecutables(t, tile.String(), x, err) }
+		o.inspect = func(x []executable, err error) { saveExecutables(t, tile.String(), x, err) }
 	}
 	r, err := d.runCoop(context.Background(), l, n, o, cache)
 	if err != nil {
@@ -172,7 +172,7 @@ func writeExecutables(t *testing.T, name string, k *Kernel) {
 
 // saveExecutables logs each executable's statistics as INSPECT lines and
 // writes its listings under -coopmat.inspect, one file per listing.
-func saveExecutables(t *testing.T, name string, x []Executable, err error) {
+func saveExecutables(t *testing.T, name string, x []executable, err error) {
 	if err != nil {
 		t.Logf("INSPECT %s: %v", name, err)
 		return

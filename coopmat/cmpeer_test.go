@@ -68,7 +68,7 @@ func TestPeerModule(t *testing.T) {
 	if err := d.Upload(pb, params); err != nil {
 		t.Fatal(err)
 	}
-	k, err := d.newKernel(words, nil, true, *flagInspect != "", [][]*Buffer{{pb}})
+	k, err := d.newKernel(words, nil, pipelineOpts{fullSubgroups: true, capture: *flagInspect != ""}, [][]*Buffer{{pb}})
 	if err != nil {
 		t.Fatal(err)
 	}

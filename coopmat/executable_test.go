@@ -21,7 +21,7 @@ func TestExecutables(t *testing.T) {
 		defer b.Release()
 		bufs[i] = b
 	}
-	k, err := d.newKernel(words, nil, false, true, [][]*Buffer{bufs})
+	k, err := d.newKernel(words, nil, pipelineOpts{capture: true}, [][]*Buffer{bufs})
 	if errors.Is(err, ErrFeatureMissing) {
 		if d.Info.HasExtension(extExecutableInfo) {
 			t.Fatalf("%s listed but not enabled: %v", extExecutableInfo, err)
@@ -52,7 +52,7 @@ func TestExecutables(t *testing.T) {
 	}
 	// With the feature off, newKernel refuses to capture.
 	d.enabled.ExecutableInfo = false
-	if _, err := d.newKernel(words, nil, false, true, [][]*Buffer{bufs}); !errors.Is(err, ErrFeatureMissing) {
+	if _, err := d.newKernel(words, nil, pipelineOpts{capture: true}, [][]*Buffer{bufs}); !errors.Is(err, ErrFeatureMissing) {
 		t.Errorf("capture without the feature: %v, want ErrFeatureMissing", err)
 	}
 }

@@ -42,21 +42,29 @@ func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) 
 // of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
 // sets[i].
 func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
-	return d.newKernel(words, nil, false, false, sets)
+	return d.newKernel(words, nil, pipelineOpts{}, sets)
+}
+
+// pipelineOpts are how newKernel creates a pipeline beyond its words.
+type pipelineOpts struct {
+	// fullSubgroups requires full subgroups (the device has
+	// computeFullSubgroups).
+	fullSubgroups bool
+	// capture keeps what the driver compiled, for executables (the device
+	// has ExecutableInfo).
+	capture bool
 }
 
 // newKernel is newKernelSets for a kernel that also takes push as its
-// push-constant block (offset 0, compute stage); with fullSubgroups its
-// pipeline requires full subgroups (the device has computeFullSubgroups),
-// with capture it keeps what the driver compiled (ExecutableInfo).
-func (d *Device) newKernel(words []uint32, push []byte, fullSubgroups, capture bool, sets [][]*Buffer) (*Kernel, error) {
+// push-constant block (offset 0, compute stage), its pipeline made with o.
+func (d *Device) newKernel(words []uint32, push []byte, o pipelineOpts, sets [][]*Buffer) (*Kernel, error) {
 	switch {
-	case fullSubgroups && !d.enabled.FullSubgroups:
+	case o.fullSubgroups && !d.enabled.FullSubgroups:
 		return nil, fmt.Errorf("vulkan: computeFullSubgroups: %w", ErrFeatureMissing)
-	case capture && !d.enabled.ExecutableInfo:
+	case o.capture && !d.enabled.ExecutableInfo:
 		return nil, fmt.Errorf("vulkan: pipelineExecutableInfo: %w", ErrFeatureMissing)
 	}
-	k := &Kernel{d: d, push: push, fullSubgroups: fullSubgroups, capture: capture}
+	k := &Kernel{d: d, push: push, fullSubgroups: o.fullSubgroups, capture: o.capture}
 	if err := k.create(words, sets); err != nil {
 		k.Release()
 		return nil, err
@@ -265,7 +273,7 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		return nil, measurement{}, fmt.Errorf("output: %w", err)
 	}
 	bufs = append(bufs, out)
-	k, err := d.newKernel(words, push, setup.fullSubgroups, setup.inspect != nil, [][]*Buffer{bufs})
+	k, err := d.newKernel(words, push, pipelineOpts{fullSubgroups: setup.fullSubgroups, capture: setup.inspect != nil}, [][]*Buffer{bufs})
 	if err != nil {
 		return nil, measurement{}, err
 	}
@@ -300,5 +308,5 @@ type kernelSetup struct {
 	fullSubgroups bool
 	// inspect, when set, receives what the driver compiled the pipeline
 	// into (the pipeline captures it; the device has ExecutableInfo).
-	inspect func([]Executable, error)
+	inspect func([]executable, error)
 }

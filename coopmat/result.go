@@ -103,7 +103,7 @@ type Options struct {
 	tamper func(probe string, out []byte)
 	// inspect, set by tests only, receives what the driver compiled each
 	// cooperative-matrix GEMM into.
-	inspect func([]Executable, error)
+	inspect func([]executable, error)
 	// coopTiles, set by tests only, replaces the cooperative-matrix tile
 	// candidates of a shape.
 	coopTiles func(s Shape) []CoopTile

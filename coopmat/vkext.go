@@ -572,25 +572,25 @@ func addressAllocInfo() (unsafe.Pointer, func()) {
 	return unsafe.Pointer(p), func() { C.free(unsafe.Pointer(p)) }
 }
 
-// Executable is one part of a compiled pipeline as the driver reports it
+// executable is one part of a compiled pipeline as the driver reports it
 // (VK_KHR_pipeline_executable_properties): its statistics (e.g. register
 // count, spills) and its text listings.
-type Executable struct {
+type executable struct {
 	Name, Description string
 	SubgroupSize      uint32
-	Stats             []ExecutableStat
+	Stats             []executableStat
 	Listings          map[string]string
 }
 
-// ExecutableStat is one named statistic of an executable.
-type ExecutableStat struct {
+// executableStat is one named statistic of an executable.
+type executableStat struct {
 	Name, Description string
 	Value             string
 }
 
 // executables returns what the driver compiled pipeline into; the pipeline
 // was created with pipelineCapture on a device with ExecutableInfo enabled.
-func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]Executable, error) {
+func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]executable, error) {
 	fn := func(name string) unsafe.Pointer {
 		cs := C.CString(name)
 		defer C.free(unsafe.Pointer(cs))
@@ -616,9 +616,9 @@ func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]Executable, err
 	if r := vk.Result(C.cm_exec(props, unsafe.Pointer(dev), unsafe.Pointer(pi), &n, unsafe.Pointer(&ps[0]))); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkGetPipelineExecutablePropertiesKHR: %w", vk.Error(r))
 	}
-	out := make([]Executable, 0, int(n))
+	out := make([]executable, 0, int(n))
 	for i := range int(n) {
-		x := Executable{Name: C.GoString(&ps[i].name[0]), Description: C.GoString(&ps[i].description[0]),
+		x := executable{Name: C.GoString(&ps[i].name[0]), Description: C.GoString(&ps[i].description[0]),
 			SubgroupSize: uint32(ps[i].subgroupSize), Listings: map[string]string{}}
 		ei := newC[C.cmExecInfo]()
 		ei.sType, ei.pipeline, ei.index = sTypeExecInfo, unsafe.Pointer(pipeline), C.uint32_t(i)
@@ -630,7 +630,7 @@ func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]Executable, err
 	return out, nil
 }
 
-func executableStats(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo) []ExecutableStat {
+func executableStats(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo) []executableStat {
 	var n C.uint32_t
 	if C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, nil) != 0 || n == 0 {
 		return nil
@@ -643,7 +643,7 @@ func executableStats(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo) []Execu
 	if C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&st[0])) != 0 {
 		return nil
 	}
-	out := make([]ExecutableStat, 0, int(n))
+	out := make([]executableStat, 0, int(n))
 	for i := range int(n) {
 		s := &st[i]
 		v := unsafe.Pointer(&s.value)
@@ -658,7 +658,7 @@ func executableStats(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo) []Execu
 		default:
 			val = fmt.Sprint(*(*float64)(v))
 		}
-		out = append(out, ExecutableStat{Name: C.GoString(&s.name[0]), Description: C.GoString(&s.description[0]), Value: val})
+		out = append(out, executableStat{Name: C.GoString(&s.name[0]), Description: C.GoString(&s.description[0]), Value: val})
 	}
 	return out
 }
