@@ -209,13 +209,7 @@ func (g *cmGen) loopSingle() []spirv.ID {
 		}
 		return append(append(acc, held[per:]...), next...)
 	}
-	control, params := spirv.LoopControlNone, []uint32(nil)
-	switch {
-	case l.t.NoUnroll:
-		control = spirv.LoopControlDontUnroll
-	case l.t.Unroll > 1:
-		control, params = spirv.LoopControlPartialCount, []uint32{l.t.Unroll}
-	}
+	control, params := g.loopControl()
 	if !l.t.Vars {
 		return f.LoopWith(control, params, g.c(g.steps), init, step)[:nAcc]
 	}
@@ -241,6 +235,18 @@ func (g *cmGen) loopSingle() []spirv.ID {
 	return load()[:nAcc]
 }
 
+// loopControl is the main loop's hint: DontUnroll with NoUnroll, a partial
+// count with Unroll, else none.
+func (g *cmGen) loopControl() (spirv.LoopControl, []uint32) {
+	switch {
+	case g.l.t.NoUnroll:
+		return spirv.LoopControlDontUnroll, nil
+	case g.l.t.Unroll > 1:
+		return spirv.LoopControlPartialCount, []uint32{g.l.t.Unroll}
+	}
+	return spirv.LoopControlNone, nil
+}
+
 // loopDouble is the two-buffer main loop, unrolled by two so that buffer
 // offsets are constants: prefetch step kt+1 into registers, multiply from
 // buffer kt%2, store the registers to the other buffer, one barrier.
@@ -253,7 +259,8 @@ func (g *cmGen) loopDouble() []spirv.ID {
 	for i := range carried {
 		carried[i] = spirv.Carried{Type: g.matC, Init: g.zeroAcc()}
 	}
-	return f.Loop(g.c(g.steps/2), carried, func(j spirv.ID, acc []spirv.ID) []spirv.ID {
+	control, params := g.loopControl()
+	return f.LoopWith(control, params, g.c(g.steps/2), carried, func(j spirv.ID, acc []spirv.ID) []spirv.ID {
 		for h := uint32(0); h < 2; h++ {
 			kt := g.addC(g.mulC(j, 2), h)
 			next := g.loadGlobal(g.stepAhead(kt, 1))

@@ -51,10 +51,10 @@ type CoopTile struct {
 	// TopBarrier puts the barrier that ends a step's reads of shared
 	// memory at the start of the next step instead (one buffer).
 	TopBarrier bool
-	// NoUnroll asks the driver not to unroll the main loop (one buffer).
+	// NoUnroll asks the driver not to unroll the main loop.
 	NoUnroll bool
 	// Unroll, above 1, asks the driver to unroll the main loop that many
-	// times (one buffer; SPIR-V 1.4 or later).
+	// times (SPIR-V 1.4 or later).
 	Unroll uint32
 	// Pad gives the operands padding past their end so that the loads of
 	// the steps after the last need no clamp.
@@ -214,7 +214,7 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 		return fmt.Errorf("tile %v: no computeFullSubgroups: %w", t, ErrFeatureMissing)
 	case t.Version != 0 && t.Version > spirvVersion(info.apiVersion):
 		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, spirvVersion(info.apiVersion))
-	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars || t.NoUnroll || t.Unroll > 1) && t.stages() > 1:
+	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars) && t.stages() > 1:
 		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads, top barriers and variables need one buffer", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:
 		return fmt.Errorf("tile %v: %d invocations (limit %d)", t, l.threads, info.MaxInvocations)

@@ -83,6 +83,7 @@ func TestSpirvValCoopMat(t *testing.T) {
 		func(t *CoopTile) { t.TopBarrier, t.NoUnroll = true, true },
 		func(t *CoopTile) { t.TopBarrier, t.Vars, t.NoUnroll = true, true, true },
 		func(t *CoopTile) { t.TopBarrier, t.Pad, t.Unroll = true, true, 2 },
+		func(t *CoopTile) { t.Stages, t.NoUnroll, t.Pad = 2, true, true },
 	}
 	for _, v := range []uint32{spirv.Version13, spirv.Version15, spirv.Version16} {
 		for i, s := range testShapes {
