@@ -82,11 +82,7 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	// (SPV_KHR_cooperative_matrix requires it alongside Shader): staging
 	// stores are made available to the workgroup, fragment loads from
 	// shared memory made visible, and the global loads stay private.
-	mod.AddCapability(spirv.CapabilityVulkanMemoryModel)
-	if version < spirv.Version15 {
-		mod.AddExtension("SPV_KHR_vulkan_memory_model")
-	}
-	mod.SetMemoryModel(spirv.AddressingLogical, spirv.MemoryModelVulkan)
+	vulkanMemoryModel(mod, version, spirv.AddressingLogical)
 	g.wgScope = b.c(uint32(spirv.ScopeWorkgroup))
 	g.uvec4 = mod.TypeVector(b.u32, 4)
 	if l.t.Addressed {
@@ -112,6 +108,16 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	return g, nil
 }
 
+// vulkanMemoryModel declares the Vulkan memory model with addressing a
+// (the capability, and below SPIR-V 1.5 the extension).
+func vulkanMemoryModel(m *spirv.Module, version uint32, a spirv.AddressingModel) {
+	m.AddCapability(spirv.CapabilityVulkanMemoryModel)
+	if version < spirv.Version15 {
+		m.AddExtension("SPV_KHR_vulkan_memory_model")
+	}
+	m.SetMemoryModel(a, spirv.MemoryModelVulkan)
+}
+
 // addressInputs declares A and B as physical storage buffers whose 64-bit
 // addresses arrive in a push-constant block {A, B} and loads the two
 // pointers (aG, bG; gPtr becomes a pointer to one of their vectors).
@@ -121,7 +127,7 @@ func (g *cmGen) addressInputs() {
 	if g.version < spirv.Version15 {
 		mod.AddExtension("SPV_KHR_physical_storage_buffer")
 	}
-	mod.SetMemoryModel(spirv.AddressingPhysicalStorageBuffer64, spirv.MemoryModelVulkan)
+	vulkanMemoryModel(mod, g.version, spirv.AddressingPhysicalStorageBuffer64)
 	block := mod.TypeStorageBlock(mod.TypeRuntimeArray(g.uvec4, 16))
 	ptr := mod.TypePointer(spirv.StoragePhysicalStorageBuffer, block)
 	pc := mod.TypeBlock([]spirv.ID{ptr, ptr}, []uint32{0, 8})
