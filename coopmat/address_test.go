@@ -3,7 +3,6 @@ package coopmat
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"testing"
 	"time"
 
@@ -14,7 +13,8 @@ import (
 // 64-bit buffer device addresses runKernel pushes (the path the
 // cooperative-matrix GEMM takes with Addressed), out[i] = a[i] - b[i] over
 // 16-byte vectors, and checks every word. It needs bufferDeviceAddress
-// (lavapipe has it).
+// (lavapipe has it), and runs again with the pipeline requiring full
+// subgroups where the device can (lavapipe can).
 func TestAddressedInputs(t *testing.T) {
 	d := newDevice(t)
 	if !d.enabled.BufferAddress || d.addressFn == nil {
@@ -38,18 +38,23 @@ func TestAddressedInputs(t *testing.T) {
 		binary.LittleEndian.PutUint32(a[4*i:], uint32(i)*2654435761)
 		binary.LittleEndian.PutUint32(b[4*i:], ^uint32(i)*40503)
 	}
-	got, _, err := d.runKernel(context.Background(), words, [][]byte{a, b}, kernelSetup{addressed: true}, 16*n,
-		[3]uint32{n / local, 1, 1}, n, Timing{SampleTime: time.Millisecond})
-	if errors.Is(err, ErrFeatureMissing) {
-		t.Skip(err)
+	// Also with the pipeline requiring full subgroups, where the device can.
+	setups := []kernelSetup{{addressed: true}}
+	if d.enabled.FullSubgroups {
+		setups = append(setups, kernelSetup{addressed: true, fullSubgroups: true})
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 4 * n {
-		want := binary.LittleEndian.Uint32(a[4*i:]) - binary.LittleEndian.Uint32(b[4*i:])
-		if w := binary.LittleEndian.Uint32(got[4*i:]); w != want {
-			t.Fatalf("word %d: %#x, want %#x", i, w, want)
+	for _, setup := range setups {
+		got, _, err := d.runKernel(context.Background(), words, [][]byte{a, b}, setup, 16*n,
+			[3]uint32{n / local, 1, 1}, n, Timing{SampleTime: time.Millisecond})
+		if err != nil {
+			t.Fatalf("%+v: %v", setup, err)
+		}
+		for i := range 4 * n {
+			want := binary.LittleEndian.Uint32(a[4*i:]) - binary.LittleEndian.Uint32(b[4*i:])
+			if w := binary.LittleEndian.Uint32(got[4*i:]); w != want {
+				t.Fatalf("%+v: word %d: %#x, want %#x", setup, i, w, want)
+			}
 		}
 	}
+	t.Logf("%s: %d setups (full subgroups: %v)", d.Info.Name, len(setups), d.enabled.FullSubgroups)
 }
