@@ -7,8 +7,11 @@ package coopmat
 // ourselves rather than depending on new Vulkan headers: the *2 feature and
 // property chains, VK_KHR_cooperative_matrix, VK_KHR_shader_bfloat16,
 // VK_KHR_shader_integer_dot_product, VK_EXT_pci_bus_info,
-// VK_EXT_memory_budget, the driver properties, the device groups and the
-// import of host memory (VK_EXT_external_memory_host). Callers check the extension list before any extension function is called.
+// VK_EXT_memory_budget, the driver properties, the device groups, the
+// import of host memory (VK_EXT_external_memory_host), buffer device
+// addresses, subgroup size control and what the driver compiled a pipeline
+// into (VK_KHR_pipeline_executable_properties). Callers check the extension
+// list before any extension function is called.
 
 /*
 #cgo LDFLAGS: -ldl
