@@ -188,6 +188,16 @@ func procAddr(gipa unsafe.Pointer, inst vk.Instance, name string) unsafe.Pointer
 	return unsafe.Pointer(C.cm_proc(gipa, unsafe.Pointer(inst), cs))
 }
 
+// deviceProc returns dev's entry point name, nil when it is not loaded.
+func (e ext) deviceProc(dev vk.Device, name string) unsafe.Pointer {
+	if e.deviceProcAddr == nil {
+		return nil
+	}
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return unsafe.Pointer(C.cm_dproc(e.deviceProcAddr, unsafe.Pointer(dev), cs))
+}
+
 func loadExt(gipa unsafe.Pointer, inst vk.Instance) (ext, error) {
 	e := ext{
 		features2:      procAddr(gipa, inst, "vkGetPhysicalDeviceFeatures2"),
@@ -512,12 +522,7 @@ func (e ext) queryHostImport(pd vk.PhysicalDevice, usage vk.BufferUsageFlagBits)
 // the memory types host memory at ptr may be imported as; the caller has
 // enabled VK_EXT_external_memory_host on dev.
 func (e ext) hostPointerTypes(dev vk.Device, ptr unsafe.Pointer) (uint32, error) {
-	name := C.CString("vkGetMemoryHostPointerPropertiesEXT")
-	defer C.free(unsafe.Pointer(name))
-	var fn unsafe.Pointer
-	if e.deviceProcAddr != nil {
-		fn = C.cm_dproc(e.deviceProcAddr, unsafe.Pointer(dev), name)
-	}
+	fn := e.deviceProc(dev, "vkGetMemoryHostPointerPropertiesEXT")
 	if fn == nil {
 		return 0, fmt.Errorf("vulkan: vkGetMemoryHostPointerPropertiesEXT not loaded: %w", ErrExtensionMissing)
 	}
@@ -543,18 +548,10 @@ func importChains(ptr unsafe.Pointer) (buffer, memory unsafe.Pointer, free func(
 // addressFunc returns vkGetBufferDeviceAddress (core in Vulkan 1.2) or its
 // KHR alias for dev, nil when neither is loaded.
 func (e ext) addressFunc(dev vk.Device) unsafe.Pointer {
-	if e.deviceProcAddr == nil {
-		return nil
+	if fn := e.deviceProc(dev, "vkGetBufferDeviceAddress"); fn != nil {
+		return fn
 	}
-	for _, n := range []string{"vkGetBufferDeviceAddress", "vkGetBufferDeviceAddressKHR"} {
-		name := C.CString(n)
-		fn := C.cm_dproc(e.deviceProcAddr, unsafe.Pointer(dev), name)
-		C.free(unsafe.Pointer(name))
-		if fn != nil {
-			return unsafe.Pointer(fn)
-		}
-	}
-	return nil
+	return e.deviceProc(dev, "vkGetBufferDeviceAddressKHR")
 }
 
 // bufferAddress calls fn (from addressFunc) for buf, which was created with
@@ -594,13 +591,8 @@ type executableStat struct {
 // executables returns what the driver compiled pipeline into; the pipeline
 // was created with pipelineCapture on a device with ExecutableInfo enabled.
 func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]executable, error) {
-	fn := func(name string) unsafe.Pointer {
-		cs := C.CString(name)
-		defer C.free(unsafe.Pointer(cs))
-		return unsafe.Pointer(C.cm_dproc(e.deviceProcAddr, unsafe.Pointer(dev), cs))
-	}
-	props, stats, reprs := fn("vkGetPipelineExecutablePropertiesKHR"), fn("vkGetPipelineExecutableStatisticsKHR"),
-		fn("vkGetPipelineExecutableInternalRepresentationsKHR")
+	props, stats := e.deviceProc(dev, "vkGetPipelineExecutablePropertiesKHR"), e.deviceProc(dev, "vkGetPipelineExecutableStatisticsKHR")
+	reprs := e.deviceProc(dev, "vkGetPipelineExecutableInternalRepresentationsKHR")
 	if props == nil || stats == nil || reprs == nil {
 		return nil, fmt.Errorf("vulkan: VK_KHR_pipeline_executable_properties not loaded: %w", ErrExtensionMissing)
 	}
@@ -677,7 +669,9 @@ func executableListings(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo, into
 	for i := range rs {
 		rs[i].sType = sTypeExecRepr
 	}
-	if C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&rs[0])) != 0 && n == 0 {
+	// The first call with the array fills in each listing's size, the
+	// second its text; VK_INCOMPLETE (5) still fills what fits.
+	if r := C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&rs[0])); r != 0 && r != 5 {
 		return
 	}
 	for i := range int(n) {
@@ -687,7 +681,7 @@ func executableListings(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo, into
 		rs[i].pData = C.calloc(1, rs[i].dataSize)
 		defer C.free(rs[i].pData)
 	}
-	if r := C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&rs[0])); r != 0 && r != 5 { // 5: VK_INCOMPLETE
+	if r := C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&rs[0])); r != 0 && r != 5 {
 		return
 	}
 	for i := range int(n) {
