@@ -32,19 +32,21 @@ func (b *Buffer) Size() uint64 { return b.size }
 // coherent, mapped memory; otherwise device-local memory.
 func (d *Device) NewBuffer(size uint64, host bool) (*Buffer, error) {
 	b := &Buffer{d: d, size: size}
-	if err := b.create(host); err != nil {
+	if err := b.create(host, 0); err != nil {
 		b.Release()
 		return nil, err
 	}
 	return b, nil
 }
 
-func (b *Buffer) create(host bool) error {
+// create makes a storage and copy buffer with the extra usage bits, in
+// host-visible coherent mapped memory or, without host, device-local.
+func (b *Buffer) create(host bool, extra vk.BufferUsageFlagBits) error {
 	want := vk.MemoryPropertyDeviceLocalBit
 	if host {
 		want = vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit
 	}
-	usage := vk.BufferUsageStorageBufferBit | vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit
+	usage := vk.BufferUsageStorageBufferBit | vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit | extra
 	return b.allocate(usage, func(bits uint32) (uint32, error) {
 		idx, ok := b.d.memoryType(bits, want)
 		if !ok {
@@ -62,15 +64,7 @@ func (d *Device) newAddressedBuffer(size uint64) (*Buffer, error) {
 		return nil, fmt.Errorf("vulkan: buffer device addresses: %w", ErrFeatureMissing)
 	}
 	b := &Buffer{d: d, size: size}
-	usage := vk.BufferUsageStorageBufferBit | vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit | usageDeviceAddress
-	err := b.allocate(usage, func(bits uint32) (uint32, error) {
-		idx, ok := d.memoryType(bits, vk.MemoryPropertyDeviceLocalBit)
-		if !ok {
-			return 0, fmt.Errorf("vulkan: no device-local memory type for buffer")
-		}
-		return idx, nil
-	}, false, nil)
-	if err != nil {
+	if err := b.create(false, usageDeviceAddress); err != nil {
 		b.Release()
 		return nil, err
 	}

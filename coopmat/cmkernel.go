@@ -162,7 +162,8 @@ func newLayout(t CoopTile, s Shape, sub uint32) cmLayout {
 }
 
 // padBytes is how far past its end the kernel reads A and B with Pad (the
-// steps after the last that the prefetch loads but never stores); 0 without.
+// steps after the last that the prefetch loads but never multiplies); 0
+// without. runCoop sizes the buffers for it.
 func (l cmLayout) padBytes(n uint32) (a, b uint64) {
 	if !l.t.Pad {
 		return 0, 0

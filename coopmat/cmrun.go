@@ -265,12 +265,9 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 	}
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
-	aRaw := a.raw
-	if padA, padB := l.padBytes(n); padA+padB > 0 {
-		aRaw = append(append([]byte(nil), aRaw...), make([]byte, padA)...)
-		bRaw = append(append([]byte(nil), bRaw...), make([]byte, padB)...)
-	}
-	out, m, err := d.runGEMM(ctx, words, aRaw, bRaw, kernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups, inspect: o.inspect}, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
+	padA, padB := l.padBytes(n)
+	setup := kernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups, pad: []uint64{padA, padB}, inspect: o.inspect}
+	out, m, err := d.runGEMM(ctx, words, a.raw, bRaw, setup, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
 	}

@@ -25,11 +25,8 @@ type Kernel struct {
 	// push is the kernel's push-constant block, pushed with every dispatch
 	// (empty: none).
 	push []byte
-	// fullSubgroups makes the pipeline require full subgroups.
-	fullSubgroups bool
-	// capture makes the pipeline keep its executables' statistics and
-	// listings for executables.
-	capture bool
+	// opts are how the pipeline was made.
+	opts pipelineOpts
 }
 
 // NewKernel creates a compute pipeline from words (entry point "main") and
@@ -64,7 +61,7 @@ func (d *Device) newKernel(words []uint32, push []byte, o pipelineOpts, sets [][
 	case o.capture && !d.enabled.ExecutableInfo:
 		return nil, fmt.Errorf("vulkan: pipelineExecutableInfo: %w", ErrFeatureMissing)
 	}
-	k := &Kernel{d: d, push: push, fullSubgroups: o.fullSubgroups, capture: o.capture}
+	k := &Kernel{d: d, push: push, opts: o}
 	if err := k.create(words, sets); err != nil {
 		k.Release()
 		return nil, err
@@ -127,11 +124,11 @@ func (k *Kernel) createLayout(n int) error {
 
 func (k *Kernel) createPipeline() error {
 	var stageFlags vk.PipelineShaderStageCreateFlags
-	if k.fullSubgroups {
+	if k.opts.fullSubgroups {
 		stageFlags = stageRequireFullSubgroups
 	}
 	var flags vk.PipelineCreateFlags
-	if k.capture {
+	if k.opts.capture {
 		flags = pipelineCapture
 	}
 	ci := []vk.ComputePipelineCreateInfo{{
@@ -252,10 +249,14 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 	for i, in := range inputs {
 		var b *Buffer
 		var err error
+		size := uint64(len(in))
+		if i < len(setup.pad) {
+			size += setup.pad[i]
+		}
 		if setup.addressed {
-			b, err = d.newAddressedBuffer(uint64(len(in)))
+			b, err = d.newAddressedBuffer(size)
 		} else {
-			b, err = d.NewBuffer(uint64(len(in)), false)
+			b, err = d.NewBuffer(size, false)
 		}
 		if err != nil {
 			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
@@ -306,6 +307,9 @@ type kernelSetup struct {
 	addressed bool
 	// fullSubgroups creates the pipeline requiring full subgroups.
 	fullSubgroups bool
+	// pad[i] is how many bytes input i's buffer has past its data: read
+	// by the kernel, never used, so left as the allocation leaves them.
+	pad []uint64
 	// inspect, when set, receives what the driver compiled the pipeline
 	// into (the pipeline captures it; the device has ExecutableInfo).
 	inspect func([]executable, error)
