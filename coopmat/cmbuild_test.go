@@ -141,11 +141,16 @@ func TestTransposeRaw(t *testing.T) {
 
 func TestPlanFor(t *testing.T) {
 	tm := Timing{Warmup: 250 * time.Millisecond, Samples: 5, SampleTime: 20 * time.Millisecond}
-	p := planFor(0.004, tm) // 4 ms per dispatch
+	p := planFor(0.004, 0.004, tm) // 4 ms per dispatch
 	if p.reps != 5 || p.warm != 79 || p.samples != 5 {
 		t.Errorf("planFor(4ms) = %+v, want reps 5, warm 79, samples 5", p)
 	}
-	p = planFor(1e-9, tm) // tiny kernels stay within maxDispatches
+	// The warm-up is sized from the warm-up's own dispatch time.
+	p = planFor(0.004, 0.002, tm)
+	if p.reps != 5 || p.warm != 157 {
+		t.Errorf("planFor(4ms, warm-up 2ms) = %+v, want reps 5, warm 157", p)
+	}
+	p = planFor(1e-9, 1e-9, tm) // tiny kernels stay within maxDispatches
 	if p.warm+p.reps*p.samples > maxDispatches {
 		t.Errorf("planFor(1ns) = %+v: more than %d dispatches", p, maxDispatches)
 	}
