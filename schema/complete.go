@@ -61,6 +61,7 @@ func optionalFields(c *CapabilityVector) []optional {
 func vectorCompleteness(sl validator.StructLevel) {
 	c := sl.Current().Interface().(CapabilityVector)
 	checkOmissions(sl, optionalFields(&c), c.NotMeasured)
+	consistentUnlessSoftware(sl, &c)
 }
 
 // boxCompleteness applies the same rule to a box payload. host_links

@@ -29,6 +29,12 @@ type Transfer struct {
 	Timing TimingMethod `json:"timing" validate:"timing"`
 	// Check is the reference check the received data passed.
 	Check Check `json:"check"`
+	// OtherPath is the same transfer measured through the other API's
+	// path, when two paths measured it and this one was kept as the
+	// faster (see LaunchOverhead.OtherPaths). The kept figure above is a
+	// re-measurement taken after the choice, so the selection does not
+	// bias it upward.
+	OtherPath *Transfer `json:"other_path,omitempty" validate:"omitempty"`
 }
 
 // PeerLink is a directed link from this device to a peer.
@@ -67,6 +73,25 @@ type LaunchOverhead struct {
 	Timing TimingMethod `json:"timing" validate:"timing"`
 	// Check is the reference check the uploaded and written data passed.
 	Check Check `json:"check"`
+	// OtherPaths are the figures of the path not kept, where WebGPU and
+	// raw Vulkan both measured a latency and the faster was kept; the
+	// kept figure is a re-measurement taken after the choice, so the
+	// selection does not bias it.
+	OtherPaths []OtherLatency `json:"other_paths,omitempty" validate:"omitempty,dive"`
+}
+
+// OtherLatency is one launch-overhead figure as the path that was not
+// kept measured it.
+type OtherLatency struct {
+	// Figure names the field it stands beside: "empty_dispatch_s" or
+	// "upload_1mib_s".
+	Figure string `json:"figure" validate:"oneof=empty_dispatch_s upload_1mib_s"`
+	// LatencyS is the other path's figure, in seconds.
+	LatencyS Stat `json:"latency_s"`
+	// Path names how that path ran and waited, e.g. "dispatch.poll-spin".
+	Path string `json:"path" validate:"required,ident"`
+	// Probe is the probe that measured it.
+	Probe string `json:"probe" validate:"required,ident"`
 }
 
 // ThermalEnvelope is the device's behaviour under sustained load.
@@ -224,12 +249,17 @@ type CrossCheck struct {
 	// when absent): both run the same access pattern or computation, so
 	// |RelativeDelta| ≤ Tolerance. "at-least": the tool's figure is what
 	// its own kernel reached on this device, a floor of what the device
-	// can do, so RelativeDelta ≥ −Tolerance; ours above it is recorded,
-	// not refused, since our kernel passed its own reference check, up to
-	// AtLeastCeiling: twice the tool's figure means the two no longer
-	// measure the same thing (a kernel the compiler folded, an operation
-	// counted twice), and is refused.
+	// can do, so RelativeDelta ≥ −Tolerance; ours above it is accepted
+	// only as far as MaxRatio, what the tool's kernel can explain.
 	Rule string `json:"rule,omitempty" validate:"omitempty,oneof=within at-least"`
+	// MaxRatio is the largest Ours ÷ Theirs an "at-least" check accepts
+	// (unitless): (1 + Tolerance) times the factor by which the tool's
+	// kernel is known, from its structure, to fall short of the device;
+	// CeilingReason says what that factor is. Absent in cards older than
+	// this field, which were held to Ours ≤ 2 × Theirs (AtLeastCeiling).
+	MaxRatio *float64 `json:"max_ratio,omitempty" validate:"omitempty,gte=1,lte=2"`
+	// CeilingReason says why MaxRatio is what it is.
+	CeilingReason string `json:"ceiling_reason,omitempty" validate:"required_with=MaxRatio,max=400"`
 }
 
 // Cross-check rules (CrossCheck.Rule).
@@ -239,15 +269,22 @@ const (
 )
 
 // AtLeastCeiling is the largest RelativeDelta an "at-least" check
-// accepts: ours at most twice the tool's figure.
+// without MaxRatio accepts (ours at most twice the tool's figure): the
+// rule of cards written before MaxRatio, kept so that they still verify.
 const AtLeastCeiling = 1.0
 
 // Agrees reports whether c passes its rule.
 func (c CrossCheck) Agrees() bool {
-	if c.Rule == RuleAtLeast {
-		return c.RelativeDelta >= -c.Tolerance && c.RelativeDelta <= AtLeastCeiling
+	if c.Rule != RuleAtLeast {
+		return math.Abs(c.RelativeDelta) <= c.Tolerance
 	}
-	return math.Abs(c.RelativeDelta) <= c.Tolerance
+	if c.RelativeDelta < -c.Tolerance {
+		return false
+	}
+	if c.MaxRatio != nil {
+		return c.Ours <= *c.MaxRatio*c.Theirs
+	}
+	return c.RelativeDelta <= AtLeastCeiling
 }
 
 // HostBaseline is the host CPU's own measured vector (all cores), so a

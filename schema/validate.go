@@ -77,6 +77,7 @@ func newValidator() *validator.Validate {
 	v.RegisterStructValidation(vectorCompleteness, CapabilityVector{})
 	v.RegisterStructValidation(boxCompleteness, BoxPayload{})
 	v.RegisterStructValidation(crossCheckWithin, CrossCheck{})
+	v.RegisterStructValidation(consistencyHolds, ConsistencyCheck{})
 	return v
 }
 

@@ -34,6 +34,12 @@ type CapabilityVector struct {
 	// Skipped lists work a probe could not do on this device (a matrix
 	// shape, a precision), with why, so an absent figure is explained.
 	Skipped []Skip `json:"skipped,omitempty" validate:"omitempty,dive"`
+	// Consistency holds every comparison of two figures of the card that
+	// measure the same thing (ConsistencyCheck), each with its rule and
+	// verdict. Only a software adapter's card may carry a disagreeing
+	// one; a GPU's card is not signed then. Omitted by writers older than
+	// this field.
+	Consistency []ConsistencyCheck `json:"consistency,omitempty" validate:"omitempty,dive"`
 }
 
 // Skip records one piece of work a probe did not do on this device.
@@ -141,8 +147,17 @@ type MatrixShape struct {
 type Memory struct {
 	// PhysicalBytes is the device-local memory the driver reports.
 	PhysicalBytes *uint64 `json:"physical_bytes,omitempty" validate:"omitempty,gte=1,maxint53"`
-	// UsableBytes is how much could actually be allocated.
+	// UsableBytes is how much could actually be allocated, in bytes.
 	UsableBytes *uint64 `json:"usable_bytes,omitempty" validate:"omitempty,gte=1,maxint53"`
+	// UsableLimitedBy says what stopped the allocation UsableBytes
+	// counts: "driver-refused" (the driver refused even the smallest
+	// chunk), "budget" (the driver's memory budget for the heap),
+	// "memory-limit" (our own cap, e.g. 1 GiB on a software adapter: the
+	// device could hold more), "slow-memory" (the next chunk landed in
+	// memory far slower than device memory) or "chunk-count" (our cap on
+	// the number of chunks). Only "driver-refused" and "slow-memory" mean
+	// the device itself was full. Absent in cards older than this field.
+	UsableLimitedBy string `json:"usable_limited_by,omitempty" validate:"omitempty,oneof=driver-refused budget memory-limit slow-memory chunk-count,excluded_without=UsableBytes"`
 	// Bandwidth holds sustained bandwidth per kernel (read, write, copy, triad).
 	Bandwidth []Bandwidth `json:"bandwidth,omitempty" validate:"omitempty,dive"`
 	// Integrity is the VRAM integrity probe's outcome.
