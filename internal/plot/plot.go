@@ -3,6 +3,10 @@
 // of the soak, under a heading that names the device, its bus address,
 // when it was probed and the hash of the signed payload.
 //
+// Text is drawn as the outlines of Liberation Sans, the font it is laid
+// out with (outline.go), so the page looks the same on a viewer that
+// lacks that font or has no fonts at all.
+//
 // Start with [Card]. The package is pure: it takes a payload that
 // schema.ReadCard has verified and returns bytes; reading, verifying and
 // writing files is the caller's business.
@@ -14,9 +18,9 @@ import (
 	"fmt"
 
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/everycycle/appraise/schema"
 )
@@ -33,14 +37,6 @@ const (
 	timelineHeight = 2.4 * vg.Inch
 	margin         = 0.15 * vg.Inch
 	gap            = 0.2 * vg.Inch // between the roofline and the timeline
-)
-
-// The text was laid out with Liberation Sans, which the SVG names but
-// does not embed (that would add a megabyte); fonts with the same metrics
-// follow it, so a viewer without it still fits every label.
-var (
-	laidOutFont = []byte("font-family:Liberation Sans;")
-	fontFamily  = []byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;")
 )
 
 // Card draws p's roofline (when p has one) above its thermal timeline
@@ -105,7 +101,7 @@ func render(head [2]string, roof *gplot.Plot, timeline []*gplot.Plot) ([]byte, e
 	if roof != nil && len(timeline) > 0 {
 		height += gap
 	}
-	svg := vgsvg.New(width, height)
+	svg := newOutlineCanvas(width, height)
 	dc := draw.New(svg)
 	dc.SetColor(paper)
 	dc.Fill(dc.Rectangle.Path())
@@ -130,7 +126,7 @@ func render(head [2]string, roof *gplot.Plot, timeline []*gplot.Plot) ([]byte, e
 	if _, err := svg.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("plot: write svg: %w", err)
 	}
-	return bytes.ReplaceAll(buf.Bytes(), laidOutFont, fontFamily), nil
+	return buf.Bytes(), nil
 }
 
 // band is the part of c between heights y0 and y1.
@@ -139,11 +135,24 @@ func band(c draw.Canvas, y0, y1 vg.Length) draw.Canvas {
 	return c
 }
 
+// drawHeading writes the heading's two lines, each in a smaller size
+// when it would not fit the page's width otherwise (a long device name);
+// the lines keep their places.
 func drawHeading(c draw.Canvas, head [2]string) {
-	big := textStyle(14, true)
-	small := textStyle(9, false)
+	const bigSize, smallSize = 14, 9
+	big := fitted(textStyle(bigSize, true), head[0], c.Max.X-c.Min.X)
+	small := fitted(textStyle(smallSize, false), head[1], c.Max.X-c.Min.X)
 	small.Color = grey
-	y := c.Max.Y - big.Font.Size
+	y := c.Max.Y - bigSize
 	c.FillText(big, vg.Point{X: c.Min.X, Y: y}, head[0])
-	c.FillText(small, vg.Point{X: c.Min.X, Y: y - big.Font.Size - vg.Points(2)}, head[1])
+	c.FillText(small, vg.Point{X: c.Min.X, Y: y - bigSize - vg.Points(2)}, head[1])
+}
+
+// fitted is sty with its size reduced, when needed, so that s is at most
+// w wide.
+func fitted(sty text.Style, s string, w vg.Length) text.Style {
+	if got := sty.Width(s); got > w {
+		sty.Font.Size *= w / got
+	}
+	return sty
 }
