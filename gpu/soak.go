@@ -94,10 +94,11 @@ func soak(ctx context.Context, d *Device, o SoakOptions, lim aluLimits, tamper t
 	if err != nil {
 		return SoakResult{}, err
 	}
-	return s.res, nil
+	return s.plan.res, nil
 }
 
-// runSoak runs a soak and returns its state, for tests to inspect.
+// runSoak runs a soak and returns its state, for tests to inspect; on a
+// failed run, with the error, whatever state there is.
 func runSoak(ctx context.Context, d *Device, o SoakOptions, lim aluLimits, tamper tamperFunc) (*soaker, error) {
 	if o.Duration <= 0 {
 		return nil, errSoakDuration
@@ -107,10 +108,11 @@ func runSoak(ctx context.Context, d *Device, o SoakOptions, lim aluLimits, tampe
 		return nil, err
 	}
 	defer r.release()
-	s := &soaker{d: d, r: r, o: o, res: SoakResult{Timing: d.timing, Kernel: soakKernel}}
+	s := &soaker{d: d, r: r}
+	s.plan = soakPlan{o: o, now: time.Now, dev: s, res: SoakResult{Timing: d.timing, Kernel: soakKernel}}
 	defer s.release()
 	if err := s.run(ctx); err != nil {
-		return nil, fmt.Errorf("soak %s: %w", soakKernel, err)
+		return s, fmt.Errorf("soak %s: %w", soakKernel, err)
 	}
 	return s, nil
 }
@@ -125,29 +127,23 @@ func soakRow() (ALUKernel, error) {
 	return ALUKernel{}, fmt.Errorf("gpu: no ALU kernel %q", soakKernel)
 }
 
-// soaker is one soak in progress.
+// soaker is one soak in progress: the device's side of it (the kernel,
+// its pieces' command buffers and clocks) and its plan.
 type soaker struct {
-	d   *Device
-	r   *aluRun
-	o   SoakOptions
-	a   *aluDispatch
-	res SoakResult
+	d    *Device
+	r    *aluRun
+	a    *aluDispatch
+	plan soakPlan
 
-	reps   int           // dispatches per piece
-	groups uint32        // workgroups per dispatch
-	iters  uint32        // loop trips per dispatch
-	ops    float64       // operations per piece
-	pieceS time.Duration // latest piece's duration, for planning the end
-	slots  []*soakSlot   // nil without GPU timestamps
-	queue  []*soakPiece  // submitted, not yet waited for; oldest first
-	n      int           // pieces submitted
-	ended  bool          // the last piece is submitted
+	reps   int         // dispatches per piece
+	groups uint32      // workgroups per dispatch
+	iters  uint32      // loop trips per dispatch
+	slots  []*soakSlot // nil without GPU timestamps
+	n      int         // pieces submitted, for choosing slots
 
-	start     time.Time // first submission
-	queuedEnd time.Time // when the queued work should end
-	prevDone  time.Time // when the host saw the previous piece done
-	prevEnd   uint64    // the previous piece's end timestamp, 0 if none
-	gaps      []float64 // GPU idle between consecutive pieces, seconds
+	prevDone time.Time // when the host saw the previous piece done
+	prevEnd  uint64    // the previous piece's end timestamp, 0 if none
+	gaps     []float64 // GPU idle between consecutive pieces, seconds
 }
 
 // soakPiece is one submitted piece.
@@ -167,31 +163,12 @@ type soakSlot struct {
 	status  wgpu.BufferMapAsyncStatus
 }
 
-// run calibrates, keeps soakDepth pieces queued until the last one, and
-// checks the output.
+// run calibrates, runs the plan and checks the output.
 func (s *soaker) run(ctx context.Context) error {
 	if err := s.calibrate(ctx); err != nil {
 		return err
 	}
-	if err := s.fill(ctx); err != nil {
-		return err
-	}
-	for len(s.queue) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		p, err := s.wait()
-		if err == nil {
-			err = s.fill(ctx) // before anything else: the GPU has one piece left
-		}
-		if err == nil {
-			err = s.account(p)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := ctx.Err(); err != nil { // cancelled before the first piece
+	if err := s.plan.run(ctx); err != nil {
 		return err
 	}
 	return s.check()
@@ -215,8 +192,8 @@ func (s *soaker) calibrate(ctx context.Context) error {
 		return err
 	}
 	s.reps, s.groups, s.iters = pieceReps(t), s.a.groups, s.a.iters
-	s.ops = float64(s.a.opsPerDispatch()) * float64(s.reps)
-	s.pieceS = seconds(t * float64(s.reps))
+	s.plan.ops = float64(s.a.opsPerDispatch()) * float64(s.reps)
+	s.plan.pieceS = seconds(t * float64(s.reps))
 	return s.newSlots()
 }
 
@@ -251,7 +228,7 @@ func (s *soaker) newSlots() error {
 // release waits for anything still queued, then frees the clocks and the
 // dispatch. Safe on a partial soak.
 func (s *soaker) release() {
-	if s.d.dev != nil && (len(s.queue) > 0 || s.anyPending()) {
+	if s.d.dev != nil && (len(s.plan.queue) > 0 || s.anyPending()) {
 		s.d.dev.Poll(true, nil)
 	}
 	for _, sl := range s.slots {
@@ -260,7 +237,7 @@ func (s *soaker) release() {
 		}
 		sl.clock.release()
 	}
-	s.slots, s.queue = nil, nil
+	s.slots, s.plan.queue = nil, nil
 	if s.a != nil {
 		s.a.release()
 		s.a = nil
@@ -277,40 +254,12 @@ func (s *soaker) anyPending() bool {
 	return false
 }
 
-// fill submits pieces until soakDepth are queued or the last one is. A
-// piece is the last when the queued work would end within half a piece of
-// Duration after the first submission. Nothing is submitted once ctx is
-// cancelled.
-func (s *soaker) fill(ctx context.Context) error {
-	for len(s.queue) < soakDepth && !s.ended && ctx.Err() == nil {
-		now := time.Now()
-		if s.n == 0 {
-			s.start, s.prevDone = now, now
-		}
-		s.queuedEnd = later(now, s.queuedEnd).Add(s.pieceS)
-		last := s.queuedEnd.Sub(s.start) >= s.o.Duration-s.pieceS/2
-		if err := s.submit(last); err != nil {
-			return err
-		}
-		s.ended = last
-	}
-	return nil
-}
-
-// later is the later of a and b.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
 // submit records and submits one piece; the last piece first clears the
 // output (outside its timestamps) so the check sees what it wrote.
-func (s *soaker) submit(last bool) error {
+func (s *soaker) submit(last bool) (*soakPiece, error) {
 	enc, err := s.d.encoder()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer enc.Release()
 	p := &soakPiece{last: last}
@@ -318,14 +267,14 @@ func (s *soaker) submit(last bool) error {
 		p.slot = s.slots[s.n%len(s.slots)]
 	}
 	if err := s.record(enc, p); err != nil {
-		return err
+		return nil, err
 	}
 	cb, err := finish(enc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer cb.Release()
-	return s.enqueue(p, cb)
+	return p, s.enqueue(p, cb)
 }
 
 // record records p's work: the clear when it is the last, then reps
@@ -351,7 +300,6 @@ func (s *soaker) enqueue(p *soakPiece, cb *wgpu.CommandBuffer) error {
 	}
 	p.submitted = time.Now()
 	p.idx = s.d.queue.Submit(cb)
-	s.queue = append(s.queue, p)
 	s.n++
 	if p.slot == nil {
 		return nil
@@ -373,36 +321,16 @@ func (sl *soakSlot) mapAsync() error {
 	return nil
 }
 
-// wait blocks until the oldest queued piece is done and takes it off the
-// queue. Only that submission is waited for; the next stays queued.
-func (s *soaker) wait() (*soakPiece, error) {
-	p := s.queue[0]
+// wait blocks until p, a queued piece, is done. Only that submission is
+// waited for; the next stays queued.
+func (s *soaker) wait(p *soakPiece) error {
 	s.pollFor(p, true)
-	p.done = time.Now()
-	s.queue = s.queue[1:]
-	return p, s.d.sink.err()
+	return s.d.sink.err()
 }
 
 // pollFor polls the device for p's submission, blocking when wait is set.
 func (s *soaker) pollFor(p *soakPiece, wait bool) {
 	s.d.dev.Poll(wait, &wgpu.WrappedSubmissionIndex{Queue: s.d.queue, SubmissionIndex: p.idx})
-}
-
-// account times a finished piece, records its point and reports it.
-func (s *soaker) account(p *soakPiece) error {
-	t, err := s.pieceTime(p)
-	if err != nil {
-		return err
-	}
-	s.pieceS = seconds(t)
-	s.queuedEnd = p.done.Add(s.pieceS * time.Duration(len(s.queue)))
-	at := p.done.Sub(s.start)
-	s.res.Points = append(s.res.Points, SoakPoint{At: at, OpsPerS: s.ops / t})
-	s.res.Duration = at
-	if s.o.OnPoint != nil {
-		s.o.OnPoint(at, s.ops/t)
-	}
-	return nil
 }
 
 // pieceTime is p's duration in seconds: its GPU timestamps' difference, or
@@ -466,6 +394,6 @@ func (s *soaker) check() error {
 	if err := s.r.check(s.a, &res); err != nil {
 		return err
 	}
-	s.res.Checked = res.Checked
+	s.plan.res.Checked = res.Checked
 	return nil
 }

@@ -28,8 +28,12 @@ func TestPieceReps(t *testing.T) {
 }
 
 // TestSoak runs a 1.5 s soak, timed each way the device can be timed, and
-// checks its points: spanning the duration, At increasing, rates positive,
-// every one reported through OnPoint, the output checked.
+// checks what holds however busy the host is: one point per piece
+// submitted, At strictly increasing, rates positive, every point reported
+// through OnPoint, the output checked, and with the host clock the pieces'
+// times fitting inside the soak. Where the load ends and how long the GPU
+// idles depend on the host; the plan that decides them is tested on a
+// simulated queue (soak_plan_test.go).
 func TestSoak(t *testing.T) {
 	d := newDevice(t)
 	modes := []schema.TimingMethod{d.timing}
@@ -58,52 +62,69 @@ func checkSoak(t *testing.T, d *Device, dur time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := s.res
+	res := s.plan.res
 	if res.Kernel != "fp32-fma" || res.Timing != d.timing || res.Checked != uint64(s.groups)*aluWG || res.Checked == 0 {
 		t.Errorf("result %s, %s, %d checked; want fp32-fma, %s, %d", res.Kernel, res.Timing, res.Checked, d.timing, uint64(s.groups)*aluWG)
 	}
 	if !slices.Equal(seen, res.Points) {
 		t.Errorf("OnPoint saw %d points, result has %d", len(seen), len(res.Points))
 	}
-	checkPoints(t, res, dur, s.pieceS)
+	if len(res.Points) != s.plan.n || len(res.Points) != s.n || !s.plan.ended {
+		t.Errorf("%d points of %d pieces submitted (%d by the device), last submitted %t", len(res.Points), s.plan.n, s.n, s.plan.ended)
+	}
+	checkPoints(t, res)
+	if res.Timing != schema.TimingGPUTimestamp {
+		checkWallTimes(t, res, s.plan.ops)
+	}
 	logSoak(t, s)
 }
 
-// checkPoints: at least two points, At strictly increasing from within a
-// piece of the start to within a piece of dur, every rate positive.
-func checkPoints(t *testing.T, res SoakResult, dur, piece time.Duration) {
+// checkPoints: at least one point, At strictly increasing from above 0,
+// every rate positive, Duration the last point's At.
+func checkPoints(t *testing.T, res SoakResult) {
 	t.Helper()
 	ps := res.Points
-	if len(ps) < 2 {
-		t.Fatalf("%d points", len(ps))
+	if len(ps) == 0 {
+		t.Fatal("no points")
 	}
 	for i, p := range ps {
 		if !positiveFinite(p.OpsPerS) || p.At <= 0 || (i > 0 && p.At <= ps[i-1].At) {
 			t.Errorf("point %d: %v at %v (previous at %v)", i, p.OpsPerS, p.At, ps[max(i-1, 0)].At)
 		}
 	}
-	slack := 2*piece + 100*time.Millisecond // the first piece may run at cold clocks
-	if ps[0].At > slack || res.Duration != ps[len(ps)-1].At || res.Duration < dur-slack || res.Duration > dur+slack {
-		t.Errorf("points from %v to %v (duration %v), want about 0 to %v", ps[0].At, ps[len(ps)-1].At, res.Duration, dur)
+	if res.Duration != ps[len(ps)-1].At {
+		t.Errorf("duration %v, last point at %v", res.Duration, ps[len(ps)-1].At)
+	}
+}
+
+// checkWallTimes: timed by the host, each piece's time is an interval of
+// its own between the first submission and the last piece done, so the
+// times (ops per piece over each rate) add up to at most the Duration.
+func checkWallTimes(t *testing.T, res SoakResult, ops float64) {
+	t.Helper()
+	var total float64
+	for _, p := range res.Points {
+		total += ops / p.OpsPerS
+	}
+	if total > res.Duration.Seconds()*(1+1e-9) {
+		t.Errorf("pieces timed %.6g s in all, more than the %v the soak ran", total, res.Duration)
 	}
 }
 
 // logSoak logs the soak's figures and, with GPU timestamps, the GPU's
-// idle time between pieces.
+// idle time between pieces (on a busy host the host may fall behind).
 func logSoak(t *testing.T, s *soaker) {
-	rates := make([]float64, len(s.res.Points))
-	for i, p := range s.res.Points {
+	res := s.plan.res
+	rates := make([]float64, len(res.Points))
+	for i, p := range res.Points {
 		rates[i] = p.OpsPerS
 	}
 	st, _ := stats.Summarize(rates)
 	t.Logf("%s, %d pieces of %d dispatches (%d groups x %d trips), last piece %v, over %v: median %.4g ops/s (min %.4g, max %.4g), %d invocations checked",
-		s.res.Timing, len(rates), s.reps, s.groups, s.iters, s.pieceS, s.res.Duration, st.Median, st.Min, st.Max, s.res.Checked)
-	if len(s.gaps) == 0 {
-		return
-	}
-	t.Logf("GPU idle between pieces: median %.3g ms, max %.3g ms over %d gaps", 1e3*stats.Median(s.gaps), 1e3*slices.Max(s.gaps), len(s.gaps))
-	if idle := sum(s.gaps); idle > 0.05*s.res.Duration.Seconds() {
-		t.Errorf("the GPU idled %.3g s of %v between pieces", idle, s.res.Duration)
+		res.Timing, len(rates), s.reps, s.groups, s.iters, s.plan.pieceS, res.Duration, st.Median, st.Min, st.Max, res.Checked)
+	if len(s.gaps) > 0 {
+		t.Logf("GPU idle between pieces: median %.3g ms, max %.3g ms, %.3g ms in all over %d gaps",
+			1e3*stats.Median(s.gaps), 1e3*slices.Max(s.gaps), 1e3*sum(s.gaps), len(s.gaps))
 	}
 }
 
@@ -116,27 +137,24 @@ func sum(xs []float64) float64 {
 	return s
 }
 
-// TestSoakCancel: cancelling the context mid-soak stops it within the
-// pieces already queued and returns the context's error; an already
-// cancelled context returns at once.
+// TestSoakCancel: cancelling the context from OnPoint stops the soak with
+// the context's error: no point after the cancel, and no piece submitted
+// after it (at most the soakDepth already queued beyond the first); an
+// already cancelled context returns at once.
 func TestSoakCancel(t *testing.T) {
 	d := newDevice(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var cancelled time.Time
-	_, err := Soak(ctx, d, SoakOptions{Duration: time.Minute, OnPoint: func(time.Duration, float64) {
-		if cancelled.IsZero() {
-			cancelled = time.Now()
-			cancel()
-		}
-	}})
-	if !errors.Is(err, context.Canceled) || cancelled.IsZero() {
-		t.Fatalf("err %v, cancelled %t", err, !cancelled.IsZero())
+	points := 0
+	s, err := runSoak(ctx, d, SoakOptions{Duration: time.Minute, OnPoint: func(time.Duration, float64) {
+		points++
+		cancel()
+	}}, newALULimits(true), nil)
+	if !errors.Is(err, context.Canceled) || points != 1 || s == nil {
+		t.Fatalf("err %v, %d points", err, points)
 	}
-	if took := time.Since(cancelled); took > 2*soakDepth*seconds(soakPieceS)+200*time.Millisecond {
-		t.Errorf("stopped %v after the cancel", took)
-	} else {
-		t.Logf("stopped %v after the cancel", took)
+	if s.plan.n > points+soakDepth || s.n != s.plan.n {
+		t.Errorf("%d pieces submitted (%d by the device) for %d points; want at most %d", s.plan.n, s.n, points, points+soakDepth)
 	}
 	if _, err := Soak(ctx, d, SoakOptions{Duration: time.Minute}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
