@@ -3,7 +3,9 @@
 // disagreement beyond the tolerance means one of the probes is wrong, and
 // the appraisal then refuses to sign.
 //
-// Start with Run; Disagreements picks out the checks that failed.
+// Start with Preflight, which finds the tools and checks that they start
+// before any probe runs; then Run per device; Disagreements picks out the
+// checks that failed.
 package crosscheck
 
 import (
@@ -11,12 +13,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/everycycle/appraise/babelstream"
 	"github.com/everycycle/appraise/internal/figures"
 	"github.com/everycycle/appraise/internal/pci"
+	"github.com/everycycle/appraise/internal/toolrun"
 	"github.com/everycycle/appraise/mixbench"
 	"github.com/everycycle/appraise/schema"
 )
@@ -31,12 +34,19 @@ var ErrDisagree = errors.New("cross-check disagrees")
 // Config says which tools to run and how strictly to compare.
 type Config struct {
 	// BabelStream and Mixbench are the tools' binaries: a path, or a name
-	// looked up on PATH ("cuda-stream", "mixbench-cuda" by default).
+	// looked up on PATH; empty means the vendor's builds on PATH
+	// (cuda-stream or hip-stream or ocl-stream, mixbench-cuda or
+	// mixbench-hip or mixbench-ocl; see Preflight).
 	BabelStream, Mixbench string
 	// Tolerance is the largest accepted |ours-theirs|/theirs.
 	Tolerance float64
 	// Timeout bounds each tool's run.
 	Timeout time.Duration
+	// Required is set when the operator asked for the cross-check
+	// (--cross-check or a tool's flag): a tool that is missing or does not
+	// start then fails the run before probing, where otherwise the card
+	// records why no cross-check ran.
+	Required bool
 }
 
 // Target is the device to check.
@@ -45,31 +55,30 @@ type Target struct {
 	BusAddress string
 	// VendorID is its PCI vendor id, lowercase hex.
 	VendorID string
-	// Visible are the PCI addresses of every device the tools enumerate
-	// (for CUDA, every NVIDIA GPU), to find the tools' index of ours.
+	// Visible are the PCI addresses of every GPU of the same vendor in
+	// the box, which the tools may enumerate, to find the tools' index of
+	// ours.
 	Visible []string
 }
 
 // Run runs both tools on t and compares their figures with v's. It fails
-// when a tool cannot run or prints what its parser rejects; a figure that
-// v lacks is not compared.
-func Run(ctx context.Context, c Config, t Target, v schema.CapabilityVector) ([]schema.CrossCheck, error) {
-	if t.VendorID != "10de" {
-		return nil, fmt.Errorf("cross-check: the tools here are CUDA builds; device vendor %s is not NVIDIA", t.VendorID)
-	}
-	if t.BusAddress == "" {
-		return nil, errors.New("cross-check: the device's bus address is unknown, so the tools' device index cannot be found")
-	}
-	idx, err := pci.DeviceIndexByBusID(t.BusAddress, t.Visible)
-	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
-	}
+// when a tool cannot run, when the tools' index of t cannot be told, or
+// when a tool prints what its parser rejects; a figure that v lacks is
+// not compared.
+func Run(ctx context.Context, c Config, tools Tools, t Target, v schema.CapabilityVector) ([]schema.CrossCheck, error) {
 	ours := byName(v)
-	bs, err := runBabelStream(ctx, c, idx, arrayElements(v))
+	idx, err := deviceIndex(tools.BabelStream, tools, t)
 	if err != nil {
 		return nil, err
 	}
-	mb, err := runMixbench(ctx, c, idx)
+	bs, err := runBabelStream(ctx, c, tools.BabelStream, idx, arrayElements(v))
+	if err != nil {
+		return nil, err
+	}
+	if idx, err = deviceIndex(tools.Mixbench, tools, t); err != nil {
+		return nil, err
+	}
+	mb, err := runMixbench(ctx, c, tools.Mixbench, idx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +87,7 @@ func Run(ctx context.Context, c Config, t Target, v schema.CapabilityVector) ([]
 		tol = DefaultTolerance
 	}
 	var out []schema.CrossCheck
-	for _, p := range pairs(bs, mb) {
+	for _, p := range pairs(bs, mb, tol) {
 		if mine, ok := ours[p.figure]; ok && p.theirs > 0 {
 			out = append(out, compare(p, mine, tol))
 		}
@@ -86,12 +95,41 @@ func Run(ctx context.Context, c Config, t Target, v schema.CapabilityVector) ([]
 	return out, nil
 }
 
-// pair is one of our figures, the tool figure it is held against, and
-// the rule (schema.RuleWithin or schema.RuleAtLeast).
+// deviceIndex is the index under which the tool bin sees t. A CUDA build
+// numbers devices in PCI bus order (toolEnv), so the index follows from
+// the bus address among the vendor's GPUs. A HIP or OpenCL build numbers
+// them its own way; its index 0 is t only when t is the only GPU of its
+// vendor in the box and BabelStream lists exactly one device.
+func deviceIndex(bin string, tools Tools, t Target) (int, error) {
+	if cuda(bin) {
+		if t.VendorID != "10de" {
+			return 0, fmt.Errorf("cross-check: %s is a CUDA build; device vendor %s is not NVIDIA", bin, t.VendorID)
+		}
+		if t.BusAddress == "" {
+			return 0, errors.New("cross-check: the device's bus address is unknown, so the tools' device index cannot be found")
+		}
+		idx, err := pci.DeviceIndexByBusID(t.BusAddress, t.Visible)
+		if err != nil {
+			return 0, fmt.Errorf("cross-check: %w", err)
+		}
+		return idx, nil
+	}
+	if len(t.Visible) == 1 && len(tools.Devices) == 1 {
+		return 0, nil
+	}
+	return 0, fmt.Errorf("cross-check: %s numbers devices in its own order, and with %d GPUs of vendor %s in the box and %d devices listed by BabelStream, which one is this cannot be told",
+		filepath.Base(bin), len(t.Visible), t.VendorID, len(tools.Devices))
+}
+
+// pair is one of our figures, the tool figure it is held against, the
+// rule (schema.RuleWithin or schema.RuleAtLeast) and, for at-least, the
+// ceiling of ours ÷ theirs with why (ceiling.go).
 type pair struct {
 	tool, version, toolFigure, figure string
 	theirs                            float64
 	rule                              string
+	maxRatio                          float64
+	ceilingReason                     string
 }
 
 // pairs lists what each tool measures that we measure too, and how the
@@ -101,44 +139,62 @@ type pair struct {
 //     array size; both stream the same arrays in the same pattern and
 //     saturate memory): within the tolerance either way. These hold the
 //     timing of our bandwidth probes to a standard tool's.
-//   - BabelStream Copy against our copy: at least. Its copy keeps two
-//     streams of one double per thread in flight, which on a card with a
-//     wide memory system falls short of the card's copy rate (on an H200
-//     it ran below its own Triad, which moves more bytes per element, and
-//     5 % under PyTorch's copy_ in the same call, which ours matched).
+//   - BabelStream Copy against our copy: at least, up to the best rate of
+//     BabelStream's own kernels. Its copy keeps two streams of one double
+//     per thread in flight, which on a card with a wide memory system
+//     falls short of the card's copy rate.
 //   - mixbench's peak per precision against our FMA and multiply-add
-//     figures: at least. Its peak is the best point of a sweep of a mixed
+//     figures: at least, up to what its kernel's structure explains
+//     (ceiling.go). Its peak is the best point of a sweep of a mixed
 //     load-and-compute kernel, what that kernel reaches, not the ALUs'
-//     limit that ours, a pure dependent-chain kernel, measures.
+//     limit that ours, a pure many-chain kernel, measures.
 //
-// "At least" still refuses a figure of ours below the tool's, the sign of
-// a probe that under-reports.
-func pairs(bs *babelstream.Result, mb *mixbench.Result) []pair {
+// "At least" refuses a figure of ours below the tool's, the sign of a
+// probe that under-reports, and one above the ceiling, the sign of one
+// that over-reports (a folded kernel, an operation counted twice).
+func pairs(bs *babelstream.Result, mb *mixbench.Result, tol float64) []pair {
 	var out []pair
 	prec := string(bs.Precision)
+	copyMax, copyWhy := copyCeiling(bs, tol)
 	for _, k := range []struct{ kernel, figure, rule string }{
 		{"Copy", "memory.bandwidth.copy", schema.RuleAtLeast},
 		{"Triad", "memory.bandwidth.triad", schema.RuleWithin},
 		{"Dot", "memory.bandwidth.read", schema.RuleWithin},
 	} {
 		if r, ok := bs.Kernel(k.kernel); ok {
-			out = append(out, pair{"babelstream", orUnknown(bs.Version), k.kernel + " (" + prec + ")", k.figure, r.BandwidthBytesPerSec, k.rule})
+			p := pair{tool: "babelstream", version: orUnknown(bs.Version), toolFigure: k.kernel + " (" + prec + ")", figure: k.figure,
+				theirs: r.BandwidthBytesPerSec, rule: k.rule}
+			if k.rule == schema.RuleAtLeast {
+				p.maxRatio, p.ceilingReason = copyMax, copyWhy
+			}
+			out = append(out, p)
 		}
 	}
-	for _, p := range []struct {
+	for _, k := range []struct {
 		p      mixbench.Precision
 		figure string
 	}{{mixbench.Single, "precision.fma.fp32"}, {mixbench.Double, "precision.fma.fp64"}, {mixbench.Half, "precision.fma.fp16"}, {mixbench.Int, "precision.mad.int32"}} {
-		if mb.Supported(p.p) {
-			out = append(out, pair{"mixbench", orUnknown(mb.Version), "peak " + p.p.String(), p.figure, mb.PeakOps(p.p), schema.RuleAtLeast})
+		if !mb.Supported(k.p) {
+			continue
 		}
+		f, why := mixbenchFactor(mb, k.p)
+		ceiling := f * (1 + tol)
+		if k.p == mixbench.Half {
+			ceiling, why = fp16Ceiling(mb, tol)
+		}
+		out = append(out, pair{tool: "mixbench", version: orUnknown(mb.Version), toolFigure: "peak " + k.p.String(), figure: k.figure,
+			theirs: mb.PeakOps(k.p), rule: schema.RuleAtLeast, maxRatio: ceiling, ceilingReason: why})
 	}
 	return out
 }
 
 func compare(p pair, ours, tol float64) schema.CrossCheck {
-	return schema.CrossCheck{Tool: p.tool, ToolVersion: p.version, ToolFigure: p.toolFigure, Figure: p.figure,
+	c := schema.CrossCheck{Tool: p.tool, ToolVersion: p.version, ToolFigure: p.toolFigure, Figure: p.figure,
 		Ours: ours, Theirs: p.theirs, RelativeDelta: (ours - p.theirs) / p.theirs, Tolerance: tol, Rule: p.rule}
+	if p.rule == schema.RuleAtLeast {
+		c = withCeiling(c, p.maxRatio, p.ceilingReason)
+	}
+	return c
 }
 
 // Disagreements returns the checks that fail their rule.
@@ -174,16 +230,12 @@ func arrayElements(v schema.CapabilityVector) int64 {
 	return 0
 }
 
-func runBabelStream(ctx context.Context, c Config, idx int, elements int64) (*babelstream.Result, error) {
-	bin, err := find(c.BabelStream, "cuda-stream", "--babelstream")
-	if err != nil {
-		return nil, err
-	}
+func runBabelStream(ctx context.Context, c Config, bin string, idx int, elements int64) (*babelstream.Result, error) {
 	args := append([]string{"--csv"}, babelstream.DeviceArgs(idx)...)
 	if elements > 0 {
 		args = append(args, "-s", fmt.Sprint(elements))
 	}
-	out, err := babelstream.Run(ctx, bin, args, timeout(c))
+	out, err := toolrun.Run(ctx, "babelstream", bin, args, toolEnv(bin), timeout(c))
 	if err != nil {
 		return nil, fmt.Errorf("cross-check: %w", err)
 	}
@@ -194,12 +246,16 @@ func runBabelStream(ctx context.Context, c Config, idx int, elements int64) (*ba
 	return r, nil
 }
 
-func runMixbench(ctx context.Context, c Config, idx int) (*mixbench.Result, error) {
-	bin, err := find(c.Mixbench, "mixbench-cuda", "--mixbench")
-	if err != nil {
-		return nil, err
+// runMixbench runs mixbench on device idx: a CUDA build through
+// CUDA_VISIBLE_DEVICES (mixbench.RunDevice), another on its device 0.
+func runMixbench(ctx context.Context, c Config, bin string, idx int) (*mixbench.Result, error) {
+	var out []byte
+	var err error
+	if cuda(bin) {
+		out, err = mixbench.RunDevice(ctx, bin, idx, timeout(c))
+	} else {
+		out, err = toolrun.Run(ctx, "mixbench", bin, nil, toolEnv(bin), timeout(c))
 	}
-	out, err := mixbench.RunDevice(ctx, bin, idx, timeout(c))
 	if err != nil {
 		return nil, fmt.Errorf("cross-check: %w", err)
 	}
@@ -208,18 +264,6 @@ func runMixbench(ctx context.Context, c Config, idx int) (*mixbench.Result, erro
 		return nil, fmt.Errorf("cross-check: %w", err)
 	}
 	return r, nil
-}
-
-// find resolves a tool given by path or name, else its default name on PATH.
-func find(given, name, flag string) (string, error) {
-	if given == "" {
-		given = name
-	}
-	p, err := exec.LookPath(given)
-	if err != nil {
-		return "", fmt.Errorf("cross-check: %s not found (put it on PATH or pass %s PATH): %w", given, flag, err)
-	}
-	return p, nil
 }
 
 func timeout(c Config) time.Duration {
