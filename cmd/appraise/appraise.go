@@ -26,9 +26,9 @@ type appraiseCmd struct {
 	Soak      *time.Duration `placeholder:"DURATION" help:"Thermal soak: how long to hold the device under load (default 2m, 10s with --quick or on a software adapter); 0 skips it."`
 	CoopMat   bool           `name:"coopmat" help:"Also measure matrix-engine GEMMs through VK_KHR_cooperative_matrix, every shape the driver offers."`
 
-	CrossCheck  bool    `name:"cross-check" help:"Run BabelStream and mixbench on each device and refuse to sign when they disagree with our figures."`
-	BabelStream string  `name:"babelstream" placeholder:"PATH" help:"BabelStream CUDA binary for --cross-check (default: cuda-stream on PATH)."`
-	Mixbench    string  `name:"mixbench" placeholder:"PATH" help:"mixbench-cuda binary for --cross-check (default: mixbench-cuda on PATH)."`
+	CrossCheck  bool    `name:"cross-check" help:"Require the cross-check: fail before probing unless BabelStream and mixbench are found and start. Without it they run whenever found, and the card says when they were not."`
+	BabelStream string  `name:"babelstream" placeholder:"PATH" help:"BabelStream binary (implies --cross-check; default: cuda-stream, hip-stream or ocl-stream on PATH, by vendor)."`
+	Mixbench    string  `name:"mixbench" placeholder:"PATH" help:"mixbench binary (implies --cross-check; default: mixbench-cuda, mixbench-hip or mixbench-ocl on PATH, by vendor)."`
 	Tolerance   float64 `default:"0.05" placeholder:"FRACTION" help:"Largest relative disagreement --cross-check accepts (recorded in the card)."`
 	Draft       bool    `help:"When --cross-check disagrees, write unsigned *.draft.json files instead of nothing."`
 }
@@ -68,12 +68,11 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	}
 	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, Version: version,
 		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT")}
-	if c.CrossCheck {
-		if c.Tolerance <= 0 || c.Tolerance >= 1 {
-			return withCode(exitUsage, fmt.Errorf("--tolerance %g: want a fraction between 0 and 1", c.Tolerance), "")
-		}
-		opts.CrossCheck = &crosscheck.Config{BabelStream: c.BabelStream, Mixbench: c.Mixbench, Tolerance: c.Tolerance}
+	if c.Tolerance <= 0 || c.Tolerance >= 1 {
+		return withCode(exitUsage, fmt.Errorf("--tolerance %g: want a fraction between 0 and 1", c.Tolerance), "")
 	}
+	opts.CrossCheck = &crosscheck.Config{BabelStream: c.BabelStream, Mixbench: c.Mixbench, Tolerance: c.Tolerance,
+		Required: c.CrossCheck || c.BabelStream != "" || c.Mixbench != ""}
 	pr := newProgress(e)
 	opts.Progress = pr.set
 	opts.Steps = pr.step
@@ -133,6 +132,8 @@ func probeError(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return withCode(exitInterrupted, err, "interrupted: nothing was signed")
+	case errors.Is(err, crosscheck.ErrToolMissing), errors.Is(err, crosscheck.ErrToolBroken):
+		return withCode(exitError, err, "nothing was probed; install BabelStream and mixbench builds for this GPU (CUDA, HIP or OpenCL), or drop --cross-check to sign with the card saying none ran")
 	case errors.Is(err, appraisal.ErrProbe):
 		return withCode(exitProbe, err, "nothing was signed")
 	}

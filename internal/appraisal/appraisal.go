@@ -6,12 +6,10 @@
 package appraisal
 
 import (
-	"cmp"
-	"context"
+		"context"
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/everycycle/appraise/gpu"
@@ -37,7 +35,9 @@ type Options struct {
 	// VK_KHR_cooperative_matrix, for every shape the driver offers.
 	CoopMat bool
 	// CrossCheck, when set, runs BabelStream and mixbench on each device
-	// and records their figures beside ours.
+	// where they are found and start, and records their figures beside
+	// ours; where they are not, the card says why (or, with
+	// CrossCheck.Required, the run fails before probing).
 	CrossCheck *crosscheck.Config
 	// AmbientC is an operator-supplied ambient temperature in °C; an inlet
 	// sensor on the host, when there is one, takes precedence.
@@ -86,6 +86,10 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if err != nil {
 		return nil, err
 	}
+	xc, err := planCrossChecks(ctx, o.CrossCheck, devs)
+	if err != nil {
+		return nil, err
+	}
 	if o.Progress != nil {
 		o.Progress("host", "cpu-baseline")
 	}
@@ -106,13 +110,11 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
 		}
-		if o.CrossCheck != nil {
-			if err := crossCheck(ctx, *o.CrossCheck, c, all, v); err != nil {
-				if !errors.Is(err, crosscheck.ErrDisagree) {
-					return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
-				}
-				disagree = append(disagree, fmt.Errorf("%s: %w", c.Addr, err))
+		if err := xc.run(ctx, c, all, v); err != nil {
+			if !errors.Is(err, crosscheck.ErrDisagree) {
+				return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
 			}
+			disagree = append(disagree, fmt.Errorf("%s: %w", c.Addr, err))
 		}
 		vs[i], took[i] = v, now().Sub(t0)
 	}
@@ -127,38 +129,16 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		if len(devs) == 1 && v.Interconnect != nil {
 			v.NotMeasured = append(v.NotMeasured, peer.PeersOmission())
 		}
-		v.NotMeasured = append(v.NotMeasured, notYetMeasured(v)...)
+		rest, err := notYetMeasured(c, o, v)
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
+		}
+		v.NotMeasured = append(v.NotMeasured, rest...)
 		v.Environment.RunDurationS = took[i].Seconds()
 		card := schema.CardPayload{ReportVersion: schema.ReportVersion, ProbedAt: start.Format(time.RFC3339), Capability: *v}
 		run.Cards = append(run.Cards, card)
 	}
 	return run, errors.Join(disagree...)
-}
-
-// crossCheck runs the standard tools on c and records their figures in v;
-// it returns an error wrapping crosscheck.ErrDisagree naming every figure
-// outside its tolerance.
-func crossCheck(ctx context.Context, cfg crosscheck.Config, c Candidate, all []Candidate, v *schema.CapabilityVector) error {
-	t := crosscheck.Target{BusAddress: c.BusAddress, VendorID: v.Identity.VendorID}
-	for _, o := range all {
-		if o.PCI != nil && o.PCI.VendorID == 0x10de && o.PCI.BaseClass() == 0x03 {
-			t.Visible = append(t.Visible, o.PCI.BDF.String())
-		}
-	}
-	checks, err := crosscheck.Run(ctx, cfg, t, *v)
-	if err != nil {
-		return err
-	}
-	v.CrossChecks = checks
-	var bad []string
-	for _, d := range crosscheck.Disagreements(checks) {
-		bad = append(bad, fmt.Sprintf("%s %.4g vs %s %s %.4g (%+.1f%%; rule %s, tolerance %.1f%%)",
-			d.Figure, d.Ours, d.Tool, d.ToolFigure, d.Theirs, d.RelativeDelta*100, cmp.Or(d.Rule, schema.RuleWithin), d.Tolerance*100))
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("%w: %s", crosscheck.ErrDisagree, strings.Join(bad, "; "))
-	}
-	return nil
 }
 
 func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib) (*schema.CapabilityVector, error) {

@@ -21,8 +21,9 @@ func captureTool(t *testing.T, capture string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "tool")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\ncat '"+abs+"'\n"), 0o755); err != nil {
+	p := filepath.Join(t.TempDir(), "cuda-tool")
+	script := "#!/bin/sh\nif [ \"$1\" = --list ]; then printf 'Devices:\\n0: NVIDIA H200\\n'; exit 0; fi\nexec /bin/cat '" + abs + "'\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -56,12 +57,16 @@ func TestCrossCheckRefusesAndSays(t *testing.T) {
 		Mixbench:    captureTool(t, "../../mixbench/testdata/mixbench-cuda-h200.txt"),
 		Tolerance:   crosscheck.DefaultTolerance,
 	}
-	err = crossCheck(context.Background(), cfg, c, []Candidate{c}, v)
+	tools, err := crosscheck.Preflight(context.Background(), cfg, "10de")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = crossCheck(context.Background(), cfg, tools, c, []Candidate{c}, v)
 	if !errors.Is(err, crosscheck.ErrDisagree) {
 		t.Fatalf("err = %v, want a disagreement", err)
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, "precision.fma.fp16 6.467e+13 vs mixbench peak half") || !strings.Contains(msg, "rule at-least, tolerance 5.0%") {
+	if !strings.Contains(msg, "precision.fma.fp16 6.467e+13 vs mixbench peak half") || !strings.Contains(msg, "rule at-least up to ") {
 		t.Errorf("message %q", msg)
 	}
 	if strings.Count(msg, " vs ") != 1 {

@@ -2,6 +2,7 @@ package appraisal
 
 import (
 	"context"
+	"slices"
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/schema"
@@ -128,12 +129,25 @@ func (p rooflineProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabil
 	if err != nil {
 		return err
 	}
+	return recordRoofline(rs, p.Name(), v)
+}
+
+// recordRoofline puts the sweeps in v, replacing any earlier ones (a
+// re-measurement), and says why the roofline is absent when the probe
+// ran but swept nothing.
+func recordRoofline(rs []gpu.RooflineResult, probe string, v *schema.CapabilityVector) error {
+	v.Roofline = nil
+	v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "roofline" })
+	if len(rs) == 0 {
+		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "roofline", Reason: "the roofline probe ran but its sweep returned no precision"})
+		return nil
+	}
 	for _, r := range rs {
 		ratio, err := r.SchemaRatio()
 		if err != nil {
 			return err
 		}
-		ratio.Probe = p.Name()
+		ratio.Probe = probe
 		v.Roofline = append(v.Roofline, ratio)
 	}
 	return nil

@@ -3,6 +3,7 @@ package appraisal
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/schema"
@@ -51,7 +52,24 @@ func (p capacityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabil
 		v.Memory = &schema.Memory{}
 	}
 	v.Memory.UsableBytes = &r.UsableBytes
+	v.Memory.UsableLimitedBy = limitedBy[r.Limited]
+	if v.Memory.UsableLimitedBy == "" {
+		return fmt.Errorf("capacity stopped for a reason the card cannot name: %q", r.Limited)
+	}
 	return nil
+}
+
+// limitedBy names, in the card's terms, what stopped the capacity probe:
+// the device (a refusal, memory that spilled to the host), the driver's
+// budget, or one of our own caps (the memory limit, e.g. 1 GiB on a
+// software adapter, or the chunk count), so that a capped figure is not
+// read as the device's capacity.
+var limitedBy = map[string]string{
+	gpu.LimitedDriverRefused: "driver-refused",
+	gpu.LimitedBudget:        "budget",
+	gpu.LimitedMemoryLimit:   "memory-limit",
+	gpu.LimitedSlowMemory:    "slow-memory",
+	gpu.LimitedChunkCount:    "chunk-count",
 }
 
 // integrityProbe runs the memtest patterns over ≥ 95 % of the usable

@@ -75,41 +75,66 @@ func telemetryFor(lib *nvml.Lib, c Candidate, sysfsRoot string) telemetry {
 	return nil
 }
 
-// absentReasons says why an optional part is absent when no probe of this
-// suite fills it; anything else absent gets a generic reason.
-var absentReasons = map[string]string{
-	"precisions":                 "no precision probe could run on this device (see skipped)",
-	"memory.physical_bytes":      "the device-local heap size is known only through raw Vulkan, which did not match this adapter (see skipped)",
-	"interconnect.peers":         "only one device was appraised, so there is no peer",
-	"thermal":                    "no soak: --soak 0",
-	"thermal.sustained_power_w":  "no power telemetry for this device (neither NVML nor a hwmon power sensor)",
-	"thermal.peak_temperature_c": "no temperature telemetry for this device (neither NVML nor a hwmon sensor)",
-	"roofline":                   "roofline sweep not in this probe suite yet",
-	"cross_checks":               "not requested (--cross-check)",
-	"environment.ambient_c":      "no inlet temperature sensor read and no --ambient-c given",
-	"identity.bus_address":       "the raw-Vulkan device that reports the PCI address was not matched to this adapter (see skipped)",
+// Reasons for absent parts that more than one place states.
+const (
+	reasonNoAmbient = "no inlet temperature sensor read and no --ambient-c given"
+	reasonNoSoak    = "no soak: --soak 0"
+)
+
+// absentReason says why field is absent from v after c's run with o,
+// from what the run did; ok is false when nothing the run did explains
+// it. Probes that leave their own part absent record why themselves (the
+// roofline, the cross-check, the time to throttle); this covers what
+// follows from the device and the options.
+func absentReason(field string, c Candidate, o Options, v *schema.CapabilityVector) (string, bool) {
+	telemetry := "none"
+	if v.Thermal != nil {
+		telemetry = v.Thermal.Telemetry
+	}
+	switch {
+	case field == "precisions" && len(v.Skipped) > 0:
+		return "no precision probe could run on this device (see skipped)", true
+	case (field == "memory.physical_bytes" || field == "identity.bus_address") && c.Vulkan == nil:
+		return "known only through raw Vulkan, whose device was not matched to this adapter: " + c.vulkanWhy, true
+	case field == "memory.physical_bytes":
+		return "the Vulkan driver reports no device-local heap", true
+	case field == "thermal" && soakLength(c, o) == 0:
+		return reasonNoSoak, true
+	case field == "thermal.sustained_power_w" && telemetry == "none":
+		return "no power telemetry for this device (neither NVML nor a hwmon power sensor)", true
+	case field == "thermal.sustained_power_w":
+		return telemetry + " gave no power reading during the soak", true
+	case field == "thermal.peak_temperature_c" && telemetry == "none":
+		return "no temperature telemetry for this device (neither NVML nor a hwmon sensor)", true
+	case field == "thermal.peak_temperature_c":
+		return telemetry + " gave no temperature reading during the soak", true
+	case field == "environment.ambient_c" && o.AmbientC == nil:
+		return reasonNoAmbient, true
+	}
+	return "", false
 }
 
-// notYetMeasured lists an Omission for every optional part the probes left
-// absent and no probe explained, using the list the schema validates
-// against.
-func notYetMeasured(v *schema.CapabilityVector) []schema.Omission {
+// notYetMeasured lists an Omission for every optional part the probes
+// left absent and did not explain, with the reason the run gives. A part
+// absent for no reason the run knows is an error: a card never signs a
+// reason that is not true for its run.
+func notYetMeasured(c Candidate, o Options, v *schema.CapabilityVector) ([]schema.Omission, error) {
 	listed := map[string]bool{}
-	for _, o := range v.NotMeasured {
-		listed[o.Field] = true
+	for _, om := range v.NotMeasured {
+		listed[om.Field] = true
 	}
 	var out []schema.Omission
 	for _, f := range schema.AbsentFields(v) {
 		if listed[f] {
 			continue
 		}
-		reason, ok := absentReasons[f]
+		reason, ok := absentReason(f, c, o, v)
 		if !ok {
-			reason = "not measured by this probe suite"
+			return nil, fmt.Errorf("%s is absent and nothing in this run says why", f)
 		}
 		out = append(out, schema.Omission{Field: f, Reason: reason})
 	}
-	return out
+	return out, nil
 }
 
 func boxPayload(devs, all []Candidate, o Options, start time.Time) (schema.BoxPayload, error) {
@@ -131,7 +156,7 @@ func boxPayload(devs, all []Candidate, o Options, start time.Time) (schema.BoxPa
 		b.DriverVersions = append(b.DriverVersions, schema.DriverBinding{BusAddress: c.Addr, DriverVersion: driverVersion(c)})
 	}
 	if o.AmbientC == nil {
-		b.NotMeasured = append(b.NotMeasured, schema.Omission{Field: "ambient_c", Reason: absentReasons["environment.ambient_c"]})
+		b.NotMeasured = append(b.NotMeasured, schema.Omission{Field: "ambient_c", Reason: reasonNoAmbient})
 	}
 	return b, nil
 }

@@ -1,0 +1,126 @@
+package appraisal
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/everycycle/appraise/internal/crosscheck"
+	"github.com/everycycle/appraise/schema"
+)
+
+// crossCheckPlan is what the cross-check will do for each device, decided
+// before any probe runs: the tools found and started for its vendor, or
+// why no cross-check runs on it (recorded in the card's not_measured).
+type crossCheckPlan struct {
+	cfg   crosscheck.Config
+	tools map[string]crosscheck.Tools // by device address
+	why   map[string]string           // by device address: why not
+}
+
+// planCrossChecks finds and starts the tools for every device's vendor
+// (crosscheck.Preflight, seconds), before minutes of probing. When the
+// operator asked for the cross-check (cfg.Required), a device it cannot
+// run on fails the run here; otherwise the device's card says why.
+func planCrossChecks(ctx context.Context, cfg *crosscheck.Config, devs []Candidate) (*crossCheckPlan, error) {
+	p := &crossCheckPlan{tools: map[string]crosscheck.Tools{}, why: map[string]string{}}
+	if cfg == nil {
+		for _, c := range devs {
+			p.why[c.Addr] = "no cross-check configured for this run"
+		}
+		return p, nil
+	}
+	p.cfg = *cfg
+	byVendor := map[string]error{}
+	toolsOf := map[string]crosscheck.Tools{}
+	for _, c := range devs {
+		if c.Adapter.Software {
+			p.why[c.Addr] = "a software adapter: BabelStream and mixbench run on GPUs through CUDA, HIP or OpenCL and cannot target it"
+			if cfg.Required {
+				return nil, fmt.Errorf("--cross-check: %s (%s) is %s", c.Addr, c.Adapter.DisplayName(), p.why[c.Addr])
+			}
+			continue
+		}
+		vendor := vendorOf(c)
+		err, seen := byVendor[vendor]
+		if !seen {
+			toolsOf[vendor], err = crosscheck.Preflight(ctx, *cfg, vendor)
+			byVendor[vendor] = err
+		}
+		switch {
+		case err != nil && cfg.Required:
+			return nil, fmt.Errorf("--cross-check: %s: %w", c.Addr, err)
+		case err != nil:
+			p.why[c.Addr] = "no cross-check: " + err.Error()
+		default:
+			p.tools[c.Addr] = toolsOf[vendor]
+		}
+	}
+	return p, nil
+}
+
+// vendorOf is c's PCI vendor id in lowercase hex.
+func vendorOf(c Candidate) string {
+	if c.PCI != nil {
+		return fmt.Sprintf("%04x", c.PCI.VendorID)
+	}
+	return fmt.Sprintf("%04x", c.Adapter.VendorID)
+}
+
+// run cross-checks c when the plan has tools for it, else records why
+// not. A tool that fails here fails the run when the cross-check was
+// asked for, and is recorded otherwise; a disagreement is an error
+// wrapping crosscheck.ErrDisagree either way.
+func (p *crossCheckPlan) run(ctx context.Context, c Candidate, all []Candidate, v *schema.CapabilityVector) error {
+	tools, ok := p.tools[c.Addr]
+	if !ok {
+		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "cross_checks", Reason: clip(p.why[c.Addr])})
+		return nil
+	}
+	err := crossCheck(ctx, p.cfg, tools, c, all, v)
+	if err != nil && !errors.Is(err, crosscheck.ErrDisagree) && !p.cfg.Required {
+		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "cross_checks", Reason: clip("the cross-check failed: " + err.Error())})
+		return nil
+	}
+	return err
+}
+
+// clip keeps a reason within the schema's 500 characters.
+func clip(s string) string {
+	if len(s) <= 500 {
+		return s
+	}
+	return s[:496] + "…"
+}
+
+// crossCheck runs the standard tools on c and records their figures in v;
+// it returns an error wrapping crosscheck.ErrDisagree naming every figure
+// outside its rule.
+func crossCheck(ctx context.Context, cfg crosscheck.Config, tools crosscheck.Tools, c Candidate, all []Candidate, v *schema.CapabilityVector) error {
+	t := crosscheck.Target{BusAddress: c.BusAddress, VendorID: vendorOf(c)}
+	for _, o := range all {
+		if o.PCI != nil && fmt.Sprintf("%04x", o.PCI.VendorID) == t.VendorID && o.PCI.BaseClass() == 0x03 {
+			t.Visible = append(t.Visible, o.PCI.BDF.String())
+		}
+	}
+	checks, err := crosscheck.Run(ctx, cfg, tools, t, *v)
+	if err != nil {
+		return err
+	}
+	v.CrossChecks = checks
+	var bad []string
+	for _, d := range crosscheck.Disagreements(checks) {
+		rule := cmp.Or(d.Rule, schema.RuleWithin)
+		if d.MaxRatio != nil {
+			rule += fmt.Sprintf(" up to %.3fx", *d.MaxRatio)
+		}
+		bad = append(bad, fmt.Sprintf("%s %.4g vs %s %s %.4g (%+.1f%%; rule %s, tolerance %.1f%%)",
+			d.Figure, d.Ours, d.Tool, d.ToolFigure, d.Theirs, d.RelativeDelta*100, rule, d.Tolerance*100))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s", crosscheck.ErrDisagree, strings.Join(bad, "; "))
+	}
+	return nil
+}
