@@ -6,7 +6,7 @@
 package appraisal
 
 import (
-		"context"
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
