@@ -21,7 +21,7 @@ func (c *devicesCmd) Run(e *env) error {
 		return err
 	}
 	if c.JSON {
-		return e.printJSON(cands)
+		return e.printJSON(devicesJSON(cands))
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "INDEX\tADDRESS\tNAME\tTYPE\tVENDOR:DEVICE\tINCLUDED\tREASON")
