@@ -132,6 +132,8 @@ func probeError(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return withCode(exitInterrupted, err, "interrupted: nothing was signed")
+	case errors.Is(err, appraisal.ErrInconsistent):
+		return withCode(exitConsistency, err, "nothing was signed; a GPU whose own figures disagree is measured wrong or unstable: appraise it again on an idle machine")
 	case errors.Is(err, crosscheck.ErrToolMissing), errors.Is(err, crosscheck.ErrToolBroken):
 		return withCode(exitError, err, "nothing was probed; install BabelStream and mixbench builds for this GPU (CUDA, HIP or OpenCL), or drop --cross-check to sign with the card saying none ran")
 	case errors.Is(err, appraisal.ErrProbe):

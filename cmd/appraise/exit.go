@@ -21,6 +21,7 @@ const (
 	exitEnvDiffers  = 6 // compare: probe environments differ (use --force)
 	exitKey         = 7 // key missing, locked, wrong passphrase or unsafe permissions
 	exitCrossCheck  = 8 // --cross-check: a standard tool disagrees: nothing was signed
+	exitConsistency = 9 // two figures of a GPU's card that measure the same thing disagree after re-measuring: nothing was signed
 	exitInterrupted = 130
 )
 
@@ -37,6 +38,8 @@ Exit codes:
   6  compare: probe environments differ (use --force)
   7  key missing, locked, wrong passphrase or unsafe permissions
   8  --cross-check: a standard tool disagrees: nothing was signed
+  9  two figures of a GPU's card that measure the same thing disagree
+     beyond their rule, also after re-measuring: nothing was signed
   130 interrupted`
 
 // codedError carries an exit code and an optional hint for the user.

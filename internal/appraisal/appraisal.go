@@ -167,7 +167,8 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		return err
 	}
 	defer d.Release()
-	for _, p := range probes(c, o, lib) {
+	ps := probes(c, o, lib)
+	for _, p := range ps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -179,7 +180,10 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		}
 		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
 	}
-	return nil
+	if o.Progress != nil {
+		o.Progress(c.Addr, "consistency")
+	}
+	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ps, v))
 }
 
 // deviceOptions are the options c's WebGPU device is opened with.

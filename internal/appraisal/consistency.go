@@ -1,0 +1,243 @@
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/schema"
+)
+
+// ErrInconsistent is wrapped when two figures of a GPU's card that
+// measure the same thing still disagree beyond their rule after the
+// probes behind them ran again: the card is not signed.
+var ErrInconsistent = errors.New("the card's own figures disagree")
+
+// Bands of the consistency rules (README, "What is measured"):
+//
+//   - sameKernelBand: the ALU probe's fp32 FMA rate and the soak's cold
+//     rate run the identical kernel at the identical size; they differ
+//     only in when they run (the soak comes after the other probes, at
+//     the clock the device then holds) and in how a sample is cut (timed
+//     pieces against calibrated samples). A GPU's boost clock moves a few
+//     per cent between such moments; we accept 10 % either way. The same
+//     band bounds the soak's sustained rate above its cold rate: a load
+//     that runs faster at its end than at its start did not measure the
+//     device at speed at its start (throttling lowers the sustained rate,
+//     so there is no floor).
+//   - rooflineComputeFloor: the roofline's compute roof is its sweep's
+//     best point, a different kernel from the ALU probe's: four
+//     independent vec4 chains per invocation that also stream 8 bytes per
+//     element, against the ALU kernel's many chains that touch no memory.
+//     A device that needs more independent work in flight than four
+//     chains give reaches less there; below half the ALU rate the roof
+//     would no longer be a compute roof. It cannot exceed the ALU rate of
+//     the same operation by more than sameKernelBand.
+//   - memoryBand: the roofline's memory roof streams one read and one
+//     write per element, as the copy kernel does, but over its own arrays
+//     in blocks of its own shape, where copy's elements per invocation
+//     were chosen by a trial; we accept 15 % either way.
+const (
+	sameKernelBand       = 0.10
+	rooflineComputeFloor = 0.5
+	memoryBand           = 0.15
+	// noFloor is the least ratio a rule without a floor records (the
+	// schema wants a positive bound).
+	noFloor = 1e-6
+)
+
+// consistencyRule holds one figure against another; probes are the
+// probes whose run again re-measures both.
+type consistencyRule struct {
+	name, figure, other, unit string
+	min, max                  float64
+	value, otherValue         func(v *schema.CapabilityVector) (float64, bool)
+	probes                    []string
+}
+
+// consistencyRules are the rules a card's figures are held to.
+func consistencyRules() []consistencyRule {
+	fp32 := precisionOf("fma", "fp32")
+	up := 1 + sameKernelBand
+	return []consistencyRule{
+		{"alu-vs-soak-cold", "precision.fma.fp32", "thermal.cold_ops_per_s", "ops/s", 1 / up, up, fp32, coldOf, []string{"webgpu-alu", "webgpu-soak"}},
+		{"soak-sustained-vs-cold", "thermal.sustained_ops_per_s", "thermal.cold_ops_per_s", "ops/s", noFloor, up, sustainedOf, coldOf, []string{"webgpu-soak"}},
+		{"roofline-compute-fp32", "roofline.fma.fp32.peak_ops_per_s", "precision.fma.fp32", "ops/s", rooflineComputeFloor, up,
+			roofPeakOf("fma.fp32"), fp32, []string{"webgpu-roofline", "webgpu-alu"}},
+		{"roofline-compute-int32", "roofline.mad.int32.peak_ops_per_s", "precision.mad.int32", "ops/s", rooflineComputeFloor, up,
+			roofPeakOf("mad.int32"), precisionOf("mad", "int32"), []string{"webgpu-roofline", "webgpu-alu"}},
+		{"roofline-memory-fp32", "roofline.fma.fp32.bandwidth_bytes_per_s", "memory.bandwidth.copy", "bytes/s", 1 / (1 + memoryBand), 1 + memoryBand,
+			roofBandwidthOf("fma.fp32"), copyOf, []string{"webgpu-roofline", "webgpu-stream"}},
+		{"roofline-memory-int32", "roofline.mad.int32.bandwidth_bytes_per_s", "memory.bandwidth.copy", "bytes/s", 1 / (1 + memoryBand), 1 + memoryBand,
+			roofBandwidthOf("mad.int32"), copyOf, []string{"webgpu-roofline", "webgpu-stream"}},
+	}
+}
+
+// precisionOf reads the WebGPU ALU probe's figure for op and type: the
+// one the soak and the roofline run the same operation as.
+func precisionOf(op, typ string) func(v *schema.CapabilityVector) (float64, bool) {
+	return func(v *schema.CapabilityVector) (float64, bool) {
+		for _, p := range v.Precisions {
+			if p.Operation == op && p.InputType == typ && !p.MatrixEngine && p.Probe == (aluProbe{}).Name() {
+				return p.OpsPerS.Median, true
+			}
+		}
+		return 0, false
+	}
+}
+
+func coldOf(v *schema.CapabilityVector) (float64, bool) {
+	if v.Thermal == nil {
+		return 0, false
+	}
+	return v.Thermal.ColdOpsPerS, true
+}
+
+func sustainedOf(v *schema.CapabilityVector) (float64, bool) {
+	if v.Thermal == nil {
+		return 0, false
+	}
+	return v.Thermal.SustainedOpsPerS, true
+}
+
+func roofPeakOf(prec string) func(v *schema.CapabilityVector) (float64, bool) {
+	return func(v *schema.CapabilityVector) (float64, bool) {
+		for _, r := range v.Roofline {
+			if r.Precision == prec {
+				return r.PeakOpsPerS, true
+			}
+		}
+		return 0, false
+	}
+}
+
+func roofBandwidthOf(prec string) func(v *schema.CapabilityVector) (float64, bool) {
+	return func(v *schema.CapabilityVector) (float64, bool) {
+		for _, r := range v.Roofline {
+			if r.Precision == prec {
+				return r.BandwidthBytesPerS, true
+			}
+		}
+		return 0, false
+	}
+}
+
+func copyOf(v *schema.CapabilityVector) (float64, bool) {
+	if v.Memory == nil {
+		return 0, false
+	}
+	for _, b := range v.Memory.Bandwidth {
+		if b.Kernel == "copy" && b.Probe == (streamProbe{}).Name() {
+			return b.BytesPerS.Median, true
+		}
+	}
+	return 0, false
+}
+
+// checkConsistency applies every rule whose two figures v holds.
+func checkConsistency(rules []consistencyRule, v *schema.CapabilityVector) []schema.ConsistencyCheck {
+	var out []schema.ConsistencyCheck
+	for _, r := range rules {
+		a, okA := r.value(v)
+		b, okB := r.otherValue(v)
+		if !okA || !okB || a <= 0 || b <= 0 {
+			continue
+		}
+		c := schema.ConsistencyCheck{Rule: r.name, Figure: r.figure, OtherFigure: r.other, Value: a, OtherValue: b, Unit: r.unit,
+			Ratio: a / b, MinRatio: r.min, MaxRatio: r.max}
+		c.Agrees = c.Within()
+		out = append(out, c)
+	}
+	return out
+}
+
+// settleConsistency holds v's figures to the rules. When some disagree,
+// remeasure runs the probes behind them again (on the still-open device)
+// and the rules are applied once more, the re-measured checks marked so.
+// What still disagrees fails a GPU's card (ErrInconsistent); a software
+// adapter's card — the host's CPU, shared with all else that runs —
+// records it. Every check, agreeing or not, goes into v.Consistency.
+func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func(probes []string) error) error {
+	rules := consistencyRules()
+	checks := checkConsistency(rules, v)
+	var again []string
+	redo := map[string]bool{}
+	for i, c := range checks {
+		if c.Agrees {
+			continue
+		}
+		redo[c.Rule] = true
+		for _, p := range rules[ruleIndex(rules, checks[i].Rule)].probes {
+			if !slices.Contains(again, p) {
+				again = append(again, p)
+			}
+		}
+	}
+	if len(again) > 0 {
+		if err := remeasure(again); err != nil {
+			return fmt.Errorf("re-measuring %s: %w", strings.Join(again, ", "), err)
+		}
+		checks = checkConsistency(rules, v)
+		for i := range checks {
+			checks[i].Remeasured = redo[checks[i].Rule]
+		}
+	}
+	v.Consistency = checks
+	var bad []string
+	for _, c := range checks {
+		if !c.Agrees {
+			bad = append(bad, fmt.Sprintf("%s %.4g vs %s %.4g (ratio %.3f, rule %s: [%.3f, %.3f])", c.Figure, c.Value, c.OtherFigure, c.OtherValue, c.Ratio, c.Rule, c.MinRatio, c.MaxRatio))
+		}
+	}
+	if len(bad) > 0 && !software {
+		return fmt.Errorf("%w after re-measuring: %s", ErrInconsistent, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func ruleIndex(rules []consistencyRule, name string) int {
+	return slices.IndexFunc(rules, func(r consistencyRule) bool { return r.name == name })
+}
+
+// remeasurer runs the named probes of ps again on d and puts their new
+// figures in v in place of the old ones.
+func remeasurer(ctx context.Context, d *gpu.Device, ps []probe, v *schema.CapabilityVector) func([]string) error {
+	return func(names []string) error {
+		for _, name := range names {
+			i := slices.IndexFunc(ps, func(p probe) bool { return p.Name() == name })
+			if i < 0 {
+				continue
+			}
+			scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
+			if err := ps[i].Run(ctx, d, scratch); err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrProbe, name, err)
+			}
+			replaceFigures(name, scratch, v)
+		}
+		return nil
+	}
+}
+
+// replaceFigures puts the figures probe measured into scratch in v, in
+// place of those it measured before.
+func replaceFigures(probe string, scratch, v *schema.CapabilityVector) {
+	switch probe {
+	case (aluProbe{}).Name():
+		v.Precisions = slices.DeleteFunc(v.Precisions, func(p schema.PrecisionThroughput) bool { return p.Probe == probe })
+		v.Precisions = append(v.Precisions, scratch.Precisions...)
+	case (streamProbe{}).Name():
+		v.Memory.Bandwidth = slices.DeleteFunc(v.Memory.Bandwidth, func(b schema.Bandwidth) bool { return b.Probe == probe })
+		v.Memory.Bandwidth = append(v.Memory.Bandwidth, scratch.Memory.Bandwidth...)
+	case (rooflineProbe{}).Name():
+		v.Roofline = scratch.Roofline
+		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "roofline" })
+		v.NotMeasured = append(v.NotMeasured, scratch.NotMeasured...)
+	case (soakProbe{}).Name():
+		v.Thermal = scratch.Thermal
+		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return strings.HasPrefix(o.Field, "thermal.") })
+		v.NotMeasured = append(v.NotMeasured, scratch.NotMeasured...)
+	}
+}

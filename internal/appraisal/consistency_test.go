@@ -1,0 +1,172 @@
+package appraisal
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// figuresVector is a synthetic vector with the figures the rules compare:
+// fp32 and int32 ALU rates, the soak's cold and sustained rates, the
+// roofline roofs and the copy bandwidth.
+func figuresVector(fp32, int32, cold, sustained, roof32, roofI32, roofBW, copyBW float64) *schema.CapabilityVector {
+	st := func(m float64) schema.Stat { return schema.Stat{Samples: 5, Median: m, Min: m, Max: m} }
+	return &schema.CapabilityVector{
+		Precisions: []schema.PrecisionThroughput{
+			{Operation: "fma", InputType: "fp32", Probe: "webgpu-alu", OpsPerS: st(fp32)},
+			{Operation: "mad", InputType: "int32", Probe: "webgpu-alu", OpsPerS: st(int32)},
+			{Operation: "fma", InputType: "fp64", Probe: "vulkan-fma-fp64", OpsPerS: st(1)},
+		},
+		Thermal: &schema.ThermalEnvelope{ColdOpsPerS: cold, SustainedOpsPerS: sustained},
+		Roofline: []schema.RooflineRatio{
+			{Precision: "fma.fp32", PeakOpsPerS: roof32, BandwidthBytesPerS: roofBW},
+			{Precision: "mad.int32", PeakOpsPerS: roofI32, BandwidthBytesPerS: roofBW},
+		},
+		Memory: &schema.Memory{Bandwidth: []schema.Bandwidth{{Kernel: "copy", Probe: "webgpu-stream", BytesPerS: st(copyBW)}}},
+	}
+}
+
+// quietH200 holds the ratios of a quiet H200's card (roofline fp32 roof
+// 0.82 of the ALU rate, memory roof 0.97 of copy, cold and sustained
+// equal): every rule agrees.
+func quietH200() *schema.CapabilityVector {
+	return figuresVector(64.7e12, 33.2e12, 64.8e12, 64.8e12, 53.1e12, 33.4e12, 4.07e12, 4.2e12)
+}
+
+// newcomer holds the software card of issue 15: fp32 49.9 against a
+// soak whose cold rate is 50.1 and sustained 93.8, int32 97.3 against a
+// roofline peak of 36.6.
+func newcomer() *schema.CapabilityVector {
+	return figuresVector(49.9e9, 97.3e9, 50.1e9, 93.8e9, 40e9, 36.6e9, 20e9, 19e9)
+}
+
+func verdicts(cs []schema.ConsistencyCheck) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range cs {
+		out[c.Rule] = c.Agrees
+	}
+	return out
+}
+
+func TestConsistencyRulesOnSyntheticCards(t *testing.T) {
+	all := []string{"alu-vs-soak-cold", "soak-sustained-vs-cold", "roofline-compute-fp32", "roofline-compute-int32", "roofline-memory-fp32", "roofline-memory-int32"}
+	got := verdicts(checkConsistency(consistencyRules(), quietH200()))
+	for _, r := range all {
+		if agrees, ok := got[r]; !ok || !agrees {
+			t.Errorf("quiet H200: %s agrees=%t present=%t", r, agrees, ok)
+		}
+	}
+	got = verdicts(checkConsistency(consistencyRules(), newcomer()))
+	for _, r := range []string{"soak-sustained-vs-cold", "roofline-compute-int32"} {
+		if got[r] {
+			t.Errorf("newcomer's card: %s agrees", r)
+		}
+	}
+	if !got["alu-vs-soak-cold"] {
+		t.Errorf("newcomer's card: fp32 49.9 against cold 50.1 disagrees")
+	}
+	// A throttling card: sustained far below cold is what the thermal
+	// envelope records, not a contradiction.
+	throttled := quietH200()
+	throttled.Thermal.SustainedOpsPerS = 0.6 * throttled.Thermal.ColdOpsPerS
+	if !verdicts(checkConsistency(consistencyRules(), throttled))["soak-sustained-vs-cold"] {
+		t.Error("throttling read as a contradiction")
+	}
+	// Without a soak or a roofline, only the rules whose figures exist apply.
+	v := quietH200()
+	v.Thermal, v.Roofline = nil, nil
+	if cs := checkConsistency(consistencyRules(), v); len(cs) != 0 {
+		t.Errorf("rules without their figures: %+v", cs)
+	}
+}
+
+// TestSettleConsistency: agreement needs no re-measurement; a
+// disagreement re-runs exactly the probes behind it; what the second
+// measurement fixes signs; what persists fails a GPU's card and is
+// recorded on a software adapter's. Every recorded check validates.
+func TestSettleConsistency(t *testing.T) {
+	never := func([]string) error { t.Fatal("re-measured an agreeing card"); return nil }
+	v := quietH200()
+	if err := settleConsistency(v, false, never); err != nil || len(v.Consistency) != 6 {
+		t.Fatalf("quiet H200: %v, %d checks", err, len(v.Consistency))
+	}
+
+	var asked []string
+	fix := func(v *schema.CapabilityVector) func([]string) error {
+		return func(ps []string) error {
+			asked = ps
+			v.Thermal.SustainedOpsPerS = v.Thermal.ColdOpsPerS
+			return nil
+		}
+	}
+	v = quietH200()
+	v.Thermal.SustainedOpsPerS = 1.5 * v.Thermal.ColdOpsPerS
+	if err := settleConsistency(v, false, fix(v)); err != nil {
+		t.Fatalf("fixed by re-measuring: %v", err)
+	}
+	if !slices.Equal(asked, []string{"webgpu-soak"}) {
+		t.Errorf("re-ran %v, want the soak only", asked)
+	}
+	for _, c := range v.Consistency {
+		if c.Remeasured != (c.Rule == "soak-sustained-vs-cold") || !c.Agrees {
+			t.Errorf("%+v", c)
+		}
+	}
+
+	keep := func([]string) error { return nil }
+	v = newcomer()
+	err := settleConsistency(v, false, keep)
+	if !errors.Is(err, ErrInconsistent) || !strings.Contains(err.Error(), "roofline-compute-int32") {
+		t.Fatalf("a GPU whose figures stay apart: %v", err)
+	}
+	v = newcomer()
+	if err := settleConsistency(v, true, keep); err != nil {
+		t.Fatalf("software adapter: %v", err)
+	}
+	disagree := 0
+	for _, c := range v.Consistency {
+		if !c.Agrees {
+			disagree++
+			if !c.Remeasured {
+				t.Errorf("%s recorded without re-measuring", c.Rule)
+			}
+		}
+		if err := schema.Validate(c); err != nil {
+			t.Errorf("%s: %v", c.Rule, err)
+		}
+	}
+	if disagree == 0 {
+		t.Error("the software card records no disagreement")
+	}
+	failing := func([]string) error { return errors.New("device lost") }
+	if err := settleConsistency(newcomer(), true, failing); err == nil || !strings.Contains(err.Error(), "device lost") {
+		t.Errorf("a failed re-measurement: %v", err)
+	}
+}
+
+// TestReplaceFigures: a re-measured probe's figures replace its old ones
+// and leave other probes' figures alone.
+func TestReplaceFigures(t *testing.T) {
+	v := quietH200()
+	scratch := figuresVector(70e12, 35e12, 1, 1, 1, 1, 1, 1)
+	scratch.Precisions = scratch.Precisions[:2]
+	replaceFigures("webgpu-alu", scratch, v)
+	if len(v.Precisions) != 3 {
+		t.Fatalf("%d precisions", len(v.Precisions))
+	}
+	if f, _ := precisionOf("fma", "fp32")(v); f != 70e12 {
+		t.Errorf("fp32 %g after re-measuring", f)
+	}
+	if !slices.ContainsFunc(v.Precisions, func(p schema.PrecisionThroughput) bool { return p.InputType == "fp64" }) {
+		t.Error("the raw-Vulkan fp64 figure went with the ALU probe's")
+	}
+	scratch.NotMeasured = []schema.Omission{{Field: "thermal.time_to_throttle_s", Reason: "did not throttle during the 2 s soak"}}
+	v.NotMeasured = []schema.Omission{{Field: "thermal.time_to_throttle_s", Reason: "old"}, {Field: "environment.ambient_c", Reason: "x"}}
+	replaceFigures("webgpu-soak", scratch, v)
+	if len(v.NotMeasured) != 2 || v.NotMeasured[1].Reason != "did not throttle during the 2 s soak" || v.Thermal != scratch.Thermal {
+		t.Errorf("soak replaced: %+v", v.NotMeasured)
+	}
+}
