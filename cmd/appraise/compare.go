@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"text/tabwriter"
 
 	"github.com/everycycle/appraise/internal/figures"
-	"github.com/everycycle/appraise/schema"
 )
 
 // errEnvDiffers is returned when two cards were probed under different
@@ -57,23 +55,59 @@ func (c *compareCmd) Run(e *env) error {
 	return writeComparison(e, out)
 }
 
+// writeComparison prints the deltas as a table in the units the
+// appraisal table uses (human), each change also as a percentage.
 func writeComparison(e *env, c comparison) error {
 	for _, d := range c.Differences {
 		fmt.Fprintf(e.stdout, "environment differs: %s\n", d)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FIGURE\tUNIT\tA\tB\tDELTA")
+	fmt.Fprintln(tw, "FIGURE\tA\tB\tDELTA")
 	for _, f := range c.Figures {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Name, f.Unit, num(f.A), num(f.B), pct(f.Relative))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, value(f.A, f.Unit), value(f.B, f.Unit), delta(f))
 	}
 	return tw.Flush()
 }
 
-func num(p *float64) string {
+// value is a figure in its unit, or "-" when the report lacks it.
+func value(p *float64, unit string) string {
 	if p == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.4g", *p)
+	return human(*p, unit)
+}
+
+// delta is B-A in the figure's unit and, where A is not zero, relative
+// to A: "+80.0 GB/s (+10.0%)"; "-" when either report lacks the figure.
+func delta(f figures.Delta) string {
+	if f.A == nil || f.B == nil {
+		return "-"
+	}
+	d := *f.B - *f.A
+	if d == 0 {
+		return "0 (" + pct(f.Relative) + ")"
+	}
+	out := difference(d, f.Unit)
+	if r := pct(f.Relative); r != "-" {
+		out += " (" + r + ")"
+	}
+	return out
+}
+
+// difference writes a signed difference d: with human's prefixes for the
+// units it scales, to four decimals for a ratio.
+func difference(d float64, unit string) string {
+	switch unit {
+	case "bytes/s", "ops/s", "bytes", "s":
+		sign := "+"
+		if d < 0 {
+			sign = "-"
+		}
+		return sign + human(math.Abs(d), unit)
+	case "ratio":
+		return fmt.Sprintf("%+.4f ratio", d)
+	}
+	return fmt.Sprintf("%+.4g %s", d, unit)
 }
 
 func pct(p *float64) string {
@@ -81,17 +115,4 @@ func pct(p *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f%%", *p*100)
-}
-
-// readCardFile reads and verifies one card report.
-func readCardFile(path string) (*schema.CardPayload, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	p, _, err := schema.ReadCard(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
 }
