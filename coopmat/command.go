@@ -1,6 +1,7 @@
 package coopmat
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -140,15 +141,34 @@ func (w fenceWait) String() string {
 	return "fence-wait"
 }
 
-// wait waits for c's fence the way w says, for at most fenceTimeout.
+// wait waits for c's fence the way w says, for at most fenceTimeout. A
+// wait that times out still lets the device go idle before it returns its
+// error: the caller then frees the command buffer and what it used, which
+// the device must no longer be running.
 func (c *commands) wait(w fenceWait) error {
+	err := c.waitFence(w)
+	if errors.Is(err, errNotSignalled) {
+		vk.DeviceWaitIdle(c.d.dev)
+	}
+	return err
+}
+
+// errNotSignalled is wrapped by a fence wait that timed out.
+var errNotSignalled = errors.New("fence not signalled")
+
+// waitFence waits for c's fence the way w says, for at most fenceTimeout.
+func (c *commands) waitFence(w fenceWait) error {
 	if w == fenceSpin {
 		return c.spin()
 	}
-	if r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r != vk.Success {
+	switch r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r {
+	case vk.Success:
+		return nil
+	case vk.Timeout:
+		return fmt.Errorf("vulkan: vkWaitForFences: %w after %v", errNotSignalled, time.Duration(fenceTimeout))
+	default:
 		return fmt.Errorf("vulkan: vkWaitForFences: %w", vk.Error(r))
 	}
-	return nil
 }
 
 // spin polls c's fence until it signals, for at most fenceTimeout.
@@ -160,7 +180,7 @@ func (c *commands) spin() error {
 			return nil
 		case vk.NotReady:
 			if i%1024 == 1023 && time.Since(start) > time.Duration(fenceTimeout) {
-				return fmt.Errorf("vulkan: vkGetFenceStatus: not signalled after %v", time.Duration(fenceTimeout))
+				return fmt.Errorf("vulkan: vkGetFenceStatus: %w after %v", errNotSignalled, time.Duration(fenceTimeout))
 			}
 		default:
 			return fmt.Errorf("vulkan: vkGetFenceStatus: %w", vk.Error(r))

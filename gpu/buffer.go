@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -10,9 +9,6 @@ import (
 // stagingChunk is the most bytes read back through one staging buffer at a
 // time, so a readback never needs a second copy of a large array.
 const stagingChunk = 64 << 20
-
-// mapPollLimit bounds how many blocking polls a buffer mapping may take.
-const mapPollLimit = 1000
 
 // newBuffer creates a buffer of size bytes. The caller releases it.
 func (d *Device) newBuffer(label string, size uint64, usage wgpu.BufferUsage) (*wgpu.Buffer, error) {
@@ -63,15 +59,20 @@ func (d *Device) submitWait(cmds ...*wgpu.CommandBuffer) error {
 	return d.submitWaitBy(waitBlock, cmds...)
 }
 
-// submitWaitBy is submitWait waiting the way w says.
+// submitWaitBy is submitWait waiting the way w says (waitFor).
 func (d *Device) submitWaitBy(w waitMode, cmds ...*wgpu.CommandBuffer) error {
 	if err := d.alive(); err != nil {
 		return err
 	}
-	idx := d.queue.Submit(cmds...)
-	if w != waitSpin || !spinUntil(func() bool { return d.dev.Poll(false, nil) }) {
-		d.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: d.queue, SubmissionIndex: idx})
+	d.queue.Submit(cmds...)
+	done, err := d.workDone()
+	if err != nil {
+		return err
 	}
+	if err := d.waitFor(w, done.seen); err != nil {
+		return err
+	}
+	done.free()
 	return d.sink.err()
 }
 
@@ -183,25 +184,16 @@ func (d *Device) mapRead(b *wgpu.Buffer, n uint64, use func([]byte) error) error
 // mapWait maps the first n bytes of b in mode and waits, the way w says,
 // until the mapping is done. The caller unmaps b.
 func (d *Device) mapWait(b *wgpu.Buffer, mode wgpu.MapMode, n uint64, w waitMode) error {
-	done := false
-	status := wgpu.BufferMapAsyncStatusUnknown
-	err := b.MapAsync(mode, 0, n, func(s wgpu.BufferMapAsyncStatus) {
-		done, status = true, s
-	})
+	mapped, err := d.mapAsync(b, mode, n)
 	if err != nil {
-		return fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): %w", n, err)
-	}
-	if w == waitSpin {
-		spinUntil(func() bool { d.dev.Poll(false, nil); return done })
-	}
-	for i := 0; !done && i < mapPollLimit; i++ {
-		d.dev.Poll(true, nil)
-	}
-	if err := d.sink.err(); err != nil {
 		return err
 	}
-	if !done || status != wgpu.BufferMapAsyncStatusSuccess {
-		return fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): status %v, callback seen %t", n, status, done)
+	if err := d.waitFor(w, mapped.seen); err != nil {
+		return err
+	}
+	defer mapped.free()
+	if st := mapped.status(); st != uint32(wgpu.BufferMapAsyncStatusSuccess) {
+		return fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): status %v", n, wgpu.BufferMapAsyncStatus(st))
 	}
 	return nil
 }
@@ -212,42 +204,4 @@ func unmap(b *wgpu.Buffer) error {
 		return fmt.Errorf("webgpu: Buffer.Unmap: %w", err)
 	}
 	return nil
-}
-
-// waitMode is how the host waits for the queue or a mapping. Which is
-// faster depends on the driver: a blocking wait sleeps in the kernel and
-// pays a wake-up, a spin costs a CPU core (and, on a software adapter, the
-// core the device's own threads need). Probes that time short work measure
-// both and keep the faster; everything else blocks.
-type waitMode int
-
-const (
-	// waitBlock: Device.Poll(true, ...), wgpu's blocking wait on the
-	// submission's fence.
-	waitBlock waitMode = iota
-	// waitSpin: Device.Poll(false, ...) in a loop until the work is done,
-	// for at most spinLimit; then as waitBlock.
-	waitSpin
-)
-
-// spinLimit is the longest a waitSpin wait spins before it blocks.
-const spinLimit = 2 * time.Millisecond
-
-// String names the wait as results record it.
-func (w waitMode) String() string {
-	if w == waitSpin {
-		return "poll-spin"
-	}
-	return "poll-wait"
-}
-
-// spinUntil calls done until it reports true or spinLimit has passed, and
-// reports whether it saw done.
-func spinUntil(done func() bool) bool {
-	for start := time.Now(); time.Since(start) < spinLimit; {
-		if done() {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/everycycle/appraise/schema"
@@ -11,6 +12,10 @@ import (
 // ErrCheckFailed is wrapped by every error a probe returns because a
 // kernel's output disagreed with its CPU reference.
 var ErrCheckFailed = errors.New("gpu: kernel result check failed")
+
+// ErrDeviceHung is wrapped by the error of a wait for submitted work that
+// did not end within the hang limit (wait.go).
+var ErrDeviceHung = errors.New("gpu: device hung")
 
 // Options says how a device may be used.
 type Options struct {
@@ -74,6 +79,9 @@ type Device struct {
 
 	timing     schema.TimingMethod
 	timingNote string
+
+	hung      bool          // a wait outlasted the hang limit (wait.go)
+	hangAfter time.Duration // the hang limit when not zero; tests shorten it
 }
 
 // Open opens adapter a of inst. It requests concrete buffer limits (the
@@ -177,9 +185,11 @@ func limitsOf(l wgpu.Limits) Limits {
 	}
 }
 
-// Release frees the device and everything it holds. It is safe to call twice.
+// Release frees the device and everything it holds. It is safe to call
+// twice. A hung device is left allocated, and so is everything wgpu still
+// holds for it: work it never finished may still use them.
 func (d *Device) Release() {
-	if d == nil {
+	if d == nil || d.hung {
 		return
 	}
 	if d.clock != nil {

@@ -21,8 +21,8 @@ type Transfer struct {
 	// copy to the device buffer, submit) or "write-buffer"
 	// (Queue.WriteBuffer from host memory, submit); for device → host
 	// "mapped-readback" (copy into a MapRead buffer, submit, map). Then "."
-	// and the wait: "poll-wait" (wgpu's blocking wait) or "poll-spin"
-	// (polling until done).
+	// and the wait: "poll-sleep" (polls with sleeps between them) or
+	// "poll-spin" (polls back to back; wait.go).
 	Path string
 	// Timing is how samples were timed: the host's monotonic clock from the
 	// first call of the path until the queue reported the copy done (and,
@@ -151,7 +151,7 @@ func (l *link) measure(ctx context.Context, lim calibrationLimits) (HostLinkResu
 	return HostLinkResult{HostToDevice: h2d, DeviceToHost: d2h}, err
 }
 
-// choosePath tries both upload paths, with blocking waits, in checked
+// choosePath tries both upload paths, with sleeping waits, in checked
 // rounds and returns the faster.
 func (l *link) choosePath(ctx context.Context) (string, error) {
 	paths := []string{pathStaged, pathWrite}

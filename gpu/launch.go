@@ -27,8 +27,9 @@ type LaunchResult struct {
 	// host-side work and the wait for the queue.
 	Timing schema.TimingMethod
 	// DispatchPath names how the round trip was run: "dispatch." and the
-	// wait ("poll-wait": wgpu's blocking wait; "poll-spin": polling until
-	// done), the faster of the two in a trial on this device.
+	// wait ("poll-sleep": polls with sleeps between them; "poll-spin":
+	// polls back to back; wait.go), the faster of the two in a trial on
+	// this device.
 	DispatchPath string
 	// UploadPath names how the 1 MiB went up, the fastest in a trial on this
 	// device: "write-buffer" (Queue.WriteBuffer from host memory) or

@@ -148,7 +148,7 @@ type soaker struct {
 
 // soakPiece is one submitted piece.
 type soakPiece struct {
-	idx             wgpu.SubmissionIndex
+	finished        *notice   // seen when the device has done the piece
 	slot            *soakSlot // nil without GPU timestamps
 	submitted, done time.Time
 	last            bool
@@ -158,9 +158,7 @@ type soakPiece struct {
 // later pieces run.
 type soakSlot struct {
 	clock   *gpuClock
-	pending bool // MapAsync called, callback not yet seen
-	mapped  bool // callback seen with success, not yet unmapped
-	status  wgpu.BufferMapAsyncStatus
+	mapping *notice // the read buffer's mapping, nil when not asked for
 }
 
 // run calibrates, runs the plan and checks the output.
@@ -228,12 +226,15 @@ func (s *soaker) newSlots() error {
 // release waits for anything still queued, then frees the clocks and the
 // dispatch. Safe on a partial soak.
 func (s *soaker) release() {
-	if s.d.dev != nil && (len(s.plan.queue) > 0 || s.anyPending()) {
-		s.d.dev.Poll(true, nil)
+	if q := s.plan.queue; s.d.dev != nil && len(q) > 0 {
+		_ = s.d.waitFor(waitBlock, q[len(q)-1].finished.seen) // the soak has failed or ended already
 	}
 	for _, sl := range s.slots {
-		if sl.mapped {
-			_ = unmap(sl.clock.read) // the soak has failed or ended already
+		if sl.mapping != nil { // mapped once its piece is done, which was waited for
+			if s.d.waitFor(waitBlock, sl.mapping.seen) == nil && sl.mapping.status() == uint32(wgpu.BufferMapAsyncStatusSuccess) {
+				_ = unmap(sl.clock.read)
+			}
+			sl.mapping.free()
 		}
 		sl.clock.release()
 	}
@@ -242,16 +243,6 @@ func (s *soaker) release() {
 		s.a.release()
 		s.a = nil
 	}
-}
-
-// anyPending reports whether a slot still waits for its mapping.
-func (s *soaker) anyPending() bool {
-	for _, sl := range s.slots {
-		if sl.pending {
-			return true
-		}
-	}
-	return false
 }
 
 // submit records and submits one piece; the last piece first clears the
@@ -292,45 +283,35 @@ func (s *soaker) record(enc *wgpu.CommandEncoder, p *soakPiece) error {
 	return s.d.recordTimed(enc, work(s.a.dispatch, s.reps), c)
 }
 
-// enqueue submits p's command buffer without waiting and starts mapping
-// its timestamps, which completes when the GPU has done p.
+// enqueue submits p's command buffer without waiting, asks for the notice
+// of its end and starts mapping its timestamps, which completes when the
+// GPU has done p.
 func (s *soaker) enqueue(p *soakPiece, cb *wgpu.CommandBuffer) error {
 	if err := s.d.alive(); err != nil {
 		return err
 	}
 	p.submitted = time.Now()
-	p.idx = s.d.queue.Submit(cb)
+	s.d.queue.Submit(cb)
+	var err error
+	if p.finished, err = s.d.workDone(); err != nil {
+		return err
+	}
 	s.n++
 	if p.slot == nil {
 		return nil
 	}
-	return p.slot.mapAsync()
+	p.slot.mapping, err = s.d.mapAsync(p.slot.clock.read, wgpu.MapModeRead, 2*wgpu.QuerySize)
+	return err
 }
 
-// mapAsync asks for the slot's read buffer to be mapped once the piece
-// that writes it is done.
-func (sl *soakSlot) mapAsync() error {
-	sl.pending = true
-	err := sl.clock.read.MapAsync(wgpu.MapModeRead, 0, 2*wgpu.QuerySize, func(st wgpu.BufferMapAsyncStatus) {
-		sl.pending, sl.status = false, st
-		sl.mapped = st == wgpu.BufferMapAsyncStatusSuccess
-	})
-	if err != nil {
-		return fmt.Errorf("webgpu: Buffer.MapAsync (timestamps): %w", err)
-	}
-	return nil
-}
-
-// wait blocks until p, a queued piece, is done. Only that submission is
+// wait waits until p, a queued piece, is done. Only that submission is
 // waited for; the next stays queued.
 func (s *soaker) wait(p *soakPiece) error {
-	s.pollFor(p, true)
+	if err := s.d.waitFor(waitBlock, p.finished.seen); err != nil {
+		return err
+	}
+	p.finished.free()
 	return s.d.sink.err()
-}
-
-// pollFor polls the device for p's submission, blocking when wait is set.
-func (s *soaker) pollFor(p *soakPiece, wait bool) {
-	s.d.dev.Poll(wait, &wgpu.WrappedSubmissionIndex{Queue: s.d.queue, SubmissionIndex: p.idx})
 }
 
 // pieceTime is p's duration in seconds: its GPU timestamps' difference, or
@@ -373,18 +354,17 @@ func (s *soaker) gpuTime(p *soakPiece, t0, t1 uint64) (float64, error) {
 // readSlot reads the timestamps of a finished piece and unmaps its slot.
 func (s *soaker) readSlot(p *soakPiece) (t0, t1 uint64, err error) {
 	sl := p.slot
-	for i := 0; sl.pending && i < mapPollLimit; i++ {
-		s.pollFor(p, true) // p is done: this only runs the map callback
-	}
-	if err := s.d.sink.err(); err != nil {
+	if err := s.d.waitFor(waitBlock, sl.mapping.seen); err != nil { // p is done: this only runs the map callback
 		return 0, 0, err
 	}
-	if !sl.mapped {
-		return 0, 0, fmt.Errorf("webgpu: Buffer.MapAsync (timestamps): status %v, callback seen %t", sl.status, !sl.pending)
+	st := wgpu.BufferMapAsyncStatus(sl.mapping.status())
+	sl.mapping.free()
+	sl.mapping = nil
+	if st != wgpu.BufferMapAsyncStatusSuccess {
+		return 0, 0, fmt.Errorf("webgpu: Buffer.MapAsync (timestamps): status %v", st)
 	}
 	b := sl.clock.read.GetMappedRange(0, 2*wgpu.QuerySize)
 	t0, t1 = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
-	sl.mapped = false
 	return t0, t1, unmap(sl.clock.read)
 }
 

@@ -238,6 +238,35 @@ static void appraiseOnScoped(uint32_t type, char const *msg, void *ud) {
 extern void wgpuDevicePushErrorScope(WGPUDevice device, uint32_t filter);
 extern void wgpuDevicePopErrorScope(WGPUDevice device, WGPUErrorCallback callback, void * userdata);
 
+typedef struct WGPUQueueImpl* WGPUQueue;
+typedef void (*WGPUBufferMapAsyncCallback)(uint32_t status, void * userdata);
+extern void wgpuBufferMapAsync(WGPUBuffer buffer, uint32_t mode, size_t offset, size_t size, WGPUBufferMapAsyncCallback callback, void * userdata);
+typedef void (*WGPUQueueOnSubmittedWorkDoneCallback)(uint32_t status, void * userdata);
+extern void wgpuQueueOnSubmittedWorkDone(WGPUQueue queue, WGPUQueueOnSubmittedWorkDoneCallback callback, void * userdata);
+
+// appraiseNotice records one callback wgpu-native makes later, from inside
+// a poll on the polling thread: a buffer mapping's outcome or a queue's
+// "submitted work done". It lives in C memory, so nothing the Go collector
+// moves or frees is held by C between the request and the callback.
+typedef struct appraiseNotice {
+    uint32_t seen;
+    uint32_t status;
+} appraiseNotice;
+
+static void appraiseOnNotice(uint32_t status, void *ud) {
+    appraiseNotice *n = ud;
+    n->status = status;
+    n->seen = 1;
+}
+
+static void appraiseMapAsync(WGPUBuffer b, uint32_t mode, size_t offset, size_t size, appraiseNotice *n) {
+    wgpuBufferMapAsync(b, mode, offset, size, appraiseOnNotice, n);
+}
+
+static void appraiseOnWorkDone(WGPUQueue q, appraiseNotice *n) {
+    wgpuQueueOnSubmittedWorkDone(q, appraiseOnNotice, n);
+}
+
 // appraisePushScopes opens an out-of-memory and, inside it, a validation
 // error scope (WGPUErrorFilter 1 and 0).
 static void appraisePushScopes(WGPUDevice device) {
@@ -256,6 +285,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -426,6 +456,77 @@ func (d *Device) scoped(f func()) error {
 	default:
 		return fmt.Errorf("webgpu: error of type %d: %s", rec._type, C.GoString(&rec.msg[0]))
 	}
+}
+
+// notice is a callback wgpu-native will make from inside a later poll,
+// recorded in C memory (appraiseNotice). Free it only once it was seen: an
+// abandoned notice may still be written, so it is left allocated.
+type notice struct {
+	c *C.appraiseNotice
+}
+
+// newNotice allocates an unseen notice.
+func newNotice() *notice {
+	return &notice{c: (*C.appraiseNotice)(C.calloc(1, C.size_t(unsafe.Sizeof(C.appraiseNotice{}))))}
+}
+
+// seen reports whether the callback has run. Callbacks run inside
+// wgpuDevicePoll on the polling thread, so no other thread writes it while
+// this reads.
+func (n *notice) seen() bool { return n.c.seen != 0 }
+
+// status is the status the callback passed (0 is success for both kinds).
+func (n *notice) status() uint32 { return uint32(n.c.status) }
+
+// free releases a seen notice; an unseen one is left for C to write.
+func (n *notice) free() {
+	if n.c != nil && n.seen() {
+		C.free(unsafe.Pointer(n.c))
+		n.c = nil
+	}
+}
+
+// refOf returns the C handle the binding keeps in the field "ref" of the
+// struct *p of type T (wgpu.Buffer, wgpu.Queue: a device handle, then the
+// object's own), after checking that the field is a bare handle.
+func refOf[T any](p *T) (unsafe.Pointer, error) {
+	f, ok := reflect.TypeFor[T]().FieldByName("ref")
+	if !ok || f.Type.Size() != handleSize || f.Type.Kind() != reflect.Pointer {
+		return nil, fmt.Errorf("gpu: the webgpu binding's %v no longer keeps its handle in a field ref", reflect.TypeFor[T]())
+	}
+	return *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(p), f.Offset)), nil
+}
+
+// mapAsync asks for the first n bytes of b to be mapped in mode once the
+// work that uses b is done, and returns the notice of the outcome. It
+// replaces the binding's Buffer.MapAsync, which hands C a pointer into Go
+// memory that C keeps past the call (the collector may free it before the
+// callback reads it).
+func (d *Device) mapAsync(b *wgpu.Buffer, mode wgpu.MapMode, n uint64) (*notice, error) {
+	ref, err := refOf(b)
+	if err != nil {
+		return nil, err
+	}
+	nt := newNotice()
+	if err := d.scoped(func() {
+		C.appraiseMapAsync(C.WGPUBuffer(ref), C.uint32_t(mode), 0, C.size_t(n), nt.c)
+	}); err != nil {
+		nt.free()
+		return nil, fmt.Errorf("webgpu: wgpuBufferMapAsync (%d bytes): %w", n, err)
+	}
+	return nt, nil
+}
+
+// workDone returns a notice that is seen once everything submitted to
+// the queue so far has finished, as the device's fence reports it.
+func (d *Device) workDone() (*notice, error) {
+	ref, err := refOf(d.queue)
+	if err != nil {
+		return nil, err
+	}
+	nt := newNotice()
+	C.appraiseOnWorkDone(C.WGPUQueue(ref), nt.c)
+	return nt, nil
 }
 
 // provokeUncapturedError makes the device raise a validation error outside
