@@ -149,7 +149,7 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := vulkanProbes(ctx, c, o, v); err != nil {
+	if err := vulkanProbes(ctx, c, o, v, reopenWebGPU(inst, c, o)); err != nil {
 		return nil, err
 	}
 	return v, nil

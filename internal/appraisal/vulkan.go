@@ -41,7 +41,7 @@ func matchVulkan(a gpu.AdapterInfo, infos []coopmat.DeviceInfo, proven map[int]i
 // vulkanProbes runs the probes of the raw Vulkan module on the device
 // behind c: the vector kernels and the host link always, cooperative-matrix
 // GEMMs when asked.
-func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.CapabilityVector) error {
+func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.CapabilityVector, again webgpuAgain) error {
 	if c.Vulkan == nil {
 		for _, k := range vectorKernels() {
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: k.probe, Item: k.item, Reason: c.vulkanWhy})
@@ -73,7 +73,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 			v.Probes = appendProbe(v.Probes, r.Probe)
 		}
 	}
-	if err := vulkanLink(ctx, d, c.Adapter.Software || o.Quick, v); err != nil {
+	if err := vulkanLink(ctx, d, c.Adapter.Software || o.Quick, v, again); err != nil {
 		return err
 	}
 	if !o.CoopMat {

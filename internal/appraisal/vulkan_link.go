@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/everycycle/appraise/coopmat"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -14,19 +15,100 @@ const (
 	probeVulkanLaunch   = "vulkan-launch"
 )
 
+// webgpuAgain runs WebGPU probes again on a freshly opened device and
+// returns the figures they measured (the WebGPU device is closed while
+// the raw-Vulkan probes run).
+type webgpuAgain func(ctx context.Context, ps ...probe) (*schema.CapabilityVector, error)
+
+// reopenWebGPU is c's webgpuAgain.
+func reopenWebGPU(inst *gpu.Instance, c Candidate, o Options) webgpuAgain {
+	return func(ctx context.Context, ps ...probe) (*schema.CapabilityVector, error) {
+		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+		if err != nil {
+			return nil, err
+		}
+		defer d.Release()
+		v := &schema.CapabilityVector{}
+		for _, p := range ps {
+			if err := p.Run(ctx, d, v); err != nil {
+				return nil, fmt.Errorf("%w: %s (re-measured): %w", ErrProbe, p.Name(), err)
+			}
+		}
+		return v, nil
+	}
+}
+
+// linkChoice says, figure by figure, whether raw Vulkan's first
+// measurement beat WebGPU's (which the WebGPU probes measured before):
+// bandwidth higher, latency lower. A figure WebGPU did not measure goes
+// to Vulkan.
+type linkChoice struct{ h2d, d2h, dispatch, upload bool }
+
+func chooseLink(v *schema.CapabilityVector, r coopmat.TransferResult) linkChoice {
+	var ch linkChoice
+	ic := v.Interconnect
+	ch.h2d = ic == nil || ic.HostToDevice == nil || r.HostToDevice.BytesPerS.Median > ic.HostToDevice.BytesPerS.Median
+	ch.d2h = ic == nil || ic.DeviceToHost == nil || r.DeviceToHost.BytesPerS.Median > ic.DeviceToHost.BytesPerS.Median
+	l := v.LaunchOverhead
+	ch.dispatch = l == nil || r.EmptySubmit.Median < l.EmptyDispatchS.Median
+	ch.upload = l == nil || r.Upload1MiBPinned.Median < l.Upload1MiBS.Median
+	return ch
+}
+
+func (c linkChoice) anyVulkan() bool { return c.h2d || c.d2h || c.dispatch || c.upload }
+func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch || !c.upload }
+
 // vulkanLink measures the host link, the 1 MiB upload and the empty
 // dispatch round trip again through raw Vulkan (coopmat.MeasureTransfer)
-// and keeps, figure by figure, the better of the two checked paths: the
-// card states what the device can do, and each figure's path and probe
-// say how it was reached. WebGPU's own figures were measured first by
-// the WebGPU probes.
-func vulkanLink(ctx context.Context, d *coopmat.Device, quick bool, v *schema.CapabilityVector) error {
-	r, err := coopmat.MeasureTransfer(ctx, d, coopmat.TransferOptions{Quick: quick})
-	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrProbe, probeVulkanHostLink, err)
+// and keeps, figure by figure, the path that was faster. The larger of
+// two medians is biased upward (each carries its noise), so the kept
+// path is measured once more and that second figure is the one signed;
+// the other path's figure stays beside it, named (Transfer.OtherPath,
+// LaunchOverhead.OtherPaths). The 1 MiB upload compared is raw Vulkan's
+// pinned one: the data already in mapped host memory, as in WebGPU's
+// mapped staging and in the peers' pinned copies.
+func vulkanLink(ctx context.Context, d *coopmat.Device, quick bool, v *schema.CapabilityVector, again webgpuAgain) error {
+	measure := func() (coopmat.TransferResult, error) {
+		r, err := coopmat.MeasureTransfer(ctx, d, coopmat.TransferOptions{Quick: quick})
+		if err != nil {
+			return r, fmt.Errorf("%w: %s: %w", ErrProbe, probeVulkanHostLink, err)
+		}
+		return r, nil
 	}
-	used := false
-	tr := func(dir coopmat.Direction) *schema.Transfer {
+	first, err := measure()
+	if err != nil {
+		return err
+	}
+	ch := chooseLink(v, first)
+	kept := first
+	if ch.anyVulkan() {
+		if kept, err = measure(); err != nil {
+			return err
+		}
+	}
+	web := &schema.CapabilityVector{Interconnect: v.Interconnect, LaunchOverhead: v.LaunchOverhead}
+	if ch.anyWebGPU() {
+		var ps []probe
+		if !ch.h2d || !ch.d2h {
+			ps = append(ps, hostLinkProbe{})
+		}
+		if !ch.dispatch || !ch.upload {
+			ps = append(ps, launchProbe{})
+		}
+		if web, err = again(ctx, ps...); err != nil {
+			return err
+		}
+	}
+	mergeLink(v, web, first, kept, ch)
+	return nil
+}
+
+// mergeLink writes the kept figures into v: for each figure, the
+// re-measured one of the chosen path (web for WebGPU, kept for Vulkan),
+// with the other path's first figure beside it. v holds WebGPU's first
+// figures on entry.
+func mergeLink(v, web *schema.CapabilityVector, first, kept coopmat.TransferResult, ch linkChoice) {
+	tr := func(r coopmat.TransferResult, dir coopmat.Direction) *schema.Transfer {
 		return &schema.Transfer{BytesPerS: dir.BytesPerS, TransferBytes: r.TransferBytes, Path: dir.Path, Probe: probeVulkanHostLink, Timing: dir.Timing,
 			Check: schema.Check{Reference: "cpu", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}}
 	}
@@ -34,54 +116,80 @@ func vulkanLink(ctx context.Context, d *coopmat.Device, quick bool, v *schema.Ca
 		v.Interconnect = &schema.Interconnect{}
 	}
 	ic := v.Interconnect
-	for _, side := range []struct {
-		dst **schema.Transfer
-		dir coopmat.Direction
-	}{{&ic.HostToDevice, r.HostToDevice}, {&ic.DeviceToHost, r.DeviceToHost}} {
-		if *side.dst == nil || side.dir.BytesPerS.Median > (*side.dst).BytesPerS.Median {
-			*side.dst, used = tr(side.dir), true
+	h2dFirst, d2hFirst := ic.HostToDevice, ic.DeviceToHost
+	used := false
+	pick := func(vulkan bool, firstWeb, againWeb *schema.Transfer, vkFirst, vkKept coopmat.Direction) *schema.Transfer {
+		if vulkan {
+			used = true
+			t := tr(kept, vkKept)
+			t.OtherPath = firstWeb
+			return t
 		}
+		t := *againWeb
+		t.OtherPath = tr(first, vkFirst)
+		return &t
 	}
+	var h2dAgain, d2hAgain *schema.Transfer
+	if web.Interconnect != nil {
+		h2dAgain, d2hAgain = web.Interconnect.HostToDevice, web.Interconnect.DeviceToHost
+	}
+	ic.HostToDevice = pick(ch.h2d, h2dFirst, h2dAgain, first.HostToDevice, kept.HostToDevice)
+	ic.DeviceToHost = pick(ch.d2h, d2hFirst, d2hAgain, first.DeviceToHost, kept.DeviceToHost)
 	if used {
 		v.Probes = appendProbe(v.Probes, probeVulkanHostLink)
 	}
-	if fasterLaunch(v, r) {
+	v.LaunchOverhead = mergeLaunch(v.LaunchOverhead, web.LaunchOverhead, first, kept, ch)
+	if ch.dispatch || ch.upload {
 		v.Probes = appendProbe(v.Probes, probeVulkanLaunch)
 	}
-	return nil
 }
 
-// fasterLaunch replaces the launch figures with r's where they are lower
-// (times: lower is better) and says whether it used any. The 1 MiB upload
-// compared is r's pinned one: the data already in mapped host memory, as
-// in WebGPU's mapped staging and in the peers' pinned copies.
-func fasterLaunch(v *schema.CapabilityVector, r coopmat.TransferResult) bool {
-	l := v.LaunchOverhead
-	if l == nil {
-		l = &schema.LaunchOverhead{Probe: probeVulkanLaunch, Timing: schema.TimingHostWallClock,
-			Check:          schema.Check{Reference: "closed-form", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true},
-			EmptyDispatchS: r.EmptySubmit, DispatchPath: r.SubmitPath, Upload1MiBS: r.Upload1MiBPinned, UploadPath: r.UploadPinnedPath}
-		v.LaunchOverhead = l
-		return true
+// mergeLaunch builds the launch figures: each from the chosen path's
+// re-measurement (webAgain for WebGPU, kept for Vulkan), the other path's
+// first figure in OtherPaths. webFirst is nil when WebGPU measured none.
+func mergeLaunch(webFirst, webAgain *schema.LaunchOverhead, first, kept coopmat.TransferResult, ch linkChoice) *schema.LaunchOverhead {
+	l := &schema.LaunchOverhead{Probe: probeVulkanLaunch, Timing: schema.TimingHostWallClock,
+		Check: schema.Check{Reference: "closed-form", Elements: kept.CheckedWords, ErrorKind: "exact", Passed: true}}
+	if webAgain != nil && (!ch.dispatch || !ch.upload) {
+		l.Check = webAgain.Check
+		if !ch.dispatch && !ch.upload {
+			l.Timing = webAgain.Timing
+		}
 	}
-	dispatch := r.EmptySubmit.Median < l.EmptyDispatchS.Median
-	upload := r.Upload1MiBPinned.Median < l.Upload1MiBS.Median
-	uploadProbe := l.Probe
-	if l.UploadProbe != "" {
-		uploadProbe = l.UploadProbe
+	other := func(figure string, s schema.Stat, path, probe string) {
+		if webFirst != nil {
+			l.OtherPaths = append(l.OtherPaths, schema.OtherLatency{Figure: figure, LatencyS: s, Path: path, Probe: probe})
+		}
 	}
-	if upload {
-		l.Upload1MiBS, l.UploadPath, uploadProbe = r.Upload1MiBPinned, r.UploadPinnedPath, probeVulkanLaunch
+	if ch.dispatch {
+		l.EmptyDispatchS, l.DispatchPath = kept.EmptySubmit, kept.SubmitPath
+		if webFirst != nil {
+			other("empty_dispatch_s", webFirst.EmptyDispatchS, webFirst.DispatchPath, webFirst.Probe)
+		}
+	} else {
+		l.EmptyDispatchS, l.DispatchPath, l.Probe = webAgain.EmptyDispatchS, webAgain.DispatchPath, webAgain.Probe
+		other("empty_dispatch_s", first.EmptySubmit, first.SubmitPath, probeVulkanLaunch)
 	}
-	if dispatch {
-		l.EmptyDispatchS, l.DispatchPath, l.Probe = r.EmptySubmit, r.SubmitPath, probeVulkanLaunch
+	uploadProbe := probeVulkanLaunch
+	if ch.upload {
+		l.Upload1MiBS, l.UploadPath = kept.Upload1MiBPinned, kept.UploadPinnedPath
+		if webFirst != nil {
+			other("upload_1mib_s", webFirst.Upload1MiBS, webFirst.UploadPath, uploadProbeOf(webFirst))
+		}
+	} else {
+		l.Upload1MiBS, l.UploadPath, uploadProbe = webAgain.Upload1MiBS, webAgain.UploadPath, uploadProbeOf(webAgain)
+		other("upload_1mib_s", first.Upload1MiBPinned, first.UploadPinnedPath, probeVulkanLaunch)
 	}
-	l.UploadProbe = ""
 	if uploadProbe != l.Probe {
 		l.UploadProbe = uploadProbe
 	}
-	if dispatch || upload {
-		l.Timing = schema.TimingHostWallClock
+	return l
+}
+
+// uploadProbeOf names the probe behind l's upload figure.
+func uploadProbeOf(l *schema.LaunchOverhead) string {
+	if l.UploadProbe != "" {
+		return l.UploadProbe
 	}
-	return dispatch || upload
+	return l.Probe
 }
