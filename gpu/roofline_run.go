@@ -211,6 +211,15 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 	return res, nil
 }
 
+// shrinkLimits are the calibration limits by which a point shrinks the
+// elements it runs over: halving while a dispatch exceeds MaxDispatchS, in
+// whole workgroup blocks, never below MinArrayBytes.
+func (l rooflineLimits) shrinkLimits() calibrationLimits {
+	s := l.cal
+	s.MinElements = max(l.MinArrayBytes/ElementBytes, roofBlock)
+	return s
+}
+
 // point measures one intensity over the first *m elements, shrinking *m
 // when a dispatch would be too long, and checks its output.
 func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32, m *uint64) (RooflinePoint, uint64, error) {
@@ -222,9 +231,7 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
-	shrink := r.lim.cal
-	shrink.MinElements = max(r.lim.MinArrayBytes/ElementBytes, roofBlock)
-	if n, t := shrinkElements(per, *m, shrink); n != *m {
+	if n, t := shrinkElements(per, *m, r.lim.shrinkLimits()); n != *m {
 		*m, per = n, t
 		if err := r.set(a, n); err != nil {
 			return RooflinePoint{}, 0, err
