@@ -24,7 +24,10 @@
 // package adds no global state of its own.
 //
 // Binaries that import this package need cgo (go-nvml is a cgo package), as
-// the WebGPU and Vulkan packages of appraise already do.
+// the WebGPU and Vulkan packages of appraise already do. go-nvml's first build
+// prints gcc's warnings about the NVML functions its nvml.h marks deprecated;
+// no #cgo flag here reaches that package, so the scripts silence exactly
+// those warnings through CGO_CFLAGS (scripts/cgo-env).
 package nvml
 
 import (
