@@ -78,7 +78,13 @@ func MeasureCapacity(ctx context.Context, d *Device, opts CapacityOptions) (Capa
 	if err := d.alive(); err != nil {
 		return CapacityResult{}, err
 	}
-	r := newCapacityRun(d, opts)
+	return measureCapacity(ctx, newCapacityRun(d, opts))
+}
+
+// measureCapacity is MeasureCapacity with the run given, so that tests
+// can stand in for the driver or the clock.
+func measureCapacity(ctx context.Context, r *capacityRun) (CapacityResult, error) {
+	d := r.d
 	defer r.release()
 	d.progress("capacity: allocating chunks of %d MiB", r.first>>20)
 	why, err := r.fill(ctx)

@@ -69,32 +69,52 @@ func TestIsSlow(t *testing.T) {
 	}
 }
 
+// realClears is a capacity run on d within opts that allocates and clears
+// its chunks on the device but reports every clear at 1 GB/s: whether a
+// clear on a busy host counts as slow memory is timing, tested with fakes
+// (TestCapacitySlowMemory). It counts the clears in *clears.
+func realClears(d *Device, opts CapacityOptions, clears *int) *capacityRun {
+	r := newCapacityRun(d, opts)
+	r.touch = func(b *wgpu.Buffer, size uint64) (float64, error) {
+		*clears++
+		_, err := r.clearChunk(b, size)
+		return float64(size) / 1e9, err
+	}
+	return r
+}
+
 func TestCapacityMemoryLimit(t *testing.T) {
 	d := newDeviceOpts(t, Options{Quick: true, MemoryLimit: 256 * mib})
-	res, err := MeasureCapacity(t.Context(), d, CapacityOptions{})
+	var clears int
+	res, err := measureCapacity(t.Context(), realClears(d, CapacityOptions{}, &clears))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", res)
 	first, _ := capacityChunks(d.Limits(), 256*mib)
 	if res.UsableBytes != 256*mib || res.Limited != LimitedMemoryLimit || res.ChunkBytes != first ||
-		uint64(res.Chunks) != 256*mib/first {
-		t.Errorf("got %+v, want 256 MiB in %d-byte chunks, limited by the memory limit", res, first)
+		uint64(res.Chunks) != 256*mib/first || clears != res.Chunks {
+		t.Errorf("got %+v after %d clears, want 256 MiB in %d-byte chunks, each cleared once, limited by the memory limit", res, clears, first)
 	}
-	// Everything was released: the device can hold the same again.
-	if _, err := MeasureCapacity(t.Context(), d, CapacityOptions{}); err != nil {
+	// Everything was released: the device can hold the same again, timed
+	// by the device this time (one chunk cannot be slow next to another).
+	if _, err := MeasureCapacity(t.Context(), d, CapacityOptions{BudgetBytes: first}); err != nil {
 		t.Fatal(err)
+	}
+	if again, err := measureCapacity(t.Context(), realClears(d, CapacityOptions{}, &clears)); err != nil || again.UsableBytes != 256*mib {
+		t.Fatalf("second run: %+v, %v", again, err)
 	}
 }
 
 func TestCapacityBudget(t *testing.T) {
 	d := newDeviceOpts(t, Options{Quick: true, MemoryLimit: 256 * mib})
-	res, err := MeasureCapacity(t.Context(), d, CapacityOptions{BudgetBytes: 200*mib + 100})
+	var clears int
+	res, err := measureCapacity(t.Context(), realClears(d, CapacityOptions{BudgetBytes: 200*mib + 100}, &clears))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.UsableBytes != 200*mib || res.Limited != LimitedBudget {
-		t.Errorf("got %+v, want 200 MiB limited by the budget", res)
+	if res.UsableBytes != 200*mib || res.Limited != LimitedBudget || clears != res.Chunks {
+		t.Errorf("got %+v after %d clears, want 200 MiB limited by the budget", res, clears)
 	}
 }
 

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/everycycle/appraise/schema"
 )
 
 func TestLaunchQuick(t *testing.T) {
 	d := newDevice(t)
+	start := time.Now()
 	res, err := MeasureLaunch(t.Context(), d)
+	took := time.Since(start).Seconds()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,9 +30,9 @@ func TestLaunchQuick(t *testing.T) {
 	for name, s := range map[string]struct{ min, med, max float64 }{
 		"empty": {e.Min, e.Median, e.Max}, "upload": {u.Min, u.Median, u.Max},
 	} {
-		// Plausibility, not expectation: a round trip takes more than 100 ns
-		// and less than a second.
-		if !(s.min > 1e-7) || s.min > s.med || s.med > s.max || s.max > 1 {
+		// Plausibility, not expectation: a round trip takes more than 100 ns,
+		// and each was timed inside the call (seconds, not another unit).
+		if !(s.min > 1e-7) || s.min > s.med || s.med > s.max || s.max > took {
 			t.Errorf("%s: implausible times %+v", name, s)
 		}
 	}
