@@ -14,7 +14,7 @@ import (
 const (
 	exitOK          = 0 // success
 	exitError       = 1 // any other failure
-	exitUsage       = 2 // bad command line
+	exitUsage       = 2 // bad command line, or a file of the wrong kind
 	exitVerify      = 3 // a report failed verification, or its key is not trusted
 	exitNoDevice    = 4 // no device to appraise
 	exitProbe       = 5 // a probe or its reference check failed: nothing was signed
@@ -31,7 +31,7 @@ capability vector, and signs it.
 Exit codes:
   0  success
   1  any other failure
-  2  bad command line
+  2  bad command line, or a file of the wrong kind (a box given for a card)
   3  a report failed verification, or its key is not trusted
   4  no device to appraise
   5  a probe or its reference check failed: nothing was signed
