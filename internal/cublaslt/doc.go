@@ -1,0 +1,25 @@
+// Package cublaslt is the vendor-BLAS GEMM probe (the design's backend 3)
+// for NVIDIA: it loads cuBLASLt and the CUDA driver at run time (no CUDA
+// toolkit or header is needed to build), asks the library which type
+// combinations it runs on a device (cublasLtMatmulAlgoGetHeuristic; no
+// algorithm means not offered, recorded with the library's answer), and
+// times and checks a GEMM for each one it offers.
+//
+// Start with Open (where the library is looked for: LoadOptions), then
+// Library.Run, which returns a Report with one Entry per Precision. The
+// Report, Entry, Options and Backend types carry nothing NVIDIA-specific,
+// so a hipBLASLt probe can return the same shape; the CUDA enums are in
+// enums.go and the loader in ltapi_linux.c.
+//
+// Every GEMM is D = A·B with A stored m×k and B stored n×k, K contiguous
+// (cuBLASLt's TN layout, which Hopper's fp8 and int8 kernels require).
+// Inputs are random, rounded to their type on the host; the output of
+// the last timed GEMM is compared with a float64 CPU reference from the
+// same rounded inputs (check.go). A failing check is an error, never a
+// figure. Timing uses CUDA events on one stream after a warm-up that
+// keeps the device busy for Options.WarmUp.
+//
+// The tests run the whole probe against a fake cuBLASLt and libcuda built
+// from testdata/fakelt.c, which computes on the CPU; TestHardware runs
+// the real one when APPRAISE_CUBLASLT_HW=1.
+package cublaslt

@@ -1,0 +1,116 @@
+//go:build linux && cgo
+
+package cublaslt
+
+// cuBLASLt and the CUDA driver API, loaded at run time with dlopen and
+// dlsym (ltapi_linux.c), the few types declared in ltapi.h, so that no
+// CUDA toolkit or header is needed to build.
+
+/*
+#cgo LDFLAGS: -ldl
+#include <stdlib.h>
+#include "ltapi.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// Library is a loaded cuBLASLt with the CUDA driver it runs on. Open one
+// per process (or per test); it is not safe for concurrent Runs.
+type Library struct {
+	api  *C.lt_api
+	info LibraryInfo
+}
+
+var _ Backend = (*Library)(nil)
+
+// Open finds and loads cuBLASLt (LoadOptions.candidates' order), then the
+// CUDA driver, and initialises the driver. A missing library returns a
+// *NotFoundError wrapping ErrNoLibrary; an unusable driver an error
+// wrapping ErrNoDriver. Close releases both.
+func Open(o LoadOptions) (*Library, error) {
+	api := C.lt_new()
+	if api == nil {
+		return nil, errors.New("cublaslt: out of memory")
+	}
+	l := &Library{api: api, info: LibraryInfo{Name: "cuBLASLt"}}
+	if err := l.openBlas(o.candidates()); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := l.openDriver(o.Driver); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// openBlas loads the first candidate that opens and has every entry point.
+func (l *Library) openBlas(cands []candidate) error {
+	nf := &NotFoundError{}
+	for _, c := range cands {
+		p := C.CString(c.path)
+		msg := C.lt_open_blas(l.api, p)
+		C.free(unsafe.Pointer(p))
+		if msg != nil {
+			nf.Tried = append(nf.Tried, Attempt{Path: c.path, Source: c.source, Err: C.GoString(msg)})
+			continue
+		}
+		l.info.Path = C.GoString(C.lt_blas_file(l.api))
+		if l.info.Path == "" {
+			l.info.Path = c.path
+		}
+		l.info.Source = c.source
+		l.info.Version = int(C.lt_version(l.api))
+		return nil
+	}
+	return nf
+}
+
+// openDriver loads libcuda and runs cuInit.
+func (l *Library) openDriver(path string) error {
+	if path == "" {
+		path = "libcuda.so.1"
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	if msg := C.lt_open_cuda(l.api, p); msg != nil {
+		return fmt.Errorf("cublaslt: load %s: %s: %w", path, C.GoString(msg), ErrNoDriver)
+	}
+	if err := l.cu("cuInit", C.lt_cu_init(l.api)); err != nil {
+		return fmt.Errorf("%w: %w", err, ErrNoDriver)
+	}
+	return nil
+}
+
+// Info says which library was loaded.
+func (l *Library) Info() LibraryInfo { return l.info }
+
+// Close unloads the libraries; safe to call twice.
+func (l *Library) Close() error {
+	if l.api != nil {
+		C.lt_close(l.api)
+		l.api = nil
+	}
+	return nil
+}
+
+// cu turns a failing CUresult into an error naming the call.
+func (l *Library) cu(name string, r C.CUresult) error {
+	if r == 0 {
+		return nil
+	}
+	return fmt.Errorf("cublaslt: %s: %w", name, &DriverError{Code: int(r), Name: C.GoString(C.lt_cu_errname(l.api, r))})
+}
+
+// lt turns a failing cublasStatus_t into an error naming the call.
+func lt(name string, r C.cublasStatus_t) error {
+	if r == 0 {
+		return nil
+	}
+	return fmt.Errorf("cublaslt: %s: %w", name, &StatusError{Code: int(r)})
+}

@@ -1,0 +1,147 @@
+//go:build linux && cgo
+
+package cublaslt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/everycycle/appraise/internal/refcheck"
+	"github.com/everycycle/appraise/internal/stats"
+)
+
+// Run measures every precision of o (default: Precisions()) on the device
+// at busID ("" means the first CUDA device). A precision the library does
+// not offer is an entry with StatusNotOffered and the library's answer as
+// Reason. A GEMM whose output fails the check returns an error wrapping
+// ErrCheckFailed: it never becomes a figure. Every device resource is
+// released before Run returns.
+func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, error) {
+	if l.api == nil {
+		return Report{}, errors.New("cublaslt: Run on a closed Library")
+	}
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return Report{}, err
+	}
+	precs, err := o.selected()
+	if err != nil {
+		return Report{}, err
+	}
+	start := time.Now()
+	// The context is current per OS thread: every CUDA call below runs on this one.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	d, err := l.openDevice(busID, o.WorkspaceBytes)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Probe: ProbeName, Library: l.info, BusID: d.busID, Device: d.name}
+	for i, p := range precs {
+		if err := ctx.Err(); err != nil {
+			return Report{}, errors.Join(err, d.release())
+		}
+		e, err := d.runOne(ctx, p, o, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
+		if err != nil {
+			return Report{}, errors.Join(fmt.Errorf("cublaslt: %s on %s: %w", p.Name, d.busID, err), d.release())
+		}
+		rep.Entries = append(rep.Entries, e)
+	}
+	if err := d.release(); err != nil {
+		return Report{}, err
+	}
+	rep.ElapsedS = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// runOne sets p up and, if the library offers it, times and checks it.
+func (d *device) runOne(ctx context.Context, p Precision, o Options, seed uint64) (Entry, error) {
+	e := Entry{Precision: p, M: o.M, N: o.N, K: o.K, OpsPerGEMM: 2 * float64(o.M) * float64(o.N) * float64(o.K),
+		Check: Check{Result: refcheck.New()}}
+	mm, err := d.newMatmul(p, o.M, o.N, o.K)
+	var ref *refusal
+	if errors.As(err, &ref) {
+		e.Status, e.Reason = StatusNotOffered, ref.reason
+		return e, nil
+	}
+	if err != nil {
+		return e, err
+	}
+	if !p.Packed {
+		e.Status = StatusNotRun
+		e.Reason = fmt.Sprintf("cuBLASLt %s offers it, but this probe does not lay out %v inputs yet", d.l.info.VersionString(), p.A)
+		return e, mm.release()
+	}
+	e.WorkspaceBytes = mm.wsNeed
+	err = mm.measure(ctx, o, seed, &e)
+	return e, errors.Join(err, mm.release())
+}
+
+// measure uploads random operands, warms up, times the samples, then
+// checks the output of the last timed GEMM.
+func (mm *matmul) measure(ctx context.Context, o Options, seed uint64, e *Entry) error {
+	g := gemm{p: mm.p, m: mm.m, n: mm.n, k: mm.k,
+		a: randomOperand(mm.p.A, mm.m, mm.k, seed), bt: randomOperand(mm.p.B, mm.n, mm.k, seed+1)}
+	if err := mm.load(g); err != nil {
+		return err
+	}
+	per, busy, err := mm.warmUp(ctx, o.WarmUp)
+	if err != nil {
+		return err
+	}
+	e.WarmUpS = busy
+	e.Repeats = int(min(1e4, math.Ceil(o.MinSample.Seconds()/per)))
+	secs, ops := make([]float64, o.Samples), make([]float64, o.Samples)
+	for i := range secs {
+		t, err := mm.d.timed(func() error { return mm.launch(e.Repeats) })
+		if err != nil {
+			return err
+		}
+		secs[i] = t / float64(e.Repeats)
+		ops[i] = e.OpsPerGEMM / secs[i]
+	}
+	if e.Seconds, err = stats.Summarize(secs); err != nil {
+		return err
+	}
+	if e.OpsPerS, err = stats.Summarize(ops); err != nil {
+		return err
+	}
+	out, err := mm.result()
+	if err != nil {
+		return err
+	}
+	e.Check, err = g.check(out, o.CheckLines, seed)
+	if err != nil {
+		return err
+	}
+	e.Status = StatusMeasured
+	return nil
+}
+
+// warmUp runs growing batches until the device has been busy for at least
+// dur (by the events), and returns the last batch's time per GEMM and the
+// total busy time, in seconds. Batches grow at most fourfold so that the
+// last one overshoots dur by little.
+func (mm *matmul) warmUp(ctx context.Context, dur time.Duration) (per, busy float64, err error) {
+	batch := 1
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		t, err := mm.d.timed(func() error { return mm.launch(batch) })
+		if err != nil {
+			return 0, 0, err
+		}
+		busy += t
+		per = max(t/float64(batch), 1e-9)
+		left := dur.Seconds() - busy
+		if left <= 0 {
+			return per, busy, nil
+		}
+		batch = int(min(math.Ceil(left/per), float64(4*batch)))
+	}
+}
