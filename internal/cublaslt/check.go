@@ -91,7 +91,11 @@ func (g gemm) check(d []byte, lines int, seed uint64) (Check, error) {
 		c.Merge(p.Result)
 		c.MaxError, c.Tolerance, c.Worst = max(c.MaxError, p.MaxError), max(c.Tolerance, p.Tolerance), max(c.Worst, p.Worst)
 	}
-	return c, c.Err(ErrCheckFailed, "gemm "+g.p.Name, c.Tolerance)
+	if c.Bad < 0 {
+		return c, nil
+	}
+	return c, fmt.Errorf("%w: gemm %s: D[%d][%d] = %v, want %v (%d values compared, largest tolerance %.3g absolute)",
+		ErrCheckFailed, g.p.Name, c.Bad%int64(g.m), c.Bad/int64(g.m), c.Got, c.Want, c.Checked, c.Tolerance)
 }
 
 // elements lists the (row, col) pairs to compare, grouped so that

@@ -113,3 +113,6 @@ func (p Precision) accRoundoff() (u, slack float64) {
 	}
 	return p.Acc.UnitRoundoff(), 32
 }
+
+// MarshalText writes the scaling's name.
+func (s Scaling) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

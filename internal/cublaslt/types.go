@@ -76,3 +76,6 @@ func (t Type) UnitRoundoff() float64 {
 
 // rowBytes is the size in bytes of n elements of t (n even for 4-bit types).
 func (t Type) rowBytes(n int) int { return n * t.Bits() / 8 }
+
+// MarshalText writes the type's name, so reports show "fp8_e4m3", not a number.
+func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }

@@ -1,0 +1,128 @@
+//go:build linux && cgo
+
+package cublaslt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHardware runs the real probe on a GPU host and prints a table; it is
+// skipped unless APPRAISE_CUBLASLT_HW=1. bench/blas.sh runs it beside the
+// PyTorch peer. Environment:
+//
+//	APPRAISE_CUBLASLT             the cuBLASLt file (else the probe's search)
+//	APPRAISE_CUBLASLT_BUS         the device's PCI address (else device 0)
+//	APPRAISE_CUBLASLT_SIZE        m = n = k (default 8192)
+//	APPRAISE_CUBLASLT_PRECISIONS  comma-separated names (default all)
+//	APPRAISE_CUBLASLT_JSON        a file for the figures, for bench/blas.sh
+//	APPRAISE_CUBLASLT_DRIVER      the CUDA driver library (else libcuda.so.1)
+func TestHardware(t *testing.T) {
+	if os.Getenv("APPRAISE_CUBLASLT_HW") != "1" {
+		t.Skip("set APPRAISE_CUBLASLT_HW=1 on a GPU host to run the real cuBLASLt probe")
+	}
+	lib, err := Open(LoadOptions{Driver: os.Getenv("APPRAISE_CUBLASLT_DRIVER")})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer lib.Close()
+	info := lib.Info()
+	fmt.Printf("cuBLASLt %s (cublasLtGetVersion %d) loaded from %s [found by %s]\n", info.VersionString(), info.Version, info.Path, info.Source)
+	o := Options{Seed: 1}
+	if s := os.Getenv("APPRAISE_CUBLASLT_SIZE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.M, o.N, o.K = n, n, n
+	}
+	if s := os.Getenv("APPRAISE_CUBLASLT_PRECISIONS"); s != "" {
+		o.Precisions = strings.Split(s, ",")
+	}
+	bus := os.Getenv("APPRAISE_CUBLASLT_BUS")
+	r, err := lib.Run(context.Background(), bus, o)
+	if err != nil {
+		t.Errorf("probe: %v", err)
+		r = runEach(t, lib, bus, o) // say which precisions work and which fail
+	}
+	printTable(os.Stdout, r)
+	if f := os.Getenv("APPRAISE_CUBLASLT_JSON"); f != "" {
+		if err := writeFigures(f, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runEach runs the precisions one at a time after a failed Run, printing
+// each failure, and returns the entries that succeeded.
+func runEach(t *testing.T, lib *Library, bus string, o Options) Report {
+	var r Report
+	names := o.Precisions
+	if names == nil {
+		for _, p := range Precisions() {
+			names = append(names, p.Name)
+		}
+	}
+	start := time.Now()
+	for _, name := range names {
+		o.Precisions = []string{name}
+		one, err := lib.Run(context.Background(), bus, o)
+		if err != nil {
+			fmt.Printf("%-14s FAILED: %v\n", name, err)
+			continue
+		}
+		r.Probe, r.Library, r.BusID, r.Device = one.Probe, one.Library, one.BusID, one.Device
+		r.Entries = append(r.Entries, one.Entries...)
+	}
+	r.ElapsedS = time.Since(start).Seconds()
+	return r
+}
+
+// printTable writes one line per precision.
+func printTable(w io.Writer, r Report) {
+	fmt.Fprintf(w, "device %s (%s), probe %s, whole run %.2f s\n", r.Device, r.BusID, r.Probe, r.ElapsedS)
+	fmt.Fprintf(w, "%-14s %-40s %9s %19s %9s %6s %s\n", "precision", "types", "TFLOP/s", "(min-max)", "ms/gemm", "warm s", "check / reason")
+	for _, e := range r.Entries {
+		if e.Status != StatusMeasured {
+			fmt.Fprintf(w, "%-14s %-40s %9s %19s %9s %6s %s: %s\n", e.Precision.Name, e.Precision, "-", "", "", "", e.Status, e.Reason)
+			continue
+		}
+		fmt.Fprintf(w, "%-14s %-40s %9.1f %19s %9.3f %6.2f %v\n", e.Precision.Name, e.Precision,
+			e.OpsPerS.Median/1e12, fmt.Sprintf("(%.1f-%.1f)", e.OpsPerS.Min/1e12, e.OpsPerS.Max/1e12),
+			e.Seconds.Median*1e3, e.WarmUpS, e.Check)
+	}
+}
+
+// figure is one precision in the JSON bench/blas_peer.py compares.
+type figure struct {
+	Status  string  `json:"status"`
+	Reason  string  `json:"reason,omitempty"`
+	Median  float64 `json:"tflops_median,omitempty"`
+	Min     float64 `json:"tflops_min,omitempty"`
+	Max     float64 `json:"tflops_max,omitempty"`
+	Check   string  `json:"check,omitempty"`
+	Size    int     `json:"size"`
+	Library string  `json:"library"`
+}
+
+// writeFigures writes the report as {precision: figure}.
+func writeFigures(path string, r Report) error {
+	m := map[string]figure{}
+	for _, e := range r.Entries {
+		m[e.Precision.Name] = figure{Status: string(e.Status), Reason: e.Reason, Median: e.OpsPerS.Median / 1e12,
+			Min: e.OpsPerS.Min / 1e12, Max: e.OpsPerS.Max / 1e12, Check: e.Check.String(), Size: e.M,
+			Library: fmt.Sprintf("%s %s", r.Library.Path, r.Library.VersionString())}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
