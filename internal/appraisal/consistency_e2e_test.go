@@ -1,0 +1,89 @@
+package appraisal
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/crosscheck"
+	"github.com/everycycle/appraise/schema"
+)
+
+// TestSoftwareCardNeverContradictsItself appraises the software device
+// end to end (quick, a 2 s soak) and asserts what holds on any machine,
+// never a timing: the card carries a consistency check for every rule
+// whose figures it holds, each either agreeing or recorded as a
+// disagreement that was re-measured; the capacity says our cap stopped
+// it; the cross-check is absent with the software adapter's reason; and
+// no reason in not_measured names a part the card holds.
+func TestSoftwareCardNeverContradictsItself(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a full quick appraisal; -short skips it")
+	}
+	inst, err := gpu.NewInstance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Release()
+	all, err := Discover(inst, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var devs []Candidate
+	for _, c := range all {
+		if c.Adapter.Software && c.Included {
+			devs = append(devs, c)
+			break
+		}
+	}
+	if len(devs) == 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but no software adapter: install mesa-vulkan-drivers")
+		}
+		t.Skip("no software adapter")
+	}
+	soak := 2 * time.Second
+	run, err := Appraise(context.Background(), inst, devs, devs, Options{Quick: true, Soak: &soak, Version: "test",
+		CrossCheck: &crosscheck.Config{Tolerance: crosscheck.DefaultTolerance},
+		// Stages go to stderr as they start, so a crash names its stage.
+		Progress: func(dev, stage string) { fmt.Fprintf(os.Stderr, "stage %s: %s\n", dev, stage) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := run.Cards[0].Capability
+	if err := schema.Validate(v); err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]bool{}
+	for _, c := range v.Consistency {
+		rules[c.Rule] = true
+		if c.Agrees != c.Within() || (!c.Agrees && !c.Remeasured) {
+			t.Errorf("%+v", c)
+		}
+	}
+	for _, r := range consistencyRules() {
+		a, okA := r.value(&v)
+		b, okB := r.otherValue(&v)
+		if okA && okB && a > 0 && b > 0 && !rules[r.name] {
+			t.Errorf("rule %s applies but is not in the card", r.name)
+		}
+	}
+	if len(v.Consistency) == 0 {
+		t.Error("no consistency check recorded")
+	}
+	if v.Memory == nil || v.Memory.UsableLimitedBy != "memory-limit" {
+		t.Errorf("usable memory of a software adapter: %+v", v.Memory)
+	}
+	for _, o := range v.NotMeasured {
+		if o.Field == "cross_checks" && !strings.Contains(o.Reason, "software adapter") {
+			t.Errorf("cross_checks: %q", o.Reason)
+		}
+		if o.Field == "roofline" {
+			t.Errorf("roofline listed as not measured: %q", o.Reason)
+		}
+	}
+}
