@@ -61,7 +61,7 @@ var commentMap = map[string]string{
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Figure":               "Figure and OtherFigure name the two figures, as in figures lists or\nby their JSON path, e.g. \"precision.fma.fp32\" and\n\"thermal.cold_ops_per_s\".",
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.MinRatio":             "MinRatio and MaxRatio bound the Ratio the rule accepts (unitless).",
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Ratio":                "Ratio is Value ÷ OtherValue (unitless).",
-	"github.com/everycycle/appraise/schema.ConsistencyCheck.Remeasured":           "Remeasured is true when the two disagreed at first and the probes\nbehind them ran again; the values are the second measurement's.",
+	"github.com/everycycle/appraise/schema.ConsistencyCheck.Remeasured":           "Remeasured is true when a probe behind either figure ran again\nbecause this check or another one sharing the probe disagreed at\nfirst; the values are then from the second measurement. A\ndisagreement is recorded only after that.",
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Rule":                 "Rule names the rule, e.g. \"alu-vs-soak-cold\".",
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Unit":                 "Unit is the unit of both values: \"ops/s\" or \"bytes/s\".",
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Value":                "Value and OtherValue are the two figures, in Unit.",

@@ -32,8 +32,10 @@ type ConsistencyCheck struct {
 	// MinRatio and MaxRatio bound the Ratio the rule accepts (unitless).
 	MinRatio float64 `json:"min_ratio" validate:"gt=0"`
 	MaxRatio float64 `json:"max_ratio" validate:"gtefield=MinRatio"`
-	// Remeasured is true when the two disagreed at first and the probes
-	// behind them ran again; the values are the second measurement's.
+	// Remeasured is true when a probe behind either figure ran again
+	// because this check or another one sharing the probe disagreed at
+	// first; the values are then from the second measurement. A
+	// disagreement is recorded only after that.
 	Remeasured bool `json:"remeasured"`
 	// Agrees is true when MinRatio ≤ Ratio ≤ MaxRatio.
 	Agrees bool `json:"agrees"`

@@ -156,7 +156,9 @@ func checkConsistency(rules []consistencyRule, v *schema.CapabilityVector) []sch
 
 // settleConsistency holds v's figures to the rules. When some disagree,
 // remeasure runs the probes behind them again (on the still-open device)
-// and the rules are applied once more, the re-measured checks marked so.
+// and the rules are applied once more (once: a check that agreed before
+// and disagrees on a re-measured figure is not measured a third time);
+// every check with a re-measured figure is marked so.
 // What still disagrees fails a GPU's card (ErrInconsistent); a software
 // adapter's card — the host's CPU, shared with all else that runs —
 // records it. Every check, agreeing or not, goes into v.Consistency.
@@ -164,12 +166,10 @@ func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func
 	rules := consistencyRules()
 	checks := checkConsistency(rules, v)
 	var again []string
-	redo := map[string]bool{}
 	for i, c := range checks {
 		if c.Agrees {
 			continue
 		}
-		redo[c.Rule] = true
 		for _, p := range rules[ruleIndex(rules, checks[i].Rule)].probes {
 			if !slices.Contains(again, p) {
 				again = append(again, p)
@@ -182,7 +182,8 @@ func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func
 		}
 		checks = checkConsistency(rules, v)
 		for i := range checks {
-			checks[i].Remeasured = redo[checks[i].Rule]
+			r := rules[ruleIndex(rules, checks[i].Rule)]
+			checks[i].Remeasured = slices.ContainsFunc(r.probes, func(p string) bool { return slices.Contains(again, p) })
 		}
 	}
 	v.Consistency = checks
