@@ -42,27 +42,31 @@ func writeFixtures(e *testscript.Env) error {
 		driver string
 		scale  float64
 	}{{"a", "580.159.04", 1}, {"b", "580.159.04", 1.1}, {"c", "575.57.08", 1}} {
-		box := fixtureBox(f.driver)
-		boxFile, hash, err := schema.SignBox(box, s)
-		if err != nil {
-			return err
-		}
-		card, err := schema.SignCard(fixtureCard(hash, f.driver, f.scale), s)
-		if err != nil {
-			return err
-		}
-		dir := filepath.Join(e.WorkDir, "fixtures", f.dir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "box-"+hash[:12]+".appraisal.json"), boxFile, 0o644); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "card-0000-01-00.0.appraisal.json"), card, 0o644); err != nil {
+		if err := writeSignedPair(filepath.Join(e.WorkDir, "fixtures", f.dir), s, f.driver, f.scale); err != nil {
 			return err
 		}
 	}
 	return writePlotFixture(e.WorkDir, s)
+}
+
+// writeSignedPair writes a fixture box and a card linked to it, both
+// signed by s, into dir.
+func writeSignedPair(dir string, s schema.Signer, driver string, scale float64) error {
+	boxFile, hash, err := schema.SignBox(fixtureBox(driver), s)
+	if err != nil {
+		return err
+	}
+	card, err := schema.SignCard(fixtureCard(hash, driver, scale), s)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "box-"+hash[:12]+".appraisal.json"), boxFile, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "card-0000-01-00.0.appraisal.json"), card, 0o644)
 }
 
 func fixtureBox(driver string) schema.BoxPayload {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,8 +32,10 @@ func TestScripts(t *testing.T) {
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
 		Setup:         writeFixtures,
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"replace": cmdReplace, "cpglob": cmdCpGlob},
-		Condition:     condition,
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"replace": cmdReplace, "cpglob": cmdCpGlob, "signfixture": cmdSignFixture,
+		},
+		Condition: condition,
 	})
 }
 
@@ -75,6 +78,21 @@ func globOne(ts *testscript.TestScript, pattern string) string {
 		ts.Fatalf("%s matches %d files, want 1", pattern, len(m))
 	}
 	return m[0]
+}
+
+// cmdSignFixture implements "signfixture DIR": it unlocks the signing key
+// as an appraisal does (unlockSigner: APPRAISE_KEY_DIR, APPRAISE_PASSPHRASE)
+// and writes a fixture box and card signed by it into DIR. Scripts use it
+// for reports signed by a key the script made, where the figures do not
+// matter and a real appraisal would only cost time.
+func cmdSignFixture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: signfixture DIR")
+	}
+	e := &env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard, getenv: ts.Getenv}
+	s, err := unlockSigner(e, &globals{KeyDir: ts.Getenv("APPRAISE_KEY_DIR")})
+	ts.Check(err)
+	ts.Check(writeSignedPair(ts.MkAbs(args[0]), s, "580.159.04", 1))
 }
 
 // cmdReplace implements "replace GLOB REGEXP REPLACEMENT": it replaces the
