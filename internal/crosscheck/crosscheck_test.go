@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -268,4 +269,112 @@ func TestAtLeastCeilings(t *testing.T) {
 			t.Errorf("%s at 1.9x the tool's figure passes (ceiling %.3f)", c.Figure, *c.MaxRatio)
 		}
 	}
+}
+
+// scaledCapture writes a copy of the mixbench capture whose throughput
+// columns (GFLOPS, GIOPS) are scaled by f: the same tool on a run that
+// caught the device at a lower clock.
+func scaledCapture(t *testing.T, f float64) string {
+	t.Helper()
+	raw, err := os.ReadFile(mixCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	data := false
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "Compute iters") {
+			data = true
+			continue
+		}
+		cols := strings.Split(l, ",")
+		if !data || len(cols) != 17 {
+			continue
+		}
+		// Per precision: time, throughput and bandwidth (the intensity
+		// stays, as the parser checks).
+		for _, first := range []int{2, 6, 10, 14} {
+			for c, by := range map[int]float64{first: 1 / f, first + 1: f, first + 2: f} {
+				v, err := strconv.ParseFloat(strings.TrimSpace(cols[c]), 64)
+				if err != nil {
+					t.Fatalf("line %d column %d: %v", i, c, err)
+				}
+				cols[c] = strconv.FormatFloat(v*by, 'f', 4, 64)
+			}
+		}
+		lines[i] = strings.Join(cols, ",")
+	}
+	p := filepath.Join(t.TempDir(), "slow.txt")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// flakyTool writes a tool that prints first on its first run and then
+// on every later one, counting its runs in a file beside it.
+func flakyTool(t *testing.T, first, then string) (bin, runs string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin, runs = filepath.Join(dir, "cuda-tool"), filepath.Join(dir, "runs")
+	script := "#!/bin/sh\nif [ \"$1\" = --list ]; then printf 'Devices:\\n0: NVIDIA H200\\n'; exit 0; fi\n" +
+		"case \"$1\" in --version) echo mixbench; exit 1;; esac\n" + // Preflight's start check: not a run
+		"echo run >>'" + runs + "'\n" +
+		"if [ \"$(wc -l <'" + runs + "')\" -eq 1 ]; then exec /bin/cat '" + first + "'; fi\nexec /bin/cat '" + then + "'\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, runs
+}
+
+// TestDisagreementRunsToolAgain: a mixbench run that caught the device 25 %
+// slow puts our fp64 figure past its ceiling; the tool runs once more and
+// its better run is compared, which agrees. A run that stays slow still
+// disagrees after the second run. A tool whose pairs agree runs once.
+func TestDisagreementRunsToolAgain(t *testing.T) {
+	slow := scaledCapture(t, 0.75)
+	for _, tc := range []struct {
+		name, then string
+		agree      bool
+	}{{"slow once", mixCapture, true}, {"slow twice", slow, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config(t)
+			var runs string
+			cfg.Mixbench, runs = flakyTool(t, slow, tc.then)
+			checks, err := run(t, cfg, h200, vector(1.02))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := Disagreements(checks)
+			if (len(d) == 0) != tc.agree {
+				t.Errorf("disagreements %+v, want agreement %t", d, tc.agree)
+			}
+			if got := countLines(t, runs); got != 2 {
+				t.Errorf("mixbench ran %d times, want 2", got)
+			}
+			for _, c := range checks {
+				if c.Figure == "precision.fma.fp64" && tc.agree && math.Abs(c.Theirs-31269.57e9) > 1e6 {
+					t.Errorf("fp64 compared with %g, want the better run's 31269.57e9", c.Theirs)
+				}
+			}
+		})
+	}
+	cfg := config(t)
+	var runs string
+	cfg.Mixbench, runs = flakyTool(t, mixCapture, mixCapture)
+	if _, err := run(t, cfg, h200, vector(1.02)); err != nil {
+		t.Fatal(err)
+	}
+	if got := countLines(t, runs); got != 1 {
+		t.Errorf("agreeing mixbench ran %d times, want 1", got)
+	}
+}
+
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(raw), "\n")
 }
