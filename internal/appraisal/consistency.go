@@ -238,7 +238,9 @@ func replaceFigures(probe string, scratch, v *schema.CapabilityVector) {
 		v.NotMeasured = append(v.NotMeasured, scratch.NotMeasured...)
 	case (soakProbe{}).Name():
 		v.Thermal = scratch.Thermal
-		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return strings.HasPrefix(o.Field, "thermal.") })
+		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool {
+			return o.Field == "thermal" || strings.HasPrefix(o.Field, "thermal.")
+		})
 		v.NotMeasured = append(v.NotMeasured, scratch.NotMeasured...)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -189,5 +191,34 @@ func TestReplaceFigures(t *testing.T) {
 	replaceFigures("webgpu-soak", scratch, v)
 	if len(v.NotMeasured) != 2 || v.NotMeasured[1].Reason != "did not throttle during the 2 s soak" || v.Thermal != scratch.Thermal {
 		t.Errorf("soak replaced: %+v", v.NotMeasured)
+	}
+}
+
+// TestSoakTooShortIsNotMeasured: a soak whose pieces ran so long that too
+// few finished to judge leaves thermal absent with the reason, instead of
+// failing the appraisal; a re-run soak that judges replaces that reason.
+func TestSoakTooShortIsNotMeasured(t *testing.T) {
+	pts := func(n int) gpu.SoakResult {
+		r := gpu.SoakResult{Kernel: "fp32-fma", Timing: schema.TimingGPUTimestamp}
+		for i := 1; i <= n; i++ {
+			r.Points = append(r.Points, gpu.SoakPoint{At: time.Duration(i) * 700 * time.Millisecond, OpsPerS: 5e10})
+		}
+		r.Duration = r.Points[n-1].At
+		return r
+	}
+	v := &schema.CapabilityVector{Memory: &schema.Memory{}}
+	if err := (soakProbe{duration: 2 * time.Second}).record(pts(3), nil, v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Thermal != nil || len(v.NotMeasured) != 1 || v.NotMeasured[0].Field != "thermal" || !strings.Contains(v.NotMeasured[0].Reason, "3 pieces") {
+		t.Fatalf("thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
+	}
+	scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
+	if err := (soakProbe{duration: 10 * time.Second}).record(pts(14), nil, scratch); err != nil {
+		t.Fatal(err)
+	}
+	replaceFigures((soakProbe{}).Name(), scratch, v)
+	if v.Thermal == nil || slices.ContainsFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "thermal" }) {
+		t.Fatalf("after a judged re-run: thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
 	}
 }

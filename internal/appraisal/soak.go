@@ -2,6 +2,7 @@ package appraisal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -83,11 +84,25 @@ func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityV
 	if err != nil {
 		return err
 	}
+	return p.record(res, readings, v)
+}
+
+// record puts a finished soak's thermal envelope, judged from its points
+// and the telemetry read beside it, into v.
+func (p soakProbe) record(res gpu.SoakResult, readings []thermal.Reading, v *schema.CapabilityVector) error {
 	points := make([]thermal.Point, len(res.Points))
 	for i, pt := range res.Points {
 		points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
 	}
 	e, err := thermal.Compute(res.Duration, points, readings)
+	if errors.Is(err, thermal.ErrTooShort) {
+		// Every piece was checked, but too few ran to judge an envelope
+		// (a short --soak on a loaded host): the card says so instead of
+		// signing one, and the rest of the appraisal stands.
+		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "thermal",
+			Reason: fmt.Sprintf("the %.1f s soak ran %d pieces of work, too few for the thermal rules; a longer --soak gives more", res.Duration.Seconds(), len(points))})
+		return nil
+	}
 	if err != nil {
 		return err
 	}
