@@ -19,8 +19,8 @@ type SoakOptions struct {
 	// OnPoint, when not nil, is called from Soak's goroutine after each
 	// timed piece of work with the piece's end as time since the load
 	// began and its throughput in operations/s. It should return within a
-	// few milliseconds: while it runs, one queued piece is all that keeps
-	// the GPU busy.
+	// few milliseconds: while it runs, the pieces already queued (at most
+	// two) are all that keeps the GPU busy.
 	OnPoint func(at time.Duration, opsPerS float64)
 }
 
