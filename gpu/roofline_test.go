@@ -215,6 +215,7 @@ func TestRooflineHiddenWork(t *testing.T) {
 	if *flagRecordRoofline {
 		// Medians of more samples, less moved by load from outside.
 		repeats, lim.cal.BudgetS, lim.cal.MaxSamples = recordRepeats, 0.5, 15
+		lim.Iters = RooflineIters()
 	} else {
 		lim.Iters = []uint32{2, 8, 1024}
 	}
