@@ -150,6 +150,12 @@ func TestPlanFor(t *testing.T) {
 	if p.reps != 5 || p.warm != 157 {
 		t.Errorf("planFor(4ms, warm-up 2ms) = %+v, want reps 5, warm 157", p)
 	}
+	// A second plan doubles the margin: a warm-up sized for 2.5 x 250 ms
+	// still holds 250 ms on a device that then runs twice as fast.
+	p = planWithMargin(0.004, 0.004, tm, 2*warmMargin)
+	if p.warm != 157 || float64(p.warm)*0.002 < tm.Warmup.Seconds() {
+		t.Errorf("planWithMargin(4ms, x2.5) = %+v, want warm 157", p)
+	}
 	p = planFor(1e-9, 1e-9, tm) // tiny kernels stay within maxDispatches
 	if p.warm+p.reps*p.samples > maxDispatches {
 		t.Errorf("planFor(1ns) = %+v: more than %d dispatches", p, maxDispatches)

@@ -60,12 +60,20 @@ type plan struct {
 // sample and within the warm-up, estimated apart: on a software device the
 // warm-up's dispatches ran 20-25 % faster than the samples' (2026-11-30).
 func planFor(sample, warmOne float64, tm Timing) plan {
+	return planWithMargin(sample, warmOne, tm, warmMargin)
+}
+
+// warmMargin is how much longer than tm.Warmup a first plan's warm-up is
+// sized: a device that speeds up by that much as it warms still holds
+// tm.Warmup without a second plan.
+const warmMargin = 1.25
+
+// planWithMargin is planFor with the warm-up sized margin times tm.Warmup.
+func planWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
 	sample, warmOne = math.Max(sample, 1e-7), math.Max(warmOne, 1e-7)
 	reps := min(max(int(math.Ceil(tm.SampleTime.Seconds()/sample)), 1), 4096)
 	budget := maxDispatches - reps*tm.Samples
-	// A quarter more than the warm-up, so that a device that speeds up by
-	// that much as it warms still holds tm.Warmup without a second plan.
-	warm := min(max(int(math.Ceil(1.25*tm.Warmup.Seconds()/warmOne)), 1), max(budget, 1))
+	warm := min(max(int(math.Ceil(margin*tm.Warmup.Seconds()/warmOne)), 1), max(budget, 1))
 	return plan{warm: warm, reps: reps, samples: tm.Samples}
 }
 
@@ -98,11 +106,17 @@ func (d *Device) measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 		return measurement{}, err
 	}
 	one, warmOne := cold[0], cold[0]
+	// Each new plan doubles the warm-up's margin: on a software device
+	// whose speed follows the host's load, a dispatch may run several times
+	// faster than the plan before measured it, and a fixed margin then
+	// falls short again and again.
+	margin := warmMargin
 	for range 4 {
 		if err := ctx.Err(); err != nil {
 			return measurement{}, err
 		}
-		p := planFor(one, warmOne, tm)
+		p := planWithMargin(one, warmOne, tm, margin)
+		margin *= 2
 		warm, secs, err := d.runPlan(c, t, k, groups, p)
 		if err != nil {
 			return measurement{}, err

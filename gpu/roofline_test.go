@@ -102,8 +102,8 @@ func TestRooflineSweep(t *testing.T) {
 			if p.Samples < 3 || !(p.MinOpsPerS <= p.OpsPerS && p.OpsPerS <= p.MaxOpsPerS) || p.MinOpsPerS <= 0 {
 				t.Errorf("%s point %d: %+v", res.Precision, i, p)
 			}
-			if i > 0 && p.Intensity != 2*res.Points[i-1].Intensity {
-				t.Errorf("%s point %d: intensity %g after %g", res.Precision, i, p.Intensity, res.Points[i-1].Intensity)
+			if p.Iters != lim.Iters[i] || (i > 0 && p.Intensity <= res.Points[i-1].Intensity) {
+				t.Errorf("%s point %d: %d iterations (want %d), intensity %g after %g", res.Precision, i, p.Iters, lim.Iters[i], p.Intensity, res.Points[max(i-1, 0)].Intensity)
 			}
 		}
 		if res.Checked != elems || elems == 0 {

@@ -90,9 +90,7 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if err != nil {
 		return nil, err
 	}
-	if o.Progress != nil {
-		o.Progress("host", "cpu-baseline")
-	}
+	o.stage("host", "cpu-baseline")
 	if box.HostBaseline, err = hostBaseline(ctx, o.Quick); err != nil {
 		return nil, err
 	}
@@ -172,18 +170,23 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if o.Progress != nil {
-			o.Progress(c.Addr, p.Name())
-		}
+		o.stage(c.Addr, p.Name())
 		if err := p.Run(ctx, d, v); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 		}
 		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
 	}
+	o.stage(c.Addr, "consistency")
+	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ps, v, func(s string) { o.stage(c.Addr, s) }))
+}
+
+// stage reports that device entered stage, when Progress is set. Every
+// step that takes more than a moment reports itself, so the stage shown is
+// the stage running.
+func (o Options) stage(device, stage string) {
 	if o.Progress != nil {
-		o.Progress(c.Addr, "consistency")
+		o.Progress(device, stage)
 	}
-	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ps, v))
 }
 
 // deviceOptions are the options c's WebGPU device is opened with.

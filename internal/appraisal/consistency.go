@@ -205,13 +205,14 @@ func ruleIndex(rules []consistencyRule, name string) int {
 
 // remeasurer runs the named probes of ps again on d and puts their new
 // figures in v in place of the old ones.
-func remeasurer(ctx context.Context, d *gpu.Device, ps []probe, v *schema.CapabilityVector) func([]string) error {
+func remeasurer(ctx context.Context, d *gpu.Device, ps []probe, v *schema.CapabilityVector, stage func(string)) func([]string) error {
 	return func(names []string) error {
 		for _, name := range names {
 			i := slices.IndexFunc(ps, func(p probe) bool { return p.Name() == name })
 			if i < 0 {
 				continue
 			}
+			stage("consistency: " + name + " again")
 			scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
 			if err := ps[i].Run(ctx, d, scratch); err != nil {
 				return fmt.Errorf("%w: %s: %w", ErrProbe, name, err)

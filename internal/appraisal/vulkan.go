@@ -62,6 +62,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		opts.Size, opts.SearchSize = 512, 256
 	}
 	for _, k := range vectorKernels() {
+		o.stage(c.Addr, "vulkan: "+k.item)
 		r, err := k.run(ctx, d, opts)
 		switch {
 		case errors.Is(err, coopmat.ErrFeatureMissing), errors.Is(err, coopmat.ErrExtensionMissing):
@@ -73,6 +74,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 			v.Probes = appendProbe(v.Probes, r.Probe)
 		}
 	}
+	o.stage(c.Addr, "vulkan: host link and launch")
 	if err := vulkanLink(ctx, d, c.Adapter.Software || o.Quick, v, again); err != nil {
 		return err
 	}
@@ -80,6 +82,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
 		return nil
 	}
+	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
 	return coopMatProbe(ctx, d, opts, v)
 }
 

@@ -30,6 +30,7 @@ func reopenWebGPU(inst *gpu.Instance, c Candidate, o Options) webgpuAgain {
 		defer d.Release()
 		v := &schema.CapabilityVector{}
 		for _, p := range ps {
+			o.stage(c.Addr, p.Name()+" again (the path kept)")
 			if err := p.Run(ctx, d, v); err != nil {
 				return nil, fmt.Errorf("%w: %s (re-measured): %w", ErrProbe, p.Name(), err)
 			}
