@@ -9,12 +9,16 @@
 #   bench/blas.sh [SIZE]            m = n = k = SIZE, default 8192
 # Environment: APPRAISE_CUBLASLT (the cuBLASLt file; default: the one
 # PyTorch loads, else the probe's own search), APPRAISE_CUBLASLT_BUS (PCI
-# address; default device 0), APPRAISE_CUBLASLT_PRECISIONS (comma list).
+# address; default device 0), APPRAISE_CUBLASLT_PRECISIONS (comma list),
+# APPRAISE_CUBLASLT_ALGORITHMS (how many heuristic algorithms each
+# precision tries; default 4: the fastest is kept).
 #
 # Output in $OUT (or ./bench-out): blas-env.txt, blas-probe.log (the probe's
-# table), blas-probe.json, blas-peer.json, blas-smi.csv (SM clock, power,
+# table: per precision the algorithm kept of those tried, each one's trial
+# TFLOP/s and the wall time), blas-probe.json, blas-peer.json, blas-smi.csv (SM clock, power,
 # throttle reasons every 200 ms) and blas-table.md (probe vs peer, ratios
-# against the issue-17 targets: >= 0.97x the peer, fp8 e4m3 >= 1100 TFLOP/s).
+# against the issue-17 targets: >= 0.97x the peer, fp8 e4m3 >= 1100 TFLOP/s,
+# the whole probe <= 10 s; with the algorithm kept per precision).
 set -uo pipefail
 size=${1:-8192}
 out=${OUT:-bench-out}

@@ -137,13 +137,17 @@ def compare(probe_path, peer_path):
     libs = {f.get("library") for f in probe.values() if f.get("library")}
     print(f"probe: {', '.join(sorted(libs))}")
     print()
-    print("| precision | probe TFLOP/s median (min-max) | probe check | peer TFLOP/s median (min-max) | probe/peer | target |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    elapsed = probe.pop("_run", {}).get("elapsed_s")
+    if elapsed is not None:
+        print(f"probe whole run: {elapsed:.2f} s (target <= 10 s: {'meets' if elapsed <= 10 else 'BELOW'})")
+    print()
+    print("| precision | probe TFLOP/s median (min-max) | probe check | algorithm kept (of tried; trial TFLOP/s) | peer TFLOP/s median (min-max) | probe/peer | target |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     ok = True
     for name in probe:
         f, p = probe[name], peer_.get(name)
         if f["status"] != "measured":
-            print(f"| {name} | {f['status']}: {f.get('reason', '')} | | {fmt(p)} | | |")
+            print(f"| {name} | {f['status']}: {f.get('reason', '')} | | | {fmt(p)} | | |")
             continue
         ratio, verdict = "", ""
         if p and p.get("status") == "measured":
@@ -152,11 +156,17 @@ def compare(probe_path, peer_path):
             good = r >= TARGET_RATIO and f["tflops_median"] >= TARGET_ABS.get(name, 0)
             verdict = "meets" if good else "BELOW"
             ok = ok and good
-        print(f"| {name} | {f['tflops_median']:.1f} ({f['tflops_min']:.1f}-{f['tflops_max']:.1f}) | {f['check']} | "
+        algo = ""
+        if "algorithm" in f:
+            trials = ", ".join(f"{t:.1f}" for t in f.get("trial_tflops", []))
+            algo = f"{f['algorithm']} of {len(f.get('trial_tflops', []))} ({trials})"
+        print(f"| {name} | {f['tflops_median']:.1f} ({f['tflops_min']:.1f}-{f['tflops_max']:.1f}) | {f['check']} | {algo} | "
               f"{fmt(p)} | {ratio} | {verdict} |")
     for name, p in peer_.items():
         if name not in probe:
-            print(f"| {name} | (not in probe) | | {fmt(p)} | | |")
+            print(f"| {name} | (not in probe) | | | {fmt(p)} | | |")
+    if elapsed is not None and elapsed > 10:
+        ok = False
     return 0 if ok else 1
 
 

@@ -3,7 +3,10 @@
 // toolkit or header is needed to build), asks the library which type
 // combinations it runs on a device (cublasLtMatmulAlgoGetHeuristic; no
 // algorithm means not offered, recorded with the library's answer), and
-// times and checks a GEMM for each one it offers.
+// times and checks a GEMM for each one it offers. For each, the heuristic
+// is asked for several algorithms; each is timed briefly and its output
+// checked, and the fastest is kept and recorded (Entry.Algorithm): the
+// figure is the best the library offers, not its first estimate.
 //
 // Start with Open (where the library is looked for: LoadOptions), then
 // Library.Run, which returns a Report with one Entry per Precision. The
@@ -17,7 +20,8 @@
 // the last timed GEMM is compared with a float64 CPU reference from the
 // same rounded inputs (check.go). A failing check is an error, never a
 // figure. Timing uses CUDA events on one stream after a warm-up that
-// keeps the device busy for Options.WarmUp.
+// keeps the device busy for Options.WarmUp (Options.Hold for every
+// precision after the first; the defaults' time budget is in result.go).
 //
 // The tests run the whole probe against a fake cuBLASLt and libcuda built
 // from testdata/fakelt.c, which computes on the CPU; TestHardware runs

@@ -69,7 +69,7 @@ func openFake(t *testing.T, mode string) (lib *Library, leaks string) {
 // fakeOptions is a small non-square problem: a layout mix-up of m, n or k
 // shows in the check.
 func fakeOptions() Options {
-	return Options{M: 96, N: 64, K: 128, WarmUp: 2 * time.Millisecond, Samples: 3, MinSample: time.Millisecond, Seed: 7}
+	return Options{M: 96, N: 64, K: 128, WarmUp: 2 * time.Millisecond, Hold: 2 * time.Millisecond, Samples: 3, MinSample: time.Millisecond, Seed: 7}
 }
 
 // assertNoLeaks reads the fake's count of objects alive at release.
@@ -135,6 +135,9 @@ func TestRunFake(t *testing.T) {
 		}
 		if e.OpsPerGEMM != 2*96*64*128 || e.OpsPerS.Samples != 3 || !(e.OpsPerS.Median > 0) || e.WarmUpS < 0.002 {
 			t.Errorf("%s: figures %+v", e.Precision.Name, e)
+		}
+		if len(e.Trials) != 3 || e.WorkspaceBytes != e.Trials[e.Algorithm].WorkspaceBytes || !(e.ElapsedS > 0) {
+			t.Errorf("%s: algorithm %d of trials %+v, workspace %d, elapsed %g", e.Precision.Name, e.Algorithm, e.Trials, e.WorkspaceBytes, e.ElapsedS)
 		}
 	}
 	if got := len(r.Skips()); got != 3 {
@@ -287,4 +290,58 @@ func TestOpenNoDriver(t *testing.T) {
 	if !errors.Is(err, ErrNoDriver) {
 		t.Fatalf("err = %v, want ErrNoDriver", err)
 	}
+}
+
+// Every algorithm the heuristic proposes is timed and the fastest kept,
+// whatever the heuristic's order: with algorithm 0 (its first choice)
+// and 2 made slow, 1 is kept.
+func TestRunKeepsFastestAlgorithm(t *testing.T) {
+	t.Setenv("FAKE_LT_SLOW", "02")
+	lib, leaks := openFake(t, "")
+	o := fakeOptions()
+	o.Precisions = []string{"fp64", "int8"}
+	r, err := lib.Run(context.Background(), "", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoLeaks(t, leaks)
+	for _, e := range r.Entries {
+		if e.Status != StatusMeasured || e.Algorithm != 1 || len(e.Trials) != 3 {
+			t.Fatalf("%s: %s, algorithm %d of %+v, want 1 of 3", e.Precision.Name, e.Status, e.Algorithm, e.Trials)
+		}
+		if e.WorkspaceBytes != 2048 {
+			t.Errorf("%s: workspace %d, want algorithm 1's 2048", e.Precision.Name, e.WorkspaceBytes)
+		}
+		for i, tr := range e.Trials {
+			if tr.Check.Checked != uint64(o.M*o.N) || tr.Check.Bad >= 0 {
+				t.Errorf("%s: algorithm %d not checked: %+v", e.Precision.Name, i, tr.Check)
+			}
+			if i != 1 && !(tr.Seconds > e.Trials[1].Seconds) {
+				t.Errorf("%s: slow algorithm %d took %g s, kept one %g s", e.Precision.Name, i, tr.Seconds, e.Trials[1].Seconds)
+			}
+		}
+		// The samples ran the kept algorithm, not the slow first one.
+		if e.Seconds.Median >= e.Trials[0].Seconds {
+			t.Errorf("%s: samples' median %g s per GEMM, as slow as algorithm 0 (%g s)", e.Precision.Name, e.Seconds.Median, e.Trials[0].Seconds)
+		}
+	}
+	o.Algorithms = 1 // the heuristic's first choice alone
+	r, err = lib.Run(context.Background(), "", o)
+	if err != nil || r.Entries[0].Algorithm != 0 || len(r.Entries[0].Trials) != 1 {
+		t.Fatalf("one algorithm: %v, %+v", err, r.Entries)
+	}
+}
+
+// An algorithm that computes wrong results fails the probe even when it
+// is slower than the one kept: every algorithm's output is checked.
+func TestRunChecksEveryAlgorithm(t *testing.T) {
+	t.Setenv("FAKE_LT_SLOW", "1")
+	lib, leaks := openFake(t, "wrong1")
+	o := fakeOptions()
+	o.Precisions = []string{"bf16"}
+	_, err := lib.Run(context.Background(), "", o)
+	if !errors.Is(err, ErrCheckFailed) || !strings.Contains(err.Error(), "algorithm 1 of 3") {
+		t.Fatalf("err = %v, want ErrCheckFailed naming algorithm 1", err)
+	}
+	assertNoLeaks(t, leaks)
 }

@@ -24,6 +24,7 @@ import (
 //	APPRAISE_CUBLASLT_PRECISIONS  comma-separated names (default all)
 //	APPRAISE_CUBLASLT_JSON        a file for the figures, for bench/blas.sh
 //	APPRAISE_CUBLASLT_DRIVER      the CUDA driver library (else libcuda.so.1)
+//	APPRAISE_CUBLASLT_ALGORITHMS  algorithms asked for and tried (default 4)
 func TestHardware(t *testing.T) {
 	if os.Getenv("APPRAISE_CUBLASLT_HW") != "1" {
 		t.Skip("set APPRAISE_CUBLASLT_HW=1 on a GPU host to run the real cuBLASLt probe")
@@ -45,6 +46,11 @@ func TestHardware(t *testing.T) {
 	}
 	if s := os.Getenv("APPRAISE_CUBLASLT_PRECISIONS"); s != "" {
 		o.Precisions = strings.Split(s, ",")
+	}
+	if s := os.Getenv("APPRAISE_CUBLASLT_ALGORITHMS"); s != "" {
+		if o.Algorithms, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	bus := os.Getenv("APPRAISE_CUBLASLT_BUS")
 	r, err := lib.Run(context.Background(), bus, o)
@@ -88,15 +94,18 @@ func runEach(t *testing.T, lib *Library, bus string, o Options) Report {
 // printTable writes one line per precision.
 func printTable(w io.Writer, r Report) {
 	fmt.Fprintf(w, "device %s (%s), probe %s, whole run %.2f s\n", r.Device, r.BusID, r.Probe, r.ElapsedS)
-	fmt.Fprintf(w, "%-14s %-40s %9s %19s %9s %6s %s\n", "precision", "types", "TFLOP/s", "(min-max)", "ms/gemm", "warm s", "check / reason")
+	fmt.Fprintf(w, "%-14s %-40s %9s %19s %9s %6s %6s %5s %s\n", "precision", "types", "TFLOP/s", "(min-max)", "ms/gemm", "warm s", "wall s", "algo", "check / reason")
 	for _, e := range r.Entries {
 		if e.Status != StatusMeasured {
-			fmt.Fprintf(w, "%-14s %-40s %9s %19s %9s %6s %s: %s\n", e.Precision.Name, e.Precision, "-", "", "", "", e.Status, e.Reason)
+			fmt.Fprintf(w, "%-14s %-40s %9s %19s %9s %6s %6.2f %5s %s: %s\n", e.Precision.Name, e.Precision, "-", "", "", "", e.ElapsedS, "", e.Status, e.Reason)
 			continue
 		}
-		fmt.Fprintf(w, "%-14s %-40s %9.1f %19s %9.3f %6.2f %v\n", e.Precision.Name, e.Precision,
+		fmt.Fprintf(w, "%-14s %-40s %9.1f %19s %9.3f %6.2f %6.2f %5s %v\n", e.Precision.Name, e.Precision,
 			e.OpsPerS.Median/1e12, fmt.Sprintf("(%.1f-%.1f)", e.OpsPerS.Min/1e12, e.OpsPerS.Max/1e12),
-			e.Seconds.Median*1e3, e.WarmUpS, e.Check)
+			e.Seconds.Median*1e3, e.WarmUpS, e.ElapsedS, fmt.Sprintf("%d/%d", e.Algorithm, len(e.Trials)), e.Check)
+		for i, tr := range e.Trials {
+			fmt.Fprintf(w, "    algorithm %d: trial %.1f TFLOP/s, workspace %d bytes, %v\n", i, e.OpsPerGEMM/tr.Seconds/1e12, tr.WorkspaceBytes, tr.Check)
+		}
 	}
 }
 
@@ -110,15 +119,28 @@ type figure struct {
 	Check   string  `json:"check,omitempty"`
 	Size    int     `json:"size"`
 	Library string  `json:"library"`
+	// Algorithm is the kept algorithm's index; TrialTFLOPs each one's trial.
+	Algorithm      *int      `json:"algorithm,omitempty"`
+	TrialTFLOPs    []float64 `json:"trial_tflops,omitempty"`
+	WorkspaceBytes uint64    `json:"workspace_bytes,omitempty"`
+	ElapsedS       float64   `json:"elapsed_s"`
 }
 
-// writeFigures writes the report as {precision: figure}.
+// writeFigures writes the report as {precision: figure}, plus "_run"
+// with the whole run's wall time.
 func writeFigures(path string, r Report) error {
-	m := map[string]figure{}
+	m := map[string]any{"_run": map[string]float64{"elapsed_s": r.ElapsedS}}
 	for _, e := range r.Entries {
-		m[e.Precision.Name] = figure{Status: string(e.Status), Reason: e.Reason, Median: e.OpsPerS.Median / 1e12,
+		f := figure{Status: string(e.Status), Reason: e.Reason, Median: e.OpsPerS.Median / 1e12,
 			Min: e.OpsPerS.Min / 1e12, Max: e.OpsPerS.Max / 1e12, Check: e.Check.String(), Size: e.M,
-			Library: fmt.Sprintf("%s %s", r.Library.Path, r.Library.VersionString())}
+			Library: fmt.Sprintf("%s %s", r.Library.Path, r.Library.VersionString()), ElapsedS: e.ElapsedS}
+		if e.Status == StatusMeasured {
+			f.Algorithm, f.WorkspaceBytes = &e.Algorithm, e.WorkspaceBytes
+			for _, tr := range e.Trials {
+				f.TrialTFLOPs = append(f.TrialTFLOPs, e.OpsPerGEMM/tr.Seconds/1e12)
+			}
+		}
+		m[e.Precision.Name] = f
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -1,6 +1,7 @@
 package cublaslt
 
 import (
+	"math"
 	"math/rand/v2"
 	"sync"
 )
@@ -19,9 +20,18 @@ type operand struct {
 // at is element (r, c) as a float64.
 func (o operand) at(r, c int) float64 { return value(o.raw, o.t, r*o.cols+c) }
 
-// row decodes row r into dst (len cols).
+// row decodes row r into dst (len cols). The decode table of a small
+// type is looked up once per row, not per element: the check decodes
+// whole rows of K elements, and at 8192³ that lookup dominated it.
 func (o operand) row(r int, dst []float64) {
 	base := r * o.cols
+	if o.t.Bits() <= 16 && !o.t.Integer() {
+		tab := smallTable(o.t)
+		for c := range dst {
+			dst[c] = tab[get(o.raw, o.t, base+c)]
+		}
+		return
+	}
 	for c := range dst {
 		dst[c] = value(o.raw, o.t, base+c)
 	}
@@ -40,8 +50,8 @@ func genRange(t Type) float64 {
 }
 
 // randomOperand draws a rows×cols operand of type t from seed: floats
-// uniform in ±genRange(t) rounded to t, integers uniform over t's whole
-// range. Chunks of rows are drawn in parallel from streams derived from
+// uniform in ±genRange(t) rounded to t (for types of at most 16 bits,
+// through drawTable), integers uniform over t's whole range. Chunks of rows are drawn in parallel from streams derived from
 // seed, so the result depends only on seed and the shape.
 func randomOperand(t Type, rows, cols int, seed uint64) operand {
 	o := operand{t: t, rows: rows, cols: cols, raw: make([]byte, t.rowBytes(rows*cols))}
@@ -57,8 +67,29 @@ func randomOperand(t Type, rows, cols int, seed uint64) operand {
 	return o
 }
 
-// fill draws elements lo…hi-1.
+// fill draws elements lo…hi-1. Per-element encode (a Frexp, a division
+// and a RoundToEven) made drawing two 8192×8192 operands cost more host
+// time than the GPU spent on the precision, so the common types take
+// shortcuts that round the same way: fp16 and bf16 from a float32 by bit
+// arithmetic, the 8-bit and narrower floats by drawTable.
 func (o operand) fill(rng *rand.Rand, lo, hi int) {
+	switch t := o.t; {
+	case t == F16 || t == BF16:
+		enc := f16Bits
+		if t == BF16 {
+			enc = bf16Bits
+		}
+		for i := lo; i < hi; i++ {
+			put(o.raw, t, i, uint64(enc(float32(rng.Float64()*2-1))))
+		}
+		return
+	case t.Bits() <= 8 && !t.Integer():
+		tab := drawTable(t)
+		for i := lo; i < hi; i++ {
+			put(o.raw, t, i, uint64(tab[rng.Uint32()>>(32-drawBits)]))
+		}
+		return
+	}
 	r := genRange(o.t)
 	for i := lo; i < hi; i++ {
 		var v uint64
@@ -72,4 +103,48 @@ func (o operand) fill(rng *rand.Rand, lo, hi int) {
 		}
 		put(o.raw, o.t, i, v)
 	}
+}
+
+// f16Bits rounds f (|f| ≤ 1) to fp16, ties to even, as encode(F16) does.
+func f16Bits(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	b &= 0x7fffffff
+	if b < 0x38800000 { // below 2^-14: fp16 subnormal (or zero)
+		return sign | uint16(math.RoundToEven(float64(math.Float32frombits(b))*(1<<24)))
+	}
+	b += 0xfff + (b >> 13 & 1) // round the mantissa to 10 bits; a carry bumps the exponent
+	return sign | uint16((b-112<<23)>>13)
+}
+
+// bf16Bits rounds a finite f to bf16, ties to even, as encode(BF16) does.
+func bf16Bits(f float32) uint16 {
+	b := math.Float32bits(f)
+	return uint16((b + 0x7fff + (b >> 16 & 1)) >> 16)
+}
+
+// drawBits is log2 of the number of buckets drawTable splits ±genRange
+// into: 2^16 two-byte entries stay in a core's L2.
+const drawBits = 16
+
+// drawTables holds each small type's drawTable, built on first use.
+var drawTables sync.Map // Type → []uint16
+
+// drawTable returns, for a float type of at most 8 bits, the bit pattern
+// of the centre of each of 2^drawBits equal buckets of ±genRange(t),
+// rounded to t: drawing an element is then a table lookup. The buckets
+// are far finer than the spacing of any 8-bit type except within 2^-9
+// of zero (where e5m2's subnormals lie), so the draw is the
+// uniform-then-rounded one but for those few values.
+func drawTable(t Type) []uint16 {
+	if v, ok := drawTables.Load(t); ok {
+		return v.([]uint16)
+	}
+	r, n := genRange(t), 1<<drawBits
+	tab := make([]uint16, n)
+	for i := range tab {
+		tab[i] = uint16(encode(t, ((float64(i)+0.5)/float64(n)*2-1)*r))
+	}
+	v, _ := drawTables.LoadOrStore(t, tab)
+	return v.([]uint16)
 }

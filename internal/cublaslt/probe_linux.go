@@ -41,14 +41,20 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 		return Report{}, err
 	}
 	rep := Report{Probe: ProbeName, Library: l.info, BusID: d.busID, Device: d.name}
+	warm := o.WarmUp // the first measured precision warms the idle device up; later ones hold
 	for i, p := range precs {
 		if err := ctx.Err(); err != nil {
 			return Report{}, errors.Join(err, d.release())
 		}
-		e, err := d.runOne(ctx, p, o, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
+		t0 := time.Now()
+		e, err := d.runOne(ctx, p, o, warm, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
 		if err != nil {
 			return Report{}, errors.Join(fmt.Errorf("cublaslt: %s on %s: %w", p.Name, d.busID, err), d.release())
 		}
+		if e.Status == StatusMeasured {
+			warm = o.Hold
+		}
+		e.ElapsedS = time.Since(t0).Seconds()
 		rep.Entries = append(rep.Entries, e)
 	}
 	if err := d.release(); err != nil {
@@ -58,11 +64,12 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 	return rep, nil
 }
 
-// runOne sets p up and, if the library offers it, times and checks it.
-func (d *device) runOne(ctx context.Context, p Precision, o Options, seed uint64) (Entry, error) {
+// runOne sets p up and, if the library offers it, times and checks it
+// after a warm-up of warm.
+func (d *device) runOne(ctx context.Context, p Precision, o Options, warm time.Duration, seed uint64) (Entry, error) {
 	e := Entry{Precision: p, M: o.M, N: o.N, K: o.K, OpsPerGEMM: 2 * float64(o.M) * float64(o.N) * float64(o.K),
 		Check: Check{Result: refcheck.New()}}
-	mm, err := d.newMatmul(p, o.M, o.N, o.K)
+	mm, err := d.newMatmul(p, o.M, o.N, o.K, o.Algorithms)
 	var ref *refusal
 	if errors.As(err, &ref) {
 		e.Status, e.Reason = StatusNotOffered, ref.reason
@@ -76,25 +83,28 @@ func (d *device) runOne(ctx context.Context, p Precision, o Options, seed uint64
 		e.Reason = fmt.Sprintf("cuBLASLt %s offers it, but this probe does not lay out %v inputs yet", d.l.info.VersionString(), p.A)
 		return e, mm.release()
 	}
-	e.WorkspaceBytes = mm.wsNeed
-	err = mm.measure(ctx, o, seed, &e)
+	err = mm.measure(ctx, o, warm, seed, &e)
 	return e, errors.Join(err, mm.release())
 }
 
-// measure uploads random operands, warms up, times the samples, then
-// checks the output of the last timed GEMM.
-func (mm *matmul) measure(ctx context.Context, o Options, seed uint64, e *Entry) error {
+// measure uploads random operands, warms up, times each algorithm
+// briefly and checks its output, keeps the fastest, times the samples
+// with it, then checks the output of the last timed GEMM in full.
+func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, seed uint64, e *Entry) error {
 	g := gemm{p: mm.p, m: mm.m, n: mm.n, k: mm.k,
 		a: randomOperand(mm.p.A, mm.m, mm.k, seed), bt: randomOperand(mm.p.B, mm.n, mm.k, seed+1)}
 	if err := mm.load(g); err != nil {
 		return err
 	}
-	per, busy, err := mm.warmUp(ctx, o.WarmUp)
+	per, busy, err := mm.warmUp(ctx, warm)
 	if err != nil {
 		return err
 	}
 	e.WarmUpS = busy
 	e.Repeats = int(min(1e4, math.Ceil(o.MinSample.Seconds()/per)))
+	if err := mm.pick(ctx, g, seed, e); err != nil {
+		return err
+	}
 	secs, ops := make([]float64, o.Samples), make([]float64, o.Samples)
 	for i := range secs {
 		t, err := mm.d.timed(func() error { return mm.launch(e.Repeats) })
@@ -119,6 +129,43 @@ func (mm *matmul) measure(ctx context.Context, o Options, seed uint64, e *Entry)
 		return err
 	}
 	e.Status = StatusMeasured
+	return nil
+}
+
+// pick times each algorithm over AlgorithmTrials batches of e.Repeats
+// GEMMs, checks each one's output (sampled elements only at large sizes:
+// the kept one is checked in full after the samples), and leaves the
+// fastest as mm.cur, recorded in e.
+func (mm *matmul) pick(ctx context.Context, g gemm, seed uint64, e *Entry) error {
+	e.Trials = make([]Trial, len(mm.algos))
+	for i := range mm.algos {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		mm.cur = i
+		best := math.Inf(1)
+		for range AlgorithmTrials {
+			t, err := mm.d.timed(func() error { return mm.launch(e.Repeats) })
+			if err != nil {
+				return fmt.Errorf("algorithm %d of %d: %w", i, len(mm.algos), err)
+			}
+			best = min(best, t/float64(e.Repeats))
+		}
+		out, err := mm.result()
+		if err != nil {
+			return err
+		}
+		c, err := g.check(out, 0, seed+uint64(i))
+		if err != nil {
+			return fmt.Errorf("algorithm %d of %d: %w", i, len(mm.algos), err)
+		}
+		e.Trials[i] = Trial{Seconds: best, WorkspaceBytes: mm.algos[i].wsNeed, Check: c}
+		if i == 0 || best < e.Trials[e.Algorithm].Seconds {
+			e.Algorithm = i
+		}
+	}
+	mm.cur = e.Algorithm
+	e.WorkspaceBytes = mm.algos[mm.cur].wsNeed
 	return nil
 }
 

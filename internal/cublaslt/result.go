@@ -70,9 +70,15 @@ type Options struct {
 	M, N, K int
 	// Precisions names the precisions to run (Precision.Name); nil: all.
 	Precisions []string
-	// WarmUp is how long each precision keeps the device busy before
-	// timing (idle GPUs clock low); 0 means DefaultWarmUp.
+	// WarmUp is how long the first precision measured keeps the device
+	// busy before timing (an idle GPU clocks low); 0 means DefaultWarmUp.
 	WarmUp time.Duration
+	// Hold is the warm-up of every later precision, shorter because the
+	// device was busy moments before; 0 means DefaultHold.
+	Hold time.Duration
+	// Algorithms is how many algorithms the heuristic is asked for; each
+	// is timed briefly and the fastest kept. 0 means DefaultAlgorithms.
+	Algorithms int
 	// Samples is the number of timed samples; 0 means DefaultSamples.
 	Samples int
 	// MinSample is the shortest timed sample: a sample repeats the GEMM
@@ -88,13 +94,30 @@ type Options struct {
 	Seed uint64
 }
 
-// Defaults for Options' zero fields.
+// Defaults for Options' zero fields, budgeted so that every precision at
+// 8192³ on an H200-class device takes at most 10 s in all (issue 17).
+// Device time per measured precision: the warm-up (250 ms for the first,
+// as long as an idle GPU takes to reach its boost clock; a 50 ms hold for
+// each later one, which follows the previous precision's GEMMs after only
+// the host's operand drawing and check), then AlgorithmTrials batches of
+// at least MinSample per algorithm (4 × 2 × 10 ms, which keep the device
+// busy before the timed samples too), then Samples × MinSample (8 ×
+// 10 ms); a GEMM longer than MinSample (fp64) runs once per batch. That
+// is about 0.2 s per precision, 0.35 s for fp64, about 2.5 s for the ten
+// precisions an H200 offers. The rest of the budget is host work: drawing
+// two operands (table-driven, see fill), uploading them, downloading the
+// output once per algorithm and checking it (sampled rows and columns).
 const (
 	DefaultSize           = 8192
 	DefaultWarmUp         = 250 * time.Millisecond
+	DefaultHold           = 50 * time.Millisecond
+	DefaultAlgorithms     = 4
 	DefaultSamples        = 8
 	DefaultMinSample      = 10 * time.Millisecond
 	DefaultWorkspaceBytes = 32 << 20
+	// AlgorithmTrials is how many batches time each algorithm; the
+	// fastest batch counts, so a first launch's set-up cost does not.
+	AlgorithmTrials = 2
 )
 
 // withDefaults fills o's zero fields.
@@ -106,6 +129,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.WarmUp == 0 {
 		o.WarmUp = DefaultWarmUp
+	}
+	if o.Hold == 0 {
+		o.Hold = DefaultHold
+	}
+	if o.Algorithms == 0 {
+		o.Algorithms = DefaultAlgorithms
 	}
 	if o.Samples == 0 {
 		o.Samples = DefaultSamples
@@ -140,6 +169,9 @@ func (o Options) selected() ([]Precision, error) {
 // validate rejects shapes the layouts cannot take: every dimension a
 // positive multiple of 32 (block-scaled K blocks and int8/fp8 alignment).
 func (o Options) validate() error {
+	if o.Algorithms < 1 || o.Samples < 1 {
+		return fmt.Errorf("cublaslt: %d algorithms, %d samples: each must be at least 1", o.Algorithms, o.Samples)
+	}
 	if o.M <= 0 || o.N <= 0 || o.K <= 0 || o.M%32 != 0 || o.N%32 != 0 || o.K%32 != 0 {
 		return fmt.Errorf("cublaslt: GEMM %d×%d×%d: every dimension must be a positive multiple of 32", o.M, o.N, o.K)
 	}
@@ -179,9 +211,30 @@ type Entry struct {
 	Repeats int
 	// WarmUpS is how long the warm-up kept the device busy, in seconds.
 	WarmUpS float64
-	// WorkspaceBytes is the workspace the chosen algorithm asked for.
+	// Algorithm is the index, in the heuristic's order, of the algorithm
+	// the figures are from: the fastest of Trials.
+	Algorithm int
+	// Trials holds each algorithm the heuristic proposed and the library
+	// could run, in its order, with its trial time.
+	Trials []Trial
+	// WorkspaceBytes is the workspace the kept algorithm asked for.
 	WorkspaceBytes uint64
 	// Check is the reference check the timed output passed.
+	Check Check
+	// ElapsedS is the wall time spent on this precision, host work
+	// (drawing, upload, checks) included, in seconds.
+	ElapsedS float64
+}
+
+// Trial is one algorithm's brief timing before the samples. Its output
+// was checked too (sampled elements at large sizes), so a wrong
+// algorithm fails the probe even when it is not the one kept.
+type Trial struct {
+	// Seconds is the fastest trial batch's time per GEMM.
+	Seconds float64
+	// WorkspaceBytes is the workspace the algorithm asked for.
+	WorkspaceBytes uint64
+	// Check is how its output compared with the reference.
 	Check Check
 }
 

@@ -11,7 +11,13 @@
 // Environment, read at each call:
 //   FAKE_LT_MODE     "" correct; "wrong" corrupts one output element;
 //                    "nofp8" offers no fp8 algorithm; "noblock" refuses
-//                    the scale-mode attributes as a pre-12.8 library does
+//                    the scale-mode attributes as a pre-12.8 library does;
+//                    "wrong1" corrupts one element with algorithm 1 only
+//   FAKE_LT_ALGOS    how many algorithms the heuristic proposes at most
+//                    (default 3); algorithm i asks for (i+1) KiB of
+//                    workspace
+//   FAKE_LT_SLOW     the digits of the algorithms that sleep 20 ms per
+//                    GEMM, e.g. "0" or "02" (default: none)
 //   FAKE_LT_VERSION  cublasLtGetVersion's answer (default 130100)
 //   FAKE_CUDA_BUSID  the one device's PCI address (default 0000:00:06.0)
 //   FAKE_LT_LEAKS    a file to which cuDevicePrimaryCtxRelease writes the
@@ -180,11 +186,21 @@ int cublasLtMatmulAlgoGetHeuristic(void* h, desc* d, layout* a, layout* b, layou
                                    heur* res, int* got) {
 	*got = 0;
 	if (!offered(d, a, b, c)) return NOT_SUPPORTED;
-	memset(res, 0, sizeof *res);
-	res->algo.data[0] = 42;
-	res->workspaceSize = 1024;
-	*got = 1;
+	const char* n = getenv("FAKE_LT_ALGOS");
+	int have = n ? atoi(n) : 3;
+	for (int i = 0; i < have && i < want; i++) {
+		memset(&res[i], 0, sizeof res[i]);
+		res[i].algo.data[0] = 42 + i;
+		res[i].workspaceSize = 1024 * (i + 1);
+		*got = i + 1;
+	}
 	return 0;
+}
+
+// slow says whether algorithm i is one FAKE_LT_SLOW names.
+static int slow(int i) {
+	const char* s = getenv("FAKE_LT_SLOW");
+	return s != NULL && strchr(s, '0' + i) != NULL;
 }
 
 static double half_value(uint16_t h) {
@@ -289,8 +305,11 @@ static double block_scale(const void* s, int mode, uint64_t row, uint64_t kk, ui
 int cublasLtMatmul(void* h, desc* d, const void* alpha, const void* A, layout* la, const void* B, layout* lb,
                    const void* beta, const void* C, layout* lc, void* D, layout* ld, const algo_t* algo, void* ws,
                    size_t wsBytes, void* stream) {
-	if (algo == NULL || algo->data[0] != 42) return INVALID;
+	if (algo == NULL || algo->data[0] < 42 || algo->data[0] > 42 + 9) return INVALID;
+	int ai = (int)(algo->data[0] - 42);
 	if (!offered(d, la, lb, lc)) return NOT_SUPPORTED;
+	if (slow(ai)) nanosleep(&(struct timespec){0, 20000000}, NULL);
+	int corrupt = strcmp(mode(), "wrong") == 0 || (strcmp(mode(), "wrong1") == 0 && ai == 1);
 	uint64_t m = ld->rows, n = ld->cols, k = d->transa ? la->rows : la->cols;
 	double al = scalar(d->scale, alpha), be = scalar(d->scale, beta);
 	int block = d->amode != 0;
@@ -307,7 +326,7 @@ int cublasLtMatmul(void* h, desc* d, const void* alpha, const void* A, layout* l
 				acc += a * b;
 			}
 			double v = al * acc + (be != 0 ? be * elem(C, lc->type, i + j * lc->ld) : 0);
-			if (strcmp(mode(), "wrong") == 0 && i == m / 2 && j == n / 3) v += fabs(v) / 2 + 1;
+			if (corrupt && i == m / 2 && j == n / 3) v += fabs(v) / 2 + 1;
 			store(D, ld->type, i + j * ld->ld, v);
 		}
 	}
