@@ -19,9 +19,10 @@
 // Inputs are random, rounded to their type on the host; the output of
 // the last timed GEMM is compared with a float64 CPU reference from the
 // same rounded inputs (check.go). A failing check is an error, never a
-// figure. Timing uses CUDA events on one stream after a warm-up that
-// keeps the device busy for Options.WarmUp (Options.Hold for every
-// precision after the first; the defaults' time budget is in result.go).
+// figure. Timing uses CUDA events on one stream: a warm-up of
+// Options.WarmUp before the first precision, and for each precision a
+// hold of Options.Hold with the algorithm it kept right before its timed
+// samples (the defaults' time budget is in result.go).
 //
 // The tests run the whole probe against a fake cuBLASLt and libcuda built
 // from testdata/fakelt.c, which computes on the CPU; TestHardware runs

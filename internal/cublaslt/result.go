@@ -73,8 +73,9 @@ type Options struct {
 	// WarmUp is how long the first precision measured keeps the device
 	// busy before timing (an idle GPU clocks low); 0 means DefaultWarmUp.
 	WarmUp time.Duration
-	// Hold is the warm-up of every later precision, shorter because the
-	// device was busy moments before; 0 means DefaultHold.
+	// Hold is how long each precision keeps the device busy with the
+	// algorithm it kept right before its timed samples; 0 means
+	// DefaultHold.
 	Hold time.Duration
 	// Algorithms is how many algorithms the heuristic is asked for; each
 	// is timed briefly and the fastest kept. 0 means DefaultAlgorithms.
@@ -94,23 +95,21 @@ type Options struct {
 	Seed uint64
 }
 
-// Defaults for Options' zero fields, budgeted so that every precision at
-// 8192³ on an H200-class device takes at most 10 s in all (issue 17).
-// Device time per measured precision: the warm-up (250 ms for the first,
-// as long as an idle GPU takes to reach its boost clock; a 50 ms hold for
-// each later one, which follows the previous precision's GEMMs after only
-// the host's operand drawing and check), then AlgorithmTrials batches of
-// at least MinSample per algorithm (4 × 2 × 10 ms, which keep the device
-// busy before the timed samples too), then Samples × MinSample (8 ×
-// 10 ms); a GEMM longer than MinSample (fp64) runs once per batch. That
-// is about 0.2 s per precision, 0.35 s for fp64, about 2.5 s for the ten
-// precisions an H200 offers. The rest of the budget is host work: drawing
-// two operands (table-driven, see fill), uploading them, downloading the
-// output once per algorithm and checking it (sampled rows and columns).
+// Defaults for Options' zero fields. Device time per measured
+// precision: a warm-up before the first (250 ms, as long as an idle GPU
+// takes to reach its boost clock; later precisions only size their
+// batches), AlgorithmTrials batches of at least MinSample per algorithm
+// (4 × 2 × 10 ms), then a hold of the kept algorithm (250 ms, the rule
+// every probe of this suite follows: the device under load for at least
+// that long before timing, so the figure is a sustained one, not a burst
+// before the power limit acts), then Samples × MinSample (8 × 10 ms). The
+// host's work comes on top: drawing two operands (table-driven, see fill),
+// uploading them, and checking each algorithm's output (sampled rows and
+// columns).
 const (
 	DefaultSize           = 8192
 	DefaultWarmUp         = 250 * time.Millisecond
-	DefaultHold           = 50 * time.Millisecond
+	DefaultHold           = 250 * time.Millisecond
 	DefaultAlgorithms     = 4
 	DefaultSamples        = 8
 	DefaultMinSample      = 10 * time.Millisecond
