@@ -224,6 +224,26 @@ type ProbeEnvironment struct {
 	// OS and Arch are the host's operating system and architecture.
 	OS   string `json:"os" validate:"required,ident"`
 	Arch string `json:"arch" validate:"required,ident"`
+	// Libraries lists the vendor libraries whose figures the card holds
+	// (e.g. cuBLASLt for probe "cuda-cublaslt"): which file, which
+	// version. Absent when no vendor library ran.
+	Libraries []Library `json:"libraries,omitempty" validate:"omitempty,dive"`
+}
+
+// Library is a vendor library a probe loaded and measured through.
+type Library struct {
+	// Probe is the probe that loaded it, as in Probes.
+	Probe string `json:"probe" validate:"required,ident"`
+	// Name is the library, e.g. "cuBLASLt".
+	Name string `json:"name" validate:"required,max=64"`
+	// Version is the library's own version, e.g. "13.1.0".
+	Version string `json:"version" validate:"required,max=64"`
+	// Path is the file loaded, as the dynamic loader resolved it.
+	Path string `json:"path" validate:"required,max=1024"`
+	// Source says how the file was found: "option" (--cublaslt), "env"
+	// (APPRAISE_CUBLASLT), "loader" (the dynamic loader's search) or
+	// "search" (the usual install places).
+	Source string `json:"source" validate:"oneof=option env loader search"`
 }
 
 // CrossCheck compares one of our figures with a standard tool's figure for

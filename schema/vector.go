@@ -99,8 +99,23 @@ type PrecisionThroughput struct {
 	// InputType is the element type of the operands, e.g. "fp32", "fp16",
 	// "bf16", "int32", "int8", "uint8", "fp8_e4m3".
 	InputType string `json:"input_type" validate:"required,ident"`
+	// InputTypeB is the element type of the second operand (B) when it
+	// differs from InputType, e.g. "fp8_e4m3" for an fp8_e5m2×fp8_e4m3
+	// GEMM. Absent when both operands have InputType.
+	InputTypeB string `json:"input_type_b,omitempty" validate:"omitempty,ident"`
 	// AccumulatorType is the element type results accumulate in.
 	AccumulatorType string `json:"accumulator_type" validate:"required,ident"`
+	// OutputType is the element type the result is stored in, when the
+	// probe states it (vendor-library GEMMs, whose output may be narrower
+	// than the accumulator, e.g. fp16 stored from fp32 accumulation).
+	// Absent when the result is stored in AccumulatorType.
+	OutputType string `json:"output_type,omitempty" validate:"omitempty,ident"`
+	// Scaling names the block scaling of the inputs for microscaled
+	// formats: "block16_ue4m3" (one e4m3 scale per 16 elements along K,
+	// NVFP4) or "block32_ue8m0" (one power-of-two scale per 32, the OCP
+	// MX formats). Absent for unscaled inputs and for one scale per
+	// operand (fp8 GEMMs).
+	Scaling string `json:"scaling,omitempty" validate:"omitempty,oneof=block16_ue4m3 block32_ue8m0"`
 	// MatrixEngine is true only when a matrix-engine kernel (cooperative
 	// matrix or equivalent) ran and passed its check; vector-ALU figures
 	// say false.
@@ -115,7 +130,9 @@ type PrecisionThroughput struct {
 	// Kernel names the configuration of a raw-Vulkan vector kernel and,
 	// where the probe measures several forms and keeps the fastest checked
 	// one, the form (e.g. "fma-loaded local=256 chains=8 lanes=4 unroll=8":
-	// how a driver packs fp16 FMAs depends on how they are written).
+	// how a driver packs fp16 FMAs depends on how they are written; for a
+	// vendor library, "algorithm 1 of 4": which of the algorithms its
+	// heuristic proposed was fastest).
 	Kernel string `json:"kernel,omitempty" validate:"max=64"`
 	// Probe is the name of the probe that measured it.
 	Probe string `json:"probe" validate:"required,ident"`
@@ -131,7 +148,9 @@ type MatrixShape struct {
 	M int `json:"m" validate:"gte=1"`
 	N int `json:"n" validate:"gte=1"`
 	K int `json:"k" validate:"gte=1"`
-	// Scope is the execution scope of a fragment, e.g. "subgroup".
+	// Scope is the execution scope of a fragment, e.g. "subgroup"; for a
+	// vendor library's GEMM, which chooses its own fragments, "library",
+	// and M, N, K are then the whole problem's dimensions.
 	Scope string `json:"scope" validate:"required,ident"`
 	// ProblemM, ProblemN, ProblemK are the whole GEMM's dimensions.
 	ProblemM int `json:"problem_m" validate:"gte=1"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
 	"github.com/everycycle/appraise/internal/crosscheck"
+	"github.com/everycycle/appraise/internal/cublaslt"
 	"github.com/everycycle/appraise/internal/figures"
 )
 
@@ -25,6 +27,8 @@ type appraiseCmd struct {
 	Overwrite bool           `help:"Replace report files of the same name in --out."`
 	Soak      *time.Duration `placeholder:"DURATION" help:"Thermal soak: how long to hold the device under load (default 2m, 10s with --quick or on a software adapter); 0 skips it."`
 	CoopMat   bool           `name:"coopmat" help:"Also measure matrix-engine GEMMs through VK_KHR_cooperative_matrix, every shape the driver offers."`
+	BLAS      bool           `name:"blas" help:"Measure the vendor BLAS library's GEMMs (cuBLASLt on NVIDIA) for every precision it offers, beside the Vulkan matrix entries. Without it, only precisions the card has no Vulkan matrix entry for."`
+	CuBLASLt  string         `name:"cublaslt" placeholder:"PATH" help:"cuBLASLt library file for the BLAS probe (default: $APPRAISE_CUBLASLT, else the loader path, CUDA toolkits and pip wheels)."`
 
 	CrossCheck  bool    `name:"cross-check" help:"Require the cross-check: fail before probing unless BabelStream and mixbench are found and start. Without it they run whenever found, and the card says when they were not."`
 	BabelStream string  `name:"babelstream" placeholder:"PATH" help:"BabelStream binary (implies --cross-check; default: cuda-stream, hip-stream or ocl-stream on PATH, by vendor)."`
@@ -43,6 +47,9 @@ type written struct {
 }
 
 func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
+	if err := c.checkBLAS(); err != nil {
+		return err
+	}
 	if err := c.checkOut(); err != nil {
 		return err
 	}
@@ -67,7 +74,8 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 		return withCode(exitUsage, fmt.Errorf("--soak %s: want a duration of 0 or more", *c.Soak), "")
 	}
 	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, Version: version,
-		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT")}
+		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT"),
+		BLAS:      appraisal.BLASOptions{All: c.BLAS, Load: cublaslt.LoadOptions{Path: c.CuBLASLt, Getenv: e.getenv}}}
 	if c.Tolerance <= 0 || c.Tolerance >= 1 {
 		return withCode(exitUsage, fmt.Errorf("--tolerance %g: want a fraction between 0 and 1", c.Tolerance), "")
 	}
@@ -95,6 +103,24 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 		return err
 	}
 	return c.render(e, run, files)
+}
+
+// checkBLAS refuses, before anything is probed, a --cublaslt that is not
+// a regular file: naming a library that cannot be loaded is a mistake on
+// the command line, unlike a host without one (the card then says so).
+func (c *appraiseCmd) checkBLAS() error {
+	if c.CuBLASLt == "" {
+		return nil
+	}
+	fi, err := os.Stat(c.CuBLASLt)
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("--cublaslt %s: %w", c.CuBLASLt, err),
+			"name the libcublasLt.so.* file itself, e.g. .../site-packages/nvidia/cu13/lib/libcublasLt.so.13, or leave --cublaslt out to search")
+	}
+	return nil
 }
 
 // checkOut refuses, before any probe runs, an --out that already holds

@@ -34,6 +34,9 @@ type Options struct {
 	// CoopMat also measures matrix-engine GEMMs through
 	// VK_KHR_cooperative_matrix, for every shape the driver offers.
 	CoopMat bool
+	// BLAS configures the vendor-library GEMM probe (cuda-cublaslt): which
+	// precisions, where the library is found.
+	BLAS BLASOptions
 	// CrossCheck, when set, runs BabelStream and mixbench on each device
 	// where they are found and start, and records their figures beside
 	// ours; where they are not, the card says why (or, with
@@ -148,6 +151,15 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 		return nil, err
 	}
 	if err := vulkanProbes(ctx, c, o, v, reopenWebGPU(inst, c, o)); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if o.Progress != nil {
+		o.Progress(c.Addr, "vendor BLAS GEMMs")
+	}
+	if err := blasProbe(ctx, c, blasOptions(o), v); err != nil {
 		return nil, err
 	}
 	return v, nil

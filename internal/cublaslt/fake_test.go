@@ -6,36 +6,24 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/everycycle/appraise/internal/cublaslt/fakelt"
 )
 
 // fakeDir builds testdata/fakelt.c once per test binary into a
-// directory holding it as libcublasLt.so.13 and libcuda.so.1. It is built
-// without a soname, so loading it by path never satisfies a later dlopen
-// of the real sonames.
+// directory holding it as libcublasLt.so.13 and libcuda.so.1 (fakelt.Build).
 var fakeDir = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "fakelt")
 	if err != nil {
 		return "", err
 	}
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "gcc"
-	}
-	lib := filepath.Join(dir, "libcublasLt.so.13")
-	out, err := exec.Command(cc, "-shared", "-fPIC", "-O2", "-o", lib, "testdata/fakelt.c", "-lm").CombinedOutput()
-	if err != nil {
-		return "", errors.Join(err, errors.New(string(out)))
-	}
-	if err := os.Link(lib, filepath.Join(dir, "libcuda.so.1")); err != nil {
-		return "", err
-	}
-	return dir, nil
+	_, _, err = fakelt.Build(dir)
+	return dir, err
 })
 
 func TestMain(m *testing.M) {

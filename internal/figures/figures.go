@@ -83,11 +83,24 @@ func List(v schema.CapabilityVector) []Figure {
 
 // PrecisionName names a throughput figure, e.g. "precision.fma.fp32" or
 // "precision.gemm.fp16-fp32.matrix.16x8x16": one name per precision and,
-// for matrix kernels, per fragment shape.
+// for matrix kernels, per fragment shape. A second input type and an
+// output type other than the accumulator's and a block scaling are named
+// too (vendor-library GEMMs, e.g.
+// "precision.gemm.fp8_e5m2xfp8_e4m3-fp32-bf16.matrix.8192x8192x8192" or
+// "precision.gemm.fp4_e2m1-fp32-bf16.block32_ue8m0.matrix.8192x8192x8192").
 func PrecisionName(p schema.PrecisionThroughput) string {
 	name := fmt.Sprintf("precision.%s.%s", p.Operation, p.InputType)
-	if p.AccumulatorType != p.InputType {
+	if p.InputTypeB != "" && p.InputTypeB != p.InputType {
+		name += "x" + p.InputTypeB
+	}
+	if p.AccumulatorType != p.InputType || (p.OutputType != "" && p.OutputType != p.AccumulatorType) {
 		name += "-" + p.AccumulatorType
+	}
+	if p.OutputType != "" && p.OutputType != p.AccumulatorType {
+		name += "-" + p.OutputType
+	}
+	if p.Scaling != "" {
+		name += "." + p.Scaling
 	}
 	if p.MatrixEngine {
 		name += ".matrix"

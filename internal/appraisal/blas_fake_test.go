@@ -1,0 +1,129 @@
+//go:build linux && cgo
+
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/everycycle/appraise/internal/cublaslt"
+	"github.com/everycycle/appraise/internal/cublaslt/fakelt"
+	"github.com/everycycle/appraise/internal/figures"
+	"github.com/everycycle/appraise/schema"
+)
+
+// fakeBLAS builds the fake cuBLASLt and returns options that load it and
+// run small GEMMs; mode is its FAKE_LT_MODE.
+func fakeBLAS(t *testing.T, mode string, all bool) BLASOptions {
+	t.Helper()
+	blas, driver, err := fakelt.Build(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FAKE_LT_MODE", mode)
+	t.Setenv("FAKE_CUDA_BUSID", h200().BusAddress)
+	return BLASOptions{All: all, Load: cublaslt.LoadOptions{Path: blas, Driver: driver},
+		Probe: cublaslt.Options{M: 64, N: 64, K: 64, WarmUp: time.Millisecond, Hold: time.Millisecond, Samples: 2, MinSample: time.Millisecond, Algorithms: 2}}
+}
+
+// With the fake library, the default run adds checked BLAS entries for
+// the precisions without a Vulkan matrix entry, beside the coopmat ones,
+// records the library and the not-offered combinations; every figure
+// name is distinct and every added record valid.
+func TestBLASFakeMerge(t *testing.T) {
+	v := coopmatCard()
+	if err := blasProbe(context.Background(), h200(), fakeBLAS(t, "", false), v); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]schema.PrecisionThroughput{}
+	for _, p := range v.Precisions {
+		if p.Probe != cublaslt.ProbeName {
+			continue
+		}
+		name := figures.PrecisionName(p)
+		if _, dup := byName[name]; dup {
+			t.Errorf("figure %s twice", name)
+		}
+		byName[name] = p
+		if err := schema.Validate(&p); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if !p.MatrixEngine || p.OpCounting != "gemm=2mnk" || !p.Check.Passed || p.Shape.Scope != "library" {
+			t.Errorf("%s: %+v", name, p)
+		}
+	}
+	for _, want := range []string{"precision.gemm.fp8_e4m3-fp32-bf16.matrix.64x64x64", "precision.gemm.fp8_e5m2xfp8_e4m3-fp32-bf16.matrix.64x64x64",
+		"precision.gemm.bf16-fp32-bf16.matrix.64x64x64", "precision.gemm.bf16-fp32.matrix.64x64x64", "precision.gemm.fp64.matrix.64x64x64",
+		"precision.gemm.tf32-fp32.matrix.64x64x64", "precision.gemm.fp8_e4m3-fp32-bf16.block32_ue8m0.matrix.64x64x64",
+		"precision.gemm.fp4_e2m1-fp32-bf16.block16_ue4m3.matrix.64x64x64"} {
+		if _, ok := byName[want]; !ok {
+			t.Errorf("no %s among %v", want, byName)
+		}
+	}
+	if _, ok := byName["precision.gemm.fp16.matrix.64x64x64"]; ok {
+		t.Error("fp16 measured by default although the card has a Vulkan fp16 matrix entry")
+	}
+	if len(v.Precisions)-len(byName) != len(coopmatCard().Precisions) {
+		t.Error("an entry of the card was replaced")
+	}
+	libs := v.Environment.Libraries
+	if len(libs) != 1 || libs[0].Probe != cublaslt.ProbeName || libs[0].Version != "13.1.0" || libs[0].Source != "option" {
+		t.Errorf("libraries %+v", libs)
+	}
+	if err := schema.Validate(&libs[0]); err != nil {
+		t.Error(err)
+	}
+	skipped := map[string]bool{}
+	for _, s := range v.Skipped {
+		skipped[s.Item] = true
+		if err := schema.Validate(&s); err != nil {
+			t.Error(err)
+		}
+	}
+	if !skipped["gemm fp8_e5m2"] || !skipped["gemm fp16"] {
+		t.Errorf("skips %+v", v.Skipped)
+	}
+	if len(v.Probes) != 1 || v.Probes[0].Name != cublaslt.ProbeName {
+		t.Errorf("probes %+v", v.Probes)
+	}
+
+	// --blas measures fp16 too, beside the Vulkan entry.
+	v = coopmatCard()
+	if err := blasProbe(context.Background(), h200(), fakeBLAS(t, "", true), v); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range v.Precisions {
+		if p.InputType == "fp16" && p.AccumulatorType == "fp16" && p.MatrixEngine {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d fp16→fp16 matrix entries with --blas, want the Vulkan one and the library's", n)
+	}
+}
+
+// A library whose GEMM fails its check fails the appraisal (ErrProbe,
+// exit 5), never a figure.
+func TestBLASFakeWrongFails(t *testing.T) {
+	v := coopmatCard()
+	err := blasProbe(context.Background(), h200(), fakeBLAS(t, "wrong", false), v)
+	if !errors.Is(err, ErrProbe) || !errors.Is(err, cublaslt.ErrCheckFailed) {
+		t.Fatalf("err = %v, want ErrProbe wrapping ErrCheckFailed", err)
+	}
+}
+
+// No CUDA device at the card's bus address: a skip saying so.
+func TestBLASFakeOtherDevice(t *testing.T) {
+	o := fakeBLAS(t, "", false)
+	t.Setenv("FAKE_CUDA_BUSID", "0000:00:07.0")
+	v := &schema.CapabilityVector{}
+	if err := blasProbe(context.Background(), h200(), o, v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Skipped) != 1 || len(v.Precisions) != 0 {
+		t.Errorf("skips %+v, precisions %d", v.Skipped, len(v.Precisions))
+	}
+}
