@@ -53,8 +53,8 @@ func blasPlan(c Candidate, o BLASOptions, v *schema.CapabilityVector) (run []str
 	switch {
 	case c.Adapter.Software:
 		return nil, nil, "" // a software adapter has no vendor library: nothing to say
-	case c.Adapter.VendorID != nvidiaVendor:
-		return nil, nil, fmt.Sprintf("no vendor BLAS probe for PCI vendor %04x yet (cuBLASLt runs on NVIDIA, %04x)", c.Adapter.VendorID, nvidiaVendor)
+	case vendorID(c) != nvidiaVendor:
+		return nil, nil, fmt.Sprintf("no vendor BLAS probe for PCI vendor %04x yet (cuBLASLt runs on NVIDIA, %04x)", vendorID(c), nvidiaVendor)
 	case c.BusAddress == "":
 		return nil, nil, "the device's PCI address is unknown, so the CUDA device behind it cannot be matched"
 	}
@@ -67,6 +67,15 @@ func blasPlan(c Candidate, o BLASOptions, v *schema.CapabilityVector) (run []str
 		run = append(run, p.Name)
 	}
 	return run, left, ""
+}
+
+// vendorID is c's PCI vendor: sysfs's when found there, else the
+// adapter's.
+func vendorID(c Candidate) uint32 {
+	if c.PCI != nil {
+		return uint32(c.PCI.VendorID)
+	}
+	return c.Adapter.VendorID
 }
 
 // hasVulkanMatrix says whether v holds a checked matrix-engine entry from
