@@ -75,7 +75,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		}
 	}
 	o.stage(c.Addr, "vulkan: host link and launch")
-	if err := vulkanLink(ctx, d, c.Adapter.Software || o.Quick, v, again); err != nil {
+	if err := vulkanLink(ctx, d, transferOptions(c, o), v, again); err != nil {
 		return err
 	}
 	if !o.CoopMat {

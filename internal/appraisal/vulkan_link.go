@@ -39,6 +39,24 @@ func reopenWebGPU(inst *gpu.Instance, c Candidate, o Options) webgpuAgain {
 	}
 }
 
+// softwareTransferBytes is the raw-Vulkan host link's transfer on a
+// software adapter: its "device memory" is host RAM and every route copies
+// and checks each byte on the host's cores, so the default 256 MiB
+// transfers made this the costliest step of a software appraisal. 64 MiB
+// still exceeds a host's caches (128 MiB move per transfer).
+const softwareTransferBytes = 64 << 20
+
+// transferOptions are the raw-Vulkan host link's options for c: fewer
+// samples on a software adapter or with --quick, smaller transfers on a
+// software adapter.
+func transferOptions(c Candidate, o Options) coopmat.TransferOptions {
+	to := coopmat.TransferOptions{Quick: c.Adapter.Software || o.Quick}
+	if c.Adapter.Software {
+		to.Bytes = softwareTransferBytes
+	}
+	return to
+}
+
 // linkChoice says, figure by figure, whether raw Vulkan's first
 // measurement beat WebGPU's (which the WebGPU probes measured before):
 // bandwidth higher, latency lower. A figure WebGPU did not measure goes
@@ -68,9 +86,9 @@ func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch ||
 // LaunchOverhead.OtherPaths). The 1 MiB upload compared is raw Vulkan's
 // pinned one: the data already in mapped host memory, as in WebGPU's
 // mapped staging and in the peers' pinned copies.
-func vulkanLink(ctx context.Context, d *coopmat.Device, quick bool, v *schema.CapabilityVector, again webgpuAgain) error {
+func vulkanLink(ctx context.Context, d *coopmat.Device, to coopmat.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
 	measure := func() (coopmat.TransferResult, error) {
-		r, err := coopmat.MeasureTransfer(ctx, d, coopmat.TransferOptions{Quick: quick})
+		r, err := coopmat.MeasureTransfer(ctx, d, to)
 		if err != nil {
 			return r, fmt.Errorf("%w: %s: %w", ErrProbe, probeVulkanHostLink, err)
 		}

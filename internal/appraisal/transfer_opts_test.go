@@ -1,0 +1,31 @@
+package appraisal
+
+import (
+	"testing"
+
+	"github.com/everycycle/appraise/coopmat"
+)
+
+// TestTransferOptions: a software adapter's raw-Vulkan host link moves
+// 64 MiB per transfer with the quick sample counts; a GPU keeps the
+// default size, with fewer samples only under --quick.
+func TestTransferOptions(t *testing.T) {
+	sw := Candidate{Addr: "software-0"}
+	sw.Adapter.Software = true
+	gpu := Candidate{Addr: "0000:01:00.0"}
+	for _, tc := range []struct {
+		name string
+		c    Candidate
+		o    Options
+		want coopmat.TransferOptions
+	}{
+		{"software", sw, Options{}, coopmat.TransferOptions{Quick: true, Bytes: softwareTransferBytes}},
+		{"software quick", sw, Options{Quick: true}, coopmat.TransferOptions{Quick: true, Bytes: softwareTransferBytes}},
+		{"gpu", gpu, Options{}, coopmat.TransferOptions{}},
+		{"gpu quick", gpu, Options{Quick: true}, coopmat.TransferOptions{Quick: true}},
+	} {
+		if got := transferOptions(tc.c, tc.o); got.Quick != tc.want.Quick || got.Bytes != tc.want.Bytes {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
