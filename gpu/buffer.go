@@ -59,7 +59,7 @@ func (d *Device) submitWait(cmds ...*wgpu.CommandBuffer) error {
 	return d.submitWaitBy(waitBlock, cmds...)
 }
 
-// submitWaitBy is submitWait waiting the way w says (waitFor).
+// submitWaitBy is submitWait waiting the way w says (wait.go).
 func (d *Device) submitWaitBy(w waitMode, cmds ...*wgpu.CommandBuffer) error {
 	if err := d.alive(); err != nil {
 		return err
@@ -69,11 +69,8 @@ func (d *Device) submitWaitBy(w waitMode, cmds ...*wgpu.CommandBuffer) error {
 	if err != nil {
 		return err
 	}
-	if err := d.waitFor(w, done.seen); err != nil {
-		return err
-	}
-	done.free()
-	return d.sink.err()
+	_, err = d.await(w, done)
+	return err
 }
 
 // encoder creates a command encoder. The caller releases it.
@@ -188,14 +185,11 @@ func (d *Device) mapWait(b *wgpu.Buffer, mode wgpu.MapMode, n uint64, w waitMode
 	if err != nil {
 		return err
 	}
-	if err := d.waitFor(w, mapped.seen); err != nil {
-		return err
+	st, err := d.await(w, mapped)
+	if err == nil && st != mapSucceeded {
+		err = fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): status %v", n, wgpu.BufferMapAsyncStatus(st))
 	}
-	defer mapped.free()
-	if st := mapped.status(); st != uint32(wgpu.BufferMapAsyncStatusSuccess) {
-		return fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): status %v", n, wgpu.BufferMapAsyncStatus(st))
-	}
-	return nil
+	return err
 }
 
 // unmap unmaps b.

@@ -226,15 +226,19 @@ func (s *soaker) newSlots() error {
 // release waits for anything still queued, then frees the clocks and the
 // dispatch. Safe on a partial soak.
 func (s *soaker) release() {
-	if q := s.plan.queue; s.d.dev != nil && len(q) > 0 {
-		_ = s.d.waitFor(waitBlock, q[len(q)-1].finished.seen) // the soak has failed or ended already
+	for _, p := range s.plan.queue { // the soak has failed or ended already
+		if s.d.dev == nil {
+			break
+		}
+		if _, err := s.d.await(waitBlock, p.finished); err != nil {
+			break
+		}
 	}
 	for _, sl := range s.slots {
 		if sl.mapping != nil { // mapped once its piece is done, which was waited for
-			if s.d.waitFor(waitBlock, sl.mapping.seen) == nil && sl.mapping.status() == uint32(wgpu.BufferMapAsyncStatusSuccess) {
+			if st, err := s.d.await(waitBlock, sl.mapping); err == nil && st == mapSucceeded {
 				_ = unmap(sl.clock.read)
 			}
-			sl.mapping.free()
 		}
 		sl.clock.release()
 	}
@@ -307,11 +311,8 @@ func (s *soaker) enqueue(p *soakPiece, cb *wgpu.CommandBuffer) error {
 // wait waits until p, a queued piece, is done. Only that submission is
 // waited for; the next stays queued.
 func (s *soaker) wait(p *soakPiece) error {
-	if err := s.d.waitFor(waitBlock, p.finished.seen); err != nil {
-		return err
-	}
-	p.finished.free()
-	return s.d.sink.err()
+	_, err := s.d.await(waitBlock, p.finished)
+	return err
 }
 
 // pieceTime is p's duration in seconds: its GPU timestamps' difference, or
@@ -354,14 +355,13 @@ func (s *soaker) gpuTime(p *soakPiece, t0, t1 uint64) (float64, error) {
 // readSlot reads the timestamps of a finished piece and unmaps its slot.
 func (s *soaker) readSlot(p *soakPiece) (t0, t1 uint64, err error) {
 	sl := p.slot
-	if err := s.d.waitFor(waitBlock, sl.mapping.seen); err != nil { // p is done: this only runs the map callback
+	st, err := s.d.await(waitBlock, sl.mapping) // p is done: this only runs the map callback
+	if err != nil {
 		return 0, 0, err
 	}
-	st := wgpu.BufferMapAsyncStatus(sl.mapping.status())
-	sl.mapping.free()
 	sl.mapping = nil
-	if st != wgpu.BufferMapAsyncStatusSuccess {
-		return 0, 0, fmt.Errorf("webgpu: Buffer.MapAsync (timestamps): status %v", st)
+	if st != mapSucceeded {
+		return 0, 0, fmt.Errorf("webgpu: Buffer.MapAsync (timestamps): status %v", wgpu.BufferMapAsyncStatus(st))
 	}
 	b := sl.clock.read.GetMappedRange(0, 2*wgpu.QuerySize)
 	t0, t1 = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])

@@ -3,6 +3,8 @@ package gpu
 import (
 	"fmt"
 	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
 )
 
 // How the host waits for the device. wgpu-native v22's blocking wait
@@ -99,6 +101,22 @@ func (d *Device) waitFor(w waitMode, done func() bool) error {
 	}
 	return d.sink.err()
 }
+
+// await waits, the way w says, until n is seen, frees it and returns the
+// status its callback passed. A notice the wait gave up on stays
+// allocated (notice.free).
+func (d *Device) await(w waitMode, n *notice) (uint32, error) {
+	if err := d.waitFor(w, n.seen); err != nil {
+		return 0, err
+	}
+	st := n.status()
+	n.free()
+	return st, nil
+}
+
+// mapSucceeded is the status of a mapping that succeeded, as notices
+// record it.
+const mapSucceeded = uint32(wgpu.BufferMapAsyncStatusSuccess)
 
 // hangLimit is how long waitFor waits: defaultHangLimit unless a test set
 // a shorter one.
