@@ -106,6 +106,9 @@ func printTable(w io.Writer, r Report) {
 		for i, tr := range e.Trials {
 			fmt.Fprintf(w, "    algorithm %d: trial %.1f TFLOP/s, workspace %d bytes, %v\n", i, e.OpsPerGEMM/tr.Seconds/1e12, tr.WorkspaceBytes, tr.Check)
 		}
+		ph := e.Phases
+		fmt.Fprintf(w, "    wall s: draw %.3f load %.3f warm-up %.3f trials %.3f hold %.3f samples %.3f check %.3f\n",
+			ph.DrawS, ph.LoadS, ph.WarmUpS, ph.TrialsS, ph.HoldS, ph.SamplesS, ph.CheckS)
 	}
 }
 

@@ -41,13 +41,23 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 		return Report{}, err
 	}
 	rep := Report{Probe: ProbeName, Library: l.info, BusID: d.busID, Device: d.name}
+	pool := newOperandPool(o.Seed)
+	defer pool.wait()
 	warm := o.WarmUp // the first measured precision warms the idle device up; later ones only size their batches
 	for i, p := range precs {
 		if err := ctx.Err(); err != nil {
 			return Report{}, errors.Join(err, d.release())
 		}
 		t0 := time.Now()
-		e, err := d.runOne(ctx, p, o, warm, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
+		cur := operands(p, o.M, o.N, o.K)
+		keep := cur[:]
+		if i+1 < len(precs) {
+			next := operands(precs[i+1], o.M, o.N, o.K)
+			keep = append(keep, next[:]...)
+			pool.start(next[:]...) // drawn while the device runs p
+		}
+		pool.keep(keep...)
+		e, err := d.runOne(ctx, p, o, warm, pool, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
 		if err != nil {
 			return Report{}, errors.Join(fmt.Errorf("cublaslt: %s on %s: %w", p.Name, d.busID, err), d.release())
 		}
@@ -66,7 +76,7 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 
 // runOne sets p up and, if the library offers it, times and checks it
 // after a warm-up of warm.
-func (d *device) runOne(ctx context.Context, p Precision, o Options, warm time.Duration, seed uint64) (Entry, error) {
+func (d *device) runOne(ctx context.Context, p Precision, o Options, warm time.Duration, pool *operandPool, seed uint64) (Entry, error) {
 	e := Entry{Precision: p, M: o.M, N: o.N, K: o.K, OpsPerGEMM: 2 * float64(o.M) * float64(o.N) * float64(o.K),
 		Check: Check{Result: refcheck.New()}}
 	mm, err := d.newMatmul(p, o.M, o.N, o.K, o.Algorithms)
@@ -83,28 +93,34 @@ func (d *device) runOne(ctx context.Context, p Precision, o Options, warm time.D
 		e.Reason = fmt.Sprintf("cuBLASLt %s offers it, but this probe does not lay out %v inputs yet", d.l.info.VersionString(), p.A)
 		return e, mm.release()
 	}
-	err = mm.measure(ctx, o, warm, seed, &e)
+	err = mm.measure(ctx, o, warm, pool, seed, &e)
 	return e, errors.Join(err, mm.release())
 }
 
-// measure uploads random operands, warms up, times each algorithm
-// briefly and checks its output, keeps the fastest, times the samples
-// with it, then checks the output of the last timed GEMM in full.
-func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, seed uint64, e *Entry) error {
-	g := gemm{p: mm.p, m: mm.m, n: mm.n, k: mm.k,
-		a: randomOperand(mm.p.A, mm.m, mm.k, seed), bt: randomOperand(mm.p.B, mm.n, mm.k, seed+1)}
+// measure uploads the pool's random operands, warms up, times each
+// algorithm briefly and checks its output, keeps the fastest, times the
+// samples with it, then checks the output of the last timed GEMM in full.
+// e.Phases records where the wall time went.
+func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, pool *operandPool, seed uint64, e *Entry) error {
+	ph := phaseClock{start: time.Now(), into: &e.Phases}
+	keys := operands(mm.p, mm.m, mm.n, mm.k)
+	g := gemm{p: mm.p, m: mm.m, n: mm.n, k: mm.k, a: pool.get(keys[0]), bt: pool.get(keys[1])}
+	ph.lap(&e.Phases.DrawS)
 	if err := mm.load(g); err != nil {
 		return err
 	}
+	ph.lap(&e.Phases.LoadS)
 	per, busy, err := mm.warmUp(ctx, warm)
 	if err != nil {
 		return err
 	}
 	e.WarmUpS = busy
 	e.Repeats = int(min(1e4, math.Ceil(o.MinSample.Seconds()/per)))
+	ph.lap(&e.Phases.WarmUpS)
 	if err := mm.pick(ctx, g, seed, e); err != nil {
 		return err
 	}
+	ph.lap(&e.Phases.TrialsS)
 	// The samples follow a hold of the kept algorithm, right before them:
 	// the device idled while the host checked the trials, and short
 	// samples on a device that has idled catch it before its power limit
@@ -115,6 +131,7 @@ func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, se
 		return err
 	}
 	e.WarmUpS += hold
+	ph.lap(&e.Phases.HoldS)
 	secs, ops := make([]float64, o.Samples), make([]float64, o.Samples)
 	for i := range secs {
 		t, err := mm.d.timed(func() error { return mm.launch(e.Repeats) })
@@ -130,6 +147,7 @@ func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, se
 	if e.OpsPerS, err = stats.Summarize(ops); err != nil {
 		return err
 	}
+	ph.lap(&e.Phases.SamplesS)
 	out, err := mm.result()
 	if err != nil {
 		return err
@@ -138,8 +156,21 @@ func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, se
 	if err != nil {
 		return err
 	}
+	ph.lap(&e.Phases.CheckS)
 	e.Status = StatusMeasured
 	return nil
+}
+
+// phaseClock adds the wall time since its last lap to a phase of Phases.
+type phaseClock struct {
+	start time.Time
+	into  *Phases
+}
+
+func (c *phaseClock) lap(phase *float64) {
+	now := time.Now()
+	*phase += now.Sub(c.start).Seconds()
+	c.start = now
 }
 
 // pick times each algorithm over AlgorithmTrials batches of e.Repeats

@@ -223,6 +223,27 @@ type Entry struct {
 	// ElapsedS is the wall time spent on this precision, host work
 	// (drawing, upload, checks) included, in seconds.
 	ElapsedS float64
+	// Phases splits the wall time of a measured precision by step.
+	Phases Phases
+}
+
+// Phases is where a measured precision's wall time went, in seconds.
+type Phases struct {
+	// DrawS is the wait for its operands (drawn in the background while
+	// the previous precision ran, so mostly zero after the first).
+	DrawS float64
+	// LoadS is uploading the operands and allocating the output.
+	LoadS float64
+	// WarmUpS is the warm-up that sizes the batches.
+	WarmUpS float64
+	// TrialsS is timing and checking each algorithm.
+	TrialsS float64
+	// HoldS is the hold of the kept algorithm before the samples.
+	HoldS float64
+	// SamplesS is the timed samples.
+	SamplesS float64
+	// CheckS is reading back and checking the last sample's output.
+	CheckS float64
 }
 
 // Trial is one algorithm's brief timing before the samples. Its output
