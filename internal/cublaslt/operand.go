@@ -17,6 +17,12 @@ type operand struct {
 	raw        []byte
 }
 
+// prefix is the rows×cols operand stored in o's first rows·cols elements
+// (cols at most o.cols): the same random draw, a narrower shape.
+func (o operand) prefix(cols int) operand {
+	return operand{t: o.t, rows: o.rows, cols: cols, raw: o.raw[:o.t.rowBytes(o.rows*cols)]}
+}
+
 // at is element (r, c) as a float64.
 func (o operand) at(r, c int) float64 { return value(o.raw, o.t, r*o.cols+c) }
 

@@ -41,6 +41,10 @@ type Backend interface {
 	Info() LibraryInfo
 	// Run measures every precision of o on the device at busID.
 	Run(ctx context.Context, busID string, o Options) (Report, error)
+	// Soak holds a GEMM on the device for a while, timed in pieces.
+	Soak(ctx context.Context, busID string, o SoakOptions) (SoakResult, error)
+	// Roofline sweeps GEMMs from memory-bound to compute-bound shapes.
+	Roofline(ctx context.Context, busID string, o RooflineOptions) ([]RooflineSweep, error)
 	// Close releases the library; safe to call twice.
 	Close() error
 }

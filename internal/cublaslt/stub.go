@@ -28,3 +28,13 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 
 // Close does nothing in this build.
 func (l *Library) Close() error { return nil }
+
+// Soak fails in this build.
+func (l *Library) Soak(ctx context.Context, busID string, o SoakOptions) (SoakResult, error) {
+	return SoakResult{}, errNoCgo
+}
+
+// Roofline fails in this build.
+func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions) ([]RooflineSweep, error) {
+	return nil, errNoCgo
+}

@@ -30,8 +30,9 @@ func fakeH200() *mock.Device {
 		GetMemoryInfoFunc: func() (gonvml.Memory, gonvml.Return) {
 			return gonvml.Memory{Total: 143771 << 20}, gonvml.SUCCESS
 		},
-		GetTemperatureFunc: func(gonvml.TemperatureSensors) (uint32, gonvml.Return) { return 41, gonvml.SUCCESS },
-		GetPowerUsageFunc:  func() (uint32, gonvml.Return) { return 123456, gonvml.SUCCESS },
+		GetTemperatureFunc:        func(gonvml.TemperatureSensors) (uint32, gonvml.Return) { return 41, gonvml.SUCCESS },
+		GetPowerUsageFunc:         func() (uint32, gonvml.Return) { return 123456, gonvml.SUCCESS },
+		GetEnforcedPowerLimitFunc: func() (uint32, gonvml.Return) { return 700000, gonvml.SUCCESS },
 		GetClockInfoFunc: func(c gonvml.ClockType) (uint32, gonvml.Return) {
 			if c == gonvml.CLOCK_SM {
 				return 1980, gonvml.SUCCESS

@@ -153,3 +153,20 @@ func (d *Device) reasons() (uint64, gonvml.Return, string) {
 	}
 	return 0, gonvml.ERROR_FUNCTION_NOT_FOUND, "nvmlDeviceGetCurrentClocksEventReasons"
 }
+
+// PowerLimitW is the board power limit the driver enforces, in watts
+// (nvmlDeviceGetEnforcedPowerLimit: the lowest of the limits in force,
+// the operator's and the board's). A soak's sustained power is judged
+// against it.
+func (d *Device) PowerLimitW() (float64, error) {
+	var w float64
+	err := d.lib.use(func() error {
+		mw, r := d.dev.GetEnforcedPowerLimit()
+		if r != gonvml.SUCCESS {
+			return newError("nvmlDeviceGetEnforcedPowerLimit", r)
+		}
+		w = float64(mw) / 1000
+		return nil
+	})
+	return w, err
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,5 +153,17 @@ func TestSampleOldDriver(t *testing.T) {
 	}
 	if !math.IsNaN(s.TemperatureC) || s.Missing[FieldTemperatureC] == "" || s.Missing[FieldThrottleReasons] == "" {
 		t.Errorf("no symbols: %+v", s)
+	}
+}
+
+func TestPowerLimit(t *testing.T) {
+	dev := fakeH200()
+	w, err := openFake(t, fakeAPI(dev)).PowerLimitW()
+	if err != nil || w != 700 {
+		t.Fatalf("PowerLimitW = %v, %v; want 700 W", w, err)
+	}
+	dev.GetEnforcedPowerLimitFunc = func() (uint32, gonvml.Return) { return 0, gonvml.ERROR_NOT_SUPPORTED }
+	if _, err := openFake(t, fakeAPI(dev)).PowerLimitW(); err == nil || !strings.Contains(err.Error(), "nvmlDeviceGetEnforcedPowerLimit") {
+		t.Fatalf("unsupported limit: err = %v; want one naming nvmlDeviceGetEnforcedPowerLimit", err)
 	}
 }

@@ -240,3 +240,18 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// PowerLimitW is the board power cap the driver enforces, in watts
+// (power1_cap, microwatts; amdgpu's PPT limit), read from the hwmon
+// directory. The error says why there is none.
+func (s *Sensors) PowerLimitW() (float64, error) {
+	a := attrs{dir: s.Dir}
+	v, ok := a.int("power_cap", "power1_cap")
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("pci: hwmon: %s: no power cap: %s", s.Dir, a.missing["power_cap"])
+	case v <= 0:
+		return 0, fmt.Errorf("pci: hwmon: %s: power1_cap reads %d", s.Dir, v)
+	}
+	return float64(v) / 1e6, nil
+}

@@ -193,3 +193,21 @@ func TestHWMonNone(t *testing.T) {
 		t.Errorf("HWMon(absent device) error = %v, want fs.ErrNotExist", err)
 	}
 }
+
+func TestHWMonPowerLimit(t *testing.T) {
+	root := buildTree(t, rx7900("0000:03:00.0"))
+	withHWMon(t, root, rx7900BDF, "hwmon4", rx7900HWMon)
+	s, err := HWMon(root, rx7900BDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := s.PowerLimitW(); err != nil || w != 355 {
+		t.Errorf("PowerLimitW = %v, %v; want 355 W", w, err)
+	}
+	if err := os.Remove(filepath.Join(s.Dir, "power1_cap")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PowerLimitW(); err == nil || !strings.Contains(err.Error(), "power1_cap") {
+		t.Errorf("no power1_cap: err = %v; want one naming power1_cap", err)
+	}
+}

@@ -22,6 +22,15 @@
 //   FAKE_CUDA_BUSID  the one device's PCI address (default 0000:00:06.0)
 //   FAKE_LT_LEAKS    a file to which cuDevicePrimaryCtxRelease writes the
 //                    number of objects still alive ("0" when all released)
+//   FAKE_LT_PEAK     when set (operations/s), events read a model clock
+//                    instead of the host's, and each GEMM advances it by
+//                    max((2mnk + HIDDEN·m·n) / PEAK, bytes / BW), bytes
+//                    being A, B and D as stored: a device on its roofline
+//                    whatever the host's speed, so timing tests are exact
+//   FAKE_LT_BW       the model's memory bandwidth, bytes/s (default 1e9)
+//   FAKE_LT_HIDDEN   operations of uncounted work per output element
+//                    (default 0): a compute path that sags where compute
+//                    and memory both bind
 //
 // Built by the tests with: gcc -shared -fPIC -O2 -o lib.so fakelt.c -lm
 #include <math.h>
@@ -79,14 +88,38 @@ int cuMemcpyHtoD_v2(unsigned long long d, const void* s, size_t n) { memcpy((voi
 int cuMemcpyDtoH_v2(void* d, unsigned long long s, size_t n) { memcpy(d, (void*)(uintptr_t)s, n); return 0; }
 int cuStreamCreate(void** s, unsigned f) { *s = obj(8); return 0; }
 int cuStreamDestroy_v2(void* s) { unobj(s); return 0; }
-int cuEventCreate(void** e, unsigned f) { *e = obj(sizeof(struct timespec)); return 0; }
+// The model clock (FAKE_LT_PEAK), in seconds.
+static double model_now;
+
+static double env_num(const char* name, double def) {
+	const char* v = getenv(name);
+	return v ? atof(v) : def;
+}
+
+static int model_clock(void) { return getenv("FAKE_LT_PEAK") != NULL; }
+
+typedef struct {
+	struct timespec ts;
+	double model;
+} event;
+
+int cuEventCreate(void** e, unsigned f) { *e = obj(sizeof(event)); return 0; }
 int cuEventDestroy_v2(void* e) { unobj(e); return 0; }
-int cuEventRecord(void* e, void* s) { clock_gettime(CLOCK_MONOTONIC, (struct timespec*)e); return 0; }
+int cuEventRecord(void* e, void* s) {
+	event* ev = e;
+	clock_gettime(CLOCK_MONOTONIC, &ev->ts);
+	ev->model = model_now;
+	return 0;
+}
 int cuEventSynchronize(void* e) { return 0; }
 int cuEventElapsedTime(float* ms, void* b, void* e) {
-	struct timespec* x = b;
-	struct timespec* y = e;
-	*ms = (float)((y->tv_sec - x->tv_sec) * 1e3 + (y->tv_nsec - x->tv_nsec) / 1e6);
+	event* x = b;
+	event* y = e;
+	if (model_clock()) {
+		*ms = (float)((y->model - x->model) * 1e3);
+		return 0;
+	}
+	*ms = (float)((y->ts.tv_sec - x->ts.tv_sec) * 1e3 + (y->ts.tv_nsec - x->ts.tv_nsec) / 1e6);
 	return 0;
 }
 int cuGetErrorName(int r, const char** s) { *s = "CUDA_ERROR_FAKE"; return 0; }
@@ -233,6 +266,18 @@ static void build_tables(void) {
 	tables_built = 1;
 }
 
+// type_bits is the stored width of an element of type.
+static int type_bits(int type) {
+	switch (type) {
+	case R64F: return 64;
+	case R32F: case R32I: return 32;
+	case R16F: case R16BF: return 16;
+	case E2M1: return 4;
+	case E2M3: case E3M2: return 6;
+	}
+	return 8;
+}
+
 static double elem(const void* p, int type, uint64_t i) {
 	if (!tables_built) build_tables();
 	switch (type) {
@@ -316,6 +361,11 @@ int cublasLtMatmul(void* h, desc* d, const void* alpha, const void* A, layout* l
 	if (!block) {
 		if (d->ascale) al *= elem(d->ascale, R32F, 0);
 		if (d->bscale) al *= elem(d->bscale, R32F, 0);
+	}
+	if (model_clock()) {
+		double ops = 2.0 * m * n * k + env_num("FAKE_LT_HIDDEN", 0) * m * n;
+		double bytes = (type_bits(la->type) * (double)m * k + type_bits(lb->type) * (double)n * k + type_bits(ld->type) * (double)m * n) / 8;
+		model_now += fmax(ops / env_num("FAKE_LT_PEAK", 1e9), bytes / env_num("FAKE_LT_BW", 1e9));
 	}
 	for (uint64_t j = 0; j < n; j++) {
 		for (uint64_t i = 0; i < m; i++) {
