@@ -126,6 +126,16 @@ type ThermalEnvelope struct {
 	Timeline []ThermalStep `json:"timeline,omitempty" validate:"omitempty,max=120,dive"`
 	// Probe is the name of the probe that ran the soak.
 	Probe string `json:"probe" validate:"required,ident"`
+	// PowerLimitW is the board power limit the driver enforces, in
+	// watts, when it reports one.
+	PowerLimitW *float64 `json:"power_limit_w,omitempty" validate:"omitempty,gt=0"`
+	// PowerLimitFraction is SustainedPowerW ÷ PowerLimitW (unitless):
+	// how close the load held the board to its limit. Absent when either
+	// is.
+	PowerLimitFraction *float64 `json:"power_limit_fraction,omitempty" validate:"omitempty,gt=0"`
+	// Check is the reference check the load's output passed at the end
+	// of the soak.
+	Check *Check `json:"check,omitempty" validate:"omitempty"`
 }
 
 // RooflineRatio says how close a precision's compute sits to what the

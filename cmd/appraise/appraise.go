@@ -26,6 +26,7 @@ type appraiseCmd struct {
 	AmbientC  *float64       `name:"ambient-c" placeholder:"CELSIUS" help:"Ambient inlet temperature, recorded as operator-supplied."`
 	Overwrite bool           `help:"Replace report files of the same name in --out."`
 	Soak      *time.Duration `placeholder:"DURATION" help:"Thermal soak: how long to hold the device under load (default 2m, 10s with --quick or on a software adapter); 0 skips it."`
+	SoakLoad  string         `name:"soak-load" enum:"auto,gemm,fma" default:"auto" help:"What the soak holds: gemm, the vendor BLAS library's matrix multiply (the heaviest checked load, which draws a GPU to its power limit), fma, the WebGPU vector multiply-add, or auto: gemm where the library is found for the device, else fma."`
 	CoopMat   bool           `name:"coopmat" help:"Also measure matrix-engine GEMMs through VK_KHR_cooperative_matrix, every shape the driver offers."`
 	BLAS      bool           `name:"blas" help:"Measure the vendor BLAS library's GEMMs (cuBLASLt on NVIDIA) for every precision it offers, beside the Vulkan matrix entries. Without it, only precisions the card has no Vulkan matrix entry for."`
 	CuBLASLt  string         `name:"cublaslt" placeholder:"PATH" help:"cuBLASLt library file for the BLAS probe (default: $APPRAISE_CUBLASLT, else the loader path, CUDA toolkits and pip wheels)."`
@@ -73,7 +74,7 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if c.Soak != nil && *c.Soak < 0 {
 		return withCode(exitUsage, fmt.Errorf("--soak %s: want a duration of 0 or more", *c.Soak), "")
 	}
-	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, Version: version,
+	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, SoakLoad: c.SoakLoad, Version: version,
 		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT"),
 		BLAS:      appraisal.BLASOptions{All: c.BLAS, Load: cublaslt.LoadOptions{Path: c.CuBLASLt, Getenv: e.getenv}}}
 	if c.Tolerance <= 0 || c.Tolerance >= 1 {
@@ -158,6 +159,8 @@ func probeError(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return withCode(exitInterrupted, err, "interrupted: nothing was signed")
+	case errors.Is(err, appraisal.ErrSoakLoad):
+		return withCode(exitUsage, err, "nothing was signed; pass --soak-load fma (or auto) on a device without a vendor BLAS library")
 	case errors.Is(err, appraisal.ErrInconsistent):
 		return withCode(exitConsistency, err, "nothing was signed; a GPU whose own figures disagree is measured wrong or unstable: appraise it again on an idle machine")
 	case errors.Is(err, crosscheck.ErrToolMissing), errors.Is(err, crosscheck.ErrToolBroken):

@@ -55,6 +55,9 @@ type Options struct {
 	// Soak is how long the thermal soak runs; nil means DefaultSoak
 	// (QuickSoak with Quick), 0 means no soak.
 	Soak *time.Duration
+	// SoakLoad is what the soak holds: SoakLoadAuto (also ""),
+	// SoakLoadGEMM or SoakLoadFMA.
+	SoakLoad string
 	// Progress, when set, is told each stage as it starts.
 	Progress func(device, stage string)
 	// Steps, when set, is told how far a long probe has come: done of
@@ -144,7 +147,11 @@ func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 
 func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib) (*schema.CapabilityVector, error) {
 	v := baseVector(c, o)
-	if err := webgpuProbes(ctx, inst, c, o, lib, v); err != nil {
+	gemmSoak, err := gemmSoakPlanned(c, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := webgpuProbes(ctx, inst, c, o, lib, v, !gemmSoak); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -162,12 +169,18 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 	if err := blasProbe(ctx, c, blasOptions(o), v); err != nil {
 		return nil, err
 	}
+	if gemmSoak {
+		if err := soakAfterBLAS(ctx, inst, c, o, lib, v); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
 }
 
 // webgpuProbes opens the adapter through WebGPU, runs the portable probes
-// in turn and releases the device before the raw-Vulkan probes run.
-func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
+// in turn (the FMA soak last, when soak) and releases the device before
+// the raw-Vulkan probes run.
+func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector, soak bool) error {
 	opts := deviceOptions(c, o)
 	if o.Progress != nil {
 		opts.Progress = func(msg string) { o.Progress(c.Addr, msg) }
@@ -177,7 +190,7 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		return err
 	}
 	defer d.Release()
-	ps := probes(c, o, lib)
+	ps := probes(c, o, lib, soak)
 	for _, p := range ps {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/thermal"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -198,23 +198,23 @@ func TestReplaceFigures(t *testing.T) {
 // few finished to judge leaves thermal absent with the reason, instead of
 // failing the appraisal; a re-run soak that judges replaces that reason.
 func TestSoakTooShortIsNotMeasured(t *testing.T) {
-	pts := func(n int) gpu.SoakResult {
-		r := gpu.SoakResult{Kernel: "fp32-fma", Timing: schema.TimingGPUTimestamp}
+	pts := func(n int) soakRun {
+		r := soakRun{workload: "fp32-fma", probe: (soakProbe{}).Name()}
 		for i := 1; i <= n; i++ {
-			r.Points = append(r.Points, gpu.SoakPoint{At: time.Duration(i) * 700 * time.Millisecond, OpsPerS: 5e10})
+			r.points = append(r.points, thermal.Point{At: time.Duration(i) * 700 * time.Millisecond, OpsPerS: 5e10})
 		}
-		r.Duration = r.Points[n-1].At
+		r.duration = r.points[n-1].At
 		return r
 	}
 	v := &schema.CapabilityVector{Memory: &schema.Memory{}}
-	if err := (soakProbe{duration: 2 * time.Second}).record(pts(3), nil, v); err != nil {
+	if err := recordSoak(pts(3), nil, nil, v); err != nil {
 		t.Fatal(err)
 	}
 	if v.Thermal != nil || len(v.NotMeasured) != 1 || v.NotMeasured[0].Field != "thermal" || !strings.Contains(v.NotMeasured[0].Reason, "3 pieces") {
 		t.Fatalf("thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
 	}
 	scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
-	if err := (soakProbe{duration: 10 * time.Second}).record(pts(14), nil, scratch); err != nil {
+	if err := recordSoak(pts(14), nil, nil, scratch); err != nil {
 		t.Fatal(err)
 	}
 	replaceFigures((soakProbe{}).Name(), scratch, v)

@@ -23,7 +23,9 @@ type probe interface {
 
 // probes lists the WebGPU probes of this probe suite, in the order they
 // run: the memtest needs the usable memory the capacity probe measured.
-func probes(c Candidate, o Options, lib *nvml.Lib) []probe {
+// The FMA soak comes last, when soak (else the soak holds a GEMM after
+// the BLAS probe, or there is none).
+func probes(c Candidate, o Options, lib *nvml.Lib, soak bool) []probe {
 	var budget uint64
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
@@ -34,7 +36,7 @@ func probes(c Candidate, o Options, lib *nvml.Lib) []probe {
 	}
 	ps := []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, rooflineProbe{quick: o.Quick},
 		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, step: step}}
-	if d := soakLength(c, o); d > 0 {
+	if d := soakLength(c, o); d > 0 && soak {
 		ps = append(ps, soakProbe{duration: d, telemetry: telemetryFor(lib, c, o.SysfsRoot), step: step})
 	}
 	return ps

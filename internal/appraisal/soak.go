@@ -39,12 +39,15 @@ type telemetry interface {
 	read() (r thermal.Reading, ok bool)
 	// source names it for the report ("nvml", "hwmon").
 	source() string
+	// powerLimit is the board power limit the driver enforces, watts.
+	powerLimit() (float64, error)
 }
 
 // nvmlTelemetry reads an NVIDIA device through NVML.
 type nvmlTelemetry struct{ d *nvml.Device }
 
-func (t nvmlTelemetry) source() string { return "nvml" }
+func (t nvmlTelemetry) source() string               { return "nvml" }
+func (t nvmlTelemetry) powerLimit() (float64, error) { return t.d.PowerLimitW() }
 func (t nvmlTelemetry) read() (thermal.Reading, bool) {
 	s, err := t.d.Sample()
 	return thermal.Reading{TemperatureC: s.TemperatureC, PowerW: s.PowerW, Throttle: s.ThrottleNames}, err == nil
@@ -54,7 +57,8 @@ func (t nvmlTelemetry) read() (thermal.Reading, bool) {
 // has no throttle reasons, so the thermal rule relies on the throughput.
 type hwmonTelemetry struct{ s *pci.Sensors }
 
-func (t hwmonTelemetry) source() string { return "hwmon" }
+func (t hwmonTelemetry) source() string               { return "hwmon" }
+func (t hwmonTelemetry) powerLimit() (float64, error) { return t.s.PowerLimitW() }
 func (t hwmonTelemetry) read() (thermal.Reading, bool) {
 	s, err := t.s.Sample()
 	return thermal.Reading{TemperatureC: s.TemperatureC, PowerW: s.PowerW}, err == nil
@@ -64,6 +68,38 @@ func (soakProbe) Name() string    { return "webgpu-soak" }
 func (soakProbe) Version() string { return "1" }
 
 func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	run, readings, err := sampled(p.telemetry, func() (soakRun, error) {
+		onPoint := func(at time.Duration, _ float64) {
+			p.step(p.Name(), at.Seconds(), p.duration.Seconds())
+		}
+		res, err := gpu.Soak(ctx, d, gpu.SoakOptions{Duration: p.duration, OnPoint: onPoint})
+		if err != nil {
+			return soakRun{}, err
+		}
+		points := make([]thermal.Point, len(res.Points))
+		for i, pt := range res.Points {
+			points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
+		}
+		return soakRun{duration: res.Duration, points: points, workload: res.Kernel, probe: p.Name()}, nil
+	})
+	if err != nil {
+		return err
+	}
+	return recordSoak(run, readings, p.telemetry, v)
+}
+
+// soakRun is a finished soak of any load, as the thermal rules read it.
+type soakRun struct {
+	duration time.Duration
+	points   []thermal.Point
+	workload string        // what the load was, for the card
+	probe    string        // the probe that ran it
+	check    *schema.Check // the check of the load's output, when the probe states one
+}
+
+// sampled runs hold while reading tel every telemetryGap (nothing when
+// tel is nil), and returns the readings beside hold's result.
+func sampled(tel telemetry, hold func() (soakRun, error)) (soakRun, []thermal.Reading, error) {
 	var (
 		mu       sync.Mutex
 		readings []thermal.Reading
@@ -73,45 +109,46 @@ func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityV
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		p.sample(start, stop, func(r thermal.Reading) { mu.Lock(); readings = append(readings, r); mu.Unlock() })
+		sample(tel, start, stop, func(r thermal.Reading) { mu.Lock(); readings = append(readings, r); mu.Unlock() })
 	}()
-	onPoint := func(at time.Duration, _ float64) {
-		p.step(p.Name(), at.Seconds(), p.duration.Seconds())
-	}
-	res, err := gpu.Soak(ctx, d, gpu.SoakOptions{Duration: p.duration, OnPoint: onPoint})
+	run, err := hold()
 	close(stop)
 	<-done
-	if err != nil {
-		return err
-	}
-	return p.record(res, readings, v)
+	return run, readings, err
 }
 
-// record puts a finished soak's thermal envelope, judged from its points
-// and the telemetry read beside it, into v.
-func (p soakProbe) record(res gpu.SoakResult, readings []thermal.Reading, v *schema.CapabilityVector) error {
-	points := make([]thermal.Point, len(res.Points))
-	for i, pt := range res.Points {
-		points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
-	}
-	e, err := thermal.Compute(res.Duration, points, readings)
+// recordSoak puts a finished soak's thermal envelope, judged from its
+// points and the telemetry read beside it, into v, with the power limit
+// the telemetry reports.
+func recordSoak(run soakRun, readings []thermal.Reading, tel telemetry, v *schema.CapabilityVector) error {
+	e, err := thermal.Compute(run.duration, run.points, readings)
 	if errors.Is(err, thermal.ErrTooShort) {
 		// Every piece was checked, but too few ran to judge an envelope
 		// (a short --soak on a loaded host): the card says so instead of
 		// signing one, and the rest of the appraisal stands.
 		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "thermal",
-			Reason: fmt.Sprintf("the %.1f s soak ran %d pieces of work, too few for the thermal rules; a longer --soak gives more", res.Duration.Seconds(), len(points))})
+			Reason: fmt.Sprintf("the %.1f s soak ran %d pieces of work, too few for the thermal rules; a longer --soak gives more", run.duration.Seconds(), len(run.points))})
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	source := "none"
-	if p.telemetry != nil {
-		source = p.telemetry.source()
+	if tel != nil {
+		source = tel.source()
 	}
-	v.Thermal = envelope(e, len(points), res.Kernel, p.Name(), source)
-	v.Thermal.Timeline = timeline(thermal.Timeline(res.Duration, points, readings))
+	v.Thermal = envelope(e, len(run.points), run.workload, run.probe, source)
+	v.Thermal.Timeline = timeline(thermal.Timeline(run.duration, run.points, readings))
+	v.Thermal.Check = run.check
+	if tel != nil {
+		if w, err := tel.powerLimit(); err == nil && w > 0 {
+			v.Thermal.PowerLimitW = &w
+			if p := v.Thermal.SustainedPowerW; p != nil {
+				f := *p / w
+				v.Thermal.PowerLimitFraction = &f
+			}
+		}
+	}
 	if !e.Throttled {
 		v.NotMeasured = append(v.NotMeasured, schema.Omission{Field: "thermal.time_to_throttle_s",
 			Reason: fmt.Sprintf("did not throttle during the %.0f s soak", e.Soak.Seconds())})
@@ -119,15 +156,15 @@ func (p soakProbe) record(res gpu.SoakResult, readings []thermal.Reading, v *sch
 	return nil
 }
 
-// sample reads the driver's telemetry every telemetryGap until stop.
-func (p soakProbe) sample(start time.Time, stop <-chan struct{}, keep func(thermal.Reading)) {
-	if p.telemetry == nil {
+// sample reads tel every telemetryGap until stop.
+func sample(tel telemetry, start time.Time, stop <-chan struct{}, keep func(thermal.Reading)) {
+	if tel == nil {
 		return
 	}
 	t := time.NewTicker(telemetryGap)
 	defer t.Stop()
 	for {
-		if r, ok := p.telemetry.read(); ok {
+		if r, ok := tel.read(); ok {
 			r.At = time.Since(start)
 			keep(r)
 		}

@@ -70,7 +70,7 @@ func (d *device) soak(ctx context.Context, o SoakOptions) (SoakResult, error) {
 func (mm *matmul) hold(ctx context.Context, o SoakOptions, res *SoakResult) error {
 	keys := operands(mm.p, mm.m, mm.n, mm.k)
 	g := gemm{p: mm.p, m: mm.m, n: mm.n, k: mm.k,
-		a: randomOperand(keys[0].t, keys[0].rows, keys[0].cols, keys[0].seed(o.Seed)),
+		a:  randomOperand(keys[0].t, keys[0].rows, keys[0].cols, keys[0].seed(o.Seed)),
 		bt: randomOperand(keys[1].t, keys[1].rows, keys[1].cols, keys[1].seed(o.Seed))}
 	if err := mm.load(g); err != nil {
 		return err

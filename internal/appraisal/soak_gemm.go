@@ -1,0 +1,243 @@
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/cublaslt"
+	"github.com/everycycle/appraise/internal/nvml"
+	"github.com/everycycle/appraise/internal/thermal"
+	"github.com/everycycle/appraise/schema"
+)
+
+// The soak's load (--soak-load). A vector FMA loop keeps the ALUs busy but
+// leaves a GPU's matrix engines and most of its memory traffic idle, so
+// the board stays well under its power limit and the thermal envelope
+// describes a lighter load than real work. A matrix GEMM is the heaviest
+// verified load a card offers; the soak holds one when it can.
+const (
+	// SoakLoadAuto holds the vendor library's GEMM where the library is
+	// found for the device, else the vector FMA.
+	SoakLoadAuto = "auto"
+	// SoakLoadGEMM holds the vendor library's GEMM, or fails before
+	// probing when the device has none.
+	SoakLoadGEMM = "gemm"
+	// SoakLoadFMA holds the WebGPU vector FMA (the load of earlier cards).
+	SoakLoadFMA = "fma"
+)
+
+// ErrSoakLoad is wrapped when --soak-load gemm names a load the device
+// cannot run: a mistake on the command line, found before any probe ran.
+var ErrSoakLoad = errors.New("the soak load asked for cannot run on this device")
+
+// gemmSoakPlanned says whether c's soak holds the vendor library's GEMM
+// (after the BLAS probe) instead of the WebGPU FMA (with the WebGPU
+// probes). With SoakLoadGEMM, a device that cannot is an error wrapping
+// ErrSoakLoad; with SoakLoadAuto it soaks the FMA.
+func gemmSoakPlanned(c Candidate, o Options) (bool, error) {
+	load := o.SoakLoad
+	if load == "" {
+		load = SoakLoadAuto
+	}
+	switch load {
+	case SoakLoadFMA:
+		return false, nil
+	case SoakLoadAuto, SoakLoadGEMM:
+	default:
+		return false, fmt.Errorf("%w: --soak-load %q: want auto, gemm or fma", ErrSoakLoad, load)
+	}
+	if soakLength(c, o) == 0 {
+		return false, nil
+	}
+	why := gemmSoakBlocked(c, o)
+	if why != "" && load == SoakLoadGEMM {
+		return false, fmt.Errorf("%w: --soak-load gemm on %s: %s", ErrSoakLoad, c.Addr, why)
+	}
+	return why == "", nil
+}
+
+// gemmSoakBlocked says why c cannot hold the vendor library's GEMM, or
+// "" when it can: the library must load for an NVIDIA device with a
+// known PCI address (the BLAS probe's own conditions).
+func gemmSoakBlocked(c Candidate, o Options) string {
+	switch {
+	case c.Adapter.Software:
+		return "a software adapter has no vendor BLAS library"
+	case vendorID(c) != nvidiaVendor:
+		return fmt.Sprintf("no vendor BLAS library for PCI vendor %04x yet", vendorID(c))
+	case c.BusAddress == "":
+		return "the device's PCI address is unknown"
+	}
+	lib, err := cublaslt.Open(o.BLAS.Load)
+	if err != nil {
+		return err.Error()
+	}
+	lib.Close()
+	return ""
+}
+
+// gemmSoakProbe holds the vendor library's GEMM for the soak and records
+// the thermal envelope, with the same telemetry and thermal rules as the
+// FMA soak.
+type gemmSoakProbe struct {
+	duration  time.Duration
+	load      cublaslt.LoadOptions
+	size      int // the GEMM's m = n = k; 0 is the library's default
+	telemetry telemetry
+	step      func(stage string, done, total float64)
+}
+
+func (gemmSoakProbe) Name() string { return cublaslt.ProbeName + "-soak" }
+
+// run holds the GEMM on c; ran is false, with a skip saying why, when
+// the library offers none of the soak's precisions or finds no CUDA
+// device at c's address (the caller then soaks the FMA).
+func (p gemmSoakProbe) run(ctx context.Context, c Candidate, v *schema.CapabilityVector) (ran bool, err error) {
+	lib, err := cublaslt.Open(p.load)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+	}
+	defer lib.Close()
+	var refused []string
+	soak, readings, err := sampled(p.telemetry, func() (soakRun, error) {
+		res, err := lib.Soak(ctx, c.BusAddress, cublaslt.SoakOptions{M: p.size, N: p.size, K: p.size, Duration: p.duration,
+			OnPoint: func(at time.Duration, _ float64) { p.step(p.Name(), at.Seconds(), p.duration.Seconds()) }})
+		refused = res.Refused
+		if err != nil {
+			return soakRun{}, err
+		}
+		points := make([]thermal.Point, len(res.Points))
+		for i, pt := range res.Points {
+			points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
+		}
+		chk := blasCheck(res.Check)
+		return soakRun{duration: res.Duration, points: points, workload: res.Workload(), probe: cublaslt.ProbeName, check: &chk}, nil
+	})
+	switch {
+	case errors.Is(err, cublaslt.ErrNoSoakLoad):
+		for _, r := range refused {
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "soak", Reason: clip(r)})
+		}
+		return false, nil
+	case errors.Is(err, cublaslt.ErrNoDevice), errors.Is(err, cublaslt.ErrNoDriver):
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "soak", Reason: clip(err.Error())})
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+	}
+	if err := recordSoak(soak, readings, p.telemetry, v); err != nil {
+		return false, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+	}
+	return true, nil
+}
+
+// soakAfterBLAS runs c's soak once the BLAS probe is done, when
+// gemmSoakPlanned said so: the GEMM, else (the library offering none of
+// the soak's precisions) the WebGPU FMA on a device opened again for it.
+// The thermal rules that judge the FMA soak against itself judge the
+// GEMM soak too.
+func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
+	d := soakLength(c, o)
+	tel := telemetryFor(lib, c, o.SysfsRoot)
+	step := o.stepper(c)
+	o.stage(c.Addr, gemmSoakProbe{}.Name())
+	g := gemmSoakProbe{duration: d, load: o.BLAS.Load, size: blasOptions(o).Probe.M, telemetry: tel, step: step}
+	ran, err := g.run(ctx, c, v)
+	if err != nil {
+		return err
+	}
+	if !ran && o.SoakLoad == SoakLoadGEMM {
+		return fmt.Errorf("%w: --soak-load gemm on %s: %s", ErrSoakLoad, c.Addr, v.Skipped[len(v.Skipped)-1].Reason)
+	}
+	if !ran {
+		return fmaSoakAgain(ctx, inst, c, o, soakProbe{duration: d, telemetry: tel, step: step}, v)
+	}
+	v.Probes = append(v.Probes, schema.ProbeRecord{Name: g.Name(), Version: cublaslt.ProbeVersion})
+	return settleSoak(v, c.Adapter.Software, func() error {
+		o.stage(c.Addr, "consistency: "+g.Name()+" again")
+		scratch := &schema.CapabilityVector{}
+		if _, err := g.run(ctx, c, scratch); err != nil {
+			return err
+		}
+		replaceFigures((soakProbe{}).Name(), scratch, v)
+		return nil
+	})
+}
+
+// fmaSoakAgain opens c's WebGPU device again and runs the FMA soak on it.
+func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, p soakProbe, v *schema.CapabilityVector) error {
+	o.stage(c.Addr, p.Name())
+	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+	if err != nil {
+		return err
+	}
+	defer d.Release()
+	if err := p.Run(ctx, d, v); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+	}
+	v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
+	return settleSoak(v, c.Adapter.Software, func() error {
+		scratch := &schema.CapabilityVector{}
+		if err := p.Run(ctx, d, scratch); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+		}
+		replaceFigures(p.Name(), scratch, v)
+		return nil
+	})
+}
+
+// soakRuleNames are the consistency rules that read only the soak's own
+// figures: they apply to a soak run after the other probes' rules were
+// settled.
+func soakRuleNames() []string { return []string{"soak-sustained-vs-cold"} }
+
+// settleSoak holds a soak run after the WebGPU probes to the soak's own
+// rules, runs it once more when one disagrees (again), and adds the
+// checks to v.Consistency; what still disagrees fails a GPU's card like
+// any rule (settleConsistency's policy).
+func settleSoak(v *schema.CapabilityVector, software bool, again func() error) error {
+	var rules []consistencyRule
+	for _, r := range consistencyRules() {
+		if slices.Contains(soakRuleNames(), r.name) {
+			rules = append(rules, r)
+		}
+	}
+	if len(rules) != len(soakRuleNames()) {
+		return fmt.Errorf("appraisal: the soak's consistency rules %v are not all defined", soakRuleNames())
+	}
+	checks := checkConsistency(rules, v)
+	if slices.ContainsFunc(checks, func(c schema.ConsistencyCheck) bool { return !c.Agrees }) {
+		if err := again(); err != nil {
+			return fmt.Errorf("re-measuring the soak: %w", err)
+		}
+		checks = checkConsistency(rules, v)
+		for i := range checks {
+			checks[i].Remeasured = true
+		}
+	}
+	v.Consistency = append(v.Consistency, checks...)
+	var bad []string
+	for _, c := range checks {
+		if !c.Agrees {
+			bad = append(bad, fmt.Sprintf("%s %.4g vs %s %.4g (ratio %.3f, rule %s: [%.3f, %.3f])", c.Figure, c.Value, c.OtherFigure, c.OtherValue, c.Ratio, c.Rule, c.MinRatio, c.MaxRatio))
+		}
+	}
+	if len(bad) > 0 && !software {
+		return fmt.Errorf("%w after re-measuring: %s", ErrInconsistent, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// stepper is o.Steps for c's device, or a no-op.
+func (o Options) stepper(c Candidate) func(stage string, done, total float64) {
+	if o.Steps == nil {
+		return func(string, float64, float64) {}
+	}
+	return func(stage string, done, total float64) { o.Steps(c.Addr, stage, done, total) }
+}
