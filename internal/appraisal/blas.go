@@ -1,12 +1,15 @@
 package appraisal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/everycycle/appraise/internal/cublaslt"
+	"github.com/everycycle/appraise/internal/refcheck"
+	"github.com/everycycle/appraise/internal/roofline"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -123,7 +126,70 @@ func blasProbe(ctx context.Context, c Candidate, o BLASOptions, v *schema.Capabi
 		return fmt.Errorf("%w: %s: %w", ErrProbe, cublaslt.ProbeName, err)
 	}
 	mergeBLAS(v, rep)
+	var measured []string
+	for _, e := range rep.Measured() {
+		measured = append(measured, e.Precision.Name)
+	}
+	if len(measured) == 0 {
+		return nil
+	}
+	ro := cublaslt.RooflineOptions{Precisions: measured, M: po.M, N: po.N, K: po.K, Seed: po.Seed}
+	if k := cmp.Or(po.K, cublaslt.DefaultSize); k < 32<<(roofline.MinPoints-1) {
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "roofline",
+			Reason: fmt.Sprintf("K %d gives fewer than %d reduction lengths (32 doubling up to K) to sweep", k, roofline.MinPoints)})
+		return nil
+	}
+	sweeps, err := lib.Roofline(ctx, c.BusAddress, ro)
+	if err != nil {
+		return fmt.Errorf("%w: %s roofline: %w", ErrProbe, cublaslt.ProbeName, err)
+	}
+	return mergeBLASRoofline(v, sweeps)
+}
+
+// matrixRooflinePrefix starts the name of a vendor-library GEMM sweep in
+// the card's roofline section, e.g. "gemm.bf16".
+const matrixRooflinePrefix = "gemm."
+
+// mergeBLASRoofline adds each measured sweep to v's roofline section,
+// held against the roofline its own points draw (internal/roofline), and
+// records why a precision has none.
+func mergeBLASRoofline(v *schema.CapabilityVector, sweeps []cublaslt.RooflineSweep) error {
+	for _, s := range sweeps {
+		if s.Status != cublaslt.StatusMeasured {
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "roofline " + s.Precision.Name, Reason: clip(s.Reason)})
+			continue
+		}
+		r, err := blasRoofline(s)
+		if err != nil {
+			return fmt.Errorf("%w: %s roofline %s: %w", ErrProbe, cublaslt.ProbeName, s.Precision.Name, err)
+		}
+		v.Roofline = append(v.Roofline, r)
+	}
 	return nil
+}
+
+// blasRoofline is one sweep as the card carries it: the points' median
+// throughputs against min(peak, bandwidth × intensity) from the same
+// sweep, and the checks every point passed, merged.
+func blasRoofline(s cublaslt.RooflineSweep) (schema.RooflineRatio, error) {
+	pts := make([]roofline.Point, len(s.Points))
+	chk := cublaslt.Check{Result: refcheck.New()}
+	for i, p := range s.Points {
+		pts[i] = roofline.Point{Intensity: p.Intensity(), OpsPerS: p.OpsPerS.Median}
+		chk.Merge(p.Check.Result)
+		chk.MaxError, chk.Tolerance, chk.Worst = max(chk.MaxError, p.Check.MaxError), max(chk.Tolerance, p.Check.Tolerance), max(chk.Worst, p.Check.Worst)
+	}
+	a, err := roofline.Analyse(pts)
+	if err != nil {
+		return schema.RooflineRatio{}, err
+	}
+	out := schema.RooflineRatio{Precision: matrixRooflinePrefix + s.Precision.Name, Ratio: a.Ratio, RidgeRatio: a.RidgeRatio,
+		PeakOpsPerS: a.Peak, BandwidthBytesPerS: a.Bandwidth, Probe: cublaslt.ProbeName, Timing: schema.TimingGPUTimestamp,
+		Check: blasCheck(chk)}
+	for i, p := range pts {
+		out.Points = append(out.Points, schema.RooflinePoint{IntensityOpsPerByte: p.Intensity, OpsPerS: p.OpsPerS, ModelOpsPerS: a.Model[i]})
+	}
+	return out, nil
 }
 
 // mergeBLAS adds a report's measured entries beside whatever the card

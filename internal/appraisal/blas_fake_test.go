@@ -127,3 +127,53 @@ func TestBLASFakeOtherDevice(t *testing.T) {
 		t.Errorf("skips %+v, precisions %d", v.Skipped, len(v.Precisions))
 	}
 }
+
+// The matrix roofline on the fake's model clock tells a degraded compute
+// path from a uniformly slower device: a healthy device and one with half
+// the peak both sit on their own roofline (ratio 1, the slower one with
+// half the peak), while one doing uncounted work per output element
+// (FAKE_LT_HIDDEN) falls below it where compute and memory both bind.
+func TestBLASRooflineFakeDegraded(t *testing.T) {
+	o := fakeBLAS(t, "", false)
+	lib, err := cublaslt.Open(o.Load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	sweep := func(peak, hidden string) schema.RooflineRatio {
+		t.Helper()
+		t.Setenv("FAKE_LT_PEAK", peak)
+		t.Setenv("FAKE_LT_BW", "1e8")
+		t.Setenv("FAKE_LT_HIDDEN", hidden)
+		sw, err := lib.Roofline(context.Background(), h200().BusAddress, cublaslt.RooflineOptions{Precisions: []string{"bf16"},
+			M: 128, N: 128, K: 1024, Samples: 2, MinSample: time.Millisecond, Hold: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := &schema.CapabilityVector{}
+		if err := mergeBLASRoofline(v, sw); err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Roofline) != 1 || len(v.Roofline[0].Points) != 6 {
+			t.Fatalf("roofline %+v; want one sweep of 6 points (K 32 to 1024)", v.Roofline)
+		}
+		r := v.Roofline[0]
+		if err := schema.Validate(&r); err != nil {
+			t.Error(err)
+		}
+		if r.Precision != "gemm.bf16" || r.Probe != cublaslt.ProbeName || !r.Check.Passed || r.Check.Elements == 0 {
+			t.Errorf("sweep %q by %q, check %+v", r.Precision, r.Probe, r.Check)
+		}
+		return r
+	}
+	healthy, slow, degraded := sweep("4e9", "0"), sweep("2e9", "0"), sweep("4e9", "512")
+	if healthy.Ratio < 0.99 || slow.Ratio < 0.99 {
+		t.Errorf("ratio healthy %.3f, uniformly slower %.3f; both should sit on their roofline", healthy.Ratio, slow.Ratio)
+	}
+	if r := slow.PeakOpsPerS / healthy.PeakOpsPerS; r < 0.49 || r > 0.51 {
+		t.Errorf("the slower device's peak is %.3f of the healthy one's, want 0.5", r)
+	}
+	if degraded.Ratio > 0.8 {
+		t.Errorf("ratio of the degraded compute path %.3f: not told apart from a healthy one (%.3f)", degraded.Ratio, healthy.Ratio)
+	}
+}

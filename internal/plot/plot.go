@@ -49,28 +49,41 @@ func Card(p *schema.CardPayload) ([]byte, error) {
 	}
 	c := &p.Capability
 	var (
-		roof     *gplot.Plot
+		roofs    []*gplot.Plot
 		timeline []*gplot.Plot
 		err      error
 	)
-	if len(c.Roofline) > 0 {
-		if roof, err = roofline(c); err != nil {
+	vector, matrix := splitRooflines(c.Roofline)
+	for _, part := range []struct {
+		title  string
+		sweeps []schema.RooflineRatio
+		xLabel string
+	}{
+		{"Roofline: achieved ops/s against min(peak, bandwidth × intensity)", vector, "arithmetic intensity (ops per byte of device memory)"},
+		{"Matrix roofline: GEMMs from memory- to compute-bound (K swept), against min(peak, bandwidth × intensity)", matrix, "arithmetic intensity (ops per byte of device memory: A and B read, D written once)"},
+	} {
+		if len(part.sweeps) == 0 {
+			continue
+		}
+		roof, err := roofline(part.title, part.xLabel, part.sweeps, c.Precisions)
+		if err != nil {
 			return nil, err
 		}
+		roofs = append(roofs, roof)
 	}
 	if c.Thermal != nil && len(c.Thermal.Timeline) > 0 {
 		if timeline, err = thermal(c.Thermal); err != nil {
 			return nil, fmt.Errorf("plot: thermal: %w", err)
 		}
 	}
-	if roof == nil && timeline == nil {
+	if roofs == nil && timeline == nil {
 		return nil, ErrNothingToPlot
 	}
 	hash, err := schema.Hash(p)
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
-	return render(heading(p, hash), roof, timeline)
+	return render(heading(p, hash), roofs, timeline)
 }
 
 // heading names the signed card the page shows: two lines, the device
@@ -93,13 +106,10 @@ func heading(p *schema.CardPayload, hash string) [2]string {
 }
 
 // render lays the heading and the panels out top to bottom on one page.
-func render(head [2]string, roof *gplot.Plot, timeline []*gplot.Plot) ([]byte, error) {
-	height := headingHeight + 2*margin + vg.Length(len(timeline))*timelineHeight
-	if roof != nil {
-		height += rooflineHeight
-	}
-	if roof != nil && len(timeline) > 0 {
-		height += gap
+func render(head [2]string, roofs []*gplot.Plot, timeline []*gplot.Plot) ([]byte, error) {
+	height := headingHeight + 2*margin + vg.Length(len(timeline))*timelineHeight + vg.Length(len(roofs))*(rooflineHeight+gap)
+	if len(timeline) == 0 && len(roofs) > 0 {
+		height -= gap
 	}
 	svg := newOutlineCanvas(width, height)
 	dc := draw.New(svg)
@@ -108,7 +118,7 @@ func render(head [2]string, roof *gplot.Plot, timeline []*gplot.Plot) ([]byte, e
 	dc = draw.Crop(dc, margin, -margin, margin, -margin)
 	drawHeading(dc, head)
 	top := dc.Max.Y - headingHeight
-	if roof != nil {
+	for _, roof := range roofs {
 		roof.Draw(band(dc, top-rooflineHeight, top))
 		top -= rooflineHeight + gap
 	}

@@ -233,3 +233,24 @@ func TestSI(t *testing.T) {
 		}
 	}
 }
+
+// Matrix sweeps ("gemm.…", from the vendor-library probe) get a panel of
+// their own below the vector one, each with its legend.
+func TestCardMatrixRoofline(t *testing.T) {
+	p := testCard(t, true, true, 0)
+	chk := p.Capability.Roofline[0].Check
+	m := sweep("gemm.bf16", 690e12, 4.4e12, 1, chk)
+	m.Probe = "cuda-cublaslt"
+	p.Capability.Roofline = append(p.Capability.Roofline, m)
+	if err := schema.Validate(p); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := Card(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := texts(t, svg)
+	wantTexts(t, got, "Roofline: achieved ops/s against min(peak, bandwidth × intensity)",
+		"Matrix roofline: GEMMs from memory- to compute-bound (K swept), against min(peak, bandwidth × intensity)",
+		"gemm.bf16 model: peak 690 Tops/s, bandwidth 4.4 TB/s, ridge at 157 ops/B", "fma.fp32 measured: median ratio 0.970, at the ridge 0.930")
+}

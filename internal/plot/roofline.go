@@ -3,6 +3,7 @@ package plot
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -12,18 +13,32 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// roofline draws every swept precision on one log-log plot: the measured
+// splitRooflines separates the vector sweeps from the matrix (GEMM)
+// sweeps, whose names start with "gemm.": each kind gets its own panel,
+// their intensities and rates being decades apart.
+func splitRooflines(rs []schema.RooflineRatio) (vector, matrix []schema.RooflineRatio) {
+	for _, r := range rs {
+		if strings.HasPrefix(r.Precision, "gemm.") {
+			matrix = append(matrix, r)
+		} else {
+			vector = append(vector, r)
+		}
+	}
+	return vector, matrix
+}
+
+// roofline draws every sweep of rs on one log-log plot: the measured
 // points, the model min(peak, bandwidth × intensity) with its ridge, and
-// the card's signed throughput figures of the same name, dashed. The
-// plot's coordinates are log10 of the values (see decadeAxis).
-func roofline(c *schema.CapabilityVector) (*gplot.Plot, error) {
-	p := newPlot("Roofline: achieved ops/s against min(peak, bandwidth × intensity)",
-		"arithmetic intensity (ops per byte of device memory)", "ops/s")
-	xlo, xhi, ylo, yhi := rooflineRange(c)
+// the card's signed throughput figures of the same name (from signed),
+// dashed. The plot's coordinates are log10 of the values (see
+// decadeAxis).
+func roofline(title, xLabel string, rs []schema.RooflineRatio, signed []schema.PrecisionThroughput) (*gplot.Plot, error) {
+	p := newPlot(title, xLabel, "ops/s")
+	xlo, xhi, ylo, yhi := rooflineRange(rs, signed)
 	decadeAxis(&p.X, xlo, xhi)
 	decadeAxis(&p.Y, ylo, yhi)
-	for i, r := range c.Roofline {
-		if err := addPrecision(p, i, r, signedFigures(c.Precisions, r.Precision)); err != nil {
+	for i, r := range rs {
+		if err := addPrecision(p, i, r, signedFigures(signed, r.Precision)); err != nil {
 			return nil, fmt.Errorf("plot: roofline %s: %w", r.Precision, err)
 		}
 	}
@@ -32,9 +47,9 @@ func roofline(c *schema.CapabilityVector) (*gplot.Plot, error) {
 
 // rooflineRange is the data the axes must hold: every point, every ridge
 // and the bandwidth slope from the left edge, every roof and signed figure.
-func rooflineRange(c *schema.CapabilityVector) (xlo, xhi, ylo, yhi float64) {
+func rooflineRange(rs []schema.RooflineRatio, signed []schema.PrecisionThroughput) (xlo, xhi, ylo, yhi float64) {
 	xlo, xhi, ylo, yhi = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for _, r := range c.Roofline {
+	for _, r := range rs {
 		ridge := r.PeakOpsPerS / r.BandwidthBytesPerS
 		xlo, xhi = math.Min(xlo, ridge), math.Max(xhi, ridge)
 		yhi = math.Max(yhi, r.PeakOpsPerS)
@@ -42,12 +57,12 @@ func rooflineRange(c *schema.CapabilityVector) (xlo, xhi, ylo, yhi float64) {
 			xlo, xhi = math.Min(xlo, pt.IntensityOpsPerByte), math.Max(xhi, pt.IntensityOpsPerByte)
 			ylo, yhi = math.Min(ylo, pt.OpsPerS), math.Max(yhi, pt.OpsPerS)
 		}
-		for _, f := range signedFigures(c.Precisions, r.Precision) {
+		for _, f := range signedFigures(signed, r.Precision) {
 			yhi = math.Max(yhi, f.OpsPerS.Median)
 		}
 	}
 	left := math.Pow(10, math.Floor(lg(xlo)))
-	for _, r := range c.Roofline {
+	for _, r := range rs {
 		ylo = math.Min(ylo, r.BandwidthBytesPerS*left)
 	}
 	return xlo, xhi, ylo, yhi * 1.2
