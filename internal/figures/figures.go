@@ -73,6 +73,9 @@ func List(v schema.CapabilityVector) []Figure {
 	}
 	if t := v.Thermal; t != nil {
 		add("thermal.throttled_fraction", "ratio", single(t.ThrottledFraction), true)
+		if t.PowerLimitFraction != nil {
+			add("thermal.power_limit_fraction", "ratio", single(*t.PowerLimitFraction), true)
+		}
 	}
 	for _, r := range v.Roofline {
 		add("roofline."+r.Precision, "ratio", single(r.Ratio), true)

@@ -58,14 +58,20 @@ func Card(p *schema.CardPayload) ([]byte, error) {
 		title  string
 		sweeps []schema.RooflineRatio
 		xLabel string
+		matrix bool
 	}{
-		{"Roofline: achieved ops/s against min(peak, bandwidth × intensity)", vector, "arithmetic intensity (ops per byte of device memory)"},
-		{"Matrix roofline: GEMMs from memory- to compute-bound (K swept), against min(peak, bandwidth × intensity)", matrix, "arithmetic intensity (ops per byte of device memory: A and B read, D written once)"},
+		{"Roofline: achieved ops/s against min(peak, bandwidth × intensity)", vector, "arithmetic intensity (ops per byte of device memory)", false},
+		{"Matrix roofline: GEMMs with K swept, against min(peak, bandwidth × intensity)", matrix, "arithmetic intensity (ops per byte: A and B read, D written once)", true},
 	} {
 		if len(part.sweeps) == 0 {
 			continue
 		}
-		roof, err := roofline(part.title, part.xLabel, part.sweeps, c.Precisions)
+		var roof *gplot.Plot
+		if part.matrix {
+			roof, err = matrixRoofline(part.title, part.xLabel, part.sweeps)
+		} else {
+			roof, err = roofline(part.title, part.xLabel, part.sweeps, c.Precisions)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -242,6 +242,7 @@ func TestCardMatrixRoofline(t *testing.T) {
 	m := sweep("gemm.bf16", 690e12, 4.4e12, 1, chk)
 	m.Probe = "cuda-cublaslt"
 	p.Capability.Roofline = append(p.Capability.Roofline, m)
+	p.Capability.Thermal.PowerLimitW, p.Capability.Thermal.PowerLimitFraction = ptr(700), ptr(655.0/700)
 	if err := schema.Validate(p); err != nil {
 		t.Fatal(err)
 	}
@@ -251,6 +252,7 @@ func TestCardMatrixRoofline(t *testing.T) {
 	}
 	got := texts(t, svg)
 	wantTexts(t, got, "Roofline: achieved ops/s against min(peak, bandwidth × intensity)",
-		"Matrix roofline: GEMMs from memory- to compute-bound (K swept), against min(peak, bandwidth × intensity)",
-		"gemm.bf16 model: peak 690 Tops/s, bandwidth 4.4 TB/s, ridge at 157 ops/B", "fma.fp32 measured: median ratio 0.970, at the ridge 0.930")
+		"Matrix roofline: GEMMs with K swept, against min(peak, bandwidth × intensity)",
+		"bf16: median ratio 0.970 (ridge 0.930), peak 690 Tops/s, bandwidth 4.4 TB/s", "fma.fp32 measured: median ratio 0.970, at the ridge 0.930",
+		"power limit 700 W, the load drew 0.94 of it (signed)")
 }

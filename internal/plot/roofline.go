@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 
@@ -45,6 +46,51 @@ func roofline(title, xLabel string, rs []schema.RooflineRatio, signed []schema.P
 	return p, nil
 }
 
+// matrixRoofline draws the GEMM sweeps of rs on one log-log plot, one
+// legend line each (ratio, peak, bandwidth), in the top left corner that
+// a roofline leaves empty: a card has up to a dozen such sweeps, too
+// many for the vector plot's three lines and signed figures apiece.
+func matrixRoofline(title, xLabel string, rs []schema.RooflineRatio) (*gplot.Plot, error) {
+	p := newPlot(title, xLabel, "ops/s")
+	xlo, xhi, ylo, yhi := rooflineRange(rs, nil)
+	decadeAxis(&p.X, xlo, xhi)
+	decadeAxis(&p.Y, ylo, yhi*10) // a decade above the highest roof for the legend
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	for i, r := range rs {
+		col, glyph := series(i)
+		measured, model, ridge, err := sweepLines(p, r, col, glyph)
+		if err != nil {
+			return nil, fmt.Errorf("plot: roofline %s: %w", r.Precision, err)
+		}
+		p.Add(model, ridge, measured)
+		p.Legend.Add(fmt.Sprintf("%s: median ratio %.3f (ridge %.3f), peak %s, bandwidth %s",
+			strings.TrimPrefix(r.Precision, "gemm."), r.Ratio, r.RidgeRatio, si(r.PeakOpsPerS, "ops/s"), si(r.BandwidthBytesPerS, "B/s")), measured, model)
+	}
+	return p, nil
+}
+
+// sweepLines are a sweep's measured points and its model and ridge, in
+// colour col with glyph for the points.
+func sweepLines(p *gplot.Plot, r schema.RooflineRatio, col color.Color, glyph draw.GlyphDrawer) (*plotter.Scatter, *plotter.Line, *plotter.Scatter, error) {
+	pts := make(plotter.XYs, len(r.Points))
+	for j, pt := range r.Points {
+		pts[j] = plotter.XY{X: lg(pt.IntensityOpsPerByte), Y: lg(pt.OpsPerS)}
+	}
+	measured, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	measured.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: glyph}
+	model, ridge, _, err := modelLines(p, r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	model.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5)}
+	ridge.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(5), Shape: draw.RingGlyph{}}
+	return measured, model, ridge, nil
+}
+
 // rooflineRange is the data the axes must hold: every point, every ridge
 // and the bandwidth slope from the left edge, every roof and signed figure.
 func rooflineRange(rs []schema.RooflineRatio, signed []schema.PrecisionThroughput) (xlo, xhi, ylo, yhi float64) {
@@ -82,21 +128,14 @@ func signedFigures(ps []schema.PrecisionThroughput, name string) []schema.Precis
 // addPrecision draws one precision in the i-th series style.
 func addPrecision(p *gplot.Plot, i int, r schema.RooflineRatio, signed []schema.PrecisionThroughput) error {
 	col, glyph := series(i)
-	pts := make(plotter.XYs, len(r.Points))
-	for j, pt := range r.Points {
-		pts[j] = plotter.XY{X: lg(pt.IntensityOpsPerByte), Y: lg(pt.OpsPerS)}
-	}
-	measured, err := plotter.NewScatter(pts)
+	measured, model, ridge, err := sweepLines(p, r, col, glyph)
 	if err != nil {
 		return err
 	}
-	measured.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: glyph}
-	model, ridge, drop, err := modelLines(p, r)
+	_, _, drop, err := modelLines(p, r)
 	if err != nil {
 		return err
 	}
-	model.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5)}
-	ridge.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(5), Shape: draw.RingGlyph{}}
 	drop.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(0.5), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 	p.Add(model, drop, ridge, measured)
 	p.Legend.Add(fmt.Sprintf("%s measured: median ratio %.3f, at the ridge %.3f", r.Precision, r.Ratio, r.RidgeRatio), measured)

@@ -37,6 +37,16 @@ func thermal(t *schema.ThermalEnvelope) ([]*gplot.Plot, error) {
 			return nil, err
 		}
 		p.Y.Min = 0
+		if lim := t.PowerLimitW; lim != nil {
+			h := hline{y: *lim, style: draw.LineStyle{Color: alarm, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}}
+			p.Add(h)
+			label := fmt.Sprintf("power limit %.0f W (signed)", *lim)
+			if f := t.PowerLimitFraction; f != nil {
+				label = fmt.Sprintf("power limit %.0f W, the load drew %.2f of it (signed)", *lim, *f)
+			}
+			p.Legend.Add(label, h)
+			p.Y.Max = math.Max(p.Y.Max, *lim*1.05)
+		}
 		panels = append(panels, p)
 	}
 	return panels, nil
