@@ -40,6 +40,11 @@ function validator(schema) {
 function describe(errors) {
   const e = errors[errors.length - 1];
   const at = e.instanceLocation.replace(/^#/, "") || "/";
+  if (e.keyword === "false") {
+    // A member that no property and no additionalProperties allows.
+    const cut = at.lastIndexOf("/");
+    return `unknown object member name ${JSON.stringify(decodeURIComponent(at.slice(cut + 1)))} within "${at.slice(0, cut) || "/"}"`;
+  }
   const extra = /^Property "(.*)" does not match additional properties schema/.exec(e.error);
   if (e.keyword === "additionalProperties" || extra) return `unknown object member name ${JSON.stringify(extra ? extra[1] : "")} within "${at}"`;
   const missing = /^Instance does not have required property "(.*)"/.exec(e.error);

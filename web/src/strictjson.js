@@ -14,18 +14,18 @@ export function decodeUTF8(bytes) {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new ReportError("malformed", "invalid UTF-8");
+    throw new ReportError("malformed", "malformed report: invalid UTF-8");
   }
 }
 
 // parseStrict returns the value of a JSON text.
 export function parseStrict(text) {
-  if (text.trim() === "") throw new ReportError("malformed", "empty file");
+  if (text.trim() === "") throw new ReportError("malformed", "malformed report: empty file");
   let doc;
   try {
     doc = parse(text, { mode: "json", ranges: false, tokens: false });
   } catch (e) {
-    throw new ReportError("malformed", e.message);
+    throw new ReportError("malformed", `malformed report: ${e.message}`);
   }
   return build(doc.body, "");
 }
@@ -39,7 +39,7 @@ function build(node, path) {
       for (const m of node.members) {
         const name = m.name.value;
         wellFormed(name, path);
-        if (seen.has(name)) throw new ReportError("malformed", `duplicate object member name ${JSON.stringify(name)} within "${path || "/"}"`);
+        if (seen.has(name)) throw new ReportError("malformed", `malformed report: duplicate object member name ${JSON.stringify(name)} within "${path || "/"}"`);
         seen.add(name);
         // defineProperty, so that a member named __proto__ is a member.
         Object.defineProperty(out, name, { value: build(m.value, path + "/" + name), enumerable: true, writable: true, configurable: true });
@@ -52,16 +52,16 @@ function build(node, path) {
       wellFormed(node.value, path);
       return node.value;
     case "Number":
-      if (!Number.isFinite(node.value)) throw new ReportError("malformed", `number out of range within "${path}"`);
+      if (!Number.isFinite(node.value)) throw new ReportError("malformed", `malformed report: number out of range within "${path}"`);
       return node.value;
     case "Boolean":
       return node.value;
     case "Null":
       return null;
   }
-  throw new ReportError("malformed", `unexpected ${node.type} within "${path}"`);
+  throw new ReportError("malformed", `malformed report: unexpected ${node.type} within "${path}"`);
 }
 
 function wellFormed(s, path) {
-  if (!s.isWellFormed()) throw new ReportError("malformed", `invalid surrogate pair in string within "${path || "/"}"`);
+  if (!s.isWellFormed()) throw new ReportError("malformed", `malformed report: invalid surrogate pair in string within "${path || "/"}"`);
 }
