@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,13 +287,7 @@ func browserManifest(t *testing.T, work string, cases []browserCase) (string, []
 		"drop-card-alone":    {filepath.Join(work, "tamper", "lone", h200Card)},
 		"drop-other-key":     {filepath.Join(work, h200, h200Card), firstGlob(t, filepath.Join(work, h200, "box-*.json")), filepath.Join(work, "example", "public.json")},
 	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range drops {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(drops)) {
 		e := entry{Name: name, Page: bare}
 		for _, p := range drops[name] {
 			e.Drop = append(e.Drop, file{Name: filepath.Base(p), Path: p})
@@ -342,11 +337,15 @@ type pageResult struct {
 		Plots    int      `json:"plots"`
 		Text     string   `json:"text"`
 	} `json:"cards"`
-	Chooser *struct {
-		Verdict string `json:"verdict"`
-		OK      string `json:"ok"`
-		Reason  string `json:"reason"`
-	} `json:"chooser"`
+	Chooser *otherWayIn `json:"chooser"`
+	Pasted  *otherWayIn `json:"pasted"`
+}
+
+// otherWayIn is the verdict on the same files given another way.
+type otherWayIn struct {
+	Verdict string `json:"verdict"`
+	OK      string `json:"ok"`
+	Reason  string `json:"reason"`
 }
 
 func runBrowser(t *testing.T, node, chromium, work, manifest string) map[string]pageResult {
@@ -462,8 +461,8 @@ func checkSections(t *testing.T, r pageResult) {
 	}
 }
 
-// checkDrops holds the drag-and-drop page, by drop and by the file
-// chooser, to the verdicts of appraise view's page on the same files.
+// checkDrops holds the drag-and-drop page, by drop, by the file chooser
+// and by pasting, to the verdicts of appraise view's page on the same files.
 func checkDrops(t *testing.T, results map[string]pageResult, cases []browserCase) {
 	for name, want := range map[string]struct{ ok, reason, pinned string }{
 		"drop-h200":          {"true", "", "true"},
@@ -476,8 +475,10 @@ func checkDrops(t *testing.T, results map[string]pageResult, cases []browserCase
 		if r.OK != want.ok || r.Reason != want.reason || r.Pinned != want.pinned || len(r.Errors) > 0 {
 			t.Errorf("%s: ok=%s reason=%q pinned=%s errors=%q (%s), want ok=%s reason=%q pinned=%s", name, r.OK, r.Reason, r.Pinned, r.Errors, r.Verdict, want.ok, want.reason, want.pinned)
 		}
-		if r.Chooser == nil || r.Chooser.OK != r.OK || r.Chooser.Reason != r.Reason {
-			t.Errorf("%s: the file chooser gave %+v, the drop %s %q", name, r.Chooser, r.OK, r.Reason)
+		for way, o := range map[string]*otherWayIn{"the file chooser": r.Chooser, "pasting": r.Pasted} {
+			if o == nil || o.OK != r.OK || o.Reason != r.Reason {
+				t.Errorf("%s: %s gave %+v, the drop %s %q", name, way, o, r.OK, r.Reason)
+			}
 		}
 	}
 	if !strings.HasPrefix(results["drop-h200-unpinned"].Verdict, "verified, but the key is NOT PINNED") {

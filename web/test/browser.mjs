@@ -6,8 +6,8 @@
 //
 // CASES.json is a list of { name, page, drop, screenshot }: page is an
 // index.html that 'appraise view' wrote, or the bare page to drop the
-// files of drop ([{ name, path }]) onto, by a drop event and through the
-// file chooser. RESULTS.json receives, per case, the verdict's text and
+// files of drop ([{ name, path }]) onto, by a drop event, through the
+// file chooser and pasted. RESULTS.json receives, per case, the verdict's text and
 // attributes, each file's row, the sections shown and every console
 // error. CHROMIUM names the browser (default /usr/bin/chromium).
 import { readFileSync, writeFileSync } from "node:fs";
@@ -73,6 +73,15 @@ for (const c of cases) {
     await page.setInputFiles("#files", c.drop.map((f) => f.path));
     const chosen = await readPage(page);
     r.chooser = { verdict: chosen.verdict, ok: chosen.ok, reason: chosen.reason };
+    // And pasted, one file after the other, into the text box.
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById("verdict").textContent.startsWith("No report yet"));
+    for (const f of c.drop) {
+      await page.fill("#paste", readFileSync(f.path, "utf8"));
+      await page.click("#paste-add");
+    }
+    const pasted = await readPage(page);
+    r.pasted = { verdict: pasted.verdict, ok: pasted.ok, reason: pasted.reason };
   } else {
     Object.assign(r, await readPage(page));
   }
