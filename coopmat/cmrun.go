@@ -286,7 +286,7 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 	return Result{
 		Probe: ProbeCoopMatGEMM, Shape: s, BColumnMajor: !l.t.BRowMajor, MatrixEngine: true,
 		Problem: Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate, Timing: m.Method, Repeats: m.Repeats,
-		Tile: l.t.String(), Check: c,
+		Tile: l.t.String(), Check: c, tile: l.t,
 	}, nil
 }
 

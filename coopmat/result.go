@@ -58,6 +58,9 @@ type Result struct {
 	Tile string `json:"tile"`
 	// Check is the comparison with the CPU reference (passed).
 	Check Check `json:"check"`
+
+	// tile is the chosen tile itself, for Roofline.
+	tile CoopTile
 }
 
 // Skip says why a shape or kernel was not measured.

@@ -146,9 +146,10 @@ func blasProbe(ctx context.Context, c Candidate, o BLASOptions, v *schema.Capabi
 	return mergeBLASRoofline(v, sweeps)
 }
 
-// matrixRooflinePrefix starts the name of a vendor-library GEMM sweep in
-// the card's roofline section, e.g. "gemm.bf16".
-const matrixRooflinePrefix = "gemm."
+// blasRooflinePrefix starts the name of a vendor-library GEMM sweep in
+// the card's roofline section, e.g. "gemm.blas.bf16" (the library is in
+// the sweep's probe and the card's environment.libraries).
+const blasRooflinePrefix = "gemm.blas."
 
 // mergeBLASRoofline adds each measured sweep to v's roofline section,
 // held against the roofline its own points draw (internal/roofline), and
@@ -179,13 +180,18 @@ func blasRoofline(s cublaslt.RooflineSweep) (schema.RooflineRatio, error) {
 		chk.Merge(p.Check.Result)
 		chk.MaxError, chk.Tolerance, chk.Worst = max(chk.MaxError, p.Check.MaxError), max(chk.Tolerance, p.Check.Tolerance), max(chk.Worst, p.Check.Worst)
 	}
+	return matrixRoofline(blasRooflinePrefix+s.Precision.Name, cublaslt.ProbeName, schema.TimingGPUTimestamp, pts, blasCheck(chk))
+}
+
+// matrixRoofline holds a GEMM sweep's points against the roofline they
+// draw themselves (internal/roofline) and names it for the card.
+func matrixRoofline(name, probe string, timing schema.TimingMethod, pts []roofline.Point, chk schema.Check) (schema.RooflineRatio, error) {
 	a, err := roofline.Analyse(pts)
 	if err != nil {
 		return schema.RooflineRatio{}, err
 	}
-	out := schema.RooflineRatio{Precision: matrixRooflinePrefix + s.Precision.Name, Ratio: a.Ratio, RidgeRatio: a.RidgeRatio,
-		PeakOpsPerS: a.Peak, BandwidthBytesPerS: a.Bandwidth, Probe: cublaslt.ProbeName, Timing: schema.TimingGPUTimestamp,
-		Check: blasCheck(chk)}
+	out := schema.RooflineRatio{Precision: name, Ratio: a.Ratio, RidgeRatio: a.RidgeRatio,
+		PeakOpsPerS: a.Peak, BandwidthBytesPerS: a.Bandwidth, Probe: probe, Timing: timing, Check: chk}
 	for i, p := range pts {
 		out.Points = append(out.Points, schema.RooflinePoint{IntensityOpsPerByte: p.Intensity, OpsPerS: p.OpsPerS, ModelOpsPerS: a.Model[i]})
 	}

@@ -161,7 +161,7 @@ func TestBLASRooflineFakeDegraded(t *testing.T) {
 		if err := schema.Validate(&r); err != nil {
 			t.Error(err)
 		}
-		if r.Precision != "gemm.bf16" || r.Probe != cublaslt.ProbeName || !r.Check.Passed || r.Check.Elements == 0 {
+		if r.Precision != "gemm.blas.bf16" || r.Probe != cublaslt.ProbeName || !r.Check.Passed || r.Check.Elements == 0 {
 			t.Errorf("sweep %q by %q, check %+v", r.Precision, r.Probe, r.Check)
 		}
 		return r

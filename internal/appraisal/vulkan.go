@@ -125,7 +125,7 @@ func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, 
 	for _, s := range skips {
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: s.Probe, Item: s.Shape.String(), Reason: s.Reason})
 	}
-	return nil
+	return coopMatRoofline(ctx, d, opts, res, v)
 }
 
 // precision turns a checked raw-Vulkan result into a throughput entry.
