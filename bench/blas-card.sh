@@ -46,6 +46,6 @@ echo "verify: exit $?" >>"$log"
 for c in /tmp/card/card-*.appraisal.json; do
 	[ -f "$c" ] && bin/appraise plot "$c" >>"$log" 2>&1
 done
-cp /tmp/card.json /tmp/card-smi.csv /tmp/card/
+cp /tmp/card.json /tmp/card-smi.csv /tmp/pub.json /tmp/card/
 tar -C /tmp -cf "$out/card.tar" card
 cat "$log"
