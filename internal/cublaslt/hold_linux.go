@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
 	"github.com/everycycle/appraise/internal/stats"
@@ -22,21 +21,17 @@ import (
 // no result is returned. None of the precisions offered wraps
 // ErrNoSoakLoad. Every device resource is released before Soak returns.
 func (l *Library) Soak(ctx context.Context, busID string, o SoakOptions) (SoakResult, error) {
-	if l.api == nil {
-		return SoakResult{}, errors.New("cublaslt: Soak on a closed Library")
-	}
 	o, err := o.withDefaults()
 	if err != nil {
 		return SoakResult{}, err
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	d, err := l.openDevice(busID, o.WorkspaceBytes)
-	if err != nil {
-		return SoakResult{}, err
-	}
-	res, err := d.soak(ctx, o)
-	return res, errors.Join(err, d.release())
+	var res SoakResult
+	err = l.onDevice("Soak", busID, o.WorkspaceBytes, func(d *device) error {
+		var err error
+		res, err = d.soak(ctx, o)
+		return err
+	})
+	return res, err
 }
 
 func (d *device) soak(ctx context.Context, o SoakOptions) (SoakResult, error) {
@@ -115,9 +110,6 @@ func (mm *matmul) hold(ctx context.Context, o SoakOptions, res *SoakResult) erro
 // failed check wraps ErrCheckFailed. Every device resource is released
 // before Roofline returns.
 func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions) ([]RooflineSweep, error) {
-	if l.api == nil {
-		return nil, errors.New("cublaslt: Roofline on a closed Library")
-	}
 	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err
@@ -126,24 +118,24 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 	if err != nil {
 		return nil, err
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	d, err := l.openDevice(busID, o.WorkspaceBytes)
+	var out []RooflineSweep
+	err = l.onDevice("Roofline", busID, o.WorkspaceBytes, func(d *device) error {
+		for i, p := range precs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			s, err := d.sweep(ctx, p, o, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
+			if err != nil {
+				return fmt.Errorf("cublaslt: roofline %s on %s: %w", p.Name, d.busID, err)
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out []RooflineSweep
-	for i, p := range precs {
-		if err := ctx.Err(); err != nil {
-			return nil, errors.Join(err, d.release())
-		}
-		s, err := d.sweep(ctx, p, o, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("cublaslt: roofline %s on %s: %w", p.Name, d.busID, err), d.release())
-		}
-		out = append(out, s)
-	}
-	return out, d.release()
+	return out, nil
 }
 
 // sweep measures one precision at every K of o. The operands are drawn

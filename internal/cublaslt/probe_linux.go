@@ -21,9 +21,6 @@ import (
 // ErrCheckFailed: it never becomes a figure. Every device resource is
 // released before Run returns.
 func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, error) {
-	if l.api == nil {
-		return Report{}, errors.New("cublaslt: Run on a closed Library")
-	}
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
 		return Report{}, err
@@ -33,45 +30,59 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 		return Report{}, err
 	}
 	start := time.Now()
-	// The context is current per OS thread: every CUDA call below runs on this one.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	d, err := l.openDevice(busID, o.WorkspaceBytes)
+	var rep Report
+	err = l.onDevice("Run", busID, o.WorkspaceBytes, func(d *device) error {
+		rep = Report{Probe: ProbeName, Library: l.info, BusID: d.busID, Device: d.name}
+		pool := newOperandPool(o.Seed)
+		defer pool.wait()
+		warm := o.WarmUp // the first measured precision warms the idle device up; later ones only size their batches
+		for i, p := range precs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			t0 := time.Now()
+			cur := operands(p, o.M, o.N, o.K)
+			keep := cur[:]
+			if i+1 < len(precs) {
+				next := operands(precs[i+1], o.M, o.N, o.K)
+				keep = append(keep, next[:]...)
+				pool.start(next[:]...) // drawn while the device runs p
+			}
+			pool.keep(keep...)
+			e, err := d.runOne(ctx, p, o, warm, pool, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
+			if err != nil {
+				return fmt.Errorf("cublaslt: %s on %s: %w", p.Name, d.busID, err)
+			}
+			if e.Status == StatusMeasured {
+				warm = 0
+			}
+			e.ElapsedS = time.Since(t0).Seconds()
+			rep.Entries = append(rep.Entries, e)
+		}
+		return nil
+	})
 	if err != nil {
-		return Report{}, err
-	}
-	rep := Report{Probe: ProbeName, Library: l.info, BusID: d.busID, Device: d.name}
-	pool := newOperandPool(o.Seed)
-	defer pool.wait()
-	warm := o.WarmUp // the first measured precision warms the idle device up; later ones only size their batches
-	for i, p := range precs {
-		if err := ctx.Err(); err != nil {
-			return Report{}, errors.Join(err, d.release())
-		}
-		t0 := time.Now()
-		cur := operands(p, o.M, o.N, o.K)
-		keep := cur[:]
-		if i+1 < len(precs) {
-			next := operands(precs[i+1], o.M, o.N, o.K)
-			keep = append(keep, next[:]...)
-			pool.start(next[:]...) // drawn while the device runs p
-		}
-		pool.keep(keep...)
-		e, err := d.runOne(ctx, p, o, warm, pool, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
-		if err != nil {
-			return Report{}, errors.Join(fmt.Errorf("cublaslt: %s on %s: %w", p.Name, d.busID, err), d.release())
-		}
-		if e.Status == StatusMeasured {
-			warm = 0
-		}
-		e.ElapsedS = time.Since(t0).Seconds()
-		rep.Entries = append(rep.Entries, e)
-	}
-	if err := d.release(); err != nil {
 		return Report{}, err
 	}
 	rep.ElapsedS = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// onDevice runs fn on the device at busID, opened on this goroutine's
+// OS thread, locked for the call (a CUDA context is current per thread:
+// every CUDA call fn makes runs on this one), and releases the device
+// whatever fn returns.
+func (l *Library) onDevice(what, busID string, workspace uint64, fn func(d *device) error) error {
+	if l.api == nil {
+		return fmt.Errorf("cublaslt: %s on a closed Library", what)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	d, err := l.openDevice(busID, workspace)
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(d), d.release())
 }
 
 // runOne sets p up and, if the library offers it, times and checks it
