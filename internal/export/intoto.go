@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/ed25519"
@@ -87,7 +88,7 @@ func InToto(c Card, s Signer) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	payload, err := protojson.Marshal(st)
+	payload, err := stableJSON(protojson.Marshal(st))
 	if err != nil {
 		return nil, fmt.Errorf("export: in-toto statement: %w", err)
 	}
@@ -114,11 +115,28 @@ func InToto(c Card, s Signer) ([]byte, error) {
 			Signatures:  []*protodsse.Signature{{Sig: sig}},
 		}},
 	}
-	out, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(b)
+	out, err := stableJSON(protojson.Marshal(b))
 	if err != nil {
 		return nil, fmt.Errorf("export: sigstore bundle: %w", err)
 	}
-	return append(out, '\n'), nil
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, out, "", "  "); err != nil {
+		return nil, fmt.Errorf("export: sigstore bundle: %w", err)
+	}
+	return append(ind.Bytes(), '\n'), nil
+}
+
+// stableJSON compacts protojson's output, whose spacing varies from run
+// to run by design, so the same card and key give the same bytes.
+func stableJSON(b []byte, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // signEnvelope signs payload as DSSE does (over its pre-authentication
