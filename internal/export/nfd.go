@@ -18,6 +18,10 @@ import (
 // feature file. NFD's master accepts any namespace but kubernetes.io's.
 const LabelPrefix = "appraise.everycycle.dev/"
 
+// maxFeatureFile is the largest feature file NFD's local source reads
+// (its MaxFeatureFileSize): it skips a larger one whole.
+const maxFeatureFile = 65536
+
 // ErrStale is returned for a card older than the export's MaxAge: its
 // labels would expire before they were written.
 var ErrStale = errors.New("card is older than the maximum age")
@@ -56,6 +60,9 @@ func NFD(cards []Card, opt NFDOptions) ([]byte, error) {
 	fmt.Fprintf(&b, "# +expiry-time=%s\n", expiry.UTC().Format(time.RFC3339))
 	for _, l := range labels {
 		fmt.Fprintf(&b, "%s%s=%s\n", LabelPrefix, l.Name, l.Value)
+	}
+	if b.Len() > maxFeatureFile {
+		return nil, fmt.Errorf("export: feature file of %d bytes: NFD skips one over %d", b.Len(), maxFeatureFile)
 	}
 	return b.Bytes(), nil
 }

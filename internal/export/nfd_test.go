@@ -2,7 +2,9 @@ package export
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,5 +244,21 @@ func TestNFDFileIsDeterministic(t *testing.T) {
 	two, _ := NFD(c, opt)
 	if !bytes.Equal(one, two) {
 		t.Fatal("two exports of the same cards differ")
+	}
+}
+
+func TestNFDRefusesFileNFDWouldSkip(t *testing.T) {
+	c := exampleCard(t, h200Card)
+	p := *c.Payload
+	base := p.Capability.Precisions[0]
+	for i := range 1000 {
+		e := base
+		e.InputType = fmt.Sprintf("t%04d", i)
+		p.Capability.Precisions = append(slices.Clone(p.Capability.Precisions), e)
+	}
+	c.Payload = &p
+	_, err := NFD([]Card{c}, NFDOptions{Now: probedAt(t, c), MaxAge: time.Hour})
+	if err == nil || !strings.Contains(err.Error(), "NFD skips") {
+		t.Fatalf("err = %v, want the size limit", err)
 	}
 }
