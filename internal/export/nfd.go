@@ -41,9 +41,11 @@ type NFDOptions struct {
 	MaxAge time.Duration
 }
 
-// Label is one node label, its name without LabelPrefix.
+// Label is one node label.
 type Label struct {
-	Name  string
+	// Name is the label's name without LabelPrefix, e.g. "dev0.read-gbps".
+	Name string
+	// Value is a whole number in the unit the name says.
 	Value string
 }
 
