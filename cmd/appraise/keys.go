@@ -8,6 +8,7 @@ import (
 
 	"filippo.io/age"
 
+	fleet "github.com/everycycle/appraise/internal/export"
 	"github.com/everycycle/appraise/keys"
 )
 
@@ -146,14 +147,20 @@ func (c *keysShowCmd) Run(e *env, g *globals) error {
 	return nil
 }
 
-type keysExportCmd struct{}
+type keysExportCmd struct {
+	PEM bool `name:"pem" help:"Print it as a PEM public key (PKIX), the form cosign's --key reads."`
+}
 
 func (c *keysExportCmd) Run(e *env, g *globals) error {
 	_, info, err := loadPublic(e, g)
 	if err != nil {
 		return err
 	}
-	b, err := info.Current.ExportPublic()
+	export := info.Current.ExportPublic
+	if c.PEM {
+		export = func() ([]byte, error) { return fleet.PublicKeyPEM(info.Current.PublicKey.Ed25519()) }
+	}
+	b, err := export()
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/everycycle/appraise/internal/export"
+	"github.com/everycycle/appraise/keys"
+	"github.com/everycycle/appraise/schema"
+)
+
+// exportCmd writes verified cards in the formats fleet tools read.
+type exportCmd struct {
+	NFD        exportNFDCmd        `cmd:"" name:"nfd" help:"Write a Node Feature Discovery feature file: measured capability as node labels."`
+	Prometheus exportPrometheusCmd `cmd:"" help:"Write a node_exporter textfile (*.prom) of the cards' figures."`
+	InToto     exportInTotoCmd     `cmd:"" name:"intoto" help:"Write a card as an in-toto attestation in a Sigstore bundle, signed with the tenant's key, for cosign."`
+}
+
+// pinnedCards are the cards an export reads and the key they must verify
+// against. Nothing is exported unless every report named verifies, as
+// 'appraise verify --trust' checks it (signature, format, box link, whole
+// runs for directories), against the pinned key or, through --rotations,
+// a key it succeeded.
+type pinnedCards struct {
+	Trust     string   `required:"" placeholder:"PUBKEY|FILE" help:"The tenant key the cards must verify against: a base64 public key, or a file from 'appraise keys export-public'."`
+	Rotations []string `placeholder:"FILE|DIR" help:"Rotation statements that lead from an older key to the pinned one."`
+}
+
+// load verifies the reports at paths and returns their cards. The file
+// of each card is read again for its bytes and must be the very report
+// that verified (same canonical payload, same key).
+func (p pinnedCards) load(paths []string) ([]export.Card, error) {
+	v := &verifyCmd{Paths: paths, Trust: p.Trust, Rotations: p.Rotations}
+	pol, err := v.trustPolicy()
+	if err != nil {
+		return nil, err
+	}
+	files, fromDir, err := expand(paths, "*.appraisal.json")
+	if err != nil {
+		return nil, withCode(exitUsage, err, "")
+	}
+	reports, outs := readReports(files)
+	boxes := map[string]*reportFile{}
+	for _, r := range reports {
+		if r != nil && r.box != nil {
+			boxes[r.verified.Hash] = r
+		}
+	}
+	for i, r := range reports {
+		if r != nil {
+			outs[i] = pol.judge(r, boxes, true)
+		}
+	}
+	wholeRuns(reports, outs, fromDir)
+	var failed []string
+	for _, o := range outs {
+		if !o.OK || (o.Trust != "pinned" && o.Trust != "rotated") {
+			failed = append(failed, fmt.Sprintf("%s: %s", o.File, o.Error))
+		}
+	}
+	if len(failed) > 0 {
+		return nil, withCode(exitVerify, fmt.Errorf("%w, nothing exported:\n  %s", errVerify, strings.Join(failed, "\n  ")),
+			"'appraise verify --trust KEY' on the same files says more")
+	}
+	var cards []export.Card
+	for _, r := range reports {
+		if r == nil || r.card == nil {
+			continue
+		}
+		c, err := reread(r)
+		if err != nil {
+			return nil, err
+		}
+		cards = append(cards, c)
+	}
+	if len(cards) == 0 {
+		return nil, withCode(exitUsage, errors.New("no card reports among the files given"), cardHint)
+	}
+	return cards, nil
+}
+
+// reread reads a verified card's file again for its bytes and checks
+// that they are the report that verified.
+func reread(r *reportFile) (export.Card, error) {
+	data, err := os.ReadFile(r.path)
+	if err != nil {
+		return export.Card{}, err
+	}
+	p, v, err := schema.ReadCard(data)
+	if err != nil || v.Hash != r.verified.Hash || !bytes.Equal(v.PublicKey, r.verified.PublicKey) {
+		return export.Card{}, withCode(exitVerify, fmt.Errorf("%s changed while it was read", r.path), "")
+	}
+	return export.Card{Path: r.path, File: data, Payload: p, Tenant: v.Signature.TenantIdentity, KeyFingerprint: keys.Fingerprint(v.PublicKey)}, nil
+}
+
+// devices picks the newest card of each device, refusing a software
+// adapter's card without --software.
+func devices(cards []export.Card, software bool) ([]export.Card, error) {
+	d, err := export.Devices(cards, software)
+	if errors.Is(err, export.ErrSoftwareCard) {
+		return nil, withCode(exitUsage, err, "pass --software to export a software adapter's figures (the host's CPU, no GPU)")
+	}
+	return d, err
+}
+
+// writeOut writes data to out atomically, or to stdout for "-", and
+// prints where it went.
+func writeOut(e *env, out string, data []byte) error {
+	if out == "-" {
+		_, err := e.stdout.Write(data)
+		return err
+	}
+	if err := export.WriteFile(out, data); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(e.stdout, out)
+	return err
+}
+
+type exportNFDCmd struct {
+	Paths []string `arg:"" placeholder:"CARD|DIR" help:"Card reports, or directories of them (the newest card of each device counts)."`
+	pinnedCards
+	Out      string        `default:"/etc/kubernetes/node-feature-discovery/features.d/appraise" placeholder:"FILE" help:"Feature file to write, atomically ('-': stdout)."`
+	MaxAge   time.Duration `default:"720h" help:"How long a card's figures stand: the labels expire at the oldest card's time plus this, and an older card is refused."`
+	Software bool          `help:"Also export software adapters' cards."`
+}
+
+func (c *exportNFDCmd) Run(e *env) error {
+	cards, err := c.load(c.Paths)
+	if err != nil {
+		return err
+	}
+	if cards, err = devices(cards, c.Software); err != nil {
+		return err
+	}
+	data, err := export.NFD(cards, export.NFDOptions{Now: time.Now(), MaxAge: c.MaxAge})
+	if errors.Is(err, export.ErrStale) {
+		return withCode(exitError, err, "appraise the device again, or raise --max-age")
+	}
+	if err != nil {
+		return err
+	}
+	return writeOut(e, c.Out, data)
+}
+
+type exportPrometheusCmd struct {
+	Paths []string `arg:"" placeholder:"CARD|DIR" help:"Card reports, or directories of them (the newest card of each device counts)."`
+	pinnedCards
+	Out      string `default:"/var/lib/prometheus/node-exporter/appraise.prom" placeholder:"FILE.prom" help:"Textfile to write, atomically, in node_exporter's --collector.textfile.directory ('-': stdout)."`
+	Software bool   `help:"Also export software adapters' cards."`
+}
+
+func (c *exportPrometheusCmd) Run(e *env) error {
+	if c.Out != "-" && !strings.HasSuffix(c.Out, ".prom") {
+		return withCode(exitUsage, fmt.Errorf("--out %s: node_exporter reads only *.prom files", c.Out), "")
+	}
+	cards, err := c.load(c.Paths)
+	if err != nil {
+		return err
+	}
+	if cards, err = devices(cards, c.Software); err != nil {
+		return err
+	}
+	data, err := export.Prometheus(cards)
+	if err != nil {
+		return err
+	}
+	return writeOut(e, c.Out, data)
+}
+
+type exportInTotoCmd struct {
+	Card string `arg:"" type:"existingfile" placeholder:"CARD" help:"The card report to attest (its box is found beside it)."`
+	pinnedCards
+	Out string `placeholder:"FILE" help:"Bundle to write, atomically ('-': stdout; default: beside the card, named like it with .sigstore.json)."`
+}
+
+func (c *exportInTotoCmd) Run(e *env, g *globals) error {
+	cards, err := c.load([]string{c.Card})
+	if err != nil {
+		return err
+	}
+	s, err := unlockSigner(e, g)
+	if err != nil {
+		return err
+	}
+	bundle, err := export.InToto(cards[0], s)
+	if err != nil {
+		return err
+	}
+	out := c.Out
+	if out == "" {
+		out = strings.TrimSuffix(strings.TrimSuffix(c.Card, ".json"), ".appraisal") + ".sigstore.json"
+	}
+	return writeOut(e, out, bundle)
+}

@@ -1,0 +1,245 @@
+package export
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	intoto "github.com/in-toto/attestation/go/v1"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// PredicateType names what our in-toto Statement says: the subject (a
+// card file, by its SHA-256) is an appraise card report, which the
+// predicate holds in full. The version at its end changes when the
+// predicate's shape does.
+const PredicateType = "https://appraise.everycycle.dev/attestation/card/v1"
+
+// PayloadType is the DSSE payload type of an in-toto Statement.
+const PayloadType = "application/vnd.in-toto+json"
+
+// BundleMediaType is the Sigstore bundle version written.
+const BundleMediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
+
+// Signer signs bytes with an Ed25519 key: keys.Signer is one.
+type Signer interface {
+	// Sign returns the Ed25519 signature of msg.
+	Sign(msg []byte) []byte
+	// Public returns the Ed25519 public key.
+	Public() ed25519.PublicKey
+}
+
+// Statement returns the in-toto Statement (v1) for a card: its subject
+// is the card file, named by its base name and digested with SHA-256 over
+// the file's bytes exactly as read (what cosign hashes of the blob it is
+// given); its predicate is the card report as the file holds it, payload
+// and signature, so the card's own RFC 8785 signature, the primary one,
+// can still be checked from the attestation alone.
+func Statement(c Card) (*intoto.Statement, error) {
+	var report map[string]any
+	if err := json.Unmarshal(c.File, &report); err != nil {
+		return nil, fmt.Errorf("export: %s: %w", c.Path, err)
+	}
+	pred, err := structpb.NewStruct(report)
+	if err != nil {
+		return nil, fmt.Errorf("export: %s: predicate: %w", c.Path, err)
+	}
+	st := &intoto.Statement{
+		Type: intoto.StatementTypeUri,
+		Subject: []*intoto.ResourceDescriptor{{
+			Name:   filepath.Base(c.Path),
+			Digest: map[string]string{"sha256": c.SHA256()},
+		}},
+		PredicateType: PredicateType,
+		Predicate:     pred,
+	}
+	if err := st.Validate(); err != nil {
+		return nil, fmt.Errorf("export: in-toto statement: %w", err)
+	}
+	return st, nil
+}
+
+// InToto returns a Sigstore bundle (v0.3, JSON) holding the card's
+// in-toto Statement in a DSSE envelope signed by s, so that
+//
+//	cosign verify-blob-attestation --bundle B --key KEY.pem \
+//	    --type https://appraise.everycycle.dev/attestation/card/v1 --insecure-ignore-tlog CARD
+//
+// verifies it offline. The bundle names the key by a hint (base64 of the
+// SHA-256 of its PKIX encoding, as Sigstore's own signer does) and holds
+// no transparency-log entry and no timestamp: it is checked against a key
+// the verifier already has (PublicKeyPEM), never a certificate.
+func InToto(c Card, s Signer) ([]byte, error) {
+	st, err := Statement(c)
+	if err != nil {
+		return nil, err
+	}
+	payload, err := stableJSON(protojson.Marshal(st))
+	if err != nil {
+		return nil, fmt.Errorf("export: in-toto statement: %w", err)
+	}
+	env, err := signEnvelope(payload, s)
+	if err != nil {
+		return nil, err
+	}
+	hint, err := keyHint(s.Public())
+	if err != nil {
+		return nil, err
+	}
+	sig, err := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
+	if err != nil {
+		return nil, fmt.Errorf("export: dsse: %w", err)
+	}
+	b := &protobundle.Bundle{
+		MediaType: BundleMediaType,
+		VerificationMaterial: &protobundle.VerificationMaterial{
+			Content: &protobundle.VerificationMaterial_PublicKey{PublicKey: &protocommon.PublicKeyIdentifier{Hint: hint}},
+		},
+		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
+			Payload:     payload,
+			PayloadType: env.PayloadType,
+			Signatures:  []*protodsse.Signature{{Sig: sig}},
+		}},
+	}
+	out, err := stableJSON(protojson.Marshal(b))
+	if err != nil {
+		return nil, fmt.Errorf("export: sigstore bundle: %w", err)
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, out, "", "  "); err != nil {
+		return nil, fmt.Errorf("export: sigstore bundle: %w", err)
+	}
+	return append(ind.Bytes(), '\n'), nil
+}
+
+// stableJSON compacts protojson's output, whose spacing varies from run
+// to run by design, so the same card and key give the same bytes.
+func stableJSON(b []byte, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// signEnvelope signs payload as DSSE does (over its pre-authentication
+// encoding) with s, through go-securesystemslib's envelope signer.
+func signEnvelope(payload []byte, s Signer) (*dsse.Envelope, error) {
+	es, err := dsse.NewEnvelopeSigner(dsseSigner{s})
+	if err != nil {
+		return nil, fmt.Errorf("export: dsse: %w", err)
+	}
+	env, err := es.SignPayload(context.Background(), PayloadType, payload)
+	if err != nil {
+		return nil, fmt.Errorf("export: dsse: %w", err)
+	}
+	if len(env.Signatures) != 1 {
+		return nil, fmt.Errorf("export: dsse: %d signatures, want 1", len(env.Signatures))
+	}
+	return env, nil
+}
+
+// dsseSigner adapts an Ed25519 signer to DSSE. Its key id is empty, as in
+// the envelopes Sigstore's own signer writes: a DSSE verifier skips a
+// signature whose key id is not the one it derives for its key.
+type dsseSigner struct{ s Signer }
+
+func (d dsseSigner) Sign(_ context.Context, data []byte) ([]byte, error) { return d.s.Sign(data), nil }
+func (d dsseSigner) KeyID() (string, error)                              { return "", nil }
+
+// dsseVerifier checks DSSE signatures with an Ed25519 public key.
+type dsseVerifier struct{ pub ed25519.PublicKey }
+
+func (d dsseVerifier) Verify(_ context.Context, data, sig []byte) error {
+	if !ed25519.Verify(d.pub, data, sig) {
+		return errors.New("ed25519 signature does not verify")
+	}
+	return nil
+}
+func (d dsseVerifier) KeyID() (string, error)   { return "", nil }
+func (d dsseVerifier) Public() crypto.PublicKey { return d.pub }
+
+// keyHint is the bundle's name for a key: base64 of the SHA-256 of its
+// PKIX (SubjectPublicKeyInfo) encoding.
+func keyHint(pub ed25519.PublicKey) (string, error) {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return "", fmt.Errorf("export: public key: %w", err)
+	}
+	sum := sha256.Sum256(der)
+	return base64.StdEncoding.EncodeToString(sum[:]), nil
+}
+
+// PublicKeyPEM is pub as a PEM "PUBLIC KEY" block (PKIX), the form
+// cosign's --key reads.
+func PublicKeyPEM(pub ed25519.PublicKey) ([]byte, error) {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return nil, fmt.Errorf("export: public key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), nil
+}
+
+// VerifyInToto checks a bundle InToto wrote against the key pub and the
+// card file's bytes: the DSSE signature over the Statement, the
+// Statement's type, predicate type and subject digest. It returns the
+// Statement. cosign checks the same; this lets a Go caller (and our
+// tests) do it without cosign.
+func VerifyInToto(bundle []byte, pub ed25519.PublicKey, cardFile []byte) (*intoto.Statement, error) {
+	var b protobundle.Bundle
+	if err := protojson.Unmarshal(bundle, &b); err != nil {
+		return nil, fmt.Errorf("export: sigstore bundle: %w", err)
+	}
+	e := b.GetDsseEnvelope()
+	if e == nil || len(e.GetSignatures()) != 1 {
+		return nil, errors.New("export: sigstore bundle: no DSSE envelope with one signature")
+	}
+	ev, err := dsse.NewEnvelopeVerifier(dsseVerifier{pub})
+	if err != nil {
+		return nil, fmt.Errorf("export: dsse: %w", err)
+	}
+	env := &dsse.Envelope{
+		PayloadType: e.GetPayloadType(),
+		Payload:     base64.StdEncoding.EncodeToString(e.GetPayload()),
+		Signatures:  []dsse.Signature{{KeyID: e.GetSignatures()[0].GetKeyid(), Sig: base64.StdEncoding.EncodeToString(e.GetSignatures()[0].GetSig())}},
+	}
+	if _, err := ev.Verify(context.Background(), env); err != nil {
+		return nil, fmt.Errorf("export: dsse: %w", err)
+	}
+	if env.PayloadType != PayloadType {
+		return nil, fmt.Errorf("export: dsse payload type %q, want %q", env.PayloadType, PayloadType)
+	}
+	var st intoto.Statement
+	if err := protojson.Unmarshal(e.GetPayload(), &st); err != nil {
+		return nil, fmt.Errorf("export: in-toto statement: %w", err)
+	}
+	if err := st.Validate(); err != nil {
+		return nil, fmt.Errorf("export: in-toto statement: %w", err)
+	}
+	if st.GetPredicateType() != PredicateType {
+		return nil, fmt.Errorf("export: predicate type %q, want %q", st.GetPredicateType(), PredicateType)
+	}
+	sum := sha256.Sum256(cardFile)
+	want := fmt.Sprintf("%x", sum)
+	if len(st.GetSubject()) != 1 || st.GetSubject()[0].GetDigest()["sha256"] != want {
+		return nil, fmt.Errorf("export: the statement's subject is not this card file (sha256 %s)", want)
+	}
+	return &st, nil
+}
