@@ -140,21 +140,31 @@ func bandwidthLimits(quick bool) calibrationLimits {
 // each), after a warm-up, and checks every kernel's output against the CPU
 // reference. A failed check returns an error wrapping ErrCheckFailed.
 func MeasureBandwidth(ctx context.Context, d *Device) ([]BandwidthResult, error) {
-	return measureBandwidth(ctx, d, nil)
+	return measureBandwidth(ctx, d, BandwidthKernels(), nil)
+}
+
+// MeasureBandwidthKernels is MeasureBandwidth for the kernels of
+// BandwidthKernels named, in table order; none named means all of them.
+func MeasureBandwidthKernels(ctx context.Context, d *Device, names []string) ([]BandwidthResult, error) {
+	ks, err := selectRows(BandwidthKernels(), names, func(k BandwidthKernel) string { return k.Name })
+	if err != nil {
+		return nil, fmt.Errorf("gpu: bandwidth: %w", err)
+	}
+	return measureBandwidth(ctx, d, ks, nil)
 }
 
 // tamperFunc lets a test alter read-back data before the check.
 type tamperFunc func(kernel string, offset uint64, chunk []byte) []byte
 
 // measureBandwidth is MeasureBandwidth with a test hook.
-func measureBandwidth(ctx context.Context, d *Device, tamper tamperFunc) ([]BandwidthResult, error) {
+func measureBandwidth(ctx context.Context, d *Device, ks []BandwidthKernel, tamper tamperFunc) ([]BandwidthResult, error) {
 	r, err := newBandwidthRun(ctx, d, tamper)
 	if err != nil {
 		return nil, err
 	}
 	defer r.release()
 	var results []BandwidthResult
-	for _, k := range BandwidthKernels() {
+	for _, k := range ks {
 		d.progress("bandwidth: %s over %d MiB arrays", k.Name, r.n*ElementBytes>>20)
 		res, err := r.measure(ctx, k)
 		if err != nil {

@@ -118,7 +118,7 @@ func TestBandwidthCatchesWrongResult(t *testing.T) {
 		}
 		return chunk
 	}
-	_, err := measureBandwidth(t.Context(), d, tamper)
+	_, err := measureBandwidth(t.Context(), d, BandwidthKernels(), tamper)
 	if !errors.Is(err, ErrCheckFailed) || !strings.Contains(err.Error(), "write") {
 		t.Fatalf("got %v, want a write check failure", err)
 	}
