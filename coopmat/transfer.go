@@ -2,6 +2,7 @@ package coopmat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -55,6 +56,41 @@ type TransferResult struct {
 	SubmitPath string `json:"submit_path"`
 }
 
+// TransferPaths names the path of each figure of a TransferResult.
+type TransferPaths struct {
+	HostToDevice, DeviceToHost, Upload, UploadPinned, Submit string
+}
+
+// Paths returns the paths r's figures were measured on.
+func (r TransferResult) Paths() TransferPaths {
+	return TransferPaths{HostToDevice: r.HostToDevice.Path, DeviceToHost: r.DeviceToHost.Path,
+		Upload: r.UploadPath, UploadPinned: r.UploadPinnedPath, Submit: r.SubmitPath}
+}
+
+// found checks that res measured every figure on the path p names (the
+// split route's on any share).
+func (p TransferPaths) found(res TransferResult) error {
+	for _, f := range []struct{ figure, want, got string }{
+		{"host to device", p.HostToDevice, res.HostToDevice.Path}, {"device to host", p.DeviceToHost, res.DeviceToHost.Path},
+		{"1 MiB upload", p.Upload, res.UploadPath}, {"pinned 1 MiB upload", p.UploadPinned, res.UploadPinnedPath},
+		{"empty submit", p.Submit, res.SubmitPath},
+	} {
+		if f.got != f.want && !(isSplit(f.want) && isSplit(f.got)) {
+			return fmt.Errorf("%s: path %q asked for, not offered (measured %q)", f.figure, f.want, f.got)
+		}
+	}
+	return nil
+}
+
+// errNotAsked says that TransferOptions.Only names another path.
+var errNotAsked = errors.New("path not asked for")
+
+// asked reports whether a figure measured on path is wanted: every path is
+// without Only, else the one Only names (want).
+func (o TransferOptions) asked(path, want string) bool {
+	return o.Only == nil || path == want
+}
+
 // Direction is one direction of the bulk host link, on the fastest route.
 type Direction struct {
 	// BytesPerS is the rate per sample (decimal: 1e9 bytes/s is 1 GB/s).
@@ -85,10 +121,25 @@ type TransferOptions struct {
 	Bytes uint64
 	// Quick takes fewer samples.
 	Quick bool
+	// Progress, when set, is told each step as it starts (a route's bulk
+	// moves, a latency trial), so that a caller can show the step running.
+	Progress func(step string)
+	// Only, when set, measures each figure on the path it names alone,
+	// without the trial of the others: the re-measurement of the paths an
+	// earlier MeasureTransfer chose (TransferResult.Paths). The split
+	// route tries its shares again, so its path may name another share.
+	Only *TransferPaths
 
 	// tamper, set by tests only, alters data read back from the device
 	// before its check; what is "transfer", "upload" or "submit".
 	tamper func(what string, data []byte)
+}
+
+// progress tells o.Progress, when set, the step starting.
+func (o TransferOptions) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf(format, args...))
+	}
 }
 
 // Sizes and sample counts of MeasureTransfer.
@@ -140,6 +191,11 @@ func MeasureTransfer(ctx context.Context, d *Device, o TransferOptions) (Transfe
 	}
 	if err := d.measureSubmit(ctx, o, &res); err != nil {
 		return TransferResult{}, fmt.Errorf("coopmat: transfer: empty submit: %w", err)
+	}
+	if o.Only != nil {
+		if err := o.Only.found(res); err != nil {
+			return TransferResult{}, fmt.Errorf("coopmat: transfer: %w", err)
+		}
 	}
 	return res, nil
 }

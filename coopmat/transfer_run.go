@@ -81,8 +81,8 @@ const (
 	latencyTrialQuickRuns = 7
 )
 
-// fastestLatency tries every method and samples the one with the lowest
-// median: latencyWarm discarded runs, then n timed ones. The trial and the
+// fastestLatency tries every method (when there is more than one) and
+// samples the one with the lowest median: latencyWarm discarded runs, then n timed ones. The trial and the
 // samples each follow MinWarmup of sustained runs (round robin over the
 // methods, then of the chosen one), as every probe does: a GPU idling
 // between probes runs short operations at low clocks. (On an H200 it did
@@ -92,6 +92,13 @@ func fastestLatency(ctx context.Context, ms []latencyMethod, quick bool) (latenc
 	runs, n := latencyTrialRuns, latencySamples
 	if quick {
 		runs, n = latencyTrialQuickRuns, latencyQuickSamples
+	}
+	switch len(ms) {
+	case 0:
+		return latencyMethod{}, schema.Stat{}, errors.New("no path to measure")
+	case 1:
+		st, err := sampleLatency(ctx, ms[0], n)
+		return ms[0], st, err
 	}
 	fns := make([]func() (float64, error), len(ms))
 	for i, m := range ms {
@@ -203,6 +210,15 @@ type uploader struct {
 	checked uint64
 }
 
+// askedMethods are the methods of ms whose path o asks for: all of them
+// without Only, else the one named want (none when ms lacks it).
+func (o TransferOptions) askedMethods(ms []latencyMethod, want string) []latencyMethod {
+	if o.Only == nil {
+		return ms
+	}
+	return slices.DeleteFunc(ms, func(m latencyMethod) bool { return m.path != want })
+}
+
 // measureUpload fills res's 1 MiB upload figures and paths.
 func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *TransferResult) error {
 	u := &uploader{d: d, routes: d.routes(), tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
@@ -210,12 +226,20 @@ func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *Tran
 	if err := u.create(); err != nil {
 		return err
 	}
-	m, st, err := fastestLatency(ctx, u.methods(false), o.Quick)
+	var want TransferPaths
+	if o.Only != nil {
+		want = *o.Only
+	}
+	ms := o.askedMethods(u.methods(false), want.Upload)
+	o.progress("1 MiB upload: %d paths", len(ms))
+	m, st, err := fastestLatency(ctx, ms, o.Quick)
 	if err != nil {
 		return err
 	}
 	res.Upload1MiB, res.UploadPath = st, m.path
-	if m, st, err = fastestLatency(ctx, u.methods(true), o.Quick); err != nil {
+	ms = o.askedMethods(u.methods(true), want.UploadPinned)
+	o.progress("1 MiB upload from pinned memory: %d paths", len(ms))
+	if m, st, err = fastestLatency(ctx, ms, o.Quick); err != nil {
 		return fmt.Errorf("pinned: %w", err)
 	}
 	res.Upload1MiBPinned, res.UploadPinnedPath = st, m.path
@@ -521,6 +545,10 @@ func (d *Device) measureSubmit(ctx context.Context, o TransferOptions, res *Tran
 	for _, w := range []fenceWait{fenceBlock, fenceSpin} {
 		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
 	}
+	if o.Only != nil {
+		ms = o.askedMethods(ms, o.Only.Submit)
+	}
+	o.progress("empty dispatch round trip: %d paths", len(ms))
 	m, st, err := fastestLatency(ctx, ms, o.Quick)
 	if err != nil {
 		return err

@@ -81,6 +81,45 @@ func TestMeasureTransfer(t *testing.T) {
 	}
 }
 
+// TestMeasureTransferOnly re-measures the paths a first measurement
+// chose, those alone: every figure comes back on its path, checked, with
+// fewer words moved than the trial of every route; a path the device does
+// not offer is an error, not a figure of another path.
+func TestMeasureTransferOnly(t *testing.T) {
+	d := newDevice(t)
+	o := TransferOptions{Bytes: 8 << 20, Quick: true}
+	first, err := MeasureTransfer(t.Context(), d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := first.Paths()
+	o.Only = &paths
+	var steps []string
+	o.Progress = func(s string) { steps = append(steps, s) }
+	again, err := MeasureTransfer(t.Context(), d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first %+v (%d words), again %+v (%d words); steps %q", paths, first.CheckedWords, again.Paths(), again.CheckedWords, steps)
+	if err := paths.found(again); err != nil {
+		t.Error(err)
+	}
+	if again.CheckedWords == 0 || again.CheckedWords >= first.CheckedWords {
+		t.Errorf("re-measuring the chosen paths checked %d words, the first measurement %d", again.CheckedWords, first.CheckedWords)
+	}
+	for _, s := range []schema.Stat{again.HostToDevice.BytesPerS, again.DeviceToHost.BytesPerS, again.Upload1MiB, again.Upload1MiBPinned, again.EmptySubmit} {
+		if !(s.Median > 0) || s.Samples == 0 {
+			t.Errorf("re-measured figure %+v", s)
+		}
+	}
+	bad := paths
+	bad.Upload = "vulkan-host-nowhere"
+	o.Only = &bad
+	if _, err := MeasureTransfer(t.Context(), d, o); err == nil {
+		t.Error("a path the device does not offer was measured")
+	}
+}
+
 // isWrite says whether a path is the host-write route's: no queue moved
 // its data.
 func isWrite(path string) bool { return strings.Contains(path, "-"+writeRoute) }
