@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/everycycle/appraise/schema"
@@ -121,6 +122,10 @@ type TransferOptions struct {
 	Bytes uint64
 	// Quick takes fewer samples.
 	Quick bool
+	// Warmup is the sustained load before each timed part (a route's bulk
+	// moves, a latency trial, its samples); 0 means MinWarmup. A software
+	// adapter, which has no clocks of its own to bring up, may take less.
+	Warmup time.Duration
 	// Progress, when set, is told each step as it starts (a route's bulk
 	// moves, a latency trial), so that a caller can show the step running.
 	Progress func(step string)
@@ -133,6 +138,14 @@ type TransferOptions struct {
 	// tamper, set by tests only, alters data read back from the device
 	// before its check; what is "transfer", "upload" or "submit".
 	tamper func(what string, data []byte)
+}
+
+// warmup is o.Warmup, or MinWarmup when it is 0.
+func (o TransferOptions) warmup() time.Duration {
+	if o.Warmup > 0 {
+		return o.Warmup
+	}
+	return MinWarmup
 }
 
 // progress tells o.Progress, when set, the step starting.
@@ -168,7 +181,7 @@ const (
 
 // MeasureTransfer measures the host link through raw Vulkan: bulk moves
 // between one persistently mapped host buffer and one device-local buffer
-// in both directions (after at least MinWarmup of them) on every route
+// in both directions (after at least TransferOptions.Warmup of them) on every route
 // (copy commands on the compute queue, and on a transfer-only queue when
 // the device has one; a kernel on the compute queue that pulls host memory
 // in or pushes device memory out), each direction keeping the fastest; the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	vk "github.com/vulkan-go/vulkan"
 
@@ -116,7 +117,7 @@ func (d *Device) bulkOn(ctx context.Context, r route, n uint64, k hostKind, o Tr
 	if o.Quick {
 		samples = transferQuickSamples
 	}
-	ups, downs, err := b.sample(ctx, samples)
+	ups, downs, err := b.sample(ctx, o.warmup(), samples)
 	if err != nil {
 		return up, down, 0, err
 	}
@@ -246,10 +247,10 @@ func (b *bulk) release() {
 	b.src.Release()
 }
 
-// sample warms the link for MinWarmup, then runs n checked rounds and
+// sample warms the link for warm, then runs n checked rounds and
 // returns each round's upload and download seconds.
-func (b *bulk) sample(ctx context.Context, n int) (ups, downs []float64, err error) {
-	if err := warmUp(ctx, MinWarmup, func() error { _, err := b.warm.submit(); return err }); err != nil {
+func (b *bulk) sample(ctx context.Context, warm time.Duration, n int) (ups, downs []float64, err error) {
+	if err := warmUp(ctx, warm, func() error { _, err := b.warm.submit(); return err }); err != nil {
 		return nil, nil, fmt.Errorf("warm-up: %w", err)
 	}
 	for range n {

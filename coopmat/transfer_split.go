@@ -192,7 +192,7 @@ func (d *Device) bulkSplit(ctx context.Context, n uint64, o TransferOptions) (Di
 	for i, sh := range sp.shares {
 		fns[i] = func() (float64, error) { return sp.once(sh) }
 	}
-	i, err := fastestOf(ctx, fns, 0, splitRounds)
+	i, err := fastestOf(ctx, fns, o.warmup(), 0, splitRounds)
 	if err != nil {
 		return Direction{}, 0, err
 	}

@@ -326,7 +326,7 @@ func TestTransferPathsFullSize(t *testing.T) {
 	u := newTestUploader(t, d)
 	for _, pinned := range []bool{false, true} {
 		for _, m := range u.methods(pinned) {
-			s, err := sampleLatency(t.Context(), m, latencySamples)
+			s, err := sampleLatency(t.Context(), m, MinWarmup, latencySamples)
 			if err != nil {
 				t.Fatal(err)
 			}

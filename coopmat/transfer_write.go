@@ -143,7 +143,7 @@ func (d *Device) bulkWrite(ctx context.Context, n uint64, o TransferOptions) (Di
 	src := make([]uint32, n/4)
 	parts := runtime.GOMAXPROCS(0)
 	round := uint32(0)
-	err = warmUp(ctx, MinWarmup, func() error { round++; return writeMapped(dst.words(), src, parts) })
+	err = warmUp(ctx, o.warmup(), func() error { round++; return writeMapped(dst.words(), src, parts) })
 	if err != nil {
 		return Direction{}, 0, fmt.Errorf("warm-up: %w", err)
 	}

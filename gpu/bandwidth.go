@@ -122,6 +122,22 @@ const (
 	warmUpBatchS = 50e-3
 )
 
+// SoftwareWarmUp caps every warm-up on a software adapter. A warm-up
+// brings a GPU's clocks up from idle and lets a driver finish a pipeline
+// at its first dispatch; a software adapter runs on the host's cores,
+// which have no clocks of the device's own to bring up, so it needs only
+// the first dispatches, which touch the memory and start its threads.
+const SoftwareWarmUp = 50 * time.Millisecond
+
+// warmUpTime is how long d warms up where a GPU warms up for dur: dur,
+// or at most SoftwareWarmUp on a software adapter.
+func (d *Device) warmUpTime(dur time.Duration) time.Duration {
+	if d.info.Software {
+		return min(dur, SoftwareWarmUp)
+	}
+	return dur
+}
+
 // bandwidthLimits are the calibration limits of the bandwidth probe.
 func bandwidthLimits(quick bool) calibrationLimits {
 	l := calibrationLimits{

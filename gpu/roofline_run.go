@@ -184,7 +184,9 @@ func (r *rooflineRun) fillSrc(k RooflineKernel) error {
 // sweep fills the input, warms up at the middle point, then measures and
 // checks each point in increasing intensity. Each point starts with the
 // elements the previous one used and halves them (not below
-// MinArrayBytes) while a dispatch would exceed MaxDispatchS.
+// MinArrayBytes) while a dispatch would exceed MaxDispatchS, when compute
+// dominates it (shrinkPoint): the first point, the most memory-bound,
+// runs over the whole arrays, and its time says what memory costs.
 func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResult, error) {
 	res := RooflineResult{Precision: k.Precision, Timing: r.d.timing, ArrayBytes: r.n * ElementBytes}
 	if err := r.fillSrc(k); err != nil {
@@ -198,17 +200,44 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 	if _, err := r.d.warmUp(ctx, mid.dispatch, r.lim.WarmUp, r.lim.cal.MaxIterations); err != nil {
 		return RooflineResult{}, err
 	}
-	m := r.n
+	m, memS := r.n, 0.0
 	for _, it := range r.lim.Iters {
 		r.d.progress("roofline: %s at %g ops/byte", k.Precision, k.Intensity(it))
-		p, checked, err := r.point(ctx, k, it, &m)
+		p, checked, err := r.point(ctx, k, it, &m, memS)
 		if err != nil {
 			return RooflineResult{}, fmt.Errorf("%d operations per element: %w", it, err)
+		}
+		if memS == 0 {
+			// One dispatch of the first point over the whole arrays, at
+			// its median rate.
+			memS = float64(r.n*4) * float64(it) * float64(k.OpsPerOperation) / p.OpsPerS
 		}
 		res.Points = append(res.Points, p)
 		res.Checked += checked
 	}
 	return res, nil
+}
+
+// roofComputeBound is how many times longer than the first point's a
+// dispatch over the whole arrays must be before its point may run over a
+// prefix of them: compute then takes most of its time, and a cache the
+// prefix fits in changes little of it. The memory-bound points, whose
+// rates set the memory roof, run over the whole arrays however long a
+// dispatch takes (on a loaded host a software adapter's first dispatches
+// can take many times their usual time).
+const roofComputeBound = 4
+
+// shrinkPoint is the elements a point runs over and the dispatch time
+// expected for them, from per, the time of one dispatch over m elements
+// (where the point before left off), n, the arrays' elements, and memS,
+// the first point's dispatch time over all n (0 while the first point is
+// measured): m, shrunk by shrinkElements when a dispatch over all n would
+// take more than roofComputeBound times memS.
+func shrinkPoint(per float64, m, n uint64, memS float64, lim calibrationLimits) (uint64, float64) {
+	if memS <= 0 || per*float64(n)/float64(m) <= roofComputeBound*memS {
+		return m, per
+	}
+	return shrinkElements(per, m, lim)
 }
 
 // shrinkLimits are the calibration limits by which a point shrinks the
@@ -221,8 +250,9 @@ func (l rooflineLimits) shrinkLimits() calibrationLimits {
 }
 
 // point measures one intensity over the first *m elements, shrinking *m
-// when a dispatch would be too long, and checks its output.
-func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32, m *uint64) (RooflinePoint, uint64, error) {
+// when a dispatch would be too long and compute dominates it (shrinkPoint,
+// with memS), and checks its output.
+func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32, m *uint64, memS float64) (RooflinePoint, uint64, error) {
 	a, err := r.newDispatch(k, iters, *m)
 	if err != nil {
 		return RooflinePoint{}, 0, err
@@ -231,7 +261,7 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
-	if n, t := shrinkElements(per, *m, r.lim.shrinkLimits()); n != *m {
+	if n, t := shrinkPoint(per, *m, r.n, memS, r.lim.shrinkLimits()); n != *m {
 		*m, per = n, t
 		if err := r.set(a, n); err != nil {
 			return RooflinePoint{}, 0, err

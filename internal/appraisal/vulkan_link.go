@@ -47,12 +47,13 @@ func reopenWebGPU(inst *gpu.Instance, c Candidate, o Options) webgpuAgain {
 const softwareTransferBytes = 64 << 20
 
 // transferOptions are the raw-Vulkan host link's options for c: fewer
-// samples on a software adapter or with --quick, smaller transfers on a
-// software adapter.
+// samples on a software adapter or with --quick, smaller transfers and
+// warm-ups as short as WebGPU's (gpu.SoftwareWarmUp) on a software
+// adapter.
 func transferOptions(c Candidate, o Options) coopmat.TransferOptions {
 	to := coopmat.TransferOptions{Quick: c.Adapter.Software || o.Quick}
 	if c.Adapter.Software {
-		to.Bytes = softwareTransferBytes
+		to.Bytes, to.Warmup = softwareTransferBytes, gpu.SoftwareWarmUp
 	}
 	return to
 }
