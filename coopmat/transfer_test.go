@@ -640,7 +640,7 @@ func TestSplitRoute(t *testing.T) {
 		t.Errorf("timing %s, %d samples", up.Timing, up.BytesPerS.Samples)
 	}
 	// Every warm-up, trial and sampled upload was checked in full.
-	if min := uint64(len(splitShares)*splitRounds+transferQuickSamples) * n / 4; checked < min {
+	if min := uint64(len(splitShares)*splitQuickRounds+transferQuickSamples) * n / 4; checked < min {
 		t.Errorf("checked %d words, want at least %d", checked, min)
 	}
 	tamper := func(what string, b []byte) { b[len(b)/3] ^= 4 }

@@ -197,7 +197,11 @@ func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwi
 	if err := d.alive(); err != nil {
 		return nil, err
 	}
-	elems, err := arrayElements(d.limits, d.memLimit)
+	maxBytes := uint64(maxArrayBytes)
+	if d.info.Software && d.opts.Quick {
+		maxBytes = minArrayBytes
+	}
+	elems, err := arrayElements(d.limits, d.memLimit, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -214,12 +218,14 @@ func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwi
 	return r, nil
 }
 
-// arrayElements sizes each array, in vec4 elements: as large as maxArrayBytes,
-// the device's buffer and binding limits and the memory limit allow (three
-// arrays, read's partial sums and one staging chunk must fit), in whole
-// workgroups. It fails below minArrayBytes.
-func arrayElements(l Limits, memLimit uint64) (uint64, error) {
-	bytes := min(uint64(maxArrayBytes), l.MaxStorageBindingBytes, l.MaxBufferBytes)
+// arrayElements sizes each array, in vec4 elements: as large as maxBytes
+// (maxArrayBytes, or minArrayBytes for a --quick software adapter, whose
+// arrays are host RAM: the smallest past a last-level cache, as the quick
+// roofline's), the device's buffer and binding limits and the memory limit
+// allow (three arrays, read's partial sums and one staging chunk must
+// fit), in whole workgroups. It fails below minArrayBytes.
+func arrayElements(l Limits, memLimit, maxBytes uint64) (uint64, error) {
+	bytes := min(maxBytes, l.MaxStorageBindingBytes, l.MaxBufferBytes)
 	if memLimit > stagingChunk {
 		// 3 arrays + partials (at most 1/256 of an array) + staging:
 		// S*(3+1/256) + chunk.

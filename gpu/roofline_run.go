@@ -200,22 +200,55 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 	if _, err := r.d.warmUp(ctx, mid.dispatch, r.lim.WarmUp, r.lim.cal.MaxIterations); err != nil {
 		return RooflineResult{}, err
 	}
-	m, memS := r.n, 0.0
+	var sizes pointSizes
+	m := r.n
 	for _, it := range r.lim.Iters {
 		r.d.progress("roofline: %s at %g ops/byte", k.Precision, k.Intensity(it))
-		p, checked, err := r.point(ctx, k, it, &m, memS)
+		m = sizes.start(it, m, r.n, r.lim.shrinkLimits())
+		p, checked, err := r.point(ctx, k, it, &m, sizes.memS)
 		if err != nil {
 			return RooflineResult{}, fmt.Errorf("%d operations per element: %w", it, err)
 		}
-		if memS == 0 {
-			// One dispatch of the first point over the whole arrays, at
-			// its median rate.
-			memS = float64(r.n*4) * float64(it) * float64(k.OpsPerOperation) / p.OpsPerS
-		}
+		// One dispatch of the point over the whole arrays, at its fastest
+		// sample's rate: load from outside only ever slows a sample.
+		sizes.measured(it, float64(r.n*4)*float64(it)*float64(k.OpsPerOperation)/p.MaxOpsPerS)
 		res.Points = append(res.Points, p)
 		res.Checked += checked
 	}
 	return res, nil
+}
+
+// pointSizes is what a sweep has learnt of its dispatch times over the
+// whole arrays: memS, the first point's (what memory costs), and
+// computeS, the time per counted operation per element beyond it, from
+// the latest point (0 until two points are measured).
+type pointSizes struct {
+	memS, computeS float64
+}
+
+// measured records a point of it operations per element whose dispatch
+// over the whole arrays takes fullS.
+func (s *pointSizes) measured(it uint32, fullS float64) {
+	if s.memS == 0 {
+		s.memS = fullS
+		return
+	}
+	s.computeS = max(0, fullS-s.memS) / float64(it)
+}
+
+// start is the elements the point of it operations per element starts
+// from, before its warm-up: m, where the point before left off, or the
+// prefix shrinkPoint keeps when the compute alone at the latest point's
+// rate (which any overlap with memory only adds to) would already take
+// roofComputeBound times memS. A compute-bound point then warms up over
+// the elements it keeps, not over twice as many or more.
+func (s pointSizes) start(it uint32, m, n uint64, lim calibrationLimits) uint64 {
+	if s.memS == 0 || s.computeS == 0 {
+		return m
+	}
+	est := s.computeS * float64(it) * float64(m) / float64(n)
+	m, _ = shrinkPoint(est, m, n, s.memS, lim)
+	return m
 }
 
 // roofComputeBound is how many times longer than the first point's a

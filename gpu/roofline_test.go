@@ -408,7 +408,9 @@ func TestRooflineShrinksLongDispatches(t *testing.T) {
 // halves in whole workgroup blocks while a dispatch would exceed
 // MaxDispatchS and take more than roofComputeBound times the first
 // point's, and stops at MinArrayBytes. A slow memory-bound start (a
-// loaded host) keeps the whole arrays until compute dominates.
+// loaded host) keeps the whole arrays until compute dominates. Each point
+// starts (pointSizes.start) from the elements it keeps: no warm-up runs
+// over more.
 func TestRooflineShrinkSequence(t *testing.T) {
 	lim := testRooflineLimits()
 	lim.MaxArrayBytes, lim.MinArrayBytes, lim.cal.MaxDispatchS = 64<<20, 2<<20, 0.1
@@ -427,20 +429,23 @@ func TestRooflineShrinkSequence(t *testing.T) {
 		// points stay whole until compute is 4 times that.
 		{"slow memory", 5e-8, []uint64{64, 64, 64, 64, 64, 64, 64, 64, 4, 2, 2}},
 	} {
-		m, memS := full, 0.0
+		var sizes pointSizes
+		m := full
 		var got []uint64
 		for _, it := range RooflineIters() {
 			model := func(n uint64) float64 { return (c.fixedS + perElementIter*float64(it)) * float64(n) }
-			n, expect := shrinkPoint(model(m), m, full, memS, lim.shrinkLimits())
+			m = sizes.start(it, m, full, lim.shrinkLimits())
+			n, expect := shrinkPoint(model(m), m, full, sizes.memS, lim.shrinkLimits())
+			if n != m {
+				t.Errorf("%s, %d operations per element: started from %d elements, kept %d", c.name, it, m, n)
+			}
 			if n > m || n%roofBlock != 0 || n*ElementBytes < lim.MinArrayBytes {
 				t.Errorf("%s, %d operations per element: %d elements after %d", c.name, it, n, m)
 			}
 			if want := model(n); math.Abs(expect-want) > 1e-9 {
 				t.Errorf("%s, %d operations per element: %d elements expected to take %g s (model %g s)", c.name, it, n, expect, want)
 			}
-			if memS == 0 {
-				memS = model(full)
-			}
+			sizes.measured(it, model(full))
 			m = n
 			got = append(got, n*ElementBytes>>20)
 		}
