@@ -175,9 +175,10 @@ func newRooflineLimits(o RooflineOptions, quick bool) rooflineLimits {
 
 // quickMinArrayBytes is how far a --quick point may shrink its arrays. A
 // point shrinks only when one dispatch over the full arrays would run past
-// MaxDispatchS and take more than roofComputeBound times the first
-// point's (shrinkPoint), so what shrinks is compute-bound, its memory
-// traffic a small share of its time and caches of little account to it.
+// MaxDispatchS and its compute alone take more than roofComputeBound
+// times the first point's (pointSizes), so what shrinks is compute-bound,
+// its memory traffic a small share of its time and caches of little
+// account to it.
 // A slow device (a software one) then measures its costliest points in a
 // quarter of the time.
 const quickMinArrayBytes = 16 << 20

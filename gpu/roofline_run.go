@@ -183,10 +183,11 @@ func (r *rooflineRun) fillSrc(k RooflineKernel) error {
 
 // sweep fills the input, warms up at the middle point, then measures and
 // checks each point in increasing intensity. Each point starts with the
-// elements the previous one used and halves them (not below
-// MinArrayBytes) while a dispatch would exceed MaxDispatchS, when compute
-// dominates it (shrinkPoint): the first point, the most memory-bound,
-// runs over the whole arrays, and its time says what memory costs.
+// elements the previous one used; one whose compute dominates it
+// (pointSizes) runs over a prefix of them, halved (not below
+// MinArrayBytes) while a dispatch would exceed MaxDispatchS. The first
+// point, the most memory-bound, runs over the whole arrays, and its time
+// says what memory costs.
 func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResult, error) {
 	res := RooflineResult{Precision: k.Precision, Timing: r.d.timing, ArrayBytes: r.n * ElementBytes}
 	if err := r.fillSrc(k); err != nil {
@@ -204,8 +205,11 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 	m := r.n
 	for _, it := range r.lim.Iters {
 		r.d.progress("roofline: %s at %g ops/byte", k.Precision, k.Intensity(it))
-		m = sizes.start(it, m, r.n, r.lim.shrinkLimits())
-		p, checked, err := r.point(ctx, k, it, &m, sizes.memS)
+		shrink := sizes.computeBound(it)
+		if shrink {
+			m = sizes.start(it, m, r.n, r.lim.shrinkLimits())
+		}
+		p, checked, err := r.point(ctx, k, it, &m, shrink)
 		if err != nil {
 			return RooflineResult{}, fmt.Errorf("%d operations per element: %w", it, err)
 		}
@@ -218,10 +222,21 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 	return res, nil
 }
 
+// roofComputeBound is how many times the first point's dispatch time
+// over the whole arrays a point's compute alone must take before the
+// point may run over a prefix of them: compute then takes most of its
+// time, and a cache the prefix fits in changes little of it. The
+// memory-bound points, whose rates set the memory roof, run over the
+// whole arrays however long a dispatch takes (on a loaded host a software
+// adapter's dispatches can take many times their usual time).
+const roofComputeBound = 4
+
 // pointSizes is what a sweep has learnt of its dispatch times over the
-// whole arrays: memS, the first point's (what memory costs), and
-// computeS, the time per counted operation per element beyond it, from
-// the latest point (0 until two points are measured).
+// whole arrays, from each point's fastest sample (a single dispatch, as
+// a warm-up times, can be slowed many times by a loaded host): memS, the
+// first point's (what memory costs), and computeS, the time per counted
+// operation per element beyond it, from the latest point (0 until two
+// points are measured).
 type pointSizes struct {
 	memS, computeS float64
 }
@@ -236,41 +251,22 @@ func (s *pointSizes) measured(it uint32, fullS float64) {
 	s.computeS = max(0, fullS-s.memS) / float64(it)
 }
 
-// start is the elements the point of it operations per element starts
-// from, before its warm-up: m, where the point before left off, or the
-// prefix shrinkPoint keeps when the compute alone at the latest point's
-// rate (which any overlap with memory only adds to) would already take
-// roofComputeBound times memS. A compute-bound point then warms up over
-// the elements it keeps, not over twice as many or more.
-func (s pointSizes) start(it uint32, m, n uint64, lim calibrationLimits) uint64 {
-	if s.memS == 0 || s.computeS == 0 {
-		return m
-	}
-	est := s.computeS * float64(it) * float64(m) / float64(n)
-	m, _ = shrinkPoint(est, m, n, s.memS, lim)
-	return m
+// computeBound reports whether the point of it operations per element
+// may run over a prefix of the arrays: its compute alone, at the latest
+// point's rate (which any overlap with memory only adds to), takes more
+// than roofComputeBound times memS.
+func (s pointSizes) computeBound(it uint32) bool {
+	return s.memS > 0 && s.computeS*float64(it) > roofComputeBound*s.memS
 }
 
-// roofComputeBound is how many times longer than the first point's a
-// dispatch over the whole arrays must be before its point may run over a
-// prefix of them: compute then takes most of its time, and a cache the
-// prefix fits in changes little of it. The memory-bound points, whose
-// rates set the memory roof, run over the whole arrays however long a
-// dispatch takes (on a loaded host a software adapter's first dispatches
-// can take many times their usual time).
-const roofComputeBound = 4
-
-// shrinkPoint is the elements a point runs over and the dispatch time
-// expected for them, from per, the time of one dispatch over m elements
-// (where the point before left off), n, the arrays' elements, and memS,
-// the first point's dispatch time over all n (0 while the first point is
-// measured): m, shrunk by shrinkElements when a dispatch over all n would
-// take more than roofComputeBound times memS.
-func shrinkPoint(per float64, m, n uint64, memS float64, lim calibrationLimits) (uint64, float64) {
-	if memS <= 0 || per*float64(n)/float64(m) <= roofComputeBound*memS {
-		return m, per
-	}
-	return shrinkElements(per, m, lim)
+// start is the elements a compute-bound point starts from, before its
+// warm-up: m, where the point before left off, halved while its compute
+// at the latest point's rate would exceed MaxDispatchS (shrinkElements),
+// so that its warm-up runs over the elements it keeps, not twice as many
+// or more.
+func (s pointSizes) start(it uint32, m, n uint64, lim calibrationLimits) uint64 {
+	m, _ = shrinkElements(s.computeS*float64(it)*float64(m)/float64(n), m, lim)
+	return m
 }
 
 // shrinkLimits are the calibration limits by which a point shrinks the
@@ -282,10 +278,10 @@ func (l rooflineLimits) shrinkLimits() calibrationLimits {
 	return s
 }
 
-// point measures one intensity over the first *m elements, shrinking *m
-// when a dispatch would be too long and compute dominates it (shrinkPoint,
-// with memS), and checks its output.
-func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32, m *uint64, memS float64) (RooflinePoint, uint64, error) {
+// point measures one intensity over the first *m elements, shrinking *m,
+// when shrink allows (a compute-bound point), while a dispatch would be
+// too long, and checks its output.
+func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32, m *uint64, shrink bool) (RooflinePoint, uint64, error) {
 	a, err := r.newDispatch(k, iters, *m)
 	if err != nil {
 		return RooflinePoint{}, 0, err
@@ -294,7 +290,7 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
-	if n, t := shrinkPoint(per, *m, r.n, memS, r.lim.shrinkLimits()); n != *m {
+	if n, t := shrinkElements(per, *m, r.lim.shrinkLimits()); shrink && n != *m {
 		*m, per = n, t
 		if err := r.set(a, n); err != nil {
 			return RooflinePoint{}, 0, err
