@@ -240,17 +240,30 @@ func transferBytes(want uint64, info DeviceInfo) (uint64, error) {
 // clear, so it is no pattern word.
 const poisonWord = 0xdeadbeee
 
-// patternWord is word i of round r's pattern: a 64-bit mix of (r, i) with
-// the low bit set, so every word changes from round to round (with
-// overwhelming likelihood) and none equals poisonWord.
-func patternWord(r uint32, i int) uint32 {
-	x := uint64(r)<<32 | uint64(uint32(i))
+// patternWord is word i of round r's pattern (patternAt with r's key):
+// every word changes from round to round (with overwhelming likelihood),
+// neighbours differ, and none equals poisonWord.
+func patternWord(r uint32, i int) uint32 { return patternAt(patternKey(r), i) }
+
+// patternKey is round r's key: a 64-bit mix of r (MurmurHash3's
+// finaliser), so that the keys of consecutive rounds differ in about half
+// their bits.
+func patternKey(r uint32) uint64 {
+	x := uint64(r) + 0x9e3779b97f4a7c15
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
 	x ^= x >> 33
 	x *= 0xc4ceb9fe1a85ec53
-	x ^= x >> 33
-	return uint32(x) | 1
+	return x ^ x>>33
+}
+
+// patternAt is word i of the pattern with key k: the high half of
+// (i XOR k) times an odd constant (a bijection of 64-bit words, so under
+// one key no two indices give the same product), with the low bit set. One
+// multiply per word: the host fills and checks every word of every
+// transfer, and this is the cost it pays per word.
+func patternAt(k uint64, i int) uint32 {
+	return uint32((uint64(i)^k)*0x9e3779b97f4a7c15>>32) | 1
 }
 
 // words returns the mapped contents of a host buffer as 32-bit words.
@@ -260,9 +273,10 @@ func (b *Buffer) words() []uint32 {
 
 // fillPattern writes round r's pattern into w.
 func fillPattern(w []uint32, r uint32) {
+	k := patternKey(r)
 	_ = parallel(len(w), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			w[i] = patternWord(r, i)
+			w[i] = patternAt(k, i)
 		}
 		return nil
 	})
@@ -281,9 +295,10 @@ func fillWord(w []uint32, v uint32) {
 // checkPattern compares w with round r's pattern; a mismatch is an error
 // wrapping ErrCheckFailed.
 func checkPattern(w []uint32, r uint32) error {
+	k := patternKey(r)
 	return parallel(len(w), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			if want := patternWord(r, i); w[i] != want {
+			if want := patternAt(k, i); w[i] != want {
 				return fmt.Errorf("word %d is %#08x, want %#08x: %w", i, w[i], want, ErrCheckFailed)
 			}
 		}

@@ -247,6 +247,13 @@ func TestPattern(t *testing.T) {
 	if same > 8 {
 		t.Errorf("%d of %d words equal the previous round's", same, len(w))
 	}
+	// Neighbours, and words a page (1024 words) apart, differ: a page
+	// copied to the wrong place fails the check.
+	for i := 0; i+1024 < len(w); i += 977 {
+		if w[i] == w[i+1] || w[i] == w[i+1024] {
+			t.Fatalf("words %d, %d and %d: %#x %#x %#x", i, i+1, i+1024, w[i], w[i+1], w[i+1024])
+		}
+	}
 	if err := checkPattern(w, 7); err != nil {
 		t.Fatal(err)
 	}
