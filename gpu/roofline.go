@@ -178,10 +178,9 @@ func newRooflineLimits(o RooflineOptions, quick bool) rooflineLimits {
 // MaxDispatchS and its compute alone take more than roofComputeBound
 // times the first point's (pointSizes), so what shrinks is compute-bound,
 // its memory traffic a small share of its time and caches of little
-// account to it.
-// A slow device (a software one) then measures its costliest points in a
-// quarter of the time.
-const quickMinArrayBytes = 16 << 20
+// account to it. A slow device (a software one) then measures its
+// costliest points in a sixteenth of the time.
+const quickMinArrayBytes = 4 << 20
 
 // quickIters keeps every other point of its, from the first, and the
 // last: the same span of intensities (memory-bound to compute-bound) at
