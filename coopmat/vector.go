@@ -69,8 +69,14 @@ func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
 		return Result{}, fmt.Errorf("coopmat: %s: %s: %w", ProbeFMA16, why, ErrFeatureMissing)
 	}
 	return chooseForm(fma16Forms(),
-		func(k fma16Kernel) (Result, error) { return d.runFMA16(ctx, o, k) },
-		func(k fma16Kernel, r Result) (string, error) { return d.foldGuard(ctx, o, k, r) })
+		func(k fma16Kernel) (Result, error) {
+			o.progress("fma fp16: %s", k.tile())
+			return d.runFMA16(ctx, o, k)
+		},
+		func(k fma16Kernel, r Result) (string, error) {
+			o.progress("fma fp16: %s, at half the pairs and a quarter of the unroll", k.tile())
+			return d.foldGuard(ctx, o, k, r)
+		})
 }
 
 // chooseForm measures every form, then puts the fastest to guard, which
@@ -201,6 +207,11 @@ func fma16Forms() []fma16Kernel {
 	}
 }
 
+// tile names k's form and shape, as Result.Tile does.
+func (k fma16Kernel) tile() string {
+	return fmt.Sprintf("%s local=%d chains=%d lanes=%d unroll=%d", k.Form, k.Local, k.Chains, k.Lanes, k.Unroll)
+}
+
 // runFMA16 sizes k from o and measures it.
 func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result, error) {
 	inv, steps := vectorSize(o, k.Local)
@@ -221,7 +232,7 @@ func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result
 		ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%16] },
 		shape:   Shape{M: 1, N: 1, K: 1, A: Float16, B: Float16, C: Float16, Result: Float16},
 		problem: Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
-		tile:    fmt.Sprintf("%s local=%d chains=%d lanes=%d unroll=%d", k.Form, k.Local, k.Chains, k.Lanes, k.Unroll),
+		tile:    k.tile(),
 	}, o)
 }
 

@@ -55,7 +55,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 	defer d.Release()
 	opts := coopmat.Options{}
 	if o.Progress != nil {
-		opts.Progress = func(line string) { o.Progress(c.Addr, line) }
+		opts.Progress = func(line string) { o.Progress(c.Addr, "vulkan: "+line) }
 	}
 	if c.Adapter.Software || o.Quick {
 		opts.FMAInvocations, opts.FMASteps = 1<<14, 512
