@@ -2,9 +2,11 @@ package coopmat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/everycycle/appraise/schema"
@@ -55,6 +57,41 @@ type TransferResult struct {
 	SubmitPath string `json:"submit_path"`
 }
 
+// TransferPaths names the path of each figure of a TransferResult.
+type TransferPaths struct {
+	HostToDevice, DeviceToHost, Upload, UploadPinned, Submit string
+}
+
+// Paths returns the paths r's figures were measured on.
+func (r TransferResult) Paths() TransferPaths {
+	return TransferPaths{HostToDevice: r.HostToDevice.Path, DeviceToHost: r.DeviceToHost.Path,
+		Upload: r.UploadPath, UploadPinned: r.UploadPinnedPath, Submit: r.SubmitPath}
+}
+
+// found checks that res measured every figure on the path p names (the
+// split route's on any share).
+func (p TransferPaths) found(res TransferResult) error {
+	for _, f := range []struct{ figure, want, got string }{
+		{"host to device", p.HostToDevice, res.HostToDevice.Path}, {"device to host", p.DeviceToHost, res.DeviceToHost.Path},
+		{"1 MiB upload", p.Upload, res.UploadPath}, {"pinned 1 MiB upload", p.UploadPinned, res.UploadPinnedPath},
+		{"empty submit", p.Submit, res.SubmitPath},
+	} {
+		if f.got != f.want && !(isSplit(f.want) && isSplit(f.got)) {
+			return fmt.Errorf("%s: path %q asked for, not offered (measured %q)", f.figure, f.want, f.got)
+		}
+	}
+	return nil
+}
+
+// errNotAsked says that TransferOptions.Only names another path.
+var errNotAsked = errors.New("path not asked for")
+
+// asked reports whether a figure measured on path is wanted: every path is
+// without Only, else the one Only names (want).
+func (o TransferOptions) asked(path, want string) bool {
+	return o.Only == nil || path == want
+}
+
 // Direction is one direction of the bulk host link, on the fastest route.
 type Direction struct {
 	// BytesPerS is the rate per sample (decimal: 1e9 bytes/s is 1 GB/s).
@@ -85,10 +122,37 @@ type TransferOptions struct {
 	Bytes uint64
 	// Quick takes fewer samples.
 	Quick bool
+	// Warmup is the sustained load before each timed part (a route's bulk
+	// moves, a latency trial, its samples); 0 means MinWarmup. A software
+	// adapter, which has no clocks of its own to bring up, may take less.
+	Warmup time.Duration
+	// Progress, when set, is told each step as it starts (a route's bulk
+	// moves, a latency trial), so that a caller can show the step running.
+	Progress func(step string)
+	// Only, when set, measures each figure on the path it names alone,
+	// without the trial of the others: the re-measurement of the paths an
+	// earlier MeasureTransfer chose (TransferResult.Paths). The split
+	// route tries its shares again, so its path may name another share.
+	Only *TransferPaths
 
 	// tamper, set by tests only, alters data read back from the device
 	// before its check; what is "transfer", "upload" or "submit".
 	tamper func(what string, data []byte)
+}
+
+// warmup is o.Warmup, or MinWarmup when it is 0.
+func (o TransferOptions) warmup() time.Duration {
+	if o.Warmup > 0 {
+		return o.Warmup
+	}
+	return MinWarmup
+}
+
+// progress tells o.Progress, when set, the step starting.
+func (o TransferOptions) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf(format, args...))
+	}
 }
 
 // Sizes and sample counts of MeasureTransfer.
@@ -117,7 +181,7 @@ const (
 
 // MeasureTransfer measures the host link through raw Vulkan: bulk moves
 // between one persistently mapped host buffer and one device-local buffer
-// in both directions (after at least MinWarmup of them) on every route
+// in both directions (after at least TransferOptions.Warmup of them) on every route
 // (copy commands on the compute queue, and on a transfer-only queue when
 // the device has one; a kernel on the compute queue that pulls host memory
 // in or pushes device memory out), each direction keeping the fastest; the
@@ -140,6 +204,11 @@ func MeasureTransfer(ctx context.Context, d *Device, o TransferOptions) (Transfe
 	}
 	if err := d.measureSubmit(ctx, o, &res); err != nil {
 		return TransferResult{}, fmt.Errorf("coopmat: transfer: empty submit: %w", err)
+	}
+	if o.Only != nil {
+		if err := o.Only.found(res); err != nil {
+			return TransferResult{}, fmt.Errorf("coopmat: transfer: %w", err)
+		}
 	}
 	return res, nil
 }
@@ -171,17 +240,30 @@ func transferBytes(want uint64, info DeviceInfo) (uint64, error) {
 // clear, so it is no pattern word.
 const poisonWord = 0xdeadbeee
 
-// patternWord is word i of round r's pattern: a 64-bit mix of (r, i) with
-// the low bit set, so every word changes from round to round (with
-// overwhelming likelihood) and none equals poisonWord.
-func patternWord(r uint32, i int) uint32 {
-	x := uint64(r)<<32 | uint64(uint32(i))
+// patternWord is word i of round r's pattern (patternAt with r's key):
+// every word changes from round to round (with overwhelming likelihood),
+// neighbours differ, and none equals poisonWord.
+func patternWord(r uint32, i int) uint32 { return patternAt(patternKey(r), i) }
+
+// patternKey is round r's key: a 64-bit mix of r (MurmurHash3's
+// finaliser), so that the keys of consecutive rounds differ in about half
+// their bits.
+func patternKey(r uint32) uint64 {
+	x := uint64(r) + 0x9e3779b97f4a7c15
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
 	x ^= x >> 33
 	x *= 0xc4ceb9fe1a85ec53
-	x ^= x >> 33
-	return uint32(x) | 1
+	return x ^ x>>33
+}
+
+// patternAt is word i of the pattern with key k: the high half of
+// (i XOR k) times an odd constant (a bijection of 64-bit words, so under
+// one key no two indices give the same product), with the low bit set. One
+// multiply per word: the host fills and checks every word of every
+// transfer, and this is the cost it pays per word.
+func patternAt(k uint64, i int) uint32 {
+	return uint32((uint64(i)^k)*0x9e3779b97f4a7c15>>32) | 1
 }
 
 // words returns the mapped contents of a host buffer as 32-bit words.
@@ -191,9 +273,10 @@ func (b *Buffer) words() []uint32 {
 
 // fillPattern writes round r's pattern into w.
 func fillPattern(w []uint32, r uint32) {
+	k := patternKey(r)
 	_ = parallel(len(w), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			w[i] = patternWord(r, i)
+			w[i] = patternAt(k, i)
 		}
 		return nil
 	})
@@ -212,9 +295,10 @@ func fillWord(w []uint32, v uint32) {
 // checkPattern compares w with round r's pattern; a mismatch is an error
 // wrapping ErrCheckFailed.
 func checkPattern(w []uint32, r uint32) error {
+	k := patternKey(r)
 	return parallel(len(w), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			if want := patternWord(r, i); w[i] != want {
+			if want := patternAt(k, i); w[i] != want {
 				return fmt.Errorf("word %d is %#08x, want %#08x: %w", i, w[i], want, ErrCheckFailed)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	vk "github.com/vulkan-go/vulkan"
 
@@ -40,19 +42,23 @@ type bulk struct {
 // snooping the host's caches, and where it imports host memory from memory
 // we mapped in huge pages (downloads too, when that memory is cached).
 func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, res *TransferResult) error {
+	var want TransferPaths
+	if o.Only != nil {
+		want = *o.Only
+	}
 	for _, r := range d.routes() {
 		for _, k := range hostKinds {
 			up, down, checked, err := d.bulkOn(ctx, r, n, k, o)
-			if errors.Is(err, errNoHostMemory) {
+			if errors.Is(err, errNoHostMemory) || errors.Is(err, errNotAsked) {
 				continue
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.name(true), err)
 			}
-			if up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
+			if o.asked(up.Path, want.HostToDevice) && up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
 				res.HostToDevice = up
 			}
-			if down.BytesPerS.Median > res.DeviceToHost.BytesPerS.Median {
+			if o.asked(down.Path, want.DeviceToHost) && down.BytesPerS.Median > res.DeviceToHost.BytesPerS.Median {
 				res.DeviceToHost = down
 			}
 			res.CheckedWords += checked
@@ -60,8 +66,13 @@ func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, r
 	}
 	for _, r := range []struct {
 		name string
+		path func(string) bool
 		run  func(context.Context, uint64, TransferOptions) (Direction, uint64, error)
-	}{{writeRoute, d.bulkWrite}, {splitRoute, d.bulkSplit}} {
+	}{{writeRoute, func(p string) bool { return p == writePathBulk }, d.bulkWrite}, {splitRoute, isSplit, d.bulkSplit}} {
+		if o.Only != nil && !r.path(want.HostToDevice) {
+			continue
+		}
+		o.progress("host link: %s (%d MiB transfers)", r.name, n>>20)
 		up, checked, err := r.run(ctx, n, o)
 		switch {
 		case errors.Is(err, errNoHostMemory):
@@ -77,6 +88,12 @@ func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, r
 	return nil
 }
 
+// writePathBulk is the host-write route's bulk path.
+const writePathBulk = transferPathPrefix + writeRoute + "." + deviceMapped
+
+// isSplit reports whether path is the split route's bulk path.
+func isSplit(path string) bool { return strings.HasPrefix(path, transferPathPrefix+splitRoute+".") }
+
 // errNoHostMemory says that the device has no host memory of the kind
 // asked for: no uncached memory (the configuration would repeat the cached
 // one), or no import of host memory.
@@ -90,16 +107,20 @@ func (d *Device) bulkOn(ctx context.Context, r route, n uint64, k hostKind, o Tr
 		return up, down, 0, err
 	}
 	defer b.release()
+	up = Direction{Path: transferPathPrefix + r.name(true) + "." + b.kind.name(), Timing: b.upT.method()}
+	down = Direction{Path: transferPathPrefix + r.name(false) + "." + b.into.name(), Timing: b.downT.method()}
+	if o.Only != nil && up.Path != o.Only.HostToDevice && down.Path != o.Only.DeviceToHost {
+		return up, down, 0, errNotAsked
+	}
+	o.progress("host link: %s and %s (%d MiB transfers)", up.Path, down.Path, n>>20)
 	samples := transferSamples
 	if o.Quick {
 		samples = transferQuickSamples
 	}
-	ups, downs, err := b.sample(ctx, samples)
+	ups, downs, err := b.sample(ctx, o.warmup(), samples)
 	if err != nil {
 		return up, down, 0, err
 	}
-	up = Direction{Path: transferPathPrefix + r.name(true) + "." + b.kind.name(), Timing: b.upT.method()}
-	down = Direction{Path: transferPathPrefix + r.name(false) + "." + b.into.name(), Timing: b.downT.method()}
 	if up.BytesPerS, err = rates(n, ups); err != nil {
 		return up, down, 0, fmt.Errorf("host to device: %w", err)
 	}
@@ -226,10 +247,10 @@ func (b *bulk) release() {
 	b.src.Release()
 }
 
-// sample warms the link for MinWarmup, then runs n checked rounds and
+// sample warms the link for warm, then runs n checked rounds and
 // returns each round's upload and download seconds.
-func (b *bulk) sample(ctx context.Context, n int) (ups, downs []float64, err error) {
-	if err := warmUp(ctx, MinWarmup, func() error { _, err := b.warm.submit(); return err }); err != nil {
+func (b *bulk) sample(ctx context.Context, warm time.Duration, n int) (ups, downs []float64, err error) {
+	if err := warmUp(ctx, warm, func() error { _, err := b.warm.submit(); return err }); err != nil {
 		return nil, nil, fmt.Errorf("warm-up: %w", err)
 	}
 	for range n {

@@ -81,38 +81,45 @@ const (
 	latencyTrialQuickRuns = 7
 )
 
-// fastestLatency tries every method and samples the one with the lowest
-// median: latencyWarm discarded runs, then n timed ones. The trial and the
-// samples each follow MinWarmup of sustained runs (round robin over the
+// fastestLatency tries every method (when there is more than one) and
+// samples the one with the lowest median: latencyWarm discarded runs, then n timed ones. The trial and the
+// samples each follow o.Warmup of sustained runs (round robin over the
 // methods, then of the chosen one), as every probe does: a GPU idling
 // between probes runs short operations at low clocks. (On an H200 it did
 // not shorten the 1 MiB upload, 69–76 µs without it and 71–82 µs with it:
 // there the time is in the copy itself, 46–51 µs by GPU timestamps.)
-func fastestLatency(ctx context.Context, ms []latencyMethod, quick bool) (latencyMethod, schema.Stat, error) {
+func fastestLatency(ctx context.Context, ms []latencyMethod, o TransferOptions) (latencyMethod, schema.Stat, error) {
 	runs, n := latencyTrialRuns, latencySamples
-	if quick {
+	if o.Quick {
 		runs, n = latencyTrialQuickRuns, latencyQuickSamples
+	}
+	switch len(ms) {
+	case 0:
+		return latencyMethod{}, schema.Stat{}, errors.New("no path to measure")
+	case 1:
+		st, err := sampleLatency(ctx, ms[0], o.warmup(), n)
+		return ms[0], st, err
 	}
 	fns := make([]func() (float64, error), len(ms))
 	for i, m := range ms {
 		fns[i] = func() (float64, error) { return runLatency(ctx, m) }
 	}
-	best, err := fastestOf(ctx, fns, latencyTrialWarm, runs)
+	best, err := fastestOf(ctx, fns, o.warmup(), latencyTrialWarm, runs)
 	if err != nil {
 		return latencyMethod{}, schema.Stat{}, err
 	}
-	st, err := sampleLatency(ctx, ms[best], n)
+	st, err := sampleLatency(ctx, ms[best], o.warmup(), n)
 	return ms[best], st, err
 }
 
 // fastestOf is a timed trial of fns, each of which does one thing and
-// returns its seconds: MinWarmup of them round robin, then warm + runs
+// returns its seconds: warmup's worth of them round robin, then warm + runs
 // rounds of each, round robin so that drift in the machine hits them
 // alike, the first warm rounds discarded. It returns the index of the one
 // with the lowest median.
-func fastestOf(ctx context.Context, fns []func() (float64, error), warm, runs int) (int, error) {
+func fastestOf(ctx context.Context, fns []func() (float64, error), warmup time.Duration, warm, runs int) (int, error) {
 	next := 0
-	err := warmUp(ctx, MinWarmup, func() error {
+	err := warmUp(ctx, warmup, func() error {
 		_, err := fns[next%len(fns)]()
 		next++
 		return err
@@ -144,10 +151,10 @@ func fastestOf(ctx context.Context, fns []func() (float64, error), warm, runs in
 	return best, nil
 }
 
-// sampleLatency runs m for MinWarmup and latencyWarm more times, then n
+// sampleLatency runs m for warmup and latencyWarm more times, then n
 // timed times.
-func sampleLatency(ctx context.Context, m latencyMethod, n int) (schema.Stat, error) {
-	err := warmUp(ctx, MinWarmup, func() error { _, err := runLatency(ctx, m); return err })
+func sampleLatency(ctx context.Context, m latencyMethod, warmup time.Duration, n int) (schema.Stat, error) {
+	err := warmUp(ctx, warmup, func() error { _, err := runLatency(ctx, m); return err })
 	if err != nil {
 		return schema.Stat{}, fmt.Errorf("warm-up: %w", err)
 	}
@@ -203,6 +210,15 @@ type uploader struct {
 	checked uint64
 }
 
+// askedMethods are the methods of ms whose path o asks for: all of them
+// without Only, else the one named want (none when ms lacks it).
+func (o TransferOptions) askedMethods(ms []latencyMethod, want string) []latencyMethod {
+	if o.Only == nil {
+		return ms
+	}
+	return slices.DeleteFunc(ms, func(m latencyMethod) bool { return m.path != want })
+}
+
 // measureUpload fills res's 1 MiB upload figures and paths.
 func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *TransferResult) error {
 	u := &uploader{d: d, routes: d.routes(), tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
@@ -210,12 +226,20 @@ func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *Tran
 	if err := u.create(); err != nil {
 		return err
 	}
-	m, st, err := fastestLatency(ctx, u.methods(false), o.Quick)
+	var want TransferPaths
+	if o.Only != nil {
+		want = *o.Only
+	}
+	ms := o.askedMethods(u.methods(false), want.Upload)
+	o.progress("1 MiB upload: %d paths", len(ms))
+	m, st, err := fastestLatency(ctx, ms, o)
 	if err != nil {
 		return err
 	}
 	res.Upload1MiB, res.UploadPath = st, m.path
-	if m, st, err = fastestLatency(ctx, u.methods(true), o.Quick); err != nil {
+	ms = o.askedMethods(u.methods(true), want.UploadPinned)
+	o.progress("1 MiB upload from pinned memory: %d paths", len(ms))
+	if m, st, err = fastestLatency(ctx, ms, o); err != nil {
 		return fmt.Errorf("pinned: %w", err)
 	}
 	res.Upload1MiBPinned, res.UploadPinnedPath = st, m.path
@@ -521,7 +545,11 @@ func (d *Device) measureSubmit(ctx context.Context, o TransferOptions, res *Tran
 	for _, w := range []fenceWait{fenceBlock, fenceSpin} {
 		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
 	}
-	m, st, err := fastestLatency(ctx, ms, o.Quick)
+	if o.Only != nil {
+		ms = o.askedMethods(ms, o.Only.Submit)
+	}
+	o.progress("empty dispatch round trip: %d paths", len(ms))
+	m, st, err := fastestLatency(ctx, ms, o)
 	if err != nil {
 		return err
 	}

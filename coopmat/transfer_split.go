@@ -28,8 +28,12 @@ const splitRoute = "split.pull-and-write"
 // trial tries.
 var splitShares = []uint64{4, 5, 6, 7}
 
-// splitRounds are the trial's rounds of each share.
-const splitRounds = 3
+// splitRounds are the trial's rounds of each share (splitQuickRounds with
+// TransferOptions.Quick).
+const (
+	splitRounds      = 3
+	splitQuickRounds = 1
+)
 
 // split is the buffers of the split route for n-byte uploads and the
 // commands of each share tried. Every share uploads the same host buffer:
@@ -192,7 +196,11 @@ func (d *Device) bulkSplit(ctx context.Context, n uint64, o TransferOptions) (Di
 	for i, sh := range sp.shares {
 		fns[i] = func() (float64, error) { return sp.once(sh) }
 	}
-	i, err := fastestOf(ctx, fns, 0, splitRounds)
+	rounds := splitRounds
+	if o.Quick {
+		rounds = splitQuickRounds
+	}
+	i, err := fastestOf(ctx, fns, o.warmup(), 0, rounds)
 	if err != nil {
 		return Direction{}, 0, err
 	}

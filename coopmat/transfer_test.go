@@ -81,6 +81,45 @@ func TestMeasureTransfer(t *testing.T) {
 	}
 }
 
+// TestMeasureTransferOnly re-measures the paths a first measurement
+// chose, those alone: every figure comes back on its path, checked, with
+// fewer words moved than the trial of every route; a path the device does
+// not offer is an error, not a figure of another path.
+func TestMeasureTransferOnly(t *testing.T) {
+	d := newDevice(t)
+	o := TransferOptions{Bytes: 8 << 20, Quick: true}
+	first, err := MeasureTransfer(t.Context(), d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := first.Paths()
+	o.Only = &paths
+	var steps []string
+	o.Progress = func(s string) { steps = append(steps, s) }
+	again, err := MeasureTransfer(t.Context(), d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first %+v (%d words), again %+v (%d words); steps %q", paths, first.CheckedWords, again.Paths(), again.CheckedWords, steps)
+	if err := paths.found(again); err != nil {
+		t.Error(err)
+	}
+	if again.CheckedWords == 0 || again.CheckedWords >= first.CheckedWords {
+		t.Errorf("re-measuring the chosen paths checked %d words, the first measurement %d", again.CheckedWords, first.CheckedWords)
+	}
+	for _, s := range []schema.Stat{again.HostToDevice.BytesPerS, again.DeviceToHost.BytesPerS, again.Upload1MiB, again.Upload1MiBPinned, again.EmptySubmit} {
+		if !(s.Median > 0) || s.Samples == 0 {
+			t.Errorf("re-measured figure %+v", s)
+		}
+	}
+	bad := paths
+	bad.Upload = "vulkan-host-nowhere"
+	o.Only = &bad
+	if _, err := MeasureTransfer(t.Context(), d, o); err == nil {
+		t.Error("a path the device does not offer was measured")
+	}
+}
+
 // isWrite says whether a path is the host-write route's: no queue moved
 // its data.
 func isWrite(path string) bool { return strings.Contains(path, "-"+writeRoute) }
@@ -208,6 +247,13 @@ func TestPattern(t *testing.T) {
 	if same > 8 {
 		t.Errorf("%d of %d words equal the previous round's", same, len(w))
 	}
+	// Neighbours, and words a page (1024 words) apart, differ: a page
+	// copied to the wrong place fails the check.
+	for i := 0; i+1024 < len(w); i += 977 {
+		if w[i] == w[i+1] || w[i] == w[i+1024] {
+			t.Fatalf("words %d, %d and %d: %#x %#x %#x", i, i+1, i+1024, w[i], w[i+1], w[i+1024])
+		}
+	}
 	if err := checkPattern(w, 7); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +333,7 @@ func TestTransferPathsFullSize(t *testing.T) {
 	u := newTestUploader(t, d)
 	for _, pinned := range []bool{false, true} {
 		for _, m := range u.methods(pinned) {
-			s, err := sampleLatency(t.Context(), m, latencySamples)
+			s, err := sampleLatency(t.Context(), m, MinWarmup, latencySamples)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -601,7 +647,7 @@ func TestSplitRoute(t *testing.T) {
 		t.Errorf("timing %s, %d samples", up.Timing, up.BytesPerS.Samples)
 	}
 	// Every warm-up, trial and sampled upload was checked in full.
-	if min := uint64(len(splitShares)*splitRounds+transferQuickSamples) * n / 4; checked < min {
+	if min := uint64(len(splitShares)*splitQuickRounds+transferQuickSamples) * n / 4; checked < min {
 		t.Errorf("checked %d words, want at least %d", checked, min)
 	}
 	tamper := func(what string, b []byte) { b[len(b)/3] ^= 4 }

@@ -143,7 +143,7 @@ func (d *Device) bulkWrite(ctx context.Context, n uint64, o TransferOptions) (Di
 	src := make([]uint32, n/4)
 	parts := runtime.GOMAXPROCS(0)
 	round := uint32(0)
-	err = warmUp(ctx, MinWarmup, func() error { round++; return writeMapped(dst.words(), src, parts) })
+	err = warmUp(ctx, o.warmup(), func() error { round++; return writeMapped(dst.words(), src, parts) })
 	if err != nil {
 		return Direction{}, 0, fmt.Errorf("warm-up: %w", err)
 	}
@@ -181,7 +181,7 @@ func (d *Device) bulkWrite(ctx context.Context, n uint64, o TransferOptions) (Di
 	if err != nil {
 		return Direction{}, 0, err
 	}
-	return Direction{BytesPerS: st, Path: transferPathPrefix + writeRoute + "." + deviceMapped, Timing: schema.TimingHostWallClock}, checked, nil
+	return Direction{BytesPerS: st, Path: writePathBulk, Timing: schema.TimingHostWallClock}, checked, nil
 }
 
 // writerCounts are the numbers of goroutines a 1 MiB host write is tried

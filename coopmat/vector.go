@@ -1,10 +1,12 @@
 package coopmat
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -47,16 +49,17 @@ func vectorSize(o Options, local uint32) (inv, steps uint32) {
 // RunFMA16 measures fp16 FMA throughput on packed vectors of 16-bit floats.
 // How a driver turns vector half-precision FMAs into packed instructions
 // differs, so it measures every form of fma16Forms, each checked, and
-// returns the fastest, naming it in Result.Tile. Each form also runs with
-// half the work per dispatch and with a quarter of the unroll: a form whose
-// rate rises by more than foldLimit with the work, or with the unroll
-// (twice in a row), was not run as written (a compiler folded the chain
-// or collapsed its unrolled blocks, which the closed-form check cannot see,
-// since folding keeps the result) and is dropped; when every form is
-// dropped the error wraps ErrCheckFailed. Without shaderFloat16 (VK_KHR_shader_float16_int8 or
-// Vulkan 1.2) it returns an error wrapping ErrFeatureMissing.
-// Options.FMAInvocations and FMASteps (FMAs per chain lane, capped where
-// fp16 stays exact) size each dispatch.
+// returns the fastest that holds, naming it in Result.Tile. A form holds
+// when it runs no more than foldLimit faster per operation with twice
+// the work per dispatch, nor with four times the unroll (twice in a row):
+// one that does was not run as written (a compiler folded the chain or
+// collapsed its unrolled blocks, which the closed-form check cannot see,
+// since folding keeps the result) and is dropped. Only a form that could
+// be returned is put to that test, fastest first (chooseForm); when every
+// form is dropped the error wraps ErrCheckFailed. Without shaderFloat16
+// (VK_KHR_shader_float16_int8 or Vulkan 1.2) it returns an error wrapping
+// ErrFeatureMissing. Options.FMAInvocations and FMASteps (FMAs per chain
+// lane, capped where fp16 stays exact) size each dispatch.
 func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
 	if !d.enabled.Float16 {
 		why := "shaderFloat16"
@@ -65,14 +68,49 @@ func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
 		}
 		return Result{}, fmt.Errorf("coopmat: %s: %s: %w", ProbeFMA16, why, ErrFeatureMissing)
 	}
+	return chooseForm(fma16Forms(),
+		func(k fma16Kernel) (Result, error) {
+			o.progress("fma fp16: %s", k.tile())
+			return d.runFMA16(ctx, o, k)
+		},
+		func(k fma16Kernel, r Result) (string, error) {
+			o.progress("fma fp16: %s, at half the pairs and a quarter of the unroll", k.tile())
+			return d.foldGuard(ctx, o, k, r)
+		})
+}
+
+// chooseForm measures every form, then puts the fastest to guard, which
+// says why a form does not hold ("" when it does). A form that fails is
+// measured and guarded once more before it is dropped (a busy host can
+// slow one of the runs of a software device); then the next fastest is
+// guarded, while one measured faster than the best that held remains.
+// Every form returned held; one never guarded could not have been
+// returned. When none holds, the error wraps ErrCheckFailed.
+func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (Result, error), guard func(fma16Kernel, Result) (string, error)) (Result, error) {
+	first := make([]Result, len(forms))
+	order := make([]int, len(forms))
+	for i, k := range forms {
+		r, err := measure(k)
+		if err != nil {
+			return Result{}, err
+		}
+		first[i], order[i] = r, i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(first[b].OpsPerSecond.Median, first[a].OpsPerSecond.Median)
+	})
 	var best Result
 	var folded []string
-	for _, k := range fma16Forms() {
-		r, why, err := d.measureForm(ctx, o, k)
+	for _, i := range order {
+		if best.Probe != "" && first[i].OpsPerSecond.Median <= best.OpsPerSecond.Median {
+			break
+		}
+		r := first[i]
+		why, err := guard(forms[i], r)
 		if err == nil && why != "" {
-			// Once more before dropping the form: a busy host can slow one
-			// of the three runs of a software device.
-			r, why, err = d.measureForm(ctx, o, k)
+			if r, err = measure(forms[i]); err == nil {
+				why, err = guard(forms[i], r)
+			}
 		}
 		if err != nil {
 			return Result{}, err
@@ -91,31 +129,38 @@ func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
 	return best, nil
 }
 
-// measureForm measures k, then k with half the pairs and k with a quarter
-// of the unroll, and says why k looks folded ("" when it does not).
+// measureForm measures k, then guards it (foldGuard): the result and why
+// k looks folded ("" when it does not).
 func (d *Device) measureForm(ctx context.Context, o Options, k fma16Kernel) (Result, string, error) {
 	r, err := d.runFMA16(ctx, o, k)
 	if err != nil {
 		return Result{}, "", err
 	}
+	why, err := d.foldGuard(ctx, o, k, r)
+	return r, why, err
+}
+
+// foldGuard runs k, measured at r, with half the pairs and with a quarter
+// of the unroll, and says why k looks folded ("" when it does not).
+func (d *Device) foldGuard(ctx context.Context, o Options, k fma16Kernel, r Result) (string, error) {
 	half := o
 	_, steps := vectorSize(o, k.Local)
 	half.FMASteps = max(min(steps, 2*fp16MaxPairs)/2, 2*k.Unroll)
 	h, err := d.runFMA16(ctx, half, k)
 	if err != nil {
-		return Result{}, "", err
+		return "", err
 	}
 	short := k
 	short.Unroll = max(k.Unroll/4, 1)
 	u, err := d.runFMA16(ctx, o, short)
 	if err != nil {
-		return Result{}, "", err
+		return "", err
 	}
 	if grows(r, h, k) || apart(r, u) {
-		return r, fmt.Sprintf("%s: %.3g op/s; %.3g at half the pairs; %.3g unrolled %d times",
+		return fmt.Sprintf("%s: %.3g op/s; %.3g at half the pairs; %.3g unrolled %d times",
 			r.Tile, r.OpsPerSecond.Median, h.OpsPerSecond.Median, u.OpsPerSecond.Median, short.Unroll), nil
 	}
-	return r, "", nil
+	return "", nil
 }
 
 // foldLimit is how much faster per operation a kernel may run when its
@@ -162,6 +207,11 @@ func fma16Forms() []fma16Kernel {
 	}
 }
 
+// tile names k's form and shape, as Result.Tile does.
+func (k fma16Kernel) tile() string {
+	return fmt.Sprintf("%s local=%d chains=%d lanes=%d unroll=%d", k.Form, k.Local, k.Chains, k.Lanes, k.Unroll)
+}
+
 // runFMA16 sizes k from o and measures it.
 func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result, error) {
 	inv, steps := vectorSize(o, k.Local)
@@ -182,7 +232,7 @@ func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result
 		ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%16] },
 		shape:   Shape{M: 1, N: 1, K: 1, A: Float16, B: Float16, C: Float16, Result: Float16},
 		problem: Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
-		tile:    fmt.Sprintf("%s local=%d chains=%d lanes=%d unroll=%d", k.Form, k.Local, k.Chains, k.Lanes, k.Unroll),
+		tile:    k.tile(),
 	}, o)
 }
 

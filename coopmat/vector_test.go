@@ -3,6 +3,7 @@ package coopmat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -214,6 +215,65 @@ func TestFoldedFormRejected(t *testing.T) {
 	// size; unrolled twice it would collapse 4 steps, not 16.
 	if !apart(at(1.02e18, 2048), at(2.6e17, 2048)) || apart(at(6.47e13, 2048), at(6.2e13, 2048)) || apart(at(2.2e10, 2048), at(2.8e10, 2048)) {
 		t.Error("apart")
+	}
+}
+
+// TestChooseForm: only a form that could be returned is guarded, fastest
+// first; a form that fails its guard twice is dropped and the next one
+// guarded; a retried form that then runs slower than another form's first
+// measurement does not end the search; none holding wraps ErrCheckFailed.
+func TestChooseForm(t *testing.T) {
+	forms := []fma16Kernel{{Unroll: 1}, {Unroll: 2}, {Unroll: 3}} // told apart by Unroll
+	for _, tc := range []struct {
+		name     string
+		rates    []float64          // each form's first measurement
+		again    map[uint32]float64 // a form's second measurement
+		folds    map[uint32]int     // how many guards a form fails, from its first
+		want     float64            // 0: ErrCheckFailed
+		measured int
+		guarded  []uint32
+	}{
+		{"fastest holds", []float64{2, 3, 1}, nil, nil, 3, 3, []uint32{2}},
+		{"fastest folded", []float64{2, 3, 1}, map[uint32]float64{2: 3}, map[uint32]int{2: 2}, 2, 4, []uint32{2, 2, 1}},
+		{"fastest slower when retried", []float64{2, 3, 1}, map[uint32]float64{2: 1.5}, map[uint32]int{2: 1}, 2, 4, []uint32{2, 2, 1}},
+		{"faster when retried", []float64{2, 3, 1}, map[uint32]float64{2: 2.5}, map[uint32]int{2: 1}, 2.5, 4, []uint32{2, 2}},
+		{"all folded", []float64{2, 3, 1}, map[uint32]float64{1: 2, 2: 3, 3: 1}, map[uint32]int{1: 2, 2: 2, 3: 2}, 0, 6, []uint32{2, 2, 1, 1, 3, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := map[uint32]int{}
+			fails := map[uint32]int{}
+			var guarded []uint32
+			measure := func(k fma16Kernel) (Result, error) {
+				rate := tc.rates[k.Unroll-1]
+				if runs[k.Unroll] > 0 {
+					rate = tc.again[k.Unroll]
+				}
+				runs[k.Unroll]++
+				return Result{Probe: ProbeFMA16, Tile: fmt.Sprint(k.Unroll), OpsPerSecond: schema.Stat{Median: rate}}, nil
+			}
+			guard := func(k fma16Kernel, r Result) (string, error) {
+				guarded = append(guarded, k.Unroll)
+				if fails[k.Unroll] < tc.folds[k.Unroll] {
+					fails[k.Unroll]++
+					return "folded " + r.Tile, nil
+				}
+				return "", nil
+			}
+			r, err := chooseForm(forms, measure, guard)
+			switch {
+			case tc.want == 0 && !errors.Is(err, ErrCheckFailed):
+				t.Errorf("err = %v, want ErrCheckFailed", err)
+			case tc.want != 0 && (err != nil || r.OpsPerSecond.Median != tc.want):
+				t.Errorf("got %g, %v; want %g", r.OpsPerSecond.Median, err, tc.want)
+			}
+			n := 0
+			for _, c := range runs {
+				n += c
+			}
+			if n != tc.measured || !slices.Equal(guarded, tc.guarded) {
+				t.Errorf("measured %d times, guarded %v; want %d, %v", n, guarded, tc.measured, tc.guarded)
+			}
+		})
 	}
 }
 

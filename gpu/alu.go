@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/everycycle/appraise/schema"
@@ -193,14 +194,49 @@ func newALULimits(quick bool) aluLimits {
 // ErrCheckFailed and no figures. Kernels the device or the WGSL compiler
 // cannot run come back as skips with the reason.
 func MeasureALU(ctx context.Context, d *Device) ([]ALUResult, []ALUSkip, error) {
+	return MeasureALUKernels(ctx, d, nil)
+}
+
+// MeasureALUKernels is MeasureALU for the rows of ALUKernels named (by
+// Name), in table order; none named means all of them.
+func MeasureALUKernels(ctx context.Context, d *Device, names []string) ([]ALUResult, []ALUSkip, error) {
 	if err := d.alive(); err != nil {
 		return nil, nil, err
 	}
-	return measureALU(ctx, d, newALULimits(d.opts.Quick), nil)
+	rows, err := selectRows(ALUKernels(), names, func(k ALUKernel) string { return k.Name })
+	if err != nil {
+		return nil, nil, fmt.Errorf("gpu: alu: %w", err)
+	}
+	return measureALURows(ctx, d, rows, newALULimits(d.opts.Quick), nil)
+}
+
+// selectRows returns the rows of table whose name is among names, in
+// table order; none named means all of them. A name no row has is an error.
+func selectRows[T any](table []T, names []string, name func(T) string) ([]T, error) {
+	if len(names) == 0 {
+		return table, nil
+	}
+	var rows []T
+	for _, r := range table {
+		if slices.Contains(names, name(r)) {
+			rows = append(rows, r)
+		}
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(rows, func(r T) bool { return name(r) == n }) {
+			return nil, fmt.Errorf("no kernel named %q", n)
+		}
+	}
+	return rows, nil
 }
 
 // measureALU is MeasureALU with explicit limits and a test hook.
 func measureALU(ctx context.Context, d *Device, lim aluLimits, tamper tamperFunc) ([]ALUResult, []ALUSkip, error) {
+	return measureALURows(ctx, d, ALUKernels(), lim, tamper)
+}
+
+// measureALURows measures the rows given.
+func measureALURows(ctx context.Context, d *Device, rows []ALUKernel, lim aluLimits, tamper tamperFunc) ([]ALUResult, []ALUSkip, error) {
 	r, err := newALURun(ctx, d, lim, tamper)
 	if err != nil {
 		return nil, nil, err
@@ -208,7 +244,7 @@ func measureALU(ctx context.Context, d *Device, lim aluLimits, tamper tamperFunc
 	defer r.release()
 	var results []ALUResult
 	var skips []ALUSkip
-	for _, k := range ALUKernels() {
+	for _, k := range rows {
 		d.progress("alu: %s", k.Name)
 		res, err := r.measure(ctx, k)
 		switch {

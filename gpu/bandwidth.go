@@ -122,6 +122,22 @@ const (
 	warmUpBatchS = 50e-3
 )
 
+// SoftwareWarmUp caps every warm-up on a software adapter. A warm-up
+// brings a GPU's clocks up from idle and lets a driver finish a pipeline
+// at its first dispatch; a software adapter runs on the host's cores,
+// which have no clocks of the device's own to bring up, so it needs only
+// the first dispatches, which touch the memory and start its threads.
+const SoftwareWarmUp = 50 * time.Millisecond
+
+// warmUpTime is how long d warms up where a GPU warms up for dur: dur,
+// or at most SoftwareWarmUp on a software adapter.
+func (d *Device) warmUpTime(dur time.Duration) time.Duration {
+	if d.info.Software {
+		return min(dur, SoftwareWarmUp)
+	}
+	return dur
+}
+
 // bandwidthLimits are the calibration limits of the bandwidth probe.
 func bandwidthLimits(quick bool) calibrationLimits {
 	l := calibrationLimits{
@@ -140,21 +156,31 @@ func bandwidthLimits(quick bool) calibrationLimits {
 // each), after a warm-up, and checks every kernel's output against the CPU
 // reference. A failed check returns an error wrapping ErrCheckFailed.
 func MeasureBandwidth(ctx context.Context, d *Device) ([]BandwidthResult, error) {
-	return measureBandwidth(ctx, d, nil)
+	return measureBandwidth(ctx, d, BandwidthKernels(), nil)
+}
+
+// MeasureBandwidthKernels is MeasureBandwidth for the kernels of
+// BandwidthKernels named, in table order; none named means all of them.
+func MeasureBandwidthKernels(ctx context.Context, d *Device, names []string) ([]BandwidthResult, error) {
+	ks, err := selectRows(BandwidthKernels(), names, func(k BandwidthKernel) string { return k.Name })
+	if err != nil {
+		return nil, fmt.Errorf("gpu: bandwidth: %w", err)
+	}
+	return measureBandwidth(ctx, d, ks, nil)
 }
 
 // tamperFunc lets a test alter read-back data before the check.
 type tamperFunc func(kernel string, offset uint64, chunk []byte) []byte
 
 // measureBandwidth is MeasureBandwidth with a test hook.
-func measureBandwidth(ctx context.Context, d *Device, tamper tamperFunc) ([]BandwidthResult, error) {
+func measureBandwidth(ctx context.Context, d *Device, ks []BandwidthKernel, tamper tamperFunc) ([]BandwidthResult, error) {
 	r, err := newBandwidthRun(ctx, d, tamper)
 	if err != nil {
 		return nil, err
 	}
 	defer r.release()
 	var results []BandwidthResult
-	for _, k := range BandwidthKernels() {
+	for _, k := range ks {
 		d.progress("bandwidth: %s over %d MiB arrays", k.Name, r.n*ElementBytes>>20)
 		res, err := r.measure(ctx, k)
 		if err != nil {
@@ -171,7 +197,11 @@ func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwi
 	if err := d.alive(); err != nil {
 		return nil, err
 	}
-	elems, err := arrayElements(d.limits, d.memLimit)
+	maxBytes := uint64(maxArrayBytes)
+	if d.info.Software && d.opts.Quick {
+		maxBytes = minArrayBytes
+	}
+	elems, err := arrayElements(d.limits, d.memLimit, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -188,12 +218,14 @@ func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwi
 	return r, nil
 }
 
-// arrayElements sizes each array, in vec4 elements: as large as maxArrayBytes,
-// the device's buffer and binding limits and the memory limit allow (three
-// arrays, read's partial sums and one staging chunk must fit), in whole
-// workgroups. It fails below minArrayBytes.
-func arrayElements(l Limits, memLimit uint64) (uint64, error) {
-	bytes := min(uint64(maxArrayBytes), l.MaxStorageBindingBytes, l.MaxBufferBytes)
+// arrayElements sizes each array, in vec4 elements: as large as maxBytes
+// (maxArrayBytes, or minArrayBytes for a --quick software adapter, whose
+// arrays are host RAM: the smallest past a last-level cache, as the quick
+// roofline's), the device's buffer and binding limits and the memory limit
+// allow (three arrays, read's partial sums and one staging chunk must
+// fit), in whole workgroups. It fails below minArrayBytes.
+func arrayElements(l Limits, memLimit, maxBytes uint64) (uint64, error) {
+	bytes := min(maxBytes, l.MaxStorageBindingBytes, l.MaxBufferBytes)
 	if memLimit > stagingChunk {
 		// 3 arrays + partials (at most 1/256 of an array) + staging:
 		// S*(3+1/256) + chunk.

@@ -42,15 +42,22 @@ func TestArrayElements(t *testing.T) {
 		l      Limits
 		mem    uint64
 		wantMB uint64 // array size in MiB, 0 for an error
+		// maxBytes caps the arrays (0: maxArrayBytes)
+		maxBytes uint64
 	}{
-		{"big GPU, default limit", big, defaultMemoryLimit, 1024},
-		{"binding limit binds", Limits{MaxBufferBytes: 1 << 30, MaxStorageBindingBytes: 128 << 20}, 1 << 30, 128},
-		{"memory limit binds", big, 1 << 30, 319},
-		{"too little memory", big, 200 << 20, 0},
-		{"no memory", big, 0, 0},
+		{"big GPU, default limit", big, defaultMemoryLimit, 1024, 0},
+		{"binding limit binds", Limits{MaxBufferBytes: 1 << 30, MaxStorageBindingBytes: 128 << 20}, 1 << 30, 128, 0},
+		{"memory limit binds", big, 1 << 30, 319, 0},
+		{"quick software adapter", Limits{MaxBufferBytes: 1 << 30, MaxStorageBindingBytes: 128 << 20}, 1 << 30, 64, minArrayBytes},
+		{"too little memory", big, 200 << 20, 0, 0},
+		{"no memory", big, 0, 0, 0},
 	}
 	for _, c := range cases {
-		n, err := arrayElements(c.l, c.mem)
+		maxBytes := uint64(maxArrayBytes)
+		if c.maxBytes > 0 {
+			maxBytes = c.maxBytes
+		}
+		n, err := arrayElements(c.l, c.mem, maxBytes)
 		if c.wantMB == 0 {
 			if err == nil {
 				t.Errorf("%s: got %d elements, want an error", c.name, n)
@@ -118,7 +125,7 @@ func TestBandwidthCatchesWrongResult(t *testing.T) {
 		}
 		return chunk
 	}
-	_, err := measureBandwidth(t.Context(), d, tamper)
+	_, err := measureBandwidth(t.Context(), d, BandwidthKernels(), tamper)
 	if !errors.Is(err, ErrCheckFailed) || !strings.Contains(err.Error(), "write") {
 		t.Fatalf("got %v, want a write check failure", err)
 	}

@@ -46,6 +46,11 @@ const (
 	// linkMaxBytes is the transfer size when memory allows: large enough
 	// that fixed costs (submit, wait, map) are a small part of it.
 	linkMaxBytes = 256 << 20
+	// linkSoftwareBytes is the transfer size on a software adapter, whose
+	// "device memory" is host RAM: every path copies each byte on the
+	// host's cores, which a 64 MiB transfer (128 MiB moved per round)
+	// still takes past the host's caches, at a quarter of the cost.
+	linkSoftwareBytes = 64 << 20
 	// linkMinBytes is the smallest transfer the probe accepts.
 	linkMinBytes = 1 << 20
 	// linkBuffers is how many transfer-sized buffers exist at once: the
@@ -71,11 +76,14 @@ func linkPathTrial() trial { return trial{warm: 1, runs: 2, prune: 3} }
 // linkWaitTrial is how the waits are tried on the chosen path.
 func linkWaitTrial() trial { return trial{warm: 1, runs: 2} }
 
-// linkTransferBytes is the size of one host-link transfer: linkMaxBytes,
-// halved until linkBuffers of it fit memLimit and one fits maxBuffer. It
-// fails below linkMinBytes.
-func linkTransferBytes(memLimit, maxBuffer uint64) (uint64, error) {
+// linkTransferBytes is the size of one host-link transfer: linkMaxBytes
+// (linkSoftwareBytes on a software adapter), halved until linkBuffers of
+// it fit memLimit and one fits maxBuffer. It fails below linkMinBytes.
+func linkTransferBytes(memLimit, maxBuffer uint64, software bool) (uint64, error) {
 	n := uint64(linkMaxBytes)
+	if software {
+		n = linkSoftwareBytes
+	}
 	for n >= linkMinBytes && (n > maxBuffer || linkBuffers*n > memLimit) {
 		n /= 2
 	}
@@ -95,7 +103,7 @@ func linkLimits(quick bool) calibrationLimits {
 }
 
 // MeasureHostLink measures host → device and device → host bandwidth with
-// transfers of up to 256 MiB (smaller when Options.MemoryLimit or the
+// transfers of up to 256 MiB (64 MiB on a software adapter; smaller when Options.MemoryLimit or the
 // device's buffer limit require). Each round uploads the host's data, then
 // downloads it again, and compares what came back with what was sent,
 // outside the timed regions; each round changes a word in every 4 KiB so
@@ -109,7 +117,7 @@ func MeasureHostLink(ctx context.Context, d *Device) (HostLinkResult, error) {
 
 // measureHostLink is MeasureHostLink with a test hook.
 func measureHostLink(ctx context.Context, d *Device, tamper tamperFunc) (HostLinkResult, error) {
-	n, err := linkTransferBytes(d.memLimit, d.limits.MaxBufferBytes)
+	n, err := linkTransferBytes(d.memLimit, d.limits.MaxBufferBytes, d.info.Software)
 	if err != nil {
 		return HostLinkResult{}, err
 	}

@@ -11,20 +11,24 @@ import (
 
 func TestLinkTransferBytes(t *testing.T) {
 	for _, c := range []struct {
-		mem, maxBuf, want uint64
+		mem, maxBuf uint64
+		software    bool
+		want        uint64
 	}{
-		{4 << 30, 4 << 30, 256 << 20},   // room: the full size
-		{1 << 30, 2<<30 - 1, 256 << 20}, // software default: 4 x 256 MiB fit 1 GiB
-		{1<<30 - 1, 4 << 30, 128 << 20}, // just too little for four
-		{4 << 30, 100 << 20, 64 << 20},  // the device's max buffer decides
-		{128 << 20, 4 << 30, 32 << 20},
-		{4 << 20, 4 << 30, 1 << 20}, // the smallest accepted
-		{4<<20 - 1, 4 << 30, 0},     // too small: error
-		{4 << 30, 1<<20 - 1, 0},
+		{4 << 30, 4 << 30, false, 256 << 20},   // room: the full size
+		{1 << 30, 2<<30 - 1, false, 256 << 20}, // 4 x 256 MiB fit 1 GiB
+		{1 << 30, 2<<30 - 1, true, 64 << 20},   // software default: its own size
+		{1<<30 - 1, 4 << 30, false, 128 << 20}, // just too little for four
+		{4 << 30, 100 << 20, false, 64 << 20},  // the device's max buffer decides
+		{128 << 20, 4 << 30, false, 32 << 20},
+		{128 << 20, 4 << 30, true, 32 << 20}, // software, memory decides
+		{4 << 20, 4 << 30, false, 1 << 20},   // the smallest accepted
+		{4<<20 - 1, 4 << 30, false, 0},       // too small: error
+		{4 << 30, 1<<20 - 1, false, 0},
 	} {
-		got, err := linkTransferBytes(c.mem, c.maxBuf)
+		got, err := linkTransferBytes(c.mem, c.maxBuf, c.software)
 		if got != c.want || (err != nil) != (c.want == 0) {
-			t.Errorf("linkTransferBytes(%d, %d) = %d, %v; want %d", c.mem, c.maxBuf, got, err, c.want)
+			t.Errorf("linkTransferBytes(%d, %d, %t) = %d, %v; want %d", c.mem, c.maxBuf, c.software, got, err, c.want)
 		}
 	}
 }

@@ -179,8 +179,8 @@ func (r *integrityRun) prepare(ctx context.Context) error {
 		return err
 	}
 	ds := r.stepDispatches(integrityStep{})
-	start := time.Now()
-	for first := true; first || time.Since(start) < warmUp; first = false {
+	start, dur := time.Now(), r.d.warmUpTime(warmUp)
+	for first := true; first || time.Since(start) < dur; first = false {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

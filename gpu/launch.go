@@ -378,7 +378,8 @@ func (l *launcher) view(what string, off uint64, chunk []byte) []byte {
 // fit lim's budget at the median warm-up time, within its bounds.
 func (l *launcher) sampled(ctx context.Context, lim calibrationLimits, once func() (float64, error)) (schema.Stat, error) {
 	var warm []float64
-	for start := time.Now(); time.Since(start) < warmUp; {
+	dur := l.d.warmUpTime(warmUp)
+	for start := time.Now(); len(warm) == 0 || time.Since(start) < dur; {
 		if err := ctx.Err(); err != nil {
 			return schema.Stat{}, err
 		}

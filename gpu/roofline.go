@@ -175,12 +175,12 @@ func newRooflineLimits(o RooflineOptions, quick bool) rooflineLimits {
 
 // quickMinArrayBytes is how far a --quick point may shrink its arrays. A
 // point shrinks only when one dispatch over the full arrays would run past
-// MaxDispatchS; a memory-bound one does that only on a device streaming
-// below about 1.3 GB/s (64 MiB read and written in 0.1 s), so what
-// shrinks is compute-bound, its memory traffic a small share of its time
-// and caches of no account to it. A slow device (a software one) then
-// measures its costliest points in a quarter of the time.
-const quickMinArrayBytes = 16 << 20
+// MaxDispatchS and its compute alone take more than roofComputeBound
+// times the first point's (pointSizes), so what shrinks is compute-bound,
+// its memory traffic a small share of its time and caches of little
+// account to it. A slow device (a software one) then measures its
+// costliest points in a sixteenth of the time.
+const quickMinArrayBytes = 4 << 20
 
 // quickIters keeps every other point of its, from the first, and the
 // last: the same span of intensities (memory-bound to compute-bound) at

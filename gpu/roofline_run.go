@@ -183,8 +183,11 @@ func (r *rooflineRun) fillSrc(k RooflineKernel) error {
 
 // sweep fills the input, warms up at the middle point, then measures and
 // checks each point in increasing intensity. Each point starts with the
-// elements the previous one used and halves them (not below
-// MinArrayBytes) while a dispatch would exceed MaxDispatchS.
+// elements the previous one used; one whose compute dominates it
+// (pointSizes) runs over a prefix of them, halved (not below
+// MinArrayBytes) while a dispatch would exceed MaxDispatchS. The first
+// point, the most memory-bound, runs over the whole arrays, and its time
+// says what memory costs.
 func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResult, error) {
 	res := RooflineResult{Precision: k.Precision, Timing: r.d.timing, ArrayBytes: r.n * ElementBytes}
 	if err := r.fillSrc(k); err != nil {
@@ -198,17 +201,72 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 	if _, err := r.d.warmUp(ctx, mid.dispatch, r.lim.WarmUp, r.lim.cal.MaxIterations); err != nil {
 		return RooflineResult{}, err
 	}
+	var sizes pointSizes
 	m := r.n
 	for _, it := range r.lim.Iters {
 		r.d.progress("roofline: %s at %g ops/byte", k.Precision, k.Intensity(it))
-		p, checked, err := r.point(ctx, k, it, &m)
+		shrink := sizes.computeBound(it)
+		if shrink {
+			m = sizes.start(it, m, r.n, r.lim.shrinkLimits())
+		}
+		p, checked, err := r.point(ctx, k, it, &m, shrink)
 		if err != nil {
 			return RooflineResult{}, fmt.Errorf("%d operations per element: %w", it, err)
 		}
+		// One dispatch of the point over the whole arrays, at its fastest
+		// sample's rate: load from outside only ever slows a sample.
+		sizes.measured(it, float64(r.n*4)*float64(it)*float64(k.OpsPerOperation)/p.MaxOpsPerS)
 		res.Points = append(res.Points, p)
 		res.Checked += checked
 	}
 	return res, nil
+}
+
+// roofComputeBound is how many times the first point's dispatch time
+// over the whole arrays a point's compute alone must take before the
+// point may run over a prefix of them: compute then takes most of its
+// time, and a cache the prefix fits in changes little of it. The
+// memory-bound points, whose rates set the memory roof, run over the
+// whole arrays however long a dispatch takes (on a loaded host a software
+// adapter's dispatches can take many times their usual time).
+const roofComputeBound = 4
+
+// pointSizes is what a sweep has learnt of its dispatch times over the
+// whole arrays, from each point's fastest sample (a single dispatch, as
+// a warm-up times, can be slowed many times by a loaded host): memS, the
+// first point's (what memory costs), and computeS, the time per counted
+// operation per element beyond it, from the latest point (0 until two
+// points are measured).
+type pointSizes struct {
+	memS, computeS float64
+}
+
+// measured records a point of it operations per element whose dispatch
+// over the whole arrays takes fullS.
+func (s *pointSizes) measured(it uint32, fullS float64) {
+	if s.memS == 0 {
+		s.memS = fullS
+		return
+	}
+	s.computeS = max(0, fullS-s.memS) / float64(it)
+}
+
+// computeBound reports whether the point of it operations per element
+// may run over a prefix of the arrays: its compute alone, at the latest
+// point's rate (which any overlap with memory only adds to), takes more
+// than roofComputeBound times memS.
+func (s pointSizes) computeBound(it uint32) bool {
+	return s.memS > 0 && s.computeS*float64(it) > roofComputeBound*s.memS
+}
+
+// start is the elements a compute-bound point starts from, before its
+// warm-up: m, where the point before left off, halved while its compute
+// at the latest point's rate would exceed MaxDispatchS (shrinkElements),
+// so that its warm-up runs over the elements it keeps, not twice as many
+// or more.
+func (s pointSizes) start(it uint32, m, n uint64, lim calibrationLimits) uint64 {
+	m, _ = shrinkElements(s.computeS*float64(it)*float64(m)/float64(n), m, lim)
+	return m
 }
 
 // shrinkLimits are the calibration limits by which a point shrinks the
@@ -220,9 +278,10 @@ func (l rooflineLimits) shrinkLimits() calibrationLimits {
 	return s
 }
 
-// point measures one intensity over the first *m elements, shrinking *m
-// when a dispatch would be too long, and checks its output.
-func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32, m *uint64) (RooflinePoint, uint64, error) {
+// point measures one intensity over the first *m elements, shrinking *m,
+// when shrink allows (a compute-bound point), while a dispatch would be
+// too long, and checks its output.
+func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32, m *uint64, shrink bool) (RooflinePoint, uint64, error) {
 	a, err := r.newDispatch(k, iters, *m)
 	if err != nil {
 		return RooflinePoint{}, 0, err
@@ -231,7 +290,7 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
-	if n, t := shrinkElements(per, *m, r.lim.shrinkLimits()); n != *m {
+	if n, t := shrinkElements(per, *m, r.lim.shrinkLimits()); shrink && n != *m {
 		*m, per = n, t
 		if err := r.set(a, n); err != nil {
 			return RooflinePoint{}, 0, err

@@ -140,7 +140,7 @@ func sweepInterleaved(t *testing.T, d *Device, lim rooflineLimits, variants []fu
 	for _, it := range lim.Iters {
 		for v, hidden := range variants {
 			r.lim.hidden = hidden
-			p, checked, err := r.point(t.Context(), k, it, &ms[v])
+			p, checked, err := r.point(t.Context(), k, it, &ms[v], false) // every variant over the whole arrays
 			if err != nil {
 				t.Fatalf("variant %d at %d: %v", v, it, err)
 			}
@@ -361,67 +361,100 @@ func TestRooflineCheckCatchesFault(t *testing.T) {
 	}
 }
 
-// TestRooflineShrinksLongDispatches: a point whose dispatch exceeds
-// MaxDispatchS runs over a prefix of the arrays, never below MinArrayBytes,
-// the next point starts from there, and every element processed is
-// checked. A MaxDispatchS shorter than any dispatch makes every point
-// shrink to the minimum on any machine, one longer than any keeps the
-// whole arrays; how far a dispatch of a given time shrinks is
-// TestRooflineShrinkSequence's.
+// TestRooflineShrinksLongDispatches: a compute-bound point whose dispatch
+// would outlast MaxDispatchS runs over a prefix of the arrays, never below
+// MinArrayBytes, and every element processed is checked; the first point,
+// the most memory-bound, and the second (before the sweep knows what
+// compute costs) run over the whole arrays however short MaxDispatchS is.
+// One longer than any dispatch keeps the whole arrays everywhere; how far a
+// dispatch of a given time shrinks is TestRooflineShrinkSequence's.
 func TestRooflineShrinksLongDispatches(t *testing.T) {
 	d := newDevice(t)
 	for _, c := range []struct {
 		maxDispatchS float64
-		wantBytes    uint64
-	}{{1e-9, 256 << 10}, {1e9, 2 << 20}} {
+		wantBytes    []uint64
+	}{{1e-9, []uint64{2 << 20, 2 << 20, 256 << 10}}, {1e9, []uint64{2 << 20, 2 << 20, 2 << 20}}} {
 		lim := testRooflineLimits()
 		lim.MaxArrayBytes, lim.MinArrayBytes = 2<<20, 256<<10
-		lim.Iters, lim.cal.MaxDispatchS, lim.cal.MinSampleS = []uint32{1, 512}, c.maxDispatchS, 5e-3
+		// 256 and 1024 operations per element take far more than
+		// roofComputeBound times 1 over the same arrays, on any device.
+		lim.Iters, lim.cal.MaxDispatchS, lim.cal.MinSampleS = []uint32{1, 256, 1024}, c.maxDispatchS, 5e-3
 		res, err := measureRoofline(t.Context(), d, RooflineKernels()[1:], lim, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps := res[0].Points
-		t.Logf("MaxDispatchS %g: elements per point %d, %d", c.maxDispatchS, ps[0].Elements, ps[1].Elements)
-		for i, p := range ps {
-			if p.Elements*4 != c.wantBytes {
-				t.Errorf("MaxDispatchS %g, point %d: %d elements, want %d bytes' worth", c.maxDispatchS, i, p.Elements, c.wantBytes)
+		var elems []uint64
+		var total uint64
+		for i, p := range res[0].Points {
+			elems, total = append(elems, p.Elements), total+p.Elements
+			if p.Elements*4 != c.wantBytes[i] {
+				t.Errorf("MaxDispatchS %g, point %d: %d elements, want %d bytes' worth", c.maxDispatchS, i, p.Elements, c.wantBytes[i])
 			}
 		}
-		if res[0].Checked != ps[0].Elements+ps[1].Elements {
-			t.Errorf("%d elements checked, want %d", res[0].Checked, ps[0].Elements+ps[1].Elements)
+		t.Logf("MaxDispatchS %g: elements per point %v", c.maxDispatchS, elems)
+		if res[0].Checked != total {
+			t.Errorf("%d elements checked, want %d", res[0].Checked, total)
 		}
 	}
 }
 
 // TestRooflineShrinkSequence runs the sweep's shrinking on modelled
-// dispatch times (proportional to elements times iterations): each point
-// starts from the elements the one before it kept, halves in whole
-// workgroup blocks while a dispatch would exceed MaxDispatchS, and stops
-// at MinArrayBytes.
+// dispatch times (proportional to elements times iterations, plus a fixed
+// cost for memory): each point starts from the elements the one before it
+// kept and, once its compute alone takes more than roofComputeBound times
+// the first point's dispatch, halves them in whole workgroup blocks while
+// a dispatch would exceed MaxDispatchS, stopping at MinArrayBytes. A slow
+// memory-bound start (a loaded host) keeps the whole arrays until compute
+// dominates; how long a warm-up dispatch took (a loaded host slows one
+// many times) decides nothing. Each point starts (pointSizes.start) from
+// the elements it keeps: no warm-up runs over more.
 func TestRooflineShrinkSequence(t *testing.T) {
 	lim := testRooflineLimits()
 	lim.MaxArrayBytes, lim.MinArrayBytes, lim.cal.MaxDispatchS = 64<<20, 2<<20, 0.1
 	const perElementIter = 1e-9 // seconds per vec4 element and counted operation
-	m := lim.MaxArrayBytes / ElementBytes
-	var got []uint64
-	for _, it := range RooflineIters() {
-		n, expect := shrinkElements(perElementIter*float64(m)*float64(it), m, lim.shrinkLimits())
-		if n > m || n%roofBlock != 0 || n*ElementBytes < lim.MinArrayBytes {
-			t.Errorf("%d operations per element: %d elements after %d", it, n, m)
+	full := lim.MaxArrayBytes / ElementBytes
+	for _, c := range []struct {
+		name    string
+		fixedS  float64 // per element, whatever the iterations: memory
+		wantMiB []uint64
+	}{
+		// 4 Mi elements at 1e-9 s per operation: whole arrays up to 16
+		// operations, then halving per doubling until the 2 MiB floor
+		// holds the last point above MaxDispatchS.
+		{"fast memory", 0, []uint64{64, 64, 64, 64, 64, 32, 16, 8, 4, 2, 2}},
+		// Memory alone takes 0.2 s a dispatch, past MaxDispatchS: the
+		// points stay whole until compute is 4 times that.
+		{"slow memory", 5e-8, []uint64{64, 64, 64, 64, 64, 64, 64, 64, 4, 2, 2}},
+	} {
+		var sizes pointSizes
+		m := full
+		var got []uint64
+		for _, it := range RooflineIters() {
+			model := func(n uint64) float64 { return (c.fixedS + perElementIter*float64(it)) * float64(n) }
+			shrink := sizes.computeBound(it)
+			if shrink {
+				m = sizes.start(it, m, full, lim.shrinkLimits())
+			}
+			n, expect := m, model(m)
+			if shrink {
+				n, expect = shrinkElements(model(m), m, lim.shrinkLimits())
+			}
+			if n != m {
+				t.Errorf("%s, %d operations per element: started from %d elements, kept %d", c.name, it, m, n)
+			}
+			if n > m || n%roofBlock != 0 || n*ElementBytes < lim.MinArrayBytes {
+				t.Errorf("%s, %d operations per element: %d elements after %d", c.name, it, n, m)
+			}
+			if want := model(n); math.Abs(expect-want) > 1e-9 {
+				t.Errorf("%s, %d operations per element: %d elements expected to take %g s (model %g s)", c.name, it, n, expect, want)
+			}
+			sizes.measured(it, model(full))
+			m = n
+			got = append(got, n*ElementBytes>>20)
 		}
-		if want := perElementIter * float64(n) * float64(it); math.Abs(expect-want) > 1e-12 || expect > lim.cal.MaxDispatchS && n*ElementBytes != lim.MinArrayBytes {
-			t.Errorf("%d operations per element: %d elements expected to take %g s (model %g s)", it, n, expect, want)
+		if !slices.Equal(got, c.wantMiB) {
+			t.Errorf("%s: MiB per point %v, want %v", c.name, got, c.wantMiB)
 		}
-		m = n
-		got = append(got, n*ElementBytes>>20)
-	}
-	// 4 Mi elements at 1e-9 s per operation: whole arrays up to 16
-	// operations, then halving per doubling until the 2 MiB floor holds
-	// the last point above MaxDispatchS.
-	want := []uint64{64, 64, 64, 64, 64, 32, 16, 8, 4, 2, 2}
-	if !slices.Equal(got, want) {
-		t.Errorf("MiB per point %v, want %v", got, want)
 	}
 }
 

@@ -256,7 +256,9 @@ func clearRepeated(enc *wgpu.CommandEncoder, b *wgpu.Buffer, size uint64, reps i
 // submissions that grow to warmUpBatchS each (at most maxBatch
 // dispatches), and returns the time one dispatch took in the last
 // submission. GPUs idle at low clocks; the warm-up samples are discarded.
+// On a software adapter dur is at most SoftwareWarmUp (warmUpTime).
 func (d *Device) warmUp(ctx context.Context, ds dispatch, dur time.Duration, maxBatch int) (float64, error) {
+	dur = d.warmUpTime(dur)
 	start := time.Now()
 	batch := 1
 	for {

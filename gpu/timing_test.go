@@ -3,6 +3,7 @@ package gpu
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/everycycle/appraise/schema"
@@ -55,5 +56,26 @@ func TestTimingMethod(t *testing.T) {
 	s, err := d.timeWork(func(enc *wgpu.CommandEncoder) error { return clearRepeated(enc, buf, 1<<20, 4) })
 	if err != nil || !(s > 0) {
 		t.Fatalf("timeWork = %v, %v", s, err)
+	}
+}
+
+// TestWarmUpTime: a GPU warms up as long as asked; a software adapter at
+// most SoftwareWarmUp, never longer than asked.
+func TestWarmUpTime(t *testing.T) {
+	gpu, sw := &Device{}, &Device{}
+	sw.info.Software = true
+	for _, tc := range []struct {
+		d         *Device
+		dur, want time.Duration
+	}{
+		{gpu, warmUp, warmUp},
+		{gpu, roofPointWarmUp, roofPointWarmUp},
+		{sw, warmUp, SoftwareWarmUp},
+		{sw, 10 * time.Millisecond, 10 * time.Millisecond},
+		{sw, 0, 0},
+	} {
+		if got := tc.d.warmUpTime(tc.dur); got != tc.want {
+			t.Errorf("software %t, %v: %v, want %v", tc.d.info.Software, tc.dur, got, tc.want)
+		}
 	}
 }

@@ -8,7 +8,11 @@
 // Workgroup g owns the 1024 vec4 elements from g*1024; invocation lid handles
 // g*1024 + lid + 256*j for j = 0..3, so the loads and stores of a workgroup
 // are contiguous, and the 16 scalars of an invocation are 16 independent
-// dependency chains.
+// dependency chains. The loops run eight rounds (pairs, for fp32) to a trip
+// while eight remain, as the ALU kernels do: a loop trip has a cost of its
+// own, small on a GPU but not on a device that runs invocations as SIMD
+// lanes of a CPU (lavapipe), where a trip of one round held the compute
+// roof far below the ALU probe's rate of the same operation.
 //
 // The host knows every output exactly (gpu/roofline_ref.go):
 //
@@ -124,7 +128,20 @@ fn sweep_f32(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, hidden: u32) {
     var x1 = bitcast<vec4<f32>>(src[e + WG]);
     var x2 = bitcast<vec4<f32>>(src[e + 2u * WG]);
     var x3 = bitcast<vec4<f32>>(src[e + 3u * WG]);
-    for (var k = 1u; k < p.iters; k += 2u) {
+    // p.iters/2 pairs: eight to a trip while eight remain (as the ALU
+    // kernel runs them), then one to a trip.
+    var k = 1u;
+    for (; k + 14u < p.iters; k += 16u) {
+        x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
+        x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
+        x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
+        x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
+        x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
+        x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
+        x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
+        x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
+    }
+    for (; k < p.iters; k += 2u) {
         x0 = pair(x0); x1 = pair(x1); x2 = pair(x2); x3 = pair(x3);
     }
     if ((p.iters & 1u) == 1u) {
@@ -181,7 +198,20 @@ fn roofline_i32(@builtin(workgroup_id) wid: vec3<u32>,
     var v1 = bitcast<vec4<i32>>(src[e + WG]);
     var v2 = bitcast<vec4<i32>>(src[e + 2u * WG]);
     var v3 = bitcast<vec4<i32>>(src[e + 3u * WG]);
-    for (var k = 0u; k < p.iters; k++) {
+    // p.iters rounds: eight to a trip while eight remain (as the ALU
+    // kernel runs them), then one to a trip.
+    var k = 0u;
+    for (; k + 8u <= p.iters; k += 8u) {
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+    }
+    for (; k < p.iters; k++) {
         v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
     }
     dst[e] = bitcast<vec4<u32>>(v0);

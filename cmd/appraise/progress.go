@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"slices"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -10,19 +15,51 @@ import (
 // progress shows the stage an appraisal is in. On a terminal it draws an
 // mpb spinner on stderr, and a bar with percentage and time left for each
 // long probe (memtest, soak) while it runs; elsewhere it shows nothing, so
-// logs and --json output stay clean.
+// logs and --json output stay clean. With APPRAISE_PROGRESS=lines it
+// writes instead one line per stage as it starts, with the seconds of wall
+// clock and of the process's CPU time (user+sys) since the run began:
+// what bench/quick.sh reads to say where a run's time went.
 type progress struct {
 	mu    sync.Mutex
 	stage string
 	p     *mpb.Progress
 	bar   *mpb.Bar
 	steps map[string]*mpb.Bar // long probes' bars, by device and stage
+	lines *stageLines
+}
+
+// progressLines is the value of APPRAISE_PROGRESS that asks for lines.
+const progressLines = "lines"
+
+// stageLines writes a line per stage: "stage <wall s> <cpu s> <device>: <stage>".
+type stageLines struct {
+	w        io.Writer
+	now      func() time.Time
+	cpu      func() time.Duration
+	start    time.Time
+	cpuStart time.Duration
+}
+
+func (l *stageLines) write(stage string) {
+	fmt.Fprintf(l.w, "stage %.3f %.3f %s\n", l.now().Sub(l.start).Seconds(), (l.cpu() - l.cpuStart).Seconds(), stage)
+}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // stepScale is a bar's total: done/total is drawn in steps of 0.1 %.
 const stepScale = 1000
 
 func newProgress(e *env) *progress {
+	if e.getenv != nil && e.getenv("APPRAISE_PROGRESS") == progressLines {
+		return newLineProgress(e.stderr, time.Now, processCPU)
+	}
 	if !e.isTTY {
 		return &progress{}
 	}
@@ -35,22 +72,41 @@ func newProgress(e *env) *progress {
 	return pr
 }
 
+// newLineProgress writes a line per stage to w, timed by now and cpu.
+func newLineProgress(w io.Writer, now func() time.Time, cpu func() time.Duration) *progress {
+	return &progress{lines: &stageLines{w: w, now: now, cpu: cpu, start: now(), cpuStart: cpu()}}
+}
+
 // set records the stage a device is in; it is the appraisal's Progress.
 func (pr *progress) set(device, stage string) {
 	pr.mu.Lock()
+	defer pr.mu.Unlock()
 	pr.stage = device + ": " + stage
-	pr.mu.Unlock()
+	if pr.lines != nil {
+		pr.lines.write(pr.stage)
+	}
 }
 
 // step draws how far a long probe has come; it is the appraisal's Steps.
-// A bar appears at a stage's first step and goes when done reaches total.
+// A bar appears at a stage's first step short of its total and goes when
+// done reaches total (the appraisal says so when the probe ends, wherever
+// its last step left the bar), so a bar is on screen only while its probe
+// runs; a stage run again (a re-measurement) gets a new bar.
 func (pr *progress) step(device, stage string, done, total float64) {
 	if pr.p == nil || total <= 0 {
 		return
 	}
 	key := device + ": " + stage
 	pr.mu.Lock()
+	defer pr.mu.Unlock()
 	b, ok := pr.steps[key]
+	if done >= total {
+		if ok {
+			b.SetCurrent(stepScale)
+			delete(pr.steps, key)
+		}
+		return
+	}
 	if !ok {
 		b = pr.p.AddBar(stepScale,
 			mpb.PrependDecorators(decor.Name(key+" ", decor.WC{C: decor.DindentRight})),
@@ -59,8 +115,19 @@ func (pr *progress) step(device, stage string, done, total float64) {
 		)
 		pr.steps[key] = b
 	}
-	pr.mu.Unlock()
-	b.SetCurrent(int64(min(done/total, 1) * stepScale))
+	b.SetCurrent(int64(done / total * stepScale))
+}
+
+// bars are the keys of the bars on screen, sorted.
+func (pr *progress) bars() []string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	keys := make([]string, 0, len(pr.steps))
+	for k := range pr.steps {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func (pr *progress) current() string {
@@ -71,14 +138,18 @@ func (pr *progress) current() string {
 
 // done removes the spinner and waits for its last frame.
 func (pr *progress) done() {
+	if pr.lines != nil {
+		pr.mu.Lock()
+		pr.lines.write("done")
+		pr.mu.Unlock()
+	}
 	if pr.p == nil {
 		return
 	}
 	pr.mu.Lock()
-	for _, b := range pr.steps {
-		if !b.Completed() {
-			b.Abort(true)
-		}
+	for k, b := range pr.steps {
+		b.Abort(true)
+		delete(pr.steps, k)
 	}
 	pr.mu.Unlock()
 	pr.bar.SetTotal(-1, true)

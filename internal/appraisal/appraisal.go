@@ -199,10 +199,11 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		if err := p.Run(ctx, d, v); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 		}
+		o.ended(c.Addr, p.Name())
 		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
 	}
 	o.stage(c.Addr, "consistency")
-	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ps, v, func(s string) { o.stage(c.Addr, s) }))
+	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ps, v, o, c.Addr))
 }
 
 // stage reports that device entered stage, when Progress is set. Every
@@ -211,6 +212,14 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 func (o Options) stage(device, stage string) {
 	if o.Progress != nil {
 		o.Progress(device, stage)
+	}
+}
+
+// ended tells Steps, when set, that device's stage is over: a long
+// probe's progress goes with it, wherever its last step left it.
+func (o Options) ended(device, stage string) {
+	if o.Steps != nil {
+		o.Steps(device, stage, 1, 1)
 	}
 }
 

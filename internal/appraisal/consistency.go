@@ -1,6 +1,7 @@
 package appraisal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,30 +50,45 @@ const (
 	noFloor = 1e-6
 )
 
-// consistencyRule holds one figure against another; probes are the
-// probes whose run again re-measures both.
+// consistencyRule holds one figure against another; sources are where
+// both come from, what a re-measurement runs again.
 type consistencyRule struct {
 	name, figure, other, unit string
 	min, max                  float64
 	value, otherValue         func(v *schema.CapabilityVector) (float64, bool)
-	probes                    []string
+	sources                   []figureSource
 }
+
+// figureSource is where a figure comes from: a probe, and the part of it
+// that measures the figure (an ALU kernel, a roofline precision, a
+// bandwidth kernel), or "" when only the whole probe does (the soak).
+type figureSource struct{ probe, item string }
+
+// The parts of the probes the rules compare.
+var (
+	srcALUfp32   = figureSource{"webgpu-alu", "fp32-fma"}
+	srcALUint32  = figureSource{"webgpu-alu", "int32-mad"}
+	srcSoak      = figureSource{"webgpu-soak", ""}
+	srcRoofFP32  = figureSource{"webgpu-roofline", "fma.fp32"}
+	srcRoofInt32 = figureSource{"webgpu-roofline", "mad.int32"}
+	srcCopy      = figureSource{"webgpu-stream", "copy"}
+)
 
 // consistencyRules are the rules a card's figures are held to.
 func consistencyRules() []consistencyRule {
 	fp32 := precisionOf("fma", "fp32")
 	up := 1 + sameKernelBand
 	return []consistencyRule{
-		{"alu-vs-soak-cold", "precision.fma.fp32", "thermal.cold_ops_per_s", "ops/s", 1 / up, up, fp32, coldOf, []string{"webgpu-alu", "webgpu-soak"}},
-		{"soak-sustained-vs-cold", "thermal.sustained_ops_per_s", "thermal.cold_ops_per_s", "ops/s", noFloor, up, sustainedOf, coldOf, []string{"webgpu-soak"}},
+		{"alu-vs-soak-cold", "precision.fma.fp32", "thermal.cold_ops_per_s", "ops/s", 1 / up, up, fp32, coldOf, []figureSource{srcALUfp32, srcSoak}},
+		{"soak-sustained-vs-cold", "thermal.sustained_ops_per_s", "thermal.cold_ops_per_s", "ops/s", noFloor, up, sustainedOf, coldOf, []figureSource{srcSoak}},
 		{"roofline-compute-fp32", "roofline.fma.fp32.peak_ops_per_s", "precision.fma.fp32", "ops/s", rooflineComputeFloor, up,
-			roofPeakOf("fma.fp32"), fp32, []string{"webgpu-roofline", "webgpu-alu"}},
+			roofPeakOf("fma.fp32"), fp32, []figureSource{srcRoofFP32, srcALUfp32}},
 		{"roofline-compute-int32", "roofline.mad.int32.peak_ops_per_s", "precision.mad.int32", "ops/s", rooflineComputeFloor, up,
-			roofPeakOf("mad.int32"), precisionOf("mad", "int32"), []string{"webgpu-roofline", "webgpu-alu"}},
+			roofPeakOf("mad.int32"), precisionOf("mad", "int32"), []figureSource{srcRoofInt32, srcALUint32}},
 		{"roofline-memory-fp32", "roofline.fma.fp32.bandwidth_bytes_per_s", "memory.bandwidth.copy", "bytes/s", 1 / (1 + memoryBand), 1 + memoryBand,
-			roofBandwidthOf("fma.fp32"), copyOf, []string{"webgpu-roofline", "webgpu-stream"}},
+			roofBandwidthOf("fma.fp32"), copyOf, []figureSource{srcRoofFP32, srcCopy}},
 		{"roofline-memory-int32", "roofline.mad.int32.bandwidth_bytes_per_s", "memory.bandwidth.copy", "bytes/s", 1 / (1 + memoryBand), 1 + memoryBand,
-			roofBandwidthOf("mad.int32"), copyOf, []string{"webgpu-roofline", "webgpu-stream"}},
+			roofBandwidthOf("mad.int32"), copyOf, []figureSource{srcRoofInt32, srcCopy}},
 	}
 }
 
@@ -155,88 +171,145 @@ func checkConsistency(rules []consistencyRule, v *schema.CapabilityVector) []sch
 }
 
 // settleConsistency holds v's figures to the rules. When some disagree,
-// remeasure runs the probes behind them again (on the still-open device)
-// and the rules are applied once more (once: a check that agreed before
-// and disagrees on a re-measured figure is not measured a third time);
-// every check with a re-measured figure is marked so.
-// What still disagrees fails a GPU's card (ErrInconsistent); a software
-// adapter's card — the host's CPU, shared with all else that runs —
-// records it. Every check, agreeing or not, goes into v.Consistency.
-func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func(probes []string) error) error {
+// remeasure runs again the parts of the probes behind them, those alone
+// (on the still-open device), and the rules are applied once more (once:
+// a check that agreed before and disagrees on a re-measured figure is not
+// measured a third time); every check with a re-measured figure is marked
+// so. What still disagrees fails a GPU's card (ErrInconsistent); a
+// software adapter's card — the host's CPU, shared with all else that
+// runs — records it. Every check, agreeing or not, goes into v.Consistency.
+func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func([]figureSource) error) error {
 	rules := consistencyRules()
 	checks := checkConsistency(rules, v)
-	var again []string
-	for i, c := range checks {
+	var again []figureSource
+	for _, c := range checks {
 		if c.Agrees {
 			continue
 		}
-		for _, p := range rules[ruleIndex(rules, checks[i].Rule)].probes {
-			if !slices.Contains(again, p) {
-				again = append(again, p)
+		for _, src := range rules[ruleIndex(rules, c.Rule)].sources {
+			if !slices.Contains(again, src) {
+				again = append(again, src)
 			}
 		}
 	}
 	if len(again) > 0 {
 		if err := remeasure(again); err != nil {
-			return fmt.Errorf("re-measuring %s: %w", strings.Join(again, ", "), err)
+			return fmt.Errorf("re-measuring %s: %w", sourcesString(again), err)
 		}
 		checks = checkConsistency(rules, v)
 		for i := range checks {
 			r := rules[ruleIndex(rules, checks[i].Rule)]
-			checks[i].Remeasured = slices.ContainsFunc(r.probes, func(p string) bool { return slices.Contains(again, p) })
+			checks[i].Remeasured = slices.ContainsFunc(r.sources, func(s figureSource) bool { return slices.Contains(again, s) })
 		}
 	}
 	v.Consistency = checks
+	if bad := disagreements(checks); len(bad) > 0 && !software {
+		return fmt.Errorf("%w after re-measuring: %s", ErrInconsistent, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// disagreements describes each check that does not agree, one line each.
+func disagreements(checks []schema.ConsistencyCheck) []string {
 	var bad []string
 	for _, c := range checks {
 		if !c.Agrees {
 			bad = append(bad, fmt.Sprintf("%s %.4g vs %s %.4g (ratio %.3f, rule %s: [%.3f, %.3f])", c.Figure, c.Value, c.OtherFigure, c.OtherValue, c.Ratio, c.Rule, c.MinRatio, c.MaxRatio))
 		}
 	}
-	if len(bad) > 0 && !software {
-		return fmt.Errorf("%w after re-measuring: %s", ErrInconsistent, strings.Join(bad, "; "))
-	}
-	return nil
+	return bad
 }
 
 func ruleIndex(rules []consistencyRule, name string) int {
 	return slices.IndexFunc(rules, func(r consistencyRule) bool { return r.name == name })
 }
 
-// remeasurer runs the named probes of ps again on d and puts their new
-// figures in v in place of the old ones.
-func remeasurer(ctx context.Context, d *gpu.Device, ps []probe, v *schema.CapabilityVector, stage func(string)) func([]string) error {
-	return func(names []string) error {
-		for _, name := range names {
-			i := slices.IndexFunc(ps, func(p probe) bool { return p.Name() == name })
-			if i < 0 {
+// sourcesString names sources as "probe item, probe".
+func sourcesString(srcs []figureSource) string {
+	out := make([]string, len(srcs))
+	for i, s := range srcs {
+		out[i] = strings.TrimSpace(s.probe + " " + s.item)
+	}
+	return strings.Join(out, ", ")
+}
+
+// partProbe is a probe that can measure some of its parts alone (items:
+// ALU kernels, roofline precisions, bandwidth kernels, as figureSource
+// names them).
+type partProbe interface {
+	probe
+	RunParts(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector, items []string) error
+}
+
+// remeasurer runs the parts of ps that srcs name again on d, probe by
+// probe in the order of ps (each probe's parts at once; a whole probe
+// when a source names no part or the probe has no parts), and puts their
+// new figures in v in place of the old ones.
+func remeasurer(ctx context.Context, d *gpu.Device, ps []probe, v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
+	return func(srcs []figureSource) error {
+		for _, p := range ps {
+			var items []string
+			whole := false
+			for _, s := range srcs {
+				if s.probe == p.Name() {
+					items = append(items, s.item)
+					whole = whole || s.item == ""
+				}
+			}
+			if len(items) == 0 {
 				continue
 			}
-			stage("consistency: " + name + " again")
-			scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
-			if err := ps[i].Run(ctx, d, scratch); err != nil {
-				return fmt.Errorf("%w: %s: %w", ErrProbe, name, err)
+			pp, parts := p.(partProbe)
+			if whole || !parts {
+				items = nil
 			}
-			replaceFigures(name, scratch, v)
+			o.stage(device, "consistency: "+strings.TrimSpace(p.Name()+" "+strings.Join(items, " "))+" again")
+			scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
+			var err error
+			if items != nil {
+				err = pp.RunParts(ctx, d, scratch, items)
+			} else {
+				err = p.Run(ctx, d, scratch)
+			}
+			if err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+			}
+			o.ended(device, p.Name())
+			replaceFigures(p.Name(), items, scratch, v)
 		}
 		return nil
 	}
 }
 
 // replaceFigures puts the figures probe measured into scratch in v, in
-// place of those it measured before.
-func replaceFigures(probe string, scratch, v *schema.CapabilityVector) {
+// place of those it measured before: of the parts items names, or of the
+// whole probe when items is empty.
+func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityVector) {
+	all := len(items) == 0
 	switch probe {
 	case (aluProbe{}).Name():
-		v.Precisions = slices.DeleteFunc(v.Precisions, func(p schema.PrecisionThroughput) bool { return p.Probe == probe })
+		v.Precisions = slices.DeleteFunc(v.Precisions, func(p schema.PrecisionThroughput) bool {
+			return p.Probe == probe && (all || slices.Contains(items, aluKernelOf(p)))
+		})
 		v.Precisions = append(v.Precisions, scratch.Precisions...)
 	case (streamProbe{}).Name():
-		v.Memory.Bandwidth = slices.DeleteFunc(v.Memory.Bandwidth, func(b schema.Bandwidth) bool { return b.Probe == probe })
+		v.Memory.Bandwidth = slices.DeleteFunc(v.Memory.Bandwidth, func(b schema.Bandwidth) bool {
+			return b.Probe == probe && (all || slices.Contains(items, b.Kernel))
+		})
 		v.Memory.Bandwidth = append(v.Memory.Bandwidth, scratch.Memory.Bandwidth...)
 	case (rooflineProbe{}).Name():
-		v.Roofline = scratch.Roofline
-		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "roofline" })
-		v.NotMeasured = append(v.NotMeasured, scratch.NotMeasured...)
+		if all {
+			v.Roofline = scratch.Roofline
+			v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "roofline" })
+			v.NotMeasured = append(v.NotMeasured, scratch.NotMeasured...)
+			return
+		}
+		v.Roofline = slices.DeleteFunc(v.Roofline, func(r schema.RooflineRatio) bool { return slices.Contains(items, r.Precision) })
+		v.Roofline = append(v.Roofline, scratch.Roofline...)
+		order := func(r schema.RooflineRatio) int {
+			return slices.IndexFunc(gpu.RooflineKernels(), func(k gpu.RooflineKernel) bool { return k.Precision == r.Precision })
+		}
+		slices.SortStableFunc(v.Roofline, func(a, b schema.RooflineRatio) int { return cmp.Compare(order(a), order(b)) })
 	case (soakProbe{}).Name():
 		v.Thermal = scratch.Thermal
 		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool {
@@ -244,4 +317,15 @@ func replaceFigures(probe string, scratch, v *schema.CapabilityVector) {
 		})
 		v.NotMeasured = append(v.NotMeasured, scratch.NotMeasured...)
 	}
+}
+
+// aluKernelOf names the ALU kernel (gpu.ALUKernels) behind a precision
+// figure of the ALU probe.
+func aluKernelOf(p schema.PrecisionThroughput) string {
+	for _, k := range gpu.ALUKernels() {
+		if k.Operation == p.Operation && k.InputType == p.InputType {
+			return k.Name
+		}
+	}
+	return ""
 }

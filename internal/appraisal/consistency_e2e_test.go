@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,12 +48,39 @@ func TestSoftwareCardNeverContradictsItself(t *testing.T) {
 		t.Skip("no software adapter")
 	}
 	soak := 2 * time.Second
+	// A long probe's progress (Steps) must end when the probe does: no
+	// probe-level stage starts while another probe's progress is open.
+	var mu sync.Mutex
+	open := map[string]bool{}
+	var stale []string
 	run, err := Appraise(context.Background(), inst, devs, devs, Options{Quick: true, Soak: &soak, Version: "test",
 		CrossCheck: &crosscheck.Config{Tolerance: crosscheck.DefaultTolerance},
 		// Stages go to stderr as they start, so a crash names its stage.
-		Progress: func(dev, stage string) { fmt.Fprintf(os.Stderr, "stage %s: %s\n", dev, stage) }})
+		Progress: func(dev, stage string) {
+			fmt.Fprintf(os.Stderr, "stage %s: %s\n", dev, stage)
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.HasPrefix(stage, "webgpu-") || strings.HasPrefix(stage, "vulkan: ") || strings.HasPrefix(stage, "consistency") {
+				for o := range open {
+					if o != stage {
+						stale = append(stale, o+" still open at "+stage)
+					}
+				}
+			}
+		},
+		Steps: func(dev, stage string, done, total float64) {
+			mu.Lock()
+			defer mu.Unlock()
+			open[stage] = done < total
+			if done >= total {
+				delete(open, stage)
+			}
+		}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(stale) > 0 || len(open) > 0 {
+		t.Errorf("progress left open: %q; at the end %v", stale, open)
 	}
 	v := run.Cards[0].Capability
 	if err := schema.Validate(v); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/thermal"
 	"github.com/everycycle/appraise/schema"
 )
@@ -86,19 +87,19 @@ func TestConsistencyRulesOnSyntheticCards(t *testing.T) {
 }
 
 // TestSettleConsistency: agreement needs no re-measurement; a
-// disagreement re-runs exactly the probes behind it; what the second
+// disagreement re-runs exactly the parts of the probes behind it; what the second
 // measurement fixes signs; what persists fails a GPU's card and is
 // recorded on a software adapter's. Every recorded check validates.
 func TestSettleConsistency(t *testing.T) {
-	never := func([]string) error { t.Fatal("re-measured an agreeing card"); return nil }
+	never := func([]figureSource) error { t.Fatal("re-measured an agreeing card"); return nil }
 	v := quietH200()
 	if err := settleConsistency(v, false, never); err != nil || len(v.Consistency) != 6 {
 		t.Fatalf("quiet H200: %v, %d checks", err, len(v.Consistency))
 	}
 
-	var asked []string
-	fix := func(v *schema.CapabilityVector) func([]string) error {
-		return func(ps []string) error {
+	var asked []figureSource
+	fix := func(v *schema.CapabilityVector) func([]figureSource) error {
+		return func(ps []figureSource) error {
 			asked = ps
 			v.Thermal.SustainedOpsPerS = v.Thermal.ColdOpsPerS
 			return nil
@@ -109,7 +110,7 @@ func TestSettleConsistency(t *testing.T) {
 	if err := settleConsistency(v, false, fix(v)); err != nil {
 		t.Fatalf("fixed by re-measuring: %v", err)
 	}
-	if !slices.Equal(asked, []string{"webgpu-soak"}) {
+	if !slices.Equal(asked, []figureSource{srcSoak}) {
 		t.Errorf("re-ran %v, want the soak only", asked)
 	}
 	for _, c := range v.Consistency {
@@ -118,7 +119,7 @@ func TestSettleConsistency(t *testing.T) {
 		}
 	}
 
-	keep := func([]string) error { return nil }
+	keep := func([]figureSource) error { return nil }
 	v = newcomer()
 	err := settleConsistency(v, false, keep)
 	if !errors.Is(err, ErrInconsistent) || !strings.Contains(err.Error(), "roofline-compute-int32") {
@@ -150,8 +151,11 @@ func TestSettleConsistency(t *testing.T) {
 	v.Roofline[0].BandwidthBytesPerS = 2 * v.Memory.Bandwidth[0].BytesPerS.Median
 	v.Roofline[1].BandwidthBytesPerS = v.Roofline[0].BandwidthBytesPerS
 	calls := 0
-	shift := func([]string) error {
+	shift := func(srcs []figureSource) error {
 		calls++
+		if want := []figureSource{srcRoofFP32, srcCopy, srcRoofInt32}; !slices.Equal(srcs, want) {
+			t.Errorf("re-ran %v, want %v", srcs, want)
+		}
 		v.Roofline[0].BandwidthBytesPerS, v.Roofline[1].BandwidthBytesPerS = 4.1e12, 4.1e12
 		v.Roofline[1].PeakOpsPerS = 0.3 * v.Precisions[1].OpsPerS.Median
 		return nil
@@ -164,19 +168,79 @@ func TestSettleConsistency(t *testing.T) {
 			t.Errorf("%+v", c)
 		}
 	}
-	failing := func([]string) error { return errors.New("device lost") }
+	failing := func([]figureSource) error { return errors.New("device lost") }
 	if err := settleConsistency(newcomer(), true, failing); err == nil || !strings.Contains(err.Error(), "device lost") {
 		t.Errorf("a failed re-measurement: %v", err)
 	}
 }
 
+// TestSettleOneRule: a disagreement of the int32 compute roof re-runs the
+// int32 roofline sweep and the int32 ALU kernel, nothing else, and marks
+// re-measured the checks whose figures those are.
+func TestSettleOneRule(t *testing.T) {
+	v := quietH200()
+	v.Roofline[1].PeakOpsPerS = 0.3 * v.Precisions[1].OpsPerS.Median
+	var asked []figureSource
+	err := settleConsistency(v, true, func(srcs []figureSource) error {
+		asked = srcs
+		v.Roofline[1].PeakOpsPerS = v.Precisions[1].OpsPerS.Median
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []figureSource{srcRoofInt32, srcALUint32}; !slices.Equal(asked, want) {
+		t.Errorf("re-ran %v, want %v", asked, want)
+	}
+	for _, c := range v.Consistency {
+		if want := strings.HasSuffix(c.Rule, "int32"); c.Remeasured != want || !c.Agrees {
+			t.Errorf("%s: remeasured %t agrees %t, want remeasured %t", c.Rule, c.Remeasured, c.Agrees, want)
+		}
+	}
+}
+
+// TestRuleSources: every part a rule names is one its probe can measure
+// alone, and no two rules name the soak's figures apart from it.
+func TestRuleSources(t *testing.T) {
+	parts := map[string][]string{}
+	for _, k := range gpu.ALUKernels() {
+		parts["webgpu-alu"] = append(parts["webgpu-alu"], k.Name)
+	}
+	for _, k := range gpu.RooflineKernels() {
+		parts["webgpu-roofline"] = append(parts["webgpu-roofline"], k.Precision)
+	}
+	for _, k := range gpu.BandwidthKernels() {
+		parts["webgpu-stream"] = append(parts["webgpu-stream"], k.Name)
+	}
+	ps := map[string]probe{}
+	for _, p := range []probe{streamProbe{}, aluProbe{}, rooflineProbe{}, soakProbe{}} {
+		ps[p.Name()] = p
+	}
+	for _, r := range consistencyRules() {
+		for _, s := range r.sources {
+			p, ok := ps[s.probe]
+			if !ok {
+				t.Errorf("%s: no probe %q", r.name, s.probe)
+				continue
+			}
+			if s.item == "" {
+				continue
+			}
+			if _, ok := p.(partProbe); !ok || !slices.Contains(parts[s.probe], s.item) {
+				t.Errorf("%s: %s cannot measure %q alone", r.name, s.probe, s.item)
+			}
+		}
+	}
+}
+
 // TestReplaceFigures: a re-measured probe's figures replace its old ones
-// and leave other probes' figures alone.
+// and leave other probes' figures alone; a re-measured part replaces that
+// part's figures only.
 func TestReplaceFigures(t *testing.T) {
 	v := quietH200()
 	scratch := figuresVector(70e12, 35e12, 1, 1, 1, 1, 1, 1)
 	scratch.Precisions = scratch.Precisions[:2]
-	replaceFigures("webgpu-alu", scratch, v)
+	replaceFigures("webgpu-alu", nil, scratch, v)
 	if len(v.Precisions) != 3 {
 		t.Fatalf("%d precisions", len(v.Precisions))
 	}
@@ -188,9 +252,28 @@ func TestReplaceFigures(t *testing.T) {
 	}
 	scratch.NotMeasured = []schema.Omission{{Field: "thermal.time_to_throttle_s", Reason: "did not throttle during the 2 s soak"}}
 	v.NotMeasured = []schema.Omission{{Field: "thermal.time_to_throttle_s", Reason: "old"}, {Field: "environment.ambient_c", Reason: "x"}}
-	replaceFigures("webgpu-soak", scratch, v)
+	replaceFigures("webgpu-soak", nil, scratch, v)
 	if len(v.NotMeasured) != 2 || v.NotMeasured[1].Reason != "did not throttle during the 2 s soak" || v.Thermal != scratch.Thermal {
 		t.Errorf("soak replaced: %+v", v.NotMeasured)
+	}
+
+	// Parts: the int32 ALU kernel, the int32 roofline sweep, the copy kernel.
+	v = quietH200()
+	v.Memory.Bandwidth = append(v.Memory.Bandwidth, schema.Bandwidth{Kernel: "triad", Probe: "webgpu-stream", BytesPerS: schema.Stat{Median: 7}})
+	part := figuresVector(1, 36e12, 1, 1, 1, 30e12, 3e12, 5e12)
+	part.Precisions = part.Precisions[1:2]
+	part.Roofline = part.Roofline[1:]
+	replaceFigures("webgpu-alu", []string{"int32-mad"}, part, v)
+	replaceFigures("webgpu-roofline", []string{"mad.int32"}, part, v)
+	replaceFigures("webgpu-stream", []string{"copy"}, part, v)
+	fp32, _ := precisionOf("fma", "fp32")(v)
+	int32, _ := precisionOf("mad", "int32")(v)
+	copyBW, _ := copyOf(v)
+	if fp32 != 64.7e12 || int32 != 36e12 || len(v.Precisions) != 3 || copyBW != 5e12 || len(v.Memory.Bandwidth) != 2 {
+		t.Errorf("after the parts: fp32 %g, int32 %g (%d precisions), copy %g (%d kernels)", fp32, int32, len(v.Precisions), copyBW, len(v.Memory.Bandwidth))
+	}
+	if len(v.Roofline) != 2 || v.Roofline[0].Precision != "fma.fp32" || v.Roofline[0].PeakOpsPerS != 53.1e12 || v.Roofline[1].PeakOpsPerS != 30e12 {
+		t.Errorf("roofline after its int32 sweep: %+v", v.Roofline)
 	}
 }
 
@@ -217,7 +300,7 @@ func TestSoakTooShortIsNotMeasured(t *testing.T) {
 	if err := recordSoak(pts(14), nil, nil, scratch); err != nil {
 		t.Fatal(err)
 	}
-	replaceFigures((soakProbe{}).Name(), scratch, v)
+	replaceFigures((soakProbe{}).Name(), nil, scratch, v)
 	if v.Thermal == nil || slices.ContainsFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "thermal" }) {
 		t.Fatalf("after a judged re-run: thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
 	}

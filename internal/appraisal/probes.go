@@ -15,7 +15,12 @@ func (streamProbe) Name() string    { return "webgpu-stream" }
 func (streamProbe) Version() string { return "1" }
 
 func (p streamProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
-	rs, err := gpu.MeasureBandwidth(ctx, d)
+	return p.RunParts(ctx, d, v, nil)
+}
+
+// RunParts measures the bandwidth kernels named (all when none are).
+func (p streamProbe) RunParts(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector, kernels []string) error {
+	rs, err := gpu.MeasureBandwidthKernels(ctx, d, kernels)
 	if err != nil {
 		return err
 	}
@@ -90,7 +95,12 @@ func (aluProbe) Name() string    { return "webgpu-alu" }
 func (aluProbe) Version() string { return "1" }
 
 func (p aluProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
-	rs, skips, err := gpu.MeasureALU(ctx, d)
+	return p.RunParts(ctx, d, v, nil)
+}
+
+// RunParts measures the ALU kernels named (all when none are).
+func (p aluProbe) RunParts(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector, kernels []string) error {
+	rs, skips, err := gpu.MeasureALUKernels(ctx, d, kernels)
 	if err != nil {
 		return err
 	}
@@ -114,14 +124,19 @@ type rooflineProbe struct {
 }
 
 func (rooflineProbe) Name() string    { return "webgpu-roofline" }
-func (rooflineProbe) Version() string { return "1" }
+func (rooflineProbe) Version() string { return "2" }
 
 // quickRooflineArray is each array's size in quick mode: the smallest the
 // probe accepts.
 const quickRooflineArray = 64 << 20
 
 func (p rooflineProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
-	o := gpu.RooflineOptions{}
+	return p.RunParts(ctx, d, v, nil)
+}
+
+// RunParts sweeps the precisions named (all when none are).
+func (p rooflineProbe) RunParts(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector, precisions []string) error {
+	o := gpu.RooflineOptions{Precisions: precisions}
 	if p.quick {
 		o.MaxArrayBytes = quickRooflineArray
 	}

@@ -76,19 +76,33 @@ var limitedBy = map[string]string{
 // memory the capacity probe found (less in quick mode, said in the card by
 // usable_fraction).
 type integrityProbe struct {
-	quick bool
-	step  func(stage string, done, total float64) // progress, never nil
+	quick, software bool
+	step            func(stage string, done, total float64) // progress, never nil
 }
 
 func (integrityProbe) Name() string    { return "webgpu-memtest" }
 func (integrityProbe) Version() string { return "1" }
 
 // Coverage of the integrity probe: the share of usable memory in a full
-// run, and the cap on the region in quick mode.
+// run, and the cap on the region in quick mode: 256 MiB, 64 MiB on a
+// software adapter (host RAM, each word written and read by the host's
+// cores; still past a last-level cache).
 const (
-	integrityShare    = 0.95
-	quickIntegrityCap = 256 << 20
+	integrityShare            = 0.95
+	quickIntegrityCap         = 256 << 20
+	quickSoftwareIntegrityCap = 64 << 20
 )
+
+// quickCap is the cap on the tested region, 0 for none (a full run).
+func (p integrityProbe) quickCap() uint64 {
+	switch {
+	case !p.quick:
+		return 0
+	case p.software:
+		return quickSoftwareIntegrityCap
+	}
+	return quickIntegrityCap
+}
 
 func (p integrityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
 	if v.Memory == nil || v.Memory.UsableBytes == nil {
@@ -96,8 +110,8 @@ func (p integrityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabi
 	}
 	usable := *v.Memory.UsableBytes
 	target := uint64(float64(usable) * integrityShare)
-	if p.quick && target > quickIntegrityCap {
-		target = quickIntegrityCap
+	if limit := p.quickCap(); limit > 0 && target > limit {
+		target = limit
 	}
 	progress := func(done, total uint64) { p.step(p.Name(), float64(done), float64(total)) }
 	r, err := gpu.MeasureIntegrity(ctx, d, gpu.IntegrityOptions{TargetBytes: target, Progress: progress})

@@ -35,7 +35,7 @@ func probes(c Candidate, o Options, lib *nvml.Lib, soak bool) []probe {
 		step = func(stage string, done, total float64) { o.Steps(c.Addr, stage, done, total) }
 	}
 	ps := []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, rooflineProbe{quick: o.Quick},
-		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, step: step}}
+		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, software: c.Adapter.Software, step: step}}
 	if d := soakLength(c, o); d > 0 && soak {
 		ps = append(ps, soakProbe{duration: d, telemetry: telemetryFor(lib, c, o.SysfsRoot), step: step})
 	}

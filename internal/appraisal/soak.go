@@ -21,7 +21,7 @@ import (
 const (
 	DefaultSoak  = 120 * time.Second
 	QuickSoak    = 10 * time.Second
-	softwareSoak = 10 * time.Second
+	softwareSoak = 3 * time.Second
 	telemetryGap = 500 * time.Millisecond
 )
 

@@ -165,7 +165,7 @@ func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, o Optio
 		if _, err := g.run(ctx, c, scratch); err != nil {
 			return err
 		}
-		replaceFigures((soakProbe{}).Name(), scratch, v)
+		replaceFigures((soakProbe{}).Name(), nil, scratch, v)
 		return nil
 	})
 }
@@ -187,7 +187,7 @@ func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		if err := p.Run(ctx, d, scratch); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 		}
-		replaceFigures(p.Name(), scratch, v)
+		replaceFigures(p.Name(), nil, scratch, v)
 		return nil
 	})
 }
@@ -222,13 +222,7 @@ func settleSoak(v *schema.CapabilityVector, software bool, again func() error) e
 		}
 	}
 	v.Consistency = append(v.Consistency, checks...)
-	var bad []string
-	for _, c := range checks {
-		if !c.Agrees {
-			bad = append(bad, fmt.Sprintf("%s %.4g vs %s %.4g (ratio %.3f, rule %s: [%.3f, %.3f])", c.Figure, c.Value, c.OtherFigure, c.OtherValue, c.Ratio, c.Rule, c.MinRatio, c.MaxRatio))
-		}
-	}
-	if len(bad) > 0 && !software {
+	if bad := disagreements(checks); len(bad) > 0 && !software {
 		return fmt.Errorf("%w after re-measuring: %s", ErrInconsistent, strings.Join(bad, "; "))
 	}
 	return nil

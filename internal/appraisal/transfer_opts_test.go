@@ -4,11 +4,13 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/coopmat"
+	gpupkg "github.com/everycycle/appraise/gpu"
 )
 
 // TestTransferOptions: a software adapter's raw-Vulkan host link moves
-// 64 MiB per transfer with the quick sample counts; a GPU keeps the
-// default size, with fewer samples only under --quick.
+// 64 MiB per transfer with the quick sample counts and WebGPU's software
+// warm-up; a GPU keeps the default size and warm-up, with fewer samples
+// only under --quick.
 func TestTransferOptions(t *testing.T) {
 	sw := Candidate{Addr: "software-0"}
 	sw.Adapter.Software = true
@@ -19,13 +21,31 @@ func TestTransferOptions(t *testing.T) {
 		o    Options
 		want coopmat.TransferOptions
 	}{
-		{"software", sw, Options{}, coopmat.TransferOptions{Quick: true, Bytes: softwareTransferBytes}},
-		{"software quick", sw, Options{Quick: true}, coopmat.TransferOptions{Quick: true, Bytes: softwareTransferBytes}},
+		{"software", sw, Options{}, coopmat.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
+		{"software quick", sw, Options{Quick: true}, coopmat.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
 		{"gpu", gpu, Options{}, coopmat.TransferOptions{}},
 		{"gpu quick", gpu, Options{Quick: true}, coopmat.TransferOptions{Quick: true}},
 	} {
-		if got := transferOptions(tc.c, tc.o); got.Quick != tc.want.Quick || got.Bytes != tc.want.Bytes {
+		if got := transferOptions(tc.c, tc.o); got.Quick != tc.want.Quick || got.Bytes != tc.want.Bytes || got.Warmup != tc.want.Warmup {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestIntegrityQuickCap: a full run tests the whole share of usable
+// memory, a quick one at most 256 MiB, on a software adapter 64 MiB.
+func TestIntegrityQuickCap(t *testing.T) {
+	for _, tc := range []struct {
+		p    integrityProbe
+		want uint64
+	}{
+		{integrityProbe{}, 0},
+		{integrityProbe{software: true}, 0},
+		{integrityProbe{quick: true}, 256 << 20},
+		{integrityProbe{quick: true, software: true}, 64 << 20},
+	} {
+		if got := tc.p.quickCap(); got != tc.want {
+			t.Errorf("%+v: cap %d, want %d", tc.p, got, tc.want)
 		}
 	}
 }

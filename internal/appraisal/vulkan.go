@@ -55,11 +55,18 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 	defer d.Release()
 	opts := coopmat.Options{}
 	if o.Progress != nil {
-		opts.Progress = func(line string) { o.Progress(c.Addr, line) }
+		opts.Progress = func(line string) { o.Progress(c.Addr, "vulkan: "+line) }
 	}
 	if c.Adapter.Software || o.Quick {
 		opts.FMAInvocations, opts.FMASteps = 1<<14, 512
 		opts.Size, opts.SearchSize = 512, 256
+	}
+	if c.Adapter.Software {
+		// The host's cores run the vector kernels, fp16 emulated (about
+		// a tenth of the fp32 rate on lavapipe): a quarter of the steps
+		// keeps an fp16 dispatch near one timed sample instead of ten, and
+		// every form and fold guard measures in a fraction of the time.
+		opts.FMASteps = softwareFMASteps
 	}
 	for _, k := range vectorKernels() {
 		o.stage(c.Addr, "vulkan: "+k.item)
@@ -75,7 +82,11 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		}
 	}
 	o.stage(c.Addr, "vulkan: host link and launch")
-	if err := vulkanLink(ctx, d, transferOptions(c, o), v, again); err != nil {
+	to := transferOptions(c, o)
+	if o.Progress != nil {
+		to.Progress = func(step string) { o.Progress(c.Addr, "vulkan: "+step) }
+	}
+	if err := vulkanLink(ctx, d, to, v, again); err != nil {
 		return err
 	}
 	if !o.CoopMat {
@@ -85,6 +96,10 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
 	return coopMatProbe(ctx, d, opts, v)
 }
+
+// softwareFMASteps is the steps per chain of a vector kernel's dispatch
+// on a software adapter.
+const softwareFMASteps = 128
 
 // vectorKernel is a vector-ALU kernel of plain SPIR-V through raw Vulkan,
 // for the precisions WebGPU's compiler here cannot reach (fp64, fp16,

@@ -47,12 +47,13 @@ func reopenWebGPU(inst *gpu.Instance, c Candidate, o Options) webgpuAgain {
 const softwareTransferBytes = 64 << 20
 
 // transferOptions are the raw-Vulkan host link's options for c: fewer
-// samples on a software adapter or with --quick, smaller transfers on a
-// software adapter.
+// samples on a software adapter or with --quick, smaller transfers and
+// warm-ups as short as WebGPU's (gpu.SoftwareWarmUp) on a software
+// adapter.
 func transferOptions(c Candidate, o Options) coopmat.TransferOptions {
 	to := coopmat.TransferOptions{Quick: c.Adapter.Software || o.Quick}
 	if c.Adapter.Software {
-		to.Bytes = softwareTransferBytes
+		to.Bytes, to.Warmup = softwareTransferBytes, gpu.SoftwareWarmUp
 	}
 	return to
 }
@@ -81,27 +82,31 @@ func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch ||
 // dispatch round trip again through raw Vulkan (coopmat.MeasureTransfer)
 // and keeps, figure by figure, the path that was faster. The larger of
 // two medians is biased upward (each carries its noise), so the kept
-// path is measured once more and that second figure is the one signed;
+// path is measured once more (that path alone, with no trial of the
+// others) and that second figure is the one signed;
 // the other path's figure stays beside it, named (Transfer.OtherPath,
 // LaunchOverhead.OtherPaths). The 1 MiB upload compared is raw Vulkan's
 // pinned one: the data already in mapped host memory, as in WebGPU's
 // mapped staging and in the peers' pinned copies.
 func vulkanLink(ctx context.Context, d *coopmat.Device, to coopmat.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
-	measure := func() (coopmat.TransferResult, error) {
+	measure := func(to coopmat.TransferOptions) (coopmat.TransferResult, error) {
 		r, err := coopmat.MeasureTransfer(ctx, d, to)
 		if err != nil {
 			return r, fmt.Errorf("%w: %s: %w", ErrProbe, probeVulkanHostLink, err)
 		}
 		return r, nil
 	}
-	first, err := measure()
+	first, err := measure(to)
 	if err != nil {
 		return err
 	}
 	ch := chooseLink(v, first)
 	kept := first
 	if ch.anyVulkan() {
-		if kept, err = measure(); err != nil {
+		again := to
+		paths := first.Paths()
+		again.Only = &paths
+		if kept, err = measure(again); err != nil {
 			return err
 		}
 	}
