@@ -3,7 +3,6 @@ package keys
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -45,6 +44,9 @@ func Rotate(dir string, dec Decryption, enc Encryption, now time.Time) (*Rotatio
 
 // rotate is Rotate with a crash hook.
 func rotate(dir string, dec Decryption, enc Encryption, now time.Time, crash crashFunc) (*RotationStatement, error) {
+	if err := checkDirs(dir); err != nil {
+		return nil, err
+	}
 	unlock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
@@ -97,7 +99,11 @@ func prepareRotation(dir string, dec Decryption, enc Encryption, now time.Time) 
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := signRotation(old, s, now)
+	signed, err := readLedger(dir, cur.info.Fingerprint())
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := signRotation(old, s, now, signed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,9 +196,9 @@ func readStatements(dir string) ([]*RotationStatement, error) {
 	}
 	var sts []*RotationStatement
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(dir, n)) // public: no permission check
+		b, err := readFile(filepath.Join(dir, n), nil) // public: no permission check
 		if err != nil {
-			return nil, fmt.Errorf("keys: %w", err)
+			return nil, err
 		}
 		st, err := ParseRotationStatement(b)
 		if err != nil {

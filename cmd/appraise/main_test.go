@@ -93,6 +93,7 @@ func cmdSignFixture(ts *testscript.TestScript, neg bool, args []string) {
 	s, err := unlockSigner(e, &globals{KeyDir: ts.Getenv("APPRAISE_KEY_DIR")})
 	ts.Check(err)
 	ts.Check(writeSignedPair(ts.MkAbs(args[0]), s, "580.159.04", 1))
+	ts.Check(s.record())
 }
 
 // cmdReplace implements "replace GLOB REGEXP REPLACEMENT": it replaces the
