@@ -23,10 +23,11 @@ const (
 	lockFileName     = ".lock"
 	tempInfix        = ".tmp-"
 	fileTimeLayout   = "20060102T150405Z"
-	// maxFileSize bounds every file read from a key directory: key.json
-	// embeds its rotation statement, which lists the digest of every
-	// report the old key signed (about 70 bytes each).
-	maxFileSize = 64 << 20
+	// MaxFileBytes bounds every file read from a key directory, and a
+	// rotation statement wherever it is read: key.json embeds its rotation
+	// statement, which lists the digest of every report the old key signed
+	// (about 70 bytes each), so 64 MiB holds some 900,000 reports.
+	MaxFileBytes = 64 << 20
 )
 
 // makeDirs creates dir and its subdirectories, mode 0700, and checks
@@ -191,7 +192,7 @@ func readSecure(path string) ([]byte, error) {
 	return readFile(path, checkPermissions)
 }
 
-// readFile reads a regular file of at most maxFileSize bytes, after
+// readFile reads a regular file of at most MaxFileBytes bytes, after
 // check (when not nil) accepts what the open file is. A missing file's
 // error wraps fs.ErrNotExist.
 func readFile(path string, check func(string, fs.FileInfo) error) ([]byte, error) {
@@ -218,12 +219,12 @@ func readFile(path string, check func(string, fs.FileInfo) error) ([]byte, error
 			return nil, err
 		}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("keys: read %s: %w", path, err)
 	}
-	if len(b) > maxFileSize {
-		return nil, fmt.Errorf("keys: %s: %w: larger than %d bytes", path, ErrCorruptKey, maxFileSize)
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("keys: %s: %w: larger than %d bytes", path, ErrCorruptKey, MaxFileBytes)
 	}
 	return b, nil
 }

@@ -278,29 +278,46 @@ type Lineage struct {
 
 // Chain reports whether signer is trusted itself or a predecessor of
 // trusted through verified statements, signer → … → trusted. Statements that
-// fail Verify are ignored. Callers should refuse what signer signed after the
-// returned RetiredAt. When there is no such chain the error wraps
-// ErrNotInChain.
+// fail Verify are ignored. Callers accept from a predecessor only what the
+// first statement of the path vouches for (RotationStatement.Vouches). When
+// there is no such chain the error wraps ErrNotInChain. To ask about many
+// signers, build Rotations once: Chain verifies every statement each call.
 func Chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (*Lineage, error) {
+	return NewRotations(statements).Chain(trusted, signer)
+}
+
+// Rotations is a set of statements, each verified once, to follow many
+// chains through. It is safe for concurrent use.
+type Rotations struct {
+	next map[string][]*RotationStatement // old key → verified statements retiring it
+	bad  int                             // statements that failed Verify
+}
+
+// NewRotations verifies each statement once and keeps those that verify.
+func NewRotations(statements []*RotationStatement) *Rotations {
+	r := &Rotations{next: make(map[string][]*RotationStatement)}
+	for _, st := range statements {
+		if st == nil || st.Verify() != nil {
+			r.bad++
+			continue
+		}
+		r.next[string(st.OldKey)] = append(r.next[string(st.OldKey)], st)
+	}
+	return r
+}
+
+// Chain is the package's Chain over r's verified statements.
+func (r *Rotations) Chain(trusted, signer ed25519.PublicKey) (*Lineage, error) {
 	if len(trusted) != ed25519.PublicKeySize || len(signer) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("keys: chain: public keys must be %d bytes", ed25519.PublicKeySize)
 	}
 	if signer.Equal(trusted) {
 		return &Lineage{}, nil
 	}
-	next := make(map[string][]*RotationStatement) // old key → statements retiring it
-	bad := 0
-	for _, st := range statements {
-		if st == nil || st.Verify() != nil {
-			bad++
-			continue
-		}
-		next[string(st.OldKey)] = append(next[string(st.OldKey)], st)
-	}
-	path := findPath(next, signer, trusted)
+	path := findPath(r.next, signer, trusted)
 	if path == nil {
 		return nil, fmt.Errorf("keys: chain: %s → %s: %w (%d statements ignored as unverifiable)",
-			Fingerprint(signer), Fingerprint(trusted), ErrNotInChain, bad)
+			Fingerprint(signer), Fingerprint(trusted), ErrNotInChain, r.bad)
 	}
 	for _, st := range path {
 		if st.Tenant != path[0].Tenant {
@@ -308,7 +325,7 @@ func Chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (
 		}
 	}
 	retired := path[0].RotatedAt
-	for _, st := range next[string(signer)] {
+	for _, st := range r.next[string(signer)] {
 		if st.RotatedAt.Before(retired) {
 			retired = st.RotatedAt
 		}
