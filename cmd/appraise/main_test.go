@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/keys"
 )
 
 var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the testscripts")
@@ -80,19 +81,36 @@ func globOne(ts *testscript.TestScript, pattern string) string {
 	return m[0]
 }
 
-// cmdSignFixture implements "signfixture DIR": it unlocks the signing key
-// as an appraisal does (unlockSigner: APPRAISE_KEY_DIR, APPRAISE_PASSPHRASE)
-// and writes a fixture box and card signed by it into DIR. Scripts use it
-// for reports signed by a key the script made, where the figures do not
-// matter and a real appraisal would only cost time.
+// cmdSignFixture implements "signfixture [-old] DIR": it unlocks the
+// signing key as an appraisal does (unlockSigner: APPRAISE_KEY_DIR,
+// APPRAISE_PASSPHRASE), writes a fixture box and card signed by it into
+// DIR and records them in the key's ledger. With -old it signs instead
+// with the key directory's archived (retired) key, other figures, and
+// records nothing: what a thief of a retired key could sign. Scripts use
+// it for reports signed by a key the script made, where the figures do
+// not matter and a real appraisal would only cost time.
 func cmdSignFixture(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: signfixture DIR")
+	old := len(args) == 2 && args[0] == "-old"
+	if neg || len(args) != 1 && !old {
+		ts.Fatalf("usage: signfixture [-old] DIR")
 	}
+	dir := args[len(args)-1]
 	e := &env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard, getenv: ts.Getenv}
-	s, err := unlockSigner(e, &globals{KeyDir: ts.Getenv("APPRAISE_KEY_DIR")})
+	g := &globals{KeyDir: ts.Getenv("APPRAISE_KEY_DIR")}
+	if old {
+		pub, err := keys.LoadPublic(g.KeyDir)
+		ts.Check(err)
+		if len(pub.Archived) == 0 {
+			ts.Fatalf("signfixture -old: no archived key")
+		}
+		s, err := keys.LoadArchivedSigner(g.KeyDir, pub.Archived[0].Fingerprint(), keys.Decryption{Passphrase: ts.Getenv("APPRAISE_PASSPHRASE")})
+		ts.Check(err)
+		ts.Check(writeSignedPair(ts.MkAbs(dir), s, "575.57.08", 2))
+		return
+	}
+	s, err := unlockSigner(e, g)
 	ts.Check(err)
-	ts.Check(writeSignedPair(ts.MkAbs(args[0]), s, "580.159.04", 1))
+	ts.Check(writeSignedPair(ts.MkAbs(dir), s, "580.159.04", 1))
 	ts.Check(s.record())
 }
 
