@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,6 +25,12 @@ func TestMain(m *testing.M) {
 			ctx := context.Background()
 			os.Exit(run(ctx, os.Args[1:], &env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
 		},
+		// appraise-panic crashes as a bug in appraise would, with main's
+		// crash mode: the exit status is the table's, not 2.
+		"appraise-panic": func() {
+			setCrashMode()
+			panic("appraise-panic: a crash on purpose")
+		},
 	})
 }
 
@@ -38,6 +45,46 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: condition,
 	})
+}
+
+// TestExitCodeTableInREADME: the README's table of exit codes is the one
+// --help prints (exitCodes), row for row.
+func TestExitCodeTableInREADME(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "### Exit codes\n")
+	if !ok {
+		t.Fatal("README has no '### Exit codes' section")
+	}
+	var rows []string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if len(rows) > 0 {
+				break // the end of the table
+			}
+			continue // the text before it
+		}
+		rows = append(rows, line)
+	}
+	if len(rows) > 2 {
+		rows = rows[2:] // the header and its rule
+	}
+	var want []string
+	for _, c := range exitCodes {
+		want = append(want, fmt.Sprintf("| %d | %s |", c.code, c.meaning))
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("README exit codes:\n%s\nwant (from exitCodes):\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	seen := map[int]bool{}
+	for _, c := range exitCodes {
+		if seen[c.code] {
+			t.Errorf("exit code %d has two meanings", c.code)
+		}
+		seen[c.code] = true
+	}
 }
 
 // condition answers [adapter]: whether any WebGPU adapter, software ones
