@@ -141,12 +141,10 @@ func (s *staging) commit(t target, exists bool) error {
 // run renamed into place, and the earlier one left at s.path for commit
 // to remove.
 func (s *staging) replaceWithoutExchange(t target) error {
-	aside, err := os.MkdirTemp(t.parent, "."+t.base+stagingInfix)
-	if err != nil {
-		return err
-	}
+	// A name that does not exist: rename(2) would replace an empty
+	// directory there, but os.Rename refuses any directory in the way.
+	aside := s.path + "-old"
 	if err := os.Rename(t.abs, aside); err != nil {
-		os.Remove(aside)
 		return err
 	}
 	if err := os.Rename(s.path, t.abs); err != nil {
