@@ -28,6 +28,7 @@ func TestKeyDirectoryPermissions(t *testing.T) {
 		want := "chmod 700 " + filepath.Clean(bad)
 		checks := map[string]error{}
 		_, checks["LoadPublic"] = LoadPublic(dir)
+		_, checks["LoadCurrent"] = LoadCurrent(dir)
 		_, checks["LoadSigner"] = LoadSigner(dir, Decryption{Passphrase: "pw"})
 		_, checks["Rotate"] = Rotate(dir, Decryption{Passphrase: "pw"}, pass("new"), at(1))
 		_, checks["Init"] = Init(dir, "acme", pass("pw"))

@@ -159,6 +159,17 @@ type DirInfo struct {
 	Rotations []*RotationStatement
 }
 
+// LoadCurrent reads the current key's public part from dir, checking the
+// directory's permissions and nothing else: what a signer needs to know
+// before it asks for a passphrase. A missing key gives ErrNoKey.
+func LoadCurrent(dir string) (*KeyInfo, error) {
+	cur, err := readCurrent(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &cur.info, nil
+}
+
 // LoadPublic reads dir without unlocking anything: the current key, the
 // archived keys and the rotation statements, from rotations/ and from those
 // embedded in key files. A statement that fails Verify is an error.

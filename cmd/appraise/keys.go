@@ -242,11 +242,15 @@ type signingKey struct {
 
 // unlockSigner loads and unlocks the current key for signing reports.
 func unlockSigner(e *env, g *globals) (*signingKey, error) {
-	dir, info, err := loadPublic(e, g) // a missing or unsafe key is said before any prompt
+	dir, err := keyDir(e, g)
 	if err != nil {
 		return nil, err
 	}
-	dec, err := unlockWith(e, g, info.Current, "Passphrase of the signing key: ")
+	cur, err := keys.LoadCurrent(dir) // a missing or unsafe key is said before any prompt
+	if err != nil {
+		return nil, keyError(err)
+	}
+	dec, err := unlockWith(e, g, cur, "Passphrase of the signing key: ")
 	if err != nil {
 		return nil, err
 	}

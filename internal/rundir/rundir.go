@@ -116,6 +116,9 @@ func inspect(t target, dir string) (state, error) {
 	if err != nil {
 		return state{}, fmt.Errorf("%w: %w", ErrUnusable, err)
 	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return state{}, fmt.Errorf("%w: %s is a symbolic link; name the directory it points to (the run replaces what --out names)", ErrUnusable, dir)
+	}
 	if !fi.IsDir() {
 		return state{}, fmt.Errorf("%w: %s is not a directory", ErrUnusable, dir)
 	}

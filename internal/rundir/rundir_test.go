@@ -128,8 +128,12 @@ func TestUnusableTargets(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	link := filepath.Join(parent, "link")
+	if err := os.Symlink(t.TempDir(), link); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(parent)
-	for _, dir := range []string{file, filepath.Join(file, "out"), ".", parent, "/"} {
+	for _, dir := range []string{file, filepath.Join(file, "out"), ".", parent, "/", link} {
 		if err := Check(dir, true); !errors.Is(err, ErrUnusable) {
 			t.Errorf("Check(%s): %v, want ErrUnusable", dir, err)
 		}
