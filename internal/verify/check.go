@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -201,8 +200,10 @@ func (c *Checker) Verdicts() []Verdict {
 // caller with a filesystem should add as LinkOnly inputs.
 func (c *Checker) needsBox() []string {
 	var dirs []string
+	seen := map[string]bool{}
 	for _, e := range c.entries {
-		if e.v.Kind == KindCard && e.key != nil && !e.wholeRun && c.boxes[e.boxHash] == nil && !slices.Contains(dirs, e.dir) {
+		if e.v.Kind == KindCard && e.key != nil && !e.wholeRun && c.boxes[e.boxHash] == nil && !seen[e.dir] {
+			seen[e.dir] = true
 			dirs = append(dirs, e.dir)
 		}
 	}
