@@ -228,3 +228,29 @@ func TestStatementListRules(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLedgerBeforeSigning: a ledger that cannot be written is found
+// before anything is signed, and CheckLedger itself records nothing.
+func TestCheckLedgerBeforeSigning(t *testing.T) {
+	dir, info := initKey(t, "pw")
+	s, err := LoadSigner(dir, Decryption{Passphrase: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckLedger(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readLedger(dir, info.Fingerprint()); err != nil || len(got) != 0 {
+		t.Fatalf("CheckLedger recorded %d digests (%v)", len(got), err)
+	}
+	ledger := filepath.Join(dir, signedDirName, info.Fingerprint())
+	if err := os.Remove(ledger); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ledger, 0o700); err != nil { // a directory where the ledger goes
+		t.Fatal(err)
+	}
+	if err := CheckLedger(dir, s); err == nil {
+		t.Error("CheckLedger accepted a directory for the ledger")
+	}
+}

@@ -55,6 +55,14 @@ func RecordSigned(dir string, s *Signer) error {
 	return nil
 }
 
+// CheckLedger makes sure that RecordSigned will be able to record what s
+// signs in dir: it creates the ledger of s's key if need be and opens it
+// for appending, writing nothing. Callers check before signing work that
+// could not be recorded, and so could not be vouched for after a rotation.
+func CheckLedger(dir string, s *Signer) error {
+	return appendDigests(dir, s.PublicKey().Fingerprint(), nil)
+}
+
 // appendDigests appends one line per digest to the ledger of the key with
 // fingerprint fp, in one write, and syncs it. A ledger whose last line a
 // crash cut short gets the newline that ends it first, so no digest is
@@ -82,6 +90,9 @@ func appendDigests(dir, fp string, digests [][sha256.Size]byte) error {
 	}
 	if err := checkPermissions(path, fi); err != nil {
 		return err
+	}
+	if len(digests) == 0 {
+		return nil
 	}
 	var buf bytes.Buffer
 	if torn, err := endsTorn(f, fi.Size()); err != nil {

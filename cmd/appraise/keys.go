@@ -258,6 +258,9 @@ func unlockSigner(e *env, g *globals) (*signingKey, error) {
 	if err != nil {
 		return nil, keyError(err)
 	}
+	if err := keys.CheckLedger(dir, s); err != nil { // before any probe, not after
+		return nil, keyError(fmt.Errorf("the signing ledger, which lets a rotation vouch for what this key signs: %w", err))
+	}
 	return &signingKey{dir: dir, Signer: s}, nil
 }
 
