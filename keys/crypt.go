@@ -126,7 +126,7 @@ func decryptSeed(armored string, dec Decryption) ([]byte, error) {
 	}
 	r, err := age.Decrypt(armor.NewReader(strings.NewReader(armored)), ids...)
 	if err != nil {
-		return nil, decryptError(err)
+		return nil, decryptError(err, dec)
 	}
 	seed, err := io.ReadAll(io.LimitReader(r, ed25519.SeedSize+1))
 	if err != nil {
@@ -139,14 +139,23 @@ func decryptSeed(armored string, dec Decryption) ([]byte, error) {
 }
 
 // decryptError maps age's "no identity matched" onto ErrWrongPassphrase for
-// a passphrase-protected key and ErrWrongIdentity otherwise.
-func decryptError(err error) error {
+// a passphrase-protected key tried with a passphrase, ErrPassphraseProtected
+// for one tried with identities alone, ErrRecipientsProtected for a key
+// encrypted to recipients tried with a passphrase alone, and
+// ErrWrongIdentity otherwise.
+func decryptError(err error, dec Decryption) error {
 	var noMatch *age.NoIdentityMatchError
 	if !errors.As(err, &noMatch) {
 		return fmt.Errorf("keys: age decrypt: %w: %w", ErrCorruptKey, err)
 	}
-	if slices.Contains(noMatch.StanzaTypes, "scrypt") {
+	scrypt := slices.Contains(noMatch.StanzaTypes, "scrypt")
+	switch {
+	case scrypt && dec.Passphrase == "":
+		return fmt.Errorf("keys: unlock: %w", ErrPassphraseProtected)
+	case scrypt:
 		return fmt.Errorf("keys: unlock: %w", ErrWrongPassphrase)
+	case len(dec.Identities) == 0:
+		return fmt.Errorf("keys: unlock: %w", ErrRecipientsProtected)
 	}
 	return fmt.Errorf("keys: unlock: %w", ErrWrongIdentity)
 }

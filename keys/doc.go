@@ -28,6 +28,8 @@
 //	    <created_at>-<fingerprint>.json        0600  retired key.json files, byte for byte
 //	  rotations/                               0700
 //	    <rotated_at>-<old fp>-<new fp>.json    0600  rotation statements
+//	  signed/                                  0700
+//	    <fingerprint>                          0600  the signing ledger: one SHA-256 digest (hex) per line
 //	  .lock                                    0600  flock(2) held by Init and Rotate
 //	  .<name>.tmp-<random>                     leftovers of interrupted writes
 //
@@ -43,8 +45,10 @@
 // ever replaced whole, by one rename of a fully written and synced temporary
 // file, so at every instant exactly one valid current key exists. Temporary
 // files start with a dot and are never read; Init and Rotate delete them.
-// Every key file must have mode 0600 or stricter: a file that group or others
-// may read or write is refused with [ErrInsecurePermissions].
+// Every key file must have mode 0600 or stricter, and the key directory and
+// its subdirectories must not be writable by group or others; both must
+// belong to the user running appraise. Anything else is refused with
+// [ErrInsecurePermissions], naming the chmod (or chown) that fixes it.
 //
 // # Rotation
 //
@@ -54,6 +58,18 @@
 // the two places before key.json stops naming it. The statement travels inside
 // the new key.json, so it is committed by the same rename; rotations/ is a
 // copy that Rotate repairs and [LoadPublic] does not depend on.
+//
+// # What a retired key still vouches for
+//
+// A signature carries no trusted time: whoever holds a retired key can sign a
+// report today and date it before the rotation. So the statement that retires
+// a key lists the SHA-256 digest of every message the key signed until then,
+// read from its signing ledger: [Signer.Sign] remembers each digest and
+// [RecordSigned] appends them to signed/<fingerprint>, synced, before the
+// caller publishes what was signed. A verifier that reaches a retired key
+// through [Chain] accepts from it only what the first statement of the path
+// vouches for ([RotationStatement.Vouches]); a format-1 statement, written
+// before the list existed, vouches for nothing.
 package keys
 
 import "errors"
@@ -66,12 +82,18 @@ var (
 	ErrNoKey = errors.New("no key (create one with `appraise keys init`)")
 	// ErrCorruptKey: a key file is malformed or inconsistent.
 	ErrCorruptKey = errors.New("corrupt key file")
-	// ErrInsecurePermissions: a key file is readable or writable by group or others.
-	ErrInsecurePermissions = errors.New("key file is accessible by group or others")
+	// ErrInsecurePermissions: a key file is readable or writable by group or
+	// others, a key directory is writable by them, or either belongs to
+	// another user.
+	ErrInsecurePermissions = errors.New("unsafe permissions: others could read or replace the key")
 	// ErrWrongPassphrase: the passphrase does not decrypt a passphrase-protected key.
 	ErrWrongPassphrase = errors.New("wrong passphrase")
 	// ErrWrongIdentity: no identity decrypts a key encrypted to age recipients.
 	ErrWrongIdentity = errors.New("no identity matches the key's recipients (pass the right --identity file)")
+	// ErrPassphraseProtected: age identities were given for a key protected by a passphrase.
+	ErrPassphraseProtected = errors.New("the key is protected by a passphrase, not encrypted to age recipients")
+	// ErrRecipientsProtected: a passphrase was given for a key encrypted to age recipients.
+	ErrRecipientsProtected = errors.New("the key is encrypted to age recipients, not protected by a passphrase")
 	// ErrNoPassphrase: no passphrase in the environment or a file, and no terminal to ask on.
 	ErrNoPassphrase = errors.New("no passphrase: set APPRAISE_PASSPHRASE or pass --passphrase-file")
 	// ErrEmptyPassphrase: the passphrase given is empty.
@@ -84,6 +106,8 @@ var (
 	ErrBadSignature = errors.New("bad signature")
 	// ErrNotInChain: no chain of verified rotation statements leads from a key to a trusted key.
 	ErrNotInChain = errors.New("key is not a predecessor of the trusted key")
+	// ErrRotated: the key that signed is no longer the directory's current key.
+	ErrRotated = errors.New("the key was rotated: it is no longer the current key")
 	// ErrBusy: another process holds the key directory's lock.
 	ErrBusy = errors.New("key directory is in use by another appraise process")
 	// ErrNoTTY: there is no controlling terminal to prompt on.

@@ -19,18 +19,50 @@ const (
 	keyFileName      = "key.json"
 	archiveDirName   = "archive"
 	rotationsDirName = "rotations"
+	signedDirName    = "signed"
 	lockFileName     = ".lock"
 	tempInfix        = ".tmp-"
 	fileTimeLayout   = "20060102T150405Z"
-	maxFileSize      = 1 << 20
+	// MaxFileBytes bounds every file read from a key directory, and a
+	// rotation statement wherever it is read: key.json embeds its rotation
+	// statement, which lists the digest of every report the old key signed
+	// (about 70 bytes each), so 64 MiB holds some 900,000 reports.
+	MaxFileBytes = 64 << 20
 )
 
-// makeDirs creates dir and its archive and rotations subdirectories, mode
-// 0700.
+// makeDirs creates dir and its subdirectories, mode 0700, and checks
+// that they are safe (an existing one may not be).
 func makeDirs(dir string) error {
-	for _, d := range []string{dir, filepath.Join(dir, archiveDirName), filepath.Join(dir, rotationsDirName)} {
+	for _, d := range subdirs(dir) {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("keys: create key directory: %w", err)
+		}
+	}
+	return checkDirs(dir)
+}
+
+// subdirs are dir and the subdirectories the package keeps in it.
+func subdirs(dir string) []string {
+	return []string{dir, filepath.Join(dir, archiveDirName), filepath.Join(dir, rotationsDirName), filepath.Join(dir, signedDirName)}
+}
+
+// checkDirs refuses a key directory, or a subdirectory of it, that others
+// could write or that another user owns (see checkDirPermissions). Absent
+// subdirectories are fine; an absent dir wraps fs.ErrNotExist.
+func checkDirs(dir string) error {
+	for i, d := range subdirs(dir) {
+		fi, err := os.Stat(d)
+		if errors.Is(err, fs.ErrNotExist) && i > 0 {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("keys: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("keys: %s: %w: not a directory", d, ErrCorruptKey)
+		}
+		if err := checkDirPermissions(d, fi); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -114,7 +146,7 @@ func writeFile(dir, name string, data []byte, replace bool) error {
 // removeTemps deletes leftovers of interrupted writes from dir and its
 // subdirectories. Callers hold the directory lock.
 func removeTemps(dir string) error {
-	for _, d := range []string{dir, filepath.Join(dir, archiveDirName), filepath.Join(dir, rotationsDirName)} {
+	for _, d := range subdirs(dir) {
 		entries, err := os.ReadDir(d)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("keys: %w", err)
@@ -157,6 +189,13 @@ func listJSON(dir string) ([]string, error) {
 // only its owner may read and write. A missing file's error wraps
 // fs.ErrNotExist.
 func readSecure(path string) ([]byte, error) {
+	return readFile(path, checkPermissions)
+}
+
+// readFile reads a regular file of at most MaxFileBytes bytes, after
+// check (when not nil) accepts what the open file is. A missing file's
+// error wraps fs.ErrNotExist.
+func readFile(path string, check func(string, fs.FileInfo) error) ([]byte, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
@@ -164,7 +203,7 @@ func readSecure(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("keys: %s: %w: not a regular file", path, ErrCorruptKey)
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, openReadFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}
@@ -172,15 +211,20 @@ func readSecure(path string) ([]byte, error) {
 	if fi, err = f.Stat(); err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}
-	if err := checkPermissions(path, fi); err != nil {
-		return nil, err
+	if !fi.Mode().IsRegular() { // replaced between Lstat and open
+		return nil, fmt.Errorf("keys: %s: %w: not a regular file", path, ErrCorruptKey)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if check != nil {
+		if err := check(path, fi); err != nil {
+			return nil, err
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("keys: read %s: %w", path, err)
 	}
-	if len(b) > maxFileSize {
-		return nil, fmt.Errorf("keys: %s: %w: larger than %d bytes", path, ErrCorruptKey, maxFileSize)
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("keys: %s: %w: larger than %d bytes", path, ErrCorruptKey, MaxFileBytes)
 	}
 	return b, nil
 }

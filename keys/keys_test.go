@@ -101,8 +101,8 @@ func TestWrongPassphrase(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = LoadSigner(dir, Decryption{Identities: []age.Identity{id}})
-	if !errors.Is(err, ErrWrongPassphrase) {
-		t.Errorf("identity for a passphrase key: err = %v, want ErrWrongPassphrase", err)
+	if !errors.Is(err, ErrPassphraseProtected) {
+		t.Errorf("identity for a passphrase key: err = %v, want ErrPassphraseProtected", err)
 	}
 	if _, err = LoadSigner(dir, Decryption{}); !errors.Is(err, ErrNoPassphrase) {
 		t.Errorf("no decryption: err = %v, want ErrNoPassphrase", err)
@@ -191,10 +191,11 @@ func TestRecipientMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dec := range []Decryption{{Identities: []age.Identity{other}}, {Passphrase: "guess"}} {
-		if _, err := LoadSigner(dir, dec); !errors.Is(err, ErrWrongIdentity) {
-			t.Errorf("LoadSigner(%+v): err = %v, want ErrWrongIdentity", dec, err)
-		}
+	if _, err := LoadSigner(dir, Decryption{Identities: []age.Identity{other}}); !errors.Is(err, ErrWrongIdentity) {
+		t.Errorf("another identity: err = %v, want ErrWrongIdentity", err)
+	}
+	if _, err := LoadSigner(dir, Decryption{Passphrase: "guess"}); !errors.Is(err, ErrRecipientsProtected) {
+		t.Errorf("a passphrase: err = %v, want ErrRecipientsProtected", err)
 	}
 }
 

@@ -8,9 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // PublicKey is a tenant's Ed25519 public key. Its text form, returned by
@@ -202,16 +203,11 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// decodeStrict decodes exactly one JSON value into v, rejecting unknown
-// fields and trailing data.
+// decodeStrict decodes exactly one JSON value into v, rejecting duplicate
+// member names (a second "pubkey" that one reader would take and another
+// skip), member names that differ from the field's only in case, unknown
+// members, invalid UTF-8 and trailing data: the same rules as the report
+// reader.
 func decodeStrict(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("trailing data after JSON value")
-	}
-	return nil
+	return jsonv2.Unmarshal(b, v, jsonv2.RejectUnknownMembers(true))
 }

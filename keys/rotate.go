@@ -3,7 +3,6 @@ package keys
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -45,6 +44,9 @@ func Rotate(dir string, dec Decryption, enc Encryption, now time.Time) (*Rotatio
 
 // rotate is Rotate with a crash hook.
 func rotate(dir string, dec Decryption, enc Encryption, now time.Time, crash crashFunc) (*RotationStatement, error) {
+	if err := checkDirs(dir); err != nil {
+		return nil, err
+	}
 	unlock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
@@ -97,7 +99,11 @@ func prepareRotation(dir string, dec Decryption, enc Encryption, now time.Time) 
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := signRotation(old, s, now)
+	signed, err := readLedger(dir, cur.info.Fingerprint())
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := signRotation(old, s, now, signed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -153,6 +159,17 @@ type DirInfo struct {
 	Rotations []*RotationStatement
 }
 
+// LoadCurrent reads the current key's public part from dir, checking the
+// directory's permissions and nothing else: what a signer needs to know
+// before it asks for a passphrase. A missing key gives ErrNoKey.
+func LoadCurrent(dir string) (*KeyInfo, error) {
+	cur, err := readCurrent(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &cur.info, nil
+}
+
 // LoadPublic reads dir without unlocking anything: the current key, the
 // archived keys and the rotation statements, from rotations/ and from those
 // embedded in key files. A statement that fails Verify is an error.
@@ -190,9 +207,9 @@ func readStatements(dir string) ([]*RotationStatement, error) {
 	}
 	var sts []*RotationStatement
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(dir, n)) // public: no permission check
+		b, err := readFile(filepath.Join(dir, n), nil) // public: no permission check
 		if err != nil {
-			return nil, fmt.Errorf("keys: %w", err)
+			return nil, err
 		}
 		st, err := ParseRotationStatement(b)
 		if err != nil {

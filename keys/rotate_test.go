@@ -126,12 +126,12 @@ func TestChainIgnoresForgedStatements(t *testing.T) {
 	a, _ := GenerateSigner("acme")
 	b, _ := GenerateSigner("acme")
 	c, _ := GenerateSigner("acme")
-	ab, err := signRotation(a, b, at(1))
+	ab, err := signRotation(a, b, at(1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// b → c without b's signature: c forged it with a random "old" signature.
-	forged, err := signRotation(b, c, at(2))
+	forged, err := signRotation(b, c, at(2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestChainIgnoresForgedStatements(t *testing.T) {
 func TestTamperedStatementFailsVerify(t *testing.T) {
 	a, _ := GenerateSigner("acme")
 	b, _ := GenerateSigner("acme")
-	st, err := signRotation(a, b, at(1))
+	st, err := signRotation(a, b, at(1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func swapSigs(t *testing.T, b []byte) []byte {
 func TestParseRotationStatementStrict(t *testing.T) {
 	a, _ := GenerateSigner("acme")
 	b, _ := GenerateSigner("acme")
-	st, err := signRotation(a, b, at(1))
+	st, err := signRotation(a, b, at(1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func checkOneCurrentKey(t *testing.T, dir, passphrase string) {
 	}
 	for _, e := range entries {
 		switch n := e.Name(); {
-		case n == keyFileName, n == archiveDirName, n == rotationsDirName, n == lockFileName, isTemp(n):
+		case n == keyFileName, n == archiveDirName, n == rotationsDirName, n == signedDirName, n == lockFileName, isTemp(n):
 		default:
 			t.Errorf("unexpected file %s in key directory", n)
 		}

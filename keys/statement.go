@@ -1,11 +1,15 @@
 package keys
 
 import (
+	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gowebpki/jcs"
@@ -14,16 +18,33 @@ import (
 // statementType names a rotation statement in its payload.
 const statementType = "appraise-key-rotation"
 
+// Statement format versions: 2 lists what the old key signed; 1 did not,
+// and is still read so that older key directories load.
+const (
+	statementV1 = "1"
+	statementV2 = "2"
+)
+
 // RotationStatement records that a tenant replaced OldKey by NewKey at
-// RotatedAt. OldSig is OldKey's signature and NewSig NewKey's countersignature,
-// both over SignedBytes. Its JSON form is
+// RotatedAt, and (format 2) every message OldKey had signed by then.
+// OldSig is OldKey's signature and NewSig NewKey's countersignature, both
+// over SignedBytes. Its JSON form is
 //
-//	{"payload":{"statement":"appraise-key-rotation","version":"1",
-//	            "tenant":…,"old_pubkey":…,"new_pubkey":…,"rotated_at":…},
+//	{"payload":{"statement":"appraise-key-rotation","version":"2",
+//	            "tenant":…,"old_pubkey":…,"new_pubkey":…,"rotated_at":…,
+//	            "signed":["<sha256 hex>",…]},
 //	 "old_sig":…,"new_sig":…}
 //
-// with keys and signatures in standard base64 with padding and rotated_at in
-// RFC 3339 UTC, whole seconds. ParseRotationStatement reads it back.
+// with keys and signatures in standard base64 with padding, rotated_at in
+// RFC 3339 UTC, whole seconds, and signed in ascending order without
+// repeats. A format-1 statement has version "1" and no signed member.
+// ParseRotationStatement reads both.
+//
+// Why the list: a signature carries no trusted time. Whoever holds a
+// retired key can sign a new report and date it before the rotation, and
+// nothing in the report tells it apart from one signed in time. The list,
+// signed by both keys when the old one is retired, is the bound a verifier
+// can check: the old key vouches for exactly the messages it names.
 type RotationStatement struct {
 	// Tenant owns both keys.
 	Tenant string
@@ -33,6 +54,12 @@ type RotationStatement struct {
 	NewKey ed25519.PublicKey
 	// RotatedAt is when OldKey was retired, UTC, whole seconds.
 	RotatedAt time.Time
+	// Signed holds the SHA-256 digest of every message OldKey signed
+	// before it was retired (for a report: the hash of its canonical
+	// payload), sorted, from the key directory's signing ledger (see
+	// RecordSigned). It is nil in a format-1 statement, which vouches for
+	// nothing; an empty, non-nil list says the old key signed nothing.
+	Signed [][sha256.Size]byte
 	// OldSig is OldKey's signature of SignedBytes.
 	OldSig []byte
 	// NewSig is NewKey's signature of SignedBytes.
@@ -41,12 +68,13 @@ type RotationStatement struct {
 
 // statementPayload is the signed part of a statement on the wire.
 type statementPayload struct {
-	Statement string `json:"statement"`
-	Version   string `json:"version"`
-	Tenant    string `json:"tenant"`
-	OldPubKey string `json:"old_pubkey"`
-	NewPubKey string `json:"new_pubkey"`
-	RotatedAt string `json:"rotated_at"`
+	Statement string    `json:"statement"`
+	Version   string    `json:"version"`
+	Tenant    string    `json:"tenant"`
+	OldPubKey string    `json:"old_pubkey"`
+	NewPubKey string    `json:"new_pubkey"`
+	RotatedAt string    `json:"rotated_at"`
+	Signed    *[]string `json:"signed,omitempty"`
 }
 
 // statementWire is a whole statement on the wire.
@@ -56,11 +84,16 @@ type statementWire struct {
 	NewSig  string           `json:"new_sig"`
 }
 
-// signRotation makes the statement by which old hands over to next at t.
-func signRotation(old, next *Signer, t time.Time) (*RotationStatement, error) {
+// signRotation makes the statement by which old, having signed the
+// messages with the given digests (sorted, no repeats), hands over to next
+// at t.
+func signRotation(old, next *Signer, t time.Time, signed [][sha256.Size]byte) (*RotationStatement, error) {
+	if signed == nil {
+		signed = [][sha256.Size]byte{}
+	}
 	st := &RotationStatement{
 		Tenant: old.Tenant(), OldKey: old.Public(), NewKey: next.Public(),
-		RotatedAt: t.UTC().Truncate(time.Second),
+		RotatedAt: t.UTC().Truncate(time.Second), Signed: signed,
 	}
 	msg, err := st.SignedBytes()
 	if err != nil {
@@ -73,10 +106,32 @@ func signRotation(old, next *Signer, t time.Time) (*RotationStatement, error) {
 // payload returns the wire form of the signed part.
 func (s *RotationStatement) payload() statementPayload {
 	b64 := base64.StdEncoding.EncodeToString
-	return statementPayload{
-		Statement: statementType, Version: formatVersion, Tenant: s.Tenant,
+	p := statementPayload{
+		Statement: statementType, Version: statementV1, Tenant: s.Tenant,
 		OldPubKey: b64(s.OldKey), NewPubKey: b64(s.NewKey), RotatedAt: formatTime(s.RotatedAt),
 	}
+	if s.Signed != nil {
+		list := make([]string, len(s.Signed))
+		for i, d := range s.Signed {
+			list[i] = hex.EncodeToString(d[:])
+		}
+		p.Version, p.Signed = statementV2, &list
+	}
+	return p
+}
+
+// Bounded reports whether the statement lists what the old key signed
+// (format 2). A format-1 statement bounds nothing, so Vouches is false
+// for every digest.
+func (s *RotationStatement) Bounded() bool {
+	return s.Signed != nil
+}
+
+// Vouches reports whether digest is among the messages the old key signed
+// before this statement retired it.
+func (s *RotationStatement) Vouches(digest [sha256.Size]byte) bool {
+	_, found := slices.BinarySearchFunc(s.Signed, digest, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
+	return found
 }
 
 // SignedBytes returns the bytes both keys sign: the RFC 8785 canonical JSON
@@ -145,8 +200,12 @@ func ParseRotationStatement(b []byte) (*RotationStatement, error) {
 // statement converts and checks the wire form.
 func (w *statementWire) statement() (*RotationStatement, error) {
 	p := w.Payload
-	if p.Statement != statementType || p.Version != formatVersion {
-		return nil, fmt.Errorf("statement %q version %q, want %q version %q", p.Statement, p.Version, statementType, formatVersion)
+	if p.Statement != statementType || (p.Version != statementV1 && p.Version != statementV2) {
+		return nil, fmt.Errorf("statement %q version %q, want %q version %q or %q", p.Statement, p.Version, statementType, statementV2, statementV1)
+	}
+	signed, err := parseSigned(p.Version, p.Signed)
+	if err != nil {
+		return nil, err
 	}
 	if err := ValidateTenant(p.Tenant); err != nil {
 		return nil, err
@@ -169,7 +228,32 @@ func (w *statementWire) statement() (*RotationStatement, error) {
 		return nil, err
 	}
 	return &RotationStatement{Tenant: p.Tenant, OldKey: oldKey.key, NewKey: newKey.key,
-		RotatedAt: at, OldSig: oldSig, NewSig: newSig}, nil
+		RotatedAt: at, Signed: signed, OldSig: oldSig, NewSig: newSig}, nil
+}
+
+// parseSigned checks a statement's list of digests: absent in format 1;
+// present in format 2, lowercase hex, ascending, without repeats (the only
+// order SignedBytes writes).
+func parseSigned(version string, list *[]string) ([][sha256.Size]byte, error) {
+	switch {
+	case version == statementV1 && list != nil:
+		return nil, errors.New("a version 1 statement has no signed member")
+	case version == statementV1:
+		return nil, nil
+	case list == nil:
+		return nil, errors.New("a version 2 statement lists what the old key signed: signed is missing")
+	}
+	out := make([][sha256.Size]byte, len(*list))
+	for i, h := range *list {
+		if len(h) != 2*sha256.Size || !isLowerHex([]byte(h)) {
+			return nil, fmt.Errorf("signed[%d] %q is not a lowercase hex SHA-256 digest", i, h)
+		}
+		hex.Decode(out[i][:], []byte(h))
+		if i > 0 && bytes.Compare(out[i-1][:], out[i][:]) >= 0 {
+			return nil, fmt.Errorf("signed[%d] is not after signed[%d]: the list must ascend without repeats", i, i-1)
+		}
+	}
+	return out, nil
 }
 
 // parseSignature decodes a base64 Ed25519 signature.
@@ -194,29 +278,46 @@ type Lineage struct {
 
 // Chain reports whether signer is trusted itself or a predecessor of
 // trusted through verified statements, signer → … → trusted. Statements that
-// fail Verify are ignored. Callers should refuse what signer signed after the
-// returned RetiredAt. When there is no such chain the error wraps
-// ErrNotInChain.
+// fail Verify are ignored. Callers accept from a predecessor only what the
+// first statement of the path vouches for (RotationStatement.Vouches). When
+// there is no such chain the error wraps ErrNotInChain. To ask about many
+// signers, build Rotations once: Chain verifies every statement each call.
 func Chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (*Lineage, error) {
+	return NewRotations(statements).Chain(trusted, signer)
+}
+
+// Rotations is a set of statements, each verified once, to follow many
+// chains through. It is safe for concurrent use.
+type Rotations struct {
+	next map[string][]*RotationStatement // old key → verified statements retiring it
+	bad  int                             // statements that failed Verify
+}
+
+// NewRotations verifies each statement once and keeps those that verify.
+func NewRotations(statements []*RotationStatement) *Rotations {
+	r := &Rotations{next: make(map[string][]*RotationStatement)}
+	for _, st := range statements {
+		if st == nil || st.Verify() != nil {
+			r.bad++
+			continue
+		}
+		r.next[string(st.OldKey)] = append(r.next[string(st.OldKey)], st)
+	}
+	return r
+}
+
+// Chain is the package's Chain over r's verified statements.
+func (r *Rotations) Chain(trusted, signer ed25519.PublicKey) (*Lineage, error) {
 	if len(trusted) != ed25519.PublicKeySize || len(signer) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("keys: chain: public keys must be %d bytes", ed25519.PublicKeySize)
 	}
 	if signer.Equal(trusted) {
 		return &Lineage{}, nil
 	}
-	next := make(map[string][]*RotationStatement) // old key → statements retiring it
-	bad := 0
-	for _, st := range statements {
-		if st == nil || st.Verify() != nil {
-			bad++
-			continue
-		}
-		next[string(st.OldKey)] = append(next[string(st.OldKey)], st)
-	}
-	path := findPath(next, signer, trusted)
+	path := findPath(r.next, signer, trusted)
 	if path == nil {
 		return nil, fmt.Errorf("keys: chain: %s → %s: %w (%d statements ignored as unverifiable)",
-			Fingerprint(signer), Fingerprint(trusted), ErrNotInChain, bad)
+			Fingerprint(signer), Fingerprint(trusted), ErrNotInChain, r.bad)
 	}
 	for _, st := range path {
 		if st.Tenant != path[0].Tenant {
@@ -224,7 +325,7 @@ func Chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (
 		}
 	}
 	retired := path[0].RotatedAt
-	for _, st := range next[string(signer)] {
+	for _, st := range r.next[string(signer)] {
 		if st.RotatedAt.Before(retired) {
 			retired = st.RotatedAt
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"filippo.io/age/armor"
@@ -23,10 +25,16 @@ const (
 	formatVersion = "1"
 )
 
-// Signer is an unlocked tenant key. It lives only in memory.
+// Signer is an unlocked tenant key. It lives only in memory, with the
+// digests of what it has signed until RecordSigned writes them down. It is
+// safe for concurrent use.
 type Signer struct {
 	tenant string
 	priv   ed25519.PrivateKey
+
+	mu       sync.Mutex
+	signed   [][sha256.Size]byte // SHA-256 of each message signed
+	recorded int                 // how many of signed RecordSigned wrote
 }
 
 // GenerateSigner returns a new random key for tenant, held only in memory.
@@ -42,8 +50,13 @@ func GenerateSigner(tenant string) (*Signer, error) {
 	return &Signer{tenant: tenant, priv: priv}, nil
 }
 
-// Sign returns the Ed25519 signature of msg.
+// Sign returns the Ed25519 signature of msg, and remembers msg's SHA-256
+// digest for RecordSigned.
 func (s *Signer) Sign(msg []byte) []byte {
+	d := sha256.Sum256(msg)
+	s.mu.Lock()
+	s.signed = append(s.signed, d)
+	s.mu.Unlock()
 	return ed25519.Sign(s.priv, msg)
 }
 
@@ -171,6 +184,11 @@ func (k *storedKey) archiveName() string {
 
 // readCurrent reads dir/key.json, mapping its absence to ErrNoKey.
 func readCurrent(dir string) (*storedKey, error) {
+	if err := checkDirs(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("keys: %s: %w", dir, ErrNoKey)
+	} else if err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, keyFileName)
 	k, err := readKey(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -11,6 +11,10 @@ import (
 	"syscall"
 )
 
+// openReadFlags open a file for reading without blocking on a FIFO put
+// in its place.
+const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK
+
 // lockDir takes an exclusive flock(2) on dir/.lock without waiting, so that
 // Init and Rotate never interleave. The kernel drops the lock if the process
 // dies, so a crash never leaves the directory locked. Call unlock when done.
@@ -24,6 +28,20 @@ func lockDir(dir string) (unlock func(), err error) {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("keys: %s: %w", dir, ErrBusy)
 		}
+		return nil, fmt.Errorf("keys: lock %s: %w", dir, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// lockDirWait takes the same lock as lockDir, waiting for another holder
+// (a rotation) to finish.
+func lockDirWait(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockFileName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("keys: lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("keys: lock %s: %w", dir, err)
 	}
 	return func() { f.Close() }, nil
@@ -45,11 +63,43 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// checkPermissions refuses a key file that group or others may access.
+// checkPermissions refuses a key file that group or others may access, or
+// that another user owns.
 func checkPermissions(path string, fi fs.FileInfo) error {
+	if err := checkOwner(path, fi); err != nil {
+		return err
+	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return fmt.Errorf("keys: %s has mode %04o: %w; run: chmod 600 %s",
 			path, perm, ErrInsecurePermissions, path)
+	}
+	return nil
+}
+
+// checkDirPermissions refuses a key directory (or one of its
+// subdirectories) that group or others may write, or that another user
+// owns: whoever can write it can replace key.json or an archived key.
+func checkDirPermissions(path string, fi fs.FileInfo) error {
+	if err := checkOwner(path, fi); err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("keys: directory %s has mode %04o: %w; run: chmod 700 %s",
+			path, perm, ErrInsecurePermissions, path)
+	}
+	return nil
+}
+
+// checkOwner refuses a file or directory that the effective user does
+// not own.
+func checkOwner(path string, fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if me := os.Geteuid(); int(st.Uid) != me {
+		return fmt.Errorf("keys: %s is owned by uid %d, not by you (uid %d): %w; run: chown %d %s, or use a key directory of your own",
+			path, st.Uid, me, ErrInsecurePermissions, me, path)
 	}
 	return nil
 }

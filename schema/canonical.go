@@ -11,7 +11,6 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/gowebpki/jcs"
 )
 
 // ErrMalformed is wrapped by every failure to read a report's JSON.
@@ -24,7 +23,7 @@ func Canonical(v any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: marshal: %w", err)
 	}
-	return CanonicalizeJSON(raw)
+	return canonicalize(raw)
 }
 
 // CanonicalizeJSON returns the RFC 8785 canonical form of a JSON text.
@@ -33,8 +32,15 @@ func CanonicalizeJSON(raw []byte) ([]byte, error) {
 	if err := checkStrict(raw); err != nil {
 		return nil, err
 	}
-	out, err := jcs.Transform(raw)
-	if err != nil {
+	return canonicalize(raw)
+}
+
+// canonicalize is CanonicalizeJSON for a text already read strictly (or
+// written by this package): jsontext's RFC 8785 canonicalization, which
+// also refuses duplicate names and invalid UTF-8 on its own.
+func canonicalize(raw []byte) ([]byte, error) {
+	out := jsontext.Value(bytes.Clone(raw))
+	if err := out.Canonicalize(); err != nil {
 		return nil, fmt.Errorf("%w: canonicalize: %v", ErrMalformed, err)
 	}
 	return out, nil
@@ -80,8 +86,13 @@ func DecodeStrict(raw []byte, v any) error {
 	if err := checkStrict(raw); err != nil {
 		return err
 	}
-	err := jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(true))
-	if err != nil {
+	return decodeChecked(raw, v)
+}
+
+// decodeChecked is DecodeStrict for a text checkStrict already passed
+// (jsonv2 refuses duplicate names and invalid UTF-8 again on its own).
+func decodeChecked(raw []byte, v any) error {
+	if err := jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return nil

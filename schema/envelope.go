@@ -130,10 +130,12 @@ func read(data []byte, payload any) (*Verified, error) {
 	if err := Validate(env.Signature); err != nil {
 		return nil, fmt.Errorf("signature block: %w", err)
 	}
-	if err := DecodeStrict(env.Payload, payload); err != nil {
+	// The whole file passed checkStrict above: the payload within it is
+	// not scanned again.
+	if err := decodeChecked(env.Payload, payload); err != nil {
 		return nil, fmt.Errorf("payload: %w", err)
 	}
-	signed, err := CanonicalizeJSON(env.Payload)
+	signed, err := canonicalize(env.Payload)
 	if err != nil {
 		return nil, err
 	}

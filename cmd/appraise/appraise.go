@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -18,13 +19,13 @@ import (
 
 // appraiseCmd is the full appraisal: probe, validate, sign, write.
 type appraiseCmd struct {
-	Out       string         `short:"o" default:"." placeholder:"DIR" help:"Directory for the report files."`
+	Out       string         `short:"o" placeholder:"DIR" help:"Directory for the run's report files, written all at once: a new or empty directory, or one holding an earlier run that --overwrite replaces whole (default: reports/<UTC time>)."`
 	Software  bool           `help:"Also appraise software (CPU) adapters such as lavapipe; their cards say so."`
 	Quick     bool           `help:"Fewer samples over smaller sizes: a fast, less precise appraisal."`
 	JSON      bool           `name:"json" help:"Print the result as JSON instead of a table."`
 	Device    string         `placeholder:"SEL" help:"Appraise only this device: an index or address from 'appraise devices', or 'all'."`
 	AmbientC  *float64       `name:"ambient-c" placeholder:"CELSIUS" help:"Ambient inlet temperature, recorded as operator-supplied."`
-	Overwrite bool           `help:"Replace report files of the same name in --out."`
+	Overwrite bool           `help:"Replace the earlier run in --out, all of its files (only files appraise writes; a directory holding others is refused)."`
 	Soak      *time.Duration `placeholder:"DURATION" help:"Thermal soak: how long to hold the device under load (default 2m, 10s with --quick or on a software adapter); 0 skips it."`
 	SoakLoad  string         `name:"soak-load" enum:"auto,gemm,fma" default:"auto" help:"What the soak holds: gemm, the vendor BLAS library's matrix multiply (the heaviest checked load, which draws a GPU to its power limit), fma, the WebGPU vector multiply-add, or auto: gemm where the library is found for the device, else fma."`
 	CoopMat   bool           `name:"coopmat" help:"Also measure matrix-engine GEMMs through VK_KHR_cooperative_matrix, every shape the driver offers."`
@@ -48,10 +49,7 @@ type written struct {
 }
 
 func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
-	if err := c.checkBLAS(); err != nil {
-		return err
-	}
-	if err := c.checkOut(); err != nil {
+	if err := c.check(time.Now()); err != nil {
 		return err
 	}
 	signer, err := unlockSigner(e, g)
@@ -60,26 +58,21 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	}
 	inst, err := gpu.NewInstance()
 	if err != nil {
-		return withCode(exitNoDevice, err, "is a Vulkan driver installed? on a machine without a GPU: apt-get install mesa-vulkan-drivers and pass --software")
+		return noDevice(err)
 	}
 	defer inst.Release()
-	all, err := appraisal.Discover(inst, c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
+	all, warnings, err := appraisal.Discover(inst, c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
 	if err != nil {
-		return withCode(exitNoDevice, err, "")
+		return noDevice(err)
 	}
+	warn(e, warnings)
 	devs, err := appraisal.Select(all, c.Device)
 	if err != nil {
 		return withCode(exitNoDevice, err, "run 'appraise devices' to see what was found and why it was excluded")
 	}
-	if c.Soak != nil && *c.Soak < 0 {
-		return withCode(exitUsage, fmt.Errorf("--soak %s: want a duration of 0 or more", *c.Soak), "")
-	}
 	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, SoakLoad: c.SoakLoad, Version: version,
 		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT"),
 		BLAS:      appraisal.BLASOptions{All: c.BLAS, Load: cublaslt.LoadOptions{Path: c.CuBLASLt, Getenv: e.getenv}}}
-	if c.Tolerance <= 0 || c.Tolerance >= 1 {
-		return withCode(exitUsage, fmt.Errorf("--tolerance %g: want a fraction between 0 and 1", c.Tolerance), "")
-	}
 	opts.CrossCheck = &crosscheck.Config{BabelStream: c.BabelStream, Mixbench: c.Mixbench, Tolerance: c.Tolerance,
 		Required: c.CrossCheck || c.BabelStream != "" || c.Mixbench != ""}
 	pr := newProgress(e)
@@ -97,13 +90,63 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if err != nil {
 		return withCode(exitProbe, err, "nothing was signed")
 	}
-	if err := appraisal.WriteAll(c.Out, files, c.Overwrite); err != nil {
-		if errors.Is(err, appraisal.ErrExists) {
-			return withCode(exitError, err, "choose another --out directory, or pass --overwrite")
-		}
+	if err := signer.record(); err != nil {
 		return err
 	}
+	if err := appraisal.WriteAll(c.Out, files, c.Overwrite); err != nil {
+		return outError(err, "nothing was written")
+	}
 	return c.render(e, run, files)
+}
+
+// check refuses, before the key is unlocked or any device is opened,
+// every option a run could not use (exit 2): a run never fails at its end
+// for what its command line already said.
+func (c *appraiseCmd) check(now time.Time) error {
+	if c.Out == "" {
+		c.Out = filepath.Join("reports", now.UTC().Format("20060102T150405Z"))
+	}
+	if c.Soak != nil && *c.Soak < 0 {
+		return withCode(exitUsage, fmt.Errorf("--soak %s: want a duration of 0 or more", *c.Soak), "")
+	}
+	// The report format's range for ambient_c (schema: gte=-50, lte=80).
+	if a := c.AmbientC; a != nil && !(*a >= -50 && *a <= 80) {
+		return withCode(exitUsage, fmt.Errorf("--ambient-c %g: want an inlet temperature from -50 to 80 °C", *a), "")
+	}
+	if t := c.Tolerance; !(t > 0 && t < 1) {
+		return withCode(exitUsage, fmt.Errorf("--tolerance %g: want a fraction between 0 and 1", t), "")
+	}
+	for flag, bin := range map[string]string{"--babelstream": c.BabelStream, "--mixbench": c.Mixbench} {
+		if _, err := exec.LookPath(bin); bin != "" && err != nil {
+			return withCode(exitUsage, fmt.Errorf("%s %s: %w", flag, bin, err), "name the tool's binary, or leave the flag out to search PATH")
+		}
+	}
+	if err := c.checkBLAS(); err != nil {
+		return err
+	}
+	return outError(appraisal.CheckOut(c.Out, c.Overwrite), "")
+}
+
+// outError gives --out failures their exit code and hint: a directory
+// the run cannot use is a command-line error (exit 2); a failure while
+// writing (disk full) is exit 1.
+func outError(err error, nothing string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, appraisal.ErrExists):
+		return withCode(exitUsage, err, join(nothing, "choose another --out directory, or pass --overwrite to replace that run"))
+	case errors.Is(err, appraisal.ErrUnusableOut):
+		return withCode(exitUsage, err, join(nothing, "name a new directory with --out (it is created), or an empty one"))
+	}
+	return withCode(exitError, err, nothing)
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // checkBLAS refuses, before anything is probed, a --cublaslt that is not
@@ -124,20 +167,6 @@ func (c *appraiseCmd) checkBLAS() error {
 	return nil
 }
 
-// checkOut refuses, before any probe runs, an --out that already holds
-// card reports, unless --overwrite: a run never replaces a report silently.
-func (c *appraiseCmd) checkOut() error {
-	if c.Overwrite {
-		return nil
-	}
-	m, _ := filepath.Glob(filepath.Join(c.Out, "card-*.appraisal.json"))
-	if len(m) > 0 {
-		return withCode(exitError, fmt.Errorf("%w: %s holds reports of an earlier run (%s)", appraisal.ErrExists, c.Out, filepath.Base(m[0])),
-			"choose another --out directory, or pass --overwrite")
-	}
-	return nil
-}
-
 // refuse handles a cross-check disagreement: nothing is signed; drafts
 // are written only when asked for.
 func (c *appraiseCmd) refuse(e *env, run *appraisal.Run, err error) error {
@@ -148,7 +177,7 @@ func (c *appraiseCmd) refuse(e *env, run *appraisal.Run, err error) error {
 			derr = appraisal.WriteAll(c.Out, files, c.Overwrite)
 		}
 		if derr != nil {
-			return derr
+			return outError(derr, "nothing was signed or written")
 		}
 		hint = "nothing was signed; unsigned drafts are in " + c.Out
 	}

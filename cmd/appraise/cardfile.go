@@ -4,29 +4,40 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 
+	"github.com/everycycle/appraise/internal/verify"
+	"github.com/everycycle/appraise/keys"
 	"github.com/everycycle/appraise/schema"
 )
 
 // cardHint is what compare and plot say when given something else.
 const cardHint = "give a card report: a card-*.appraisal.json file as appraise writes it (appraise verify DIR lists them)"
 
-// readCardFile reads and verifies one card report. A file that is plainly
-// something else (a box report, a key, a schema) is a usage error (exit 2)
-// that says what the file is; one that is empty or not JSON may be a
-// damaged card (exit 3, as for a card that fails to verify).
-func readCardFile(path string) (*schema.CardPayload, error) {
-	data, err := os.ReadFile(path)
+// readCardFile reads one card report (bounded as verify reads), verifies
+// it and judges its key by pol: a card the pinned key does not vouch for
+// is refused (exit 3), and one read with no key pinned is warned about. A
+// file that is plainly something else (a box report, a key, a schema) is a
+// usage error (exit 2) that says what the file is; one that is empty or
+// not JSON may be a damaged card (exit 3, as for a card that fails to
+// verify).
+func readCardFile(e *env, path string, pol verify.Policy) (*schema.CardPayload, error) {
+	data, err := verify.ReadFile(path, verify.MaxFileBytes)
 	if err != nil {
-		return nil, err
+		return nil, withCode(exitUsage, err, cardHint)
 	}
 	if what, code := notACard(data); what != "" {
 		return nil, withCode(code, fmt.Errorf("%s is %s, not a card report", path, what), cardHint)
 	}
-	p, _, err := schema.ReadCard(data)
+	p, v, err := schema.ReadCard(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	trust, _, err := pol.Judge(v)
+	if err != nil {
+		return nil, withCode(exitVerify, fmt.Errorf("%s: %w", path, err), "")
+	}
+	if trust == verify.TrustUnpinned {
+		warnUnpinned(e, path, verify.Verdict{Fingerprint: keys.Fingerprint(v.PublicKey)})
 	}
 	return p, nil
 }

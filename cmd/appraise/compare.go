@@ -19,6 +19,7 @@ type compareCmd struct {
 	B     string `arg:"" type:"existingfile" help:"Card report to compare with the baseline."`
 	Force bool   `help:"Compare even when the probe environments differ."`
 	JSON  bool   `name:"json" help:"Print JSON instead of a table."`
+	trustFlags
 }
 
 // comparison is what compare prints.
@@ -30,11 +31,15 @@ type comparison struct {
 }
 
 func (c *compareCmd) Run(e *env) error {
-	a, err := readCardFile(c.A)
+	pol, err := c.policy()
 	if err != nil {
 		return err
 	}
-	b, err := readCardFile(c.B)
+	a, err := readCardFile(e, c.A, pol)
+	if err != nil {
+		return err
+	}
+	b, err := readCardFile(e, c.B, pol)
 	if err != nil {
 		return err
 	}

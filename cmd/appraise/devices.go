@@ -16,10 +16,11 @@ type devicesCmd struct {
 }
 
 func (c *devicesCmd) Run(e *env) error {
-	cands, err := listCandidates(c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
+	cands, warnings, err := listCandidates(c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
 	if err != nil {
-		return err
+		return noDevice(err)
 	}
+	warn(e, warnings)
 	if c.JSON {
 		return e.printJSON(devicesJSON(cands))
 	}
@@ -38,13 +39,26 @@ func (c *devicesCmd) Run(e *env) error {
 }
 
 // listCandidates enumerates the adapters and classifies them.
-func listCandidates(software bool, sysfsRoot string) ([]appraisal.Candidate, error) {
+func listCandidates(software bool, sysfsRoot string) ([]appraisal.Candidate, []error, error) {
 	inst, err := gpu.NewInstance()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer inst.Release()
 	return appraisal.Discover(inst, software, sysfsRoot)
+}
+
+// noDevice gives a failure to find any adapter its exit code (4) and
+// hint, the same for appraise and devices.
+func noDevice(err error) error {
+	return withCode(exitNoDevice, err, "is a Vulkan driver installed? on a machine without a GPU: apt-get install mesa-vulkan-drivers and pass --software")
+}
+
+// warn prints each warning on stderr in the house voice.
+func warn(e *env, warnings []error) {
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "appraise: warning: %v\n", w)
+	}
 }
 
 func yesNo(b bool) string {

@@ -3,44 +3,85 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/everycycle/appraise/schema"
 )
 
-// Exit codes. Keep this table, description and the README in step.
+// Exit codes. Each has one meaning, given in exitCodes.
 const (
-	exitOK          = 0 // success
-	exitError       = 1 // any other failure
-	exitUsage       = 2 // bad command line, or a file of the wrong kind
-	exitVerify      = 3 // a report failed verification, or its key is not trusted
-	exitNoDevice    = 4 // no device to appraise
-	exitProbe       = 5 // a probe or its reference check failed: nothing was signed
-	exitEnvDiffers  = 6 // compare: probe environments differ (use --force)
-	exitKey         = 7 // key missing, locked, wrong passphrase or unsafe permissions
-	exitCrossCheck  = 8 // --cross-check: a standard tool disagrees: nothing was signed
-	exitConsistency = 9 // two figures of a GPU's card that measure the same thing disagree after re-measuring: nothing was signed
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitVerify      = 3
+	exitNoDevice    = 4
+	exitProbe       = 5
+	exitEnvDiffers  = 6
+	exitKey         = 7
+	exitCrossCheck  = 8
+	exitConsistency = 9
 	exitInterrupted = 130
+	exitKilled      = 137
+	exitAborted     = 134
+	exitSegfault    = 139
 )
 
-const description = `Measures what a physical GPU can actually do, writes it down as a validated
-capability vector, and signs it.
+// exitCodes is the one table of exit codes and their meanings: --help
+// prints it and the README lists it (TestExitCodeTableInREADME keeps the
+// two in step). The last three are not returned by appraise but are what
+// a shell reports when it dies by a signal (128 + the signal's number);
+// whatever the code, a run's report files are all written or none is.
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "success"},
+	{exitError, "any other failure: the filesystem (a full disk, a read-only directory) or a tool that could not run; with --cross-check, a tool not found (nothing was probed)"},
+	{exitUsage, "bad command line, found before anything is probed or unlocked: an option out of range, an --out the run cannot use, a file of the wrong kind (compare or plot given a box report, a key, a schema)"},
+	{exitVerify, "a report failed verification, or its key is not trusted"},
+	{exitNoDevice, "no device to appraise: no Vulkan adapter at all, or none included (appraise devices says why)"},
+	{exitProbe, "a probe or its reference check failed: nothing was signed"},
+	{exitEnvDiffers, "compare: probe environments differ (use --force)"},
+	{exitKey, "the signing key: missing, already there (keys init), in use by another appraise, wrong passphrase or identity, corrupt, unsafe permissions, or rotated during the run"},
+	{exitCrossCheck, "--cross-check: a standard tool disagrees: nothing was signed"},
+	{exitConsistency, "two figures of a GPU's card that measure the same thing disagree beyond their rule, also after re-measuring: nothing was signed"},
+	{exitInterrupted, "interrupted (SIGINT or SIGTERM): nothing was signed"},
+	{exitAborted, "crashed: a Go runtime error or panic (SIGABRT, traceback on stderr)"},
+	{exitKilled, "killed (SIGKILL), e.g. by the out-of-memory killer"},
+	{exitSegfault, "crashed in native code (SIGSEGV), e.g. in a Vulkan driver"},
+}
 
-Exit codes:
-  0  success
-  1  any other failure
-  2  bad command line, or a file of the wrong kind (a box given for a card)
-  3  a report failed verification, or its key is not trusted
-  4  no device to appraise
-  5  a probe or its reference check failed: nothing was signed
-  6  compare: probe environments differ (use --force)
-  7  key missing, locked, wrong passphrase or unsafe permissions
-  8  --cross-check: a standard tool disagrees: nothing was signed
-  9  two figures of a GPU's card that measure the same thing disagree
-     beyond their rule, also after re-measuring: nothing was signed
-  130 interrupted`
+// description is the command's help text, ending with the exit codes.
+func description() string {
+	var b strings.Builder
+	b.WriteString("Measures what a physical GPU can actually do, writes it down as a validated\ncapability vector, and signs it.\n\nExit codes:")
+	for _, c := range exitCodes {
+		fmt.Fprintf(&b, "\n  %-4d %s", c.code, wrap(c.meaning, 66, "\n       "))
+	}
+	return b.String()
+}
+
+// wrap breaks s into lines of at most width characters at spaces, joined
+// by sep.
+func wrap(s string, width int, sep string) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), sep)
+}
 
 // codedError carries an exit code and an optional hint for the user.
 type codedError struct {

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/everycycle/appraise/internal/export"
+	"github.com/everycycle/appraise/internal/verify"
 	"github.com/everycycle/appraise/keys"
 	"github.com/everycycle/appraise/schema"
 )
@@ -34,32 +34,18 @@ type pinnedCards struct {
 // of each card is read again for its bytes and must be the very report
 // that verified (same canonical payload, same key).
 func (p pinnedCards) load(paths []string) ([]export.Card, error) {
-	v := &verifyCmd{Paths: paths, Trust: p.Trust, Rotations: p.Rotations}
-	pol, err := v.trustPolicy()
+	pol, err := trustFlags{Trust: p.Trust, Rotations: p.Rotations}.policy()
 	if err != nil {
 		return nil, err
 	}
-	files, fromDir, err := expand(paths, "*.appraisal.json")
+	verdicts, err := verify.Files(paths, verify.Options{Policy: pol})
 	if err != nil {
 		return nil, withCode(exitUsage, err, "")
 	}
-	reports, outs := readReports(files)
-	boxes := map[string]*reportFile{}
-	for _, r := range reports {
-		if r != nil && r.box != nil {
-			boxes[r.verified.Hash] = r
-		}
-	}
-	for i, r := range reports {
-		if r != nil {
-			outs[i] = pol.judge(r, boxes, true)
-		}
-	}
-	wholeRuns(reports, outs, fromDir)
 	var failed []string
-	for _, o := range outs {
-		if !o.OK || (o.Trust != "pinned" && o.Trust != "rotated") {
-			failed = append(failed, fmt.Sprintf("%s: %s", o.File, o.Error))
+	for _, v := range verdicts {
+		if !v.OK || (v.Trust != verify.TrustPinned && v.Trust != verify.TrustRotated) {
+			failed = append(failed, fmt.Sprintf("%s: %s", v.File, cmp.Or(v.Error, "signed by a key the pinned one does not vouch for")))
 		}
 	}
 	if len(failed) > 0 {
@@ -67,11 +53,11 @@ func (p pinnedCards) load(paths []string) ([]export.Card, error) {
 			"'appraise verify --trust KEY' on the same files says more")
 	}
 	var cards []export.Card
-	for _, r := range reports {
-		if r == nil || r.card == nil {
+	for _, v := range verdicts {
+		if v.Kind != verify.KindCard {
 			continue
 		}
-		c, err := reread(r)
+		c, err := reread(v)
 		if err != nil {
 			return nil, err
 		}
@@ -85,16 +71,16 @@ func (p pinnedCards) load(paths []string) ([]export.Card, error) {
 
 // reread reads a verified card's file again for its bytes and checks
 // that they are the report that verified.
-func reread(r *reportFile) (export.Card, error) {
-	data, err := os.ReadFile(r.path)
+func reread(v verify.Verdict) (export.Card, error) {
+	data, err := verify.ReadFile(v.File, verify.MaxFileBytes)
 	if err != nil {
 		return export.Card{}, err
 	}
-	p, v, err := schema.ReadCard(data)
-	if err != nil || v.Hash != r.verified.Hash || !bytes.Equal(v.PublicKey, r.verified.PublicKey) {
-		return export.Card{}, withCode(exitVerify, fmt.Errorf("%s changed while it was read", r.path), "")
+	p, got, err := schema.ReadCard(data)
+	if err != nil || got.Hash != v.Hash || keys.Fingerprint(got.PublicKey) != v.Fingerprint {
+		return export.Card{}, withCode(exitVerify, fmt.Errorf("%s changed while it was read", v.File), "")
 	}
-	return export.Card{Path: r.path, File: data, Payload: p, Tenant: v.Signature.TenantIdentity, KeyFingerprint: keys.Fingerprint(v.PublicKey)}, nil
+	return export.Card{Path: v.File, File: data, Payload: p, Tenant: got.Signature.TenantIdentity, KeyFingerprint: keys.Fingerprint(got.PublicKey)}, nil
 }
 
 // devices picks the newest card of each device, refusing a software

@@ -44,10 +44,17 @@ func (f protectionFlags) encryption(e *env, g *globals, prompt string) (keys.Enc
 	return enc, nil
 }
 
-// decryption unlocks the current key with the --identity file when given,
-// else with a passphrase.
-func decryption(e *env, g *globals, prompt string) (keys.Decryption, error) {
-	if g.Identity == "" {
+// unlockWith gathers what unlocks the current key: the --identity file
+// for a key encrypted to age recipients, else a passphrase. Given the
+// wrong kind for the key, it says so before prompting for anything.
+func unlockWith(e *env, g *globals, cur *keys.KeyInfo, prompt string) (keys.Decryption, error) {
+	switch {
+	case cur.Protection == keys.ProtectionPassphrase && g.Identity != "":
+		return keys.Decryption{}, withCode(exitKey, fmt.Errorf("--identity %s: %w", g.Identity, keys.ErrPassphraseProtected),
+			"drop --identity, and set APPRAISE_PASSPHRASE or pass --passphrase-file FILE")
+	case cur.Protection == keys.ProtectionRecipients && g.Identity == "":
+		return keys.Decryption{}, withCode(exitKey, keys.ErrRecipientsProtected, "pass --identity FILE with an age identity of one of the key's recipients")
+	case g.Identity == "":
 		pass, err := passphraseSource(e, g).Passphrase(prompt, false)
 		if err != nil {
 			return keys.Decryption{}, keyError(err)
@@ -56,7 +63,7 @@ func decryption(e *env, g *globals, prompt string) (keys.Decryption, error) {
 	}
 	file, err := os.Open(g.Identity)
 	if err != nil {
-		return keys.Decryption{}, err
+		return keys.Decryption{}, withCode(exitUsage, fmt.Errorf("--identity: %w", err), "")
 	}
 	defer file.Close()
 	ids, err := keys.ParseIdentities(file, nil)
@@ -173,11 +180,15 @@ type keysRotateCmd struct {
 }
 
 func (c *keysRotateCmd) Run(e *env, g *globals) error {
-	dir, err := keyDir(e, g)
+	dir, info, err := loadPublic(e, g)
 	if err != nil {
 		return err
 	}
-	dec, err := decryption(e, g, "Passphrase of the current key: ")
+	if info.Current.Protection == keys.ProtectionRecipients && len(c.Recipient) == 0 {
+		return withCode(exitUsage, errors.New("the current key is encrypted to age recipients, and no -r names the new key's"),
+			"pass -r RECIPIENT for each recipient of the new key (a rotation keeps the protection it is given, never a passphrase by default)")
+	}
+	dec, err := unlockWith(e, g, info.Current, "Passphrase of the current key: ")
 	if err != nil {
 		return err
 	}
@@ -229,13 +240,24 @@ func passphraseSource(e *env, g *globals) keys.PassphraseSource {
 	return src
 }
 
+// signingKey is the unlocked current key and the directory it came from,
+// whose ledger records what it signs.
+type signingKey struct {
+	dir string
+	*keys.Signer
+}
+
 // unlockSigner loads and unlocks the current key for signing reports.
-func unlockSigner(e *env, g *globals) (*keys.Signer, error) {
+func unlockSigner(e *env, g *globals) (*signingKey, error) {
 	dir, err := keyDir(e, g)
 	if err != nil {
 		return nil, err
 	}
-	dec, err := decryption(e, g, "Passphrase of the signing key: ")
+	cur, err := keys.LoadCurrent(dir) // a missing or unsafe key is said before any prompt
+	if err != nil {
+		return nil, keyError(err)
+	}
+	dec, err := unlockWith(e, g, cur, "Passphrase of the signing key: ")
 	if err != nil {
 		return nil, err
 	}
@@ -243,25 +265,52 @@ func unlockSigner(e *env, g *globals) (*keys.Signer, error) {
 	if err != nil {
 		return nil, keyError(err)
 	}
-	return s, nil
+	if err := keys.CheckLedger(dir, s); err != nil { // before any probe, not after
+		return nil, keyError(fmt.Errorf("the signing ledger, which lets a rotation vouch for what this key signs: %w", err))
+	}
+	return &signingKey{dir: dir, Signer: s}, nil
 }
 
-// keyError gives key failures their exit code and a hint.
+// record writes what the key signed into its ledger, before the reports
+// are published: a later rotation then vouches for them (keys.RecordSigned).
+func (k *signingKey) record() error {
+	if err := keys.RecordSigned(k.dir, k.Signer); err != nil {
+		return keyError(fmt.Errorf("%w (nothing was written)", err))
+	}
+	return nil
+}
+
+// keyHints are the key conditions exit 7 stands for, each with its hint.
+var keyHints = []struct {
+	err  error
+	hint string
+}{
+	{keys.ErrNoKey, "create one with: appraise keys init --tenant NAME"},
+	{keys.ErrKeyExists, "rotate it with 'appraise keys rotate', or pass another --key-dir"},
+	{keys.ErrNoPassphrase, "set APPRAISE_PASSPHRASE or pass --passphrase-file FILE"},
+	{keys.ErrEmptyPassphrase, "set APPRAISE_PASSPHRASE or pass --passphrase-file FILE"},
+	{keys.ErrPassphraseMismatch, "type the same passphrase twice"},
+	{keys.ErrWrongPassphrase, "check APPRAISE_PASSPHRASE or --passphrase-file"},
+	{keys.ErrPassphraseProtected, "drop --identity, and set APPRAISE_PASSPHRASE or pass --passphrase-file FILE"},
+	{keys.ErrRecipientsProtected, "pass --identity FILE with an age identity of one of the key's recipients"},
+	{keys.ErrWrongIdentity, "the identity file does not unlock this key"},
+	{keys.ErrInsecurePermissions, "the key directory and its files must be yours and writable by you alone"},
+	{keys.ErrCorruptKey, "restore the key directory from a backup"},
+	{keys.ErrBusy, "wait for the other appraise process to finish"},
+	{keys.ErrRotated, "the key was rotated while this run signed: appraise again with the new key"},
+}
+
+// keyError gives key failures exit 7 and a hint; any other failure of the
+// key store (a full disk, a read-only home directory) is exit 1.
 func keyError(err error) error {
-	hint := ""
-	switch {
-	case errors.Is(err, keys.ErrNoKey):
-		hint = "create one with: appraise keys init --tenant NAME"
-	case errors.Is(err, keys.ErrNoPassphrase):
-		hint = "set APPRAISE_PASSPHRASE or pass --passphrase-file FILE"
-	case errors.Is(err, keys.ErrWrongPassphrase):
-		hint = "check APPRAISE_PASSPHRASE or --passphrase-file"
-	case errors.Is(err, keys.ErrInsecurePermissions):
-		hint = "the private key must be readable by you alone"
+	for _, k := range keyHints {
+		if errors.Is(err, k.err) {
+			return withCode(exitKey, err, k.hint)
+		}
 	}
 	var nm *age.NoIdentityMatchError
 	if errors.As(err, &nm) {
-		hint = "the identity file does not unlock this key"
+		return withCode(exitKey, err, "the identity file does not unlock this key")
 	}
-	return withCode(exitKey, err, hint)
+	return withCode(exitError, err, "")
 }

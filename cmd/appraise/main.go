@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"syscall"
 
 	"github.com/alecthomas/kong"
 )
@@ -61,12 +63,19 @@ func (e *env) printJSON(v any) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	setCrashMode()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], &env{
 		ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stderr),
 	})
 	stop()
 	os.Exit(code)
+}
+
+// setCrashMode makes a Go runtime crash die by SIGABRT (exit 134 in a
+// shell) instead of exiting 2, which means a bad command line.
+func setCrashMode() {
+	debug.SetTraceback("crash")
 }
 
 // run parses args, runs the chosen command and returns the exit code.
@@ -75,7 +84,7 @@ func run(ctx context.Context, args []string, e *env) int {
 	exit := -1
 	parser, err := kong.New(&c,
 		kong.Name("appraise"),
-		kong.Description(description),
+		kong.Description(description()),
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { exit = code }),
 		kong.UsageOnError(),

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/keys"
 )
 
 var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the testscripts")
@@ -22,6 +24,12 @@ func TestMain(m *testing.M) {
 		"appraise": func() {
 			ctx := context.Background()
 			os.Exit(run(ctx, os.Args[1:], &env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
+		},
+		// appraise-panic crashes as a bug in appraise would, with main's
+		// crash mode: the exit status is the table's, not 2.
+		"appraise-panic": func() {
+			setCrashMode()
+			panic("appraise-panic: a crash on purpose")
 		},
 	})
 }
@@ -37,6 +45,46 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: condition,
 	})
+}
+
+// TestExitCodeTableInREADME: the README's table of exit codes is the one
+// --help prints (exitCodes), row for row.
+func TestExitCodeTableInREADME(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "### Exit codes\n")
+	if !ok {
+		t.Fatal("README has no '### Exit codes' section")
+	}
+	var rows []string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if len(rows) > 0 {
+				break // the end of the table
+			}
+			continue // the text before it
+		}
+		rows = append(rows, line)
+	}
+	if len(rows) > 2 {
+		rows = rows[2:] // the header and its rule
+	}
+	var want []string
+	for _, c := range exitCodes {
+		want = append(want, fmt.Sprintf("| %d | %s |", c.code, c.meaning))
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("README exit codes:\n%s\nwant (from exitCodes):\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	seen := map[int]bool{}
+	for _, c := range exitCodes {
+		if seen[c.code] {
+			t.Errorf("exit code %d has two meanings", c.code)
+		}
+		seen[c.code] = true
+	}
 }
 
 // condition answers [adapter]: whether any WebGPU adapter, software ones
@@ -80,19 +128,37 @@ func globOne(ts *testscript.TestScript, pattern string) string {
 	return m[0]
 }
 
-// cmdSignFixture implements "signfixture DIR": it unlocks the signing key
-// as an appraisal does (unlockSigner: APPRAISE_KEY_DIR, APPRAISE_PASSPHRASE)
-// and writes a fixture box and card signed by it into DIR. Scripts use it
-// for reports signed by a key the script made, where the figures do not
-// matter and a real appraisal would only cost time.
+// cmdSignFixture implements "signfixture [-old] DIR": it unlocks the
+// signing key as an appraisal does (unlockSigner: APPRAISE_KEY_DIR,
+// APPRAISE_PASSPHRASE), writes a fixture box and card signed by it into
+// DIR and records them in the key's ledger. With -old it signs instead
+// with the key directory's archived (retired) key, other figures, and
+// records nothing: what a thief of a retired key could sign. Scripts use
+// it for reports signed by a key the script made, where the figures do
+// not matter and a real appraisal would only cost time.
 func cmdSignFixture(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: signfixture DIR")
+	old := len(args) == 2 && args[0] == "-old"
+	if neg || len(args) != 1 && !old {
+		ts.Fatalf("usage: signfixture [-old] DIR")
 	}
+	dir := args[len(args)-1]
 	e := &env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard, getenv: ts.Getenv}
-	s, err := unlockSigner(e, &globals{KeyDir: ts.Getenv("APPRAISE_KEY_DIR")})
+	g := &globals{KeyDir: ts.Getenv("APPRAISE_KEY_DIR")}
+	if old {
+		pub, err := keys.LoadPublic(g.KeyDir)
+		ts.Check(err)
+		if len(pub.Archived) == 0 {
+			ts.Fatalf("signfixture -old: no archived key")
+		}
+		s, err := keys.LoadArchivedSigner(g.KeyDir, pub.Archived[0].Fingerprint(), keys.Decryption{Passphrase: ts.Getenv("APPRAISE_PASSPHRASE")})
+		ts.Check(err)
+		ts.Check(writeSignedPair(ts.MkAbs(dir), s, "575.57.08", 2))
+		return
+	}
+	s, err := unlockSigner(e, g)
 	ts.Check(err)
-	ts.Check(writeSignedPair(ts.MkAbs(args[0]), s, "580.159.04", 1))
+	ts.Check(writeSignedPair(ts.MkAbs(dir), s, "580.159.04", 1))
+	ts.Check(s.record())
 }
 
 // cmdReplace implements "replace GLOB REGEXP REPLACEMENT": it replaces the

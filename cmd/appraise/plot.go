@@ -15,10 +15,15 @@ import (
 type plotCmd struct {
 	Card string `arg:"" type:"existingfile" help:"Card report to plot."`
 	Out  string `short:"o" placeholder:"FILE.svg" help:"Write the SVG here (default: beside the card, named like it with .svg)."`
+	trustFlags
 }
 
 func (c *plotCmd) Run(e *env) error {
-	p, err := readCardFile(c.Card)
+	pol, err := c.policy()
+	if err != nil {
+		return err
+	}
+	p, err := readCardFile(e, c.Card, pol)
 	if err != nil {
 		if exitCode(err) == exitVerify {
 			return withCode(exitVerify, err, "plots are drawn from signed data only; 'appraise verify' says more")

@@ -1,132 +1,61 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"time"
 
+	"github.com/everycycle/appraise/internal/verify"
 	"github.com/everycycle/appraise/keys"
-	"github.com/everycycle/appraise/schema"
 )
 
-// trustPolicy decides whether a report's key is the pinned one, or an
-// older key that rotation statements lead from to the pinned one.
-type trustPolicy struct {
-	trusted   *keys.KeyInfo
-	rotations []*keys.RotationStatement
+// trustFlags pin the tenant key, for every command that reads reports.
+type trustFlags struct {
+	Trust     string   `placeholder:"PUBKEY|FILE" help:"Pin the tenant key: a file from 'appraise keys export-public', or a base64 public key. Without it the signature is checked against the key the report names, which proves nothing about who that is."`
+	Rotations []string `placeholder:"FILE|DIR" help:"Rotation statements (files, or a directory such as the key directory's rotations/) that lead from an older key to the pinned one; the older key's reports are accepted only where the statement that retired it lists them."`
 }
 
-func (c *verifyCmd) trustPolicy() (*trustPolicy, error) {
-	p := &trustPolicy{}
-	files, _, err := expand(c.Rotations, "*.json")
+// trustHint is what a bad --trust is told.
+const trustHint = "give a file from 'appraise keys export-public', or the base64 public key it holds"
+
+// policy reads --trust and --rotations. Either being unreadable or
+// malformed is a command-line error (exit 2).
+func (f trustFlags) policy() (verify.Policy, error) {
+	sts, err := verify.ReadStatements(f.Rotations)
 	if err != nil {
-		return nil, err
+		return verify.Policy{}, withCode(exitUsage, fmt.Errorf("--rotations: %w", err), "")
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	if f.Trust == "" {
+		if len(sts) > 0 {
+			return verify.Policy{}, withCode(exitUsage, errors.New("--rotations needs --trust"), "")
+		}
+		return verify.Policy{}, nil
+	}
+	info, err := trusted(f.Trust)
+	if err != nil {
+		return verify.Policy{}, withCode(exitUsage, fmt.Errorf("--trust %s: %w", f.Trust, err), trustHint)
+	}
+	return verify.Policy{Trusted: info, Rotations: sts}, nil
+}
+
+// trusted reads a --trust value: a file when one is there, else a bare
+// base64 key; when it is neither, the error says both.
+func trusted(v string) (*keys.KeyInfo, error) {
+	if _, statErr := os.Stat(v); statErr == nil {
+		b, err := verify.ReadFile(v, keys.MaxFileBytes)
 		if err != nil {
 			return nil, err
 		}
-		st, err := keys.ParseRotationStatement(b)
-		if err != nil {
-			return nil, withCode(exitUsage, fmt.Errorf("%s: %w", f, err), "")
-		}
-		p.rotations = append(p.rotations, st)
-	}
-	if c.Trust == "" {
-		if len(p.rotations) > 0 {
-			return nil, withCode(exitUsage, errors.New("--rotations needs --trust"), "")
-		}
-		return p, nil
-	}
-	src := []byte(c.Trust)
-	if b, err := os.ReadFile(c.Trust); err == nil {
-		src = b
-	}
-	info, err := keys.ParsePublicKeyFile(src)
-	if err != nil {
-		return nil, withCode(exitUsage, fmt.Errorf("--trust: %w", err), "give a base64 public key or a file from 'appraise keys export-public'")
-	}
-	p.trusted = info
-	return p, nil
-}
-
-// judge completes the outcome of a report whose signature verified.
-func (p *trustPolicy) judge(r *reportFile, boxes map[string]*reportFile, searchBeside bool) outcome {
-	o := outcome{File: r.path, Kind: "card", Tenant: r.verified.Signature.TenantIdentity, Fingerprint: keys.Fingerprint(r.verified.PublicKey)}
-	probedAt := ""
-	if r.box != nil {
-		o.Kind, probedAt = "box", r.box.ProbedAt
+		return keys.ParsePublicKeyFile(b)
+	} else if k, err := keys.ParsePublicKey(v); err == nil {
+		return &keys.KeyInfo{PublicKey: k}, nil
 	} else {
-		probedAt = r.card.ProbedAt
+		return nil, fmt.Errorf("no such file (%w), and not a base64 public key either", statErr)
 	}
-	trust, err := p.check(r.verified, probedAt)
-	o.Trust = trust
-	if err == nil && r.card != nil {
-		o.Box, err = linkBox(r, boxes, searchBeside)
-	}
-	if err != nil {
-		o.Error = err.Error()
-		return o
-	}
-	o.OK = true
-	return o
 }
 
-// check says how the report's key relates to the pinned key.
-func (p *trustPolicy) check(v *schema.Verified, probedAt string) (string, error) {
-	if p.trusted == nil {
-		return "unpinned", nil
-	}
-	signer := v.PublicKey
-	if t := p.trusted.Tenant; t != "" && t != v.Signature.TenantIdentity {
-		return "", fmt.Errorf("tenant_identity %q is not the pinned key's tenant %q", v.Signature.TenantIdentity, t)
-	}
-	if bytes.Equal(signer, p.trusted.PublicKey.Ed25519()) {
-		return "pinned", nil
-	}
-	lin, err := keys.Chain(p.trusted.PublicKey.Ed25519(), signer, p.rotations)
-	if err != nil {
-		return "", fmt.Errorf("signed by key %s, not the pinned key %s: %w", keys.Fingerprint(signer), p.trusted.Fingerprint(), err)
-	}
-	at, err := time.Parse(time.RFC3339, probedAt)
-	if err != nil {
-		return "", err
-	}
-	if at.After(lin.RetiredAt) {
-		return "", fmt.Errorf("signed by key %s, which was retired at %s, before this report (%s)",
-			keys.Fingerprint(signer), lin.RetiredAt.Format(time.RFC3339), probedAt)
-	}
-	return "rotated", nil
-}
-
-// linkBox finds the box report a card names, among the boxes given or
-// beside the card, and checks that the same key signed both.
-func linkBox(card *reportFile, boxes map[string]*reportFile, searchBeside bool) (string, error) {
-	want := card.card.BoxReport
-	box, ok := boxes[want]
-	if !ok && searchBeside {
-		box, ok = findBoxBeside(card.path, want)
-	}
-	if !ok {
-		return "", fmt.Errorf("box report %s… not found (it was altered, or is elsewhere: pass --box)", want[:12])
-	}
-	if !bytes.Equal(box.verified.PublicKey, card.verified.PublicKey) {
-		return "", fmt.Errorf("box %s was signed by another key", box.path)
-	}
-	return box.path, nil
-}
-
-func findBoxBeside(cardPath, hash string) (*reportFile, bool) {
-	m, _ := filepath.Glob(filepath.Join(filepath.Dir(cardPath), "box-*.appraisal.json"))
-	for _, f := range m {
-		r, _, err := readReport(f)
-		if err == nil && r.box != nil && r.verified.Hash == hash {
-			return r, true
-		}
-	}
-	return nil, false
+// warnUnpinned says, once per report, that a valid signature proves only
+// that the named key signed.
+func warnUnpinned(e *env, file string, v verify.Verdict) {
+	fmt.Fprintf(e.stderr, "appraise: warning: %s: signed by key %s, but no key is pinned: pass --trust with the tenant's public key\n", file, v.Fingerprint)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/everycycle/appraise/internal/verify"
 	"github.com/everycycle/appraise/keys"
 	"github.com/everycycle/appraise/web"
 )
@@ -68,9 +69,13 @@ func (c *viewCmd) trustFile() (*web.File, error) {
 // marked as only there to be found by hash, as verify looks for a card's
 // box beside it.
 func viewFiles(paths []string) ([]web.File, error) {
-	names, fromDir, err := expand(paths, "*.appraisal.json")
+	listed, err := verify.Expand(paths)
 	if err != nil {
 		return nil, err
+	}
+	names, fromDir := make([]string, len(listed)), map[string]bool{}
+	for i, l := range listed {
+		names[i], fromDir[l.Path] = l.Path, l.WholeRun
 	}
 	var files []web.File
 	seen := map[string]bool{}
@@ -83,7 +88,7 @@ func viewFiles(paths []string) ([]web.File, error) {
 			return nil
 		}
 		seen[abs] = true
-		b, err := os.ReadFile(name)
+		b, err := verify.ReadFile(name, verify.MaxFileBytes)
 		if err != nil {
 			return err
 		}

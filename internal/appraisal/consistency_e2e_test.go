@@ -30,7 +30,7 @@ func TestSoftwareCardNeverContradictsItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inst.Release()
-	all, err := Discover(inst, true, "")
+	all, _, err := Discover(inst, true, "")
 	if err != nil {
 		t.Fatal(err)
 	}

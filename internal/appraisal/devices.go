@@ -3,6 +3,7 @@ package appraisal
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -197,15 +198,18 @@ func matches(c Candidate, sel string) bool {
 // the running system), and classifies them. Adapters that names and ids
 // cannot tie to one physical device (identical cards) are tied by
 // measurement: memory held on the adapter shows up in one device's usage.
-func Discover(inst *gpu.Instance, software bool, sysfsRoot string) ([]Candidate, error) {
+// The warnings say what could not be read: each PCI entry left out and
+// why (the other devices are still classified).
+func Discover(inst *gpu.Instance, software bool, sysfsRoot string) (cands []Candidate, warnings []error, err error) {
 	adapters, err := inst.Adapters()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	inv := Inventory{Adapters: adapters}
 	inv.Vulkan, inv.VulkanErr = coopmat.Devices()
 	inv.PCI, inv.PCIErr = pci.Scan(sysfsRoot)
-	cands := Candidates(inv, software)
+	warnings = pciWarnings(inv.PCIErr)
+	cands = Candidates(inv, software)
 	amb := map[int][]int{}
 	for _, c := range cands {
 		if len(c.vulkanCould) > 0 {
@@ -213,14 +217,32 @@ func Discover(inst *gpu.Instance, software bool, sysfsRoot string) ([]Candidate,
 		}
 	}
 	if len(amb) == 0 {
-		return cands, nil
+		return cands, warnings, nil
 	}
 	proven, err := proveMapping(amb, holdOn(inst, adapters), heapUsage)
 	if err != nil {
-		return cands, nil // unproven adapters keep no bus address, and say why
+		return cands, warnings, nil // unproven adapters keep no bus address, and say why
 	}
 	inv.Proven = proven
-	return Candidates(inv, software), nil
+	return Candidates(inv, software), warnings, nil
+}
+
+// pciWarnings splits a pci.Scan error into one warning per entry. A
+// machine without PCI sysfs at all (a container, another OS) is no
+// warning: the devices' own reasons say what is known.
+func pciWarnings(err error) []error {
+	if err == nil || errors.Is(err, fs.ErrNotExist) && !isJoined(err) {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func isJoined(err error) bool {
+	_, ok := err.(interface{ Unwrap() []error })
+	return ok
 }
 
 // holdOn holds memory on an adapter through WebGPU.

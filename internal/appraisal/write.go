@@ -1,14 +1,16 @@
 package appraisal
 
 import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/everycycle/appraise/internal/rundir"
 )
 
-// ErrExists is returned when a report file would overwrite another.
-var ErrExists = errors.New("report file already exists")
+// ErrExists is returned when --out holds files of an earlier run and
+// overwrite was not asked for.
+var ErrExists = rundir.ErrExists
+
+// ErrUnusableOut is returned when --out cannot receive a run: not a
+// directory, holding files appraise did not write, or not writable.
+var ErrUnusableOut = rundir.ErrUnusable
 
 // File is one report file to write.
 type File struct {
@@ -18,84 +20,19 @@ type File struct {
 	Data []byte
 }
 
-// WriteAll writes every file into dir or none of them: each goes to a
-// temporary file that is synced before any is renamed into place, and a
-// failure removes what was written. Existing files are refused unless
-// overwrite is set.
-func WriteAll(dir string, files []File, overwrite bool) (err error) {
-	seen := map[string]bool{}
-	for _, f := range files {
-		if seen[f.Name] || f.Name != filepath.Base(f.Name) {
-			return fmt.Errorf("report file name %q is repeated or not a plain name: nothing written", f.Name)
-		}
-		seen[f.Name] = true
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create output directory: %w", err)
-	}
-	if !overwrite {
-		for _, f := range files {
-			if _, err := os.Lstat(filepath.Join(dir, f.Name)); err == nil {
-				return fmt.Errorf("%w: %s", ErrExists, filepath.Join(dir, f.Name))
-			}
-		}
-	}
-	temps := make([]string, 0, len(files))
-	defer func() {
-		for _, t := range temps {
-			os.Remove(t)
-		}
-	}()
-	for _, f := range files {
-		t, err := writeTemp(dir, f)
-		if err != nil {
-			return err
-		}
-		temps = append(temps, t)
-	}
-	var done []string
+// CheckOut says, before anything is probed, whether WriteAll could put a
+// run into dir (see rundir.Check).
+func CheckOut(dir string, overwrite bool) error {
+	return rundir.Check(dir, overwrite)
+}
+
+// WriteAll writes every file into dir or none of them, as one run: they
+// become visible together, by one rename of a directory, and with
+// overwrite they replace an earlier run whole (see rundir.Write).
+func WriteAll(dir string, files []File, overwrite bool) error {
+	rf := make([]rundir.File, len(files))
 	for i, f := range files {
-		final := filepath.Join(dir, f.Name)
-		if err := os.Rename(temps[i], final); err != nil {
-			for _, d := range done {
-				os.Remove(d)
-			}
-			return fmt.Errorf("write %s: %w", final, err)
-		}
-		done = append(done, final)
+		rf[i] = rundir.File{Name: f.Name, Data: f.Data}
 	}
-	temps = nil
-	return syncDir(dir)
-}
-
-func writeTemp(dir string, f File) (string, error) {
-	tf, err := os.CreateTemp(dir, "."+f.Name+".tmp-*")
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", f.Name, err)
-	}
-	name := tf.Name()
-	_, werr := tf.Write(f.Data)
-	serr := tf.Sync()
-	cerr := tf.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("write %s: %w", f.Name, err)
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("write %s: %w", f.Name, err)
-	}
-	return name, nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return rundir.Write(dir, rf, overwrite)
 }

@@ -87,10 +87,13 @@ func (d Device) LargestMemoryBAR() (BAR, bool) {
 }
 
 // Scan reads every device under <root>/sys/bus/pci/devices and returns them
-// sorted by bus address. root "" or "/" is the running system. A missing
-// or malformed required file (class, vendor, device, resource) is an error
-// naming the file, as is a malformed optional one; an absent optional file
-// leaves its field unknown.
+// sorted by bus address. root "" or "/" is the running system. A device
+// whose required file (class, vendor, device, resource) is missing or
+// malformed, or whose optional file is malformed, is left out, and the
+// error returned beside the devices that were read names each such entry
+// and file (errors.Join of one error per entry); an absent optional file
+// leaves its field unknown. When the directory itself cannot be listed,
+// no devices are returned.
 func Scan(root string) ([]Device, error) {
 	if root == "" {
 		root = "/"
@@ -101,15 +104,17 @@ func Scan(root string) ([]Device, error) {
 		return nil, fmt.Errorf("pci: scan: %w", err)
 	}
 	devs := make([]Device, 0, len(entries))
+	var unreadable []error
 	for _, e := range entries {
 		d, err := readDevice(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return nil, err
+			unreadable = append(unreadable, fmt.Errorf("pci: device %s left out: %w", e.Name(), err))
+			continue
 		}
 		devs = append(devs, d)
 	}
 	slices.SortFunc(devs, func(a, b Device) int { return a.BDF.Compare(b.BDF) })
-	return devs, nil
+	return devs, errors.Join(unreadable...)
 }
 
 // readDevice reads one device directory.

@@ -197,6 +197,22 @@ func TestScanMalformed(t *testing.T) {
 	}
 }
 
+// TestScanKeepsTheReadableDevices: one entry without its resource file
+// does not hide the others; the error names that entry and file.
+func TestScanKeepsTheReadableDevices(t *testing.T) {
+	host := astraHost()
+	bad := host[1].with("resource", "<absent>")
+	root := buildTree(t, host[0], bad, host[2])
+	devs, err := Scan(root)
+	if len(devs) != 2 || devs[0].BDF.String() != host[0].bdf || devs[1].BDF.String() != host[2].bdf {
+		t.Errorf("Scan kept %v, want %s and %s", devs, host[0].bdf, host[2].bdf)
+	}
+	if err == nil || !strings.Contains(err.Error(), "device "+bad.bdf+" left out") ||
+		!strings.Contains(err.Error(), filepath.Join(bad.bdf, "resource")) {
+		t.Errorf("error %v; want it to name %s and its resource file", err, bad.bdf)
+	}
+}
+
 func TestScanBadDirectoryName(t *testing.T) {
 	root := buildTree(t)
 	mkdir(t, filepath.Join(root, "sys", "bus", "pci", "devices", "0000:01:00"))
