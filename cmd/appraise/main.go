@@ -31,6 +31,7 @@ type cli struct {
 	Compare  compareCmd  `cmd:"" help:"Compare two card reports figure by figure."`
 	Plot     plotCmd     `cmd:"" help:"Draw a verified card's roofline and thermal timeline as SVG."`
 	View     viewCmd     `cmd:"" help:"Write a web page that verifies reports in a browser and shows them (index.html, printed)."`
+	Check    checkCmd    `cmd:"" help:"Re-measure the devices signed cards describe and judge them against the cards (exit 0 ok, 1 degraded or failing, 2 unknown)."`
 	Export   exportCmd   `cmd:"" help:"Write verified cards for fleet tools: NFD node labels, Prometheus metrics, an in-toto attestation."`
 	Devices  devicesCmd  `cmd:"" help:"List the devices this machine has, included or excluded, with the reason."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of a report file."`

@@ -1,0 +1,218 @@
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/cublaslt"
+	"github.com/everycycle/appraise/internal/nvml"
+	"github.com/everycycle/appraise/schema"
+)
+
+// A health check ('appraise check') re-measures, in quick mode and within
+// a budget, the figures of a signed card that a proportional or a relative
+// drop shows in: bandwidth, vector ALU throughput, the host link, a short
+// memtest slice and, where the card has a vendor-library GEMM, that one
+// precision at the card's size. internal/health judges the result.
+
+// ErrIdentity is wrapped when no device here is the one a card describes.
+var ErrIdentity = errors.New("no device here is the card's device")
+
+// CheckOptions configure a re-measurement.
+type CheckOptions struct {
+	// BLAS says where the vendor library is looked for.
+	BLAS cublaslt.LoadOptions
+	// SysfsRoot is as for Discover.
+	SysfsRoot string
+	// Progress, when set, is told each stage as it starts.
+	Progress func(device, stage string)
+}
+
+// checkIntegrityCap is the memtest slice a check runs: 64 MiB, a few
+// passes of the patterns over a region well past any cache, seconds on a
+// GPU and on a software adapter alike.
+const checkIntegrityCap = 64 << 20
+
+// FindCardDevice returns the candidate that is the device id describes:
+// the same bus address and vendor/device ids (and the same serial, UUID and
+// VBIOS hash where the card has them); for a software adapter, the same
+// vendor/device ids and name. The error wraps ErrIdentity and says what
+// differs.
+func FindCardDevice(cands []Candidate, id schema.DeviceIdentity, sysfsRoot string) (Candidate, error) {
+	var seen []string
+	for _, c := range cands {
+		if c.Adapter.Index < 0 || c.Adapter.Software != id.Software {
+			continue
+		}
+		now := baseVector(c, Options{}).Identity
+		seen = append(seen, describe(now))
+		if now.VendorID != id.VendorID || now.DeviceID != id.DeviceID {
+			continue
+		}
+		if id.Software {
+			if now.Name == id.Name {
+				return c, nil
+			}
+			continue
+		}
+		if id.BusAddress == "" || now.BusAddress != id.BusAddress {
+			continue
+		}
+		if err := sameBoard(c, id, sysfsRoot); err != nil {
+			return Candidate{}, err
+		}
+		return c, nil
+	}
+	if len(seen) == 0 {
+		seen = []string{"none"}
+	}
+	return Candidate{}, fmt.Errorf("%w: the card describes %s; devices here: %v", ErrIdentity, describe(id), seen)
+}
+
+// sameBoard compares the board identity (serial, UUID, VBIOS hash) read
+// now with the card's, for each field the card has.
+func sameBoard(c Candidate, id schema.DeviceIdentity, sysfsRoot string) error {
+	if id.Serial == "" && id.UUID == "" && id.VBIOSHash == "" {
+		return nil
+	}
+	lib, libErr := nvml.Open()
+	if libErr == nil {
+		defer lib.Close()
+	}
+	v := baseVector(c, Options{})
+	vendorIdentity(lib, libErr, c, v, sysfsRoot)
+	now := v.Identity
+	for _, f := range []struct{ name, card, now string }{
+		{"serial", id.Serial, now.Serial}, {"uuid", id.UUID, now.UUID}, {"vbios_hash", id.VBIOSHash, now.VBIOSHash},
+	} {
+		if f.card == "" {
+			continue
+		}
+		if f.now == "" {
+			return fmt.Errorf("%w: the card's %s %q cannot be read here to confirm the board at %s", ErrIdentity, f.name, f.card, id.BusAddress)
+		}
+		if f.now != f.card {
+			return fmt.Errorf("%w: the board at %s has %s %q, the card %q: another board (or a reflashed one)", ErrIdentity, id.BusAddress, f.name, f.now, f.card)
+		}
+	}
+	return nil
+}
+
+func describe(id schema.DeviceIdentity) string {
+	s := fmt.Sprintf("%s:%s %q", id.VendorID, id.DeviceID, id.Name)
+	if id.BusAddress != "" {
+		s += " at " + id.BusAddress
+	}
+	return s
+}
+
+// Remeasure opens c's WebGPU device and runs the stream, ALU and host-link
+// probes in quick mode and a short memtest slice on it, then, when card
+// has a vendor-library GEMM entry, that precision at the card's size. It
+// returns the fresh vector and notes on what was not re-measured and why.
+// ctx bounds it (the check's budget).
+func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
+	ro := Options{Quick: true, Progress: o.Progress}
+	v := baseVector(c, ro)
+	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, ro))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer d.Release()
+	var notes []string
+	ps := []probe{streamProbe{}, aluProbe{}, hostLinkProbe{}}
+	if m := card.Memory; m != nil && m.UsableBytes != nil {
+		usable := *m.UsableBytes
+		if v.Memory == nil {
+			v.Memory = &schema.Memory{}
+		}
+		v.Memory.UsableBytes = &usable
+		ps = append(ps, checkMemtest{integrityProbe{quick: true, software: c.Adapter.Software, step: func(string, float64, float64) {}}})
+	} else {
+		notes = append(notes, "memtest not run: the card has no usable memory figure to take a slice of")
+	}
+	for _, p := range ps {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		ro.stage(c.Addr, p.Name())
+		if err := p.Run(ctx, d, v); err != nil {
+			return nil, nil, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+		}
+		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
+	}
+	note, err := remeasureBLAS(ctx, c, card, o, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, append(notes, note), nil
+}
+
+// checkMemtest is the integrity probe over a slice of checkIntegrityCap.
+type checkMemtest struct{ integrityProbe }
+
+func (p checkMemtest) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+	full := *v.Memory.UsableBytes
+	share := integrityShare
+	slice := min(full, uint64(checkIntegrityCap/share))
+	v.Memory.UsableBytes = &slice
+	err := p.integrityProbe.Run(ctx, d, v)
+	v.Memory.UsableBytes = &full
+	if err == nil {
+		v.Memory.Integrity.UsableFraction = float64(v.Memory.Integrity.BytesTested) / float64(full)
+	}
+	return err
+}
+
+// remeasureBLAS re-runs the card's fastest vendor-library GEMM precision
+// at the card's size, and says what it did (or why not).
+func remeasureBLAS(ctx context.Context, c Candidate, card schema.CapabilityVector, o CheckOptions, v *schema.CapabilityVector) (string, error) {
+	var best *schema.PrecisionThroughput
+	for i, e := range card.Precisions {
+		if e.Probe == cublaslt.ProbeName && e.Shape != nil && (best == nil || e.OpsPerS.Median > best.OpsPerS.Median) {
+			best = &card.Precisions[i]
+		}
+	}
+	if best == nil {
+		return "matrix not re-measured: the card has no vendor-library (" + cublaslt.ProbeName + ") GEMM entry", nil
+	}
+	var prec string
+	for _, p := range cublaslt.Precisions() {
+		e := blasEntry(cublaslt.Entry{Precision: p})
+		if e.InputType == best.InputType && e.InputTypeB == best.InputTypeB && e.AccumulatorType == best.AccumulatorType &&
+			e.OutputType == best.OutputType && e.Scaling == best.Scaling {
+			prec = p.Name
+			break
+		}
+	}
+	if prec == "" {
+		return "matrix not re-measured: this probe suite has no cuBLASLt precision for the card's " + best.InputType + " entry", nil
+	}
+	if c.BusAddress == "" {
+		return "matrix not re-measured: the device's PCI address is unknown, so the CUDA device cannot be matched", nil
+	}
+	lib, err := cublaslt.Open(o.BLAS)
+	if errors.Is(err, cublaslt.ErrNoLibrary) || errors.Is(err, cublaslt.ErrNoDriver) {
+		return "matrix not re-measured: " + err.Error(), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %w", ErrProbe, cublaslt.ProbeName, err)
+	}
+	defer lib.Close()
+	s := best.Shape
+	// A short warm-up and hold: the check has a budget; the card's clocks
+	// are reached within a second of a large GEMM.
+	rep, err := lib.Run(ctx, c.BusAddress, cublaslt.Options{M: s.ProblemM, N: s.ProblemN, K: s.ProblemK, Precisions: []string{prec},
+		WarmUp: time.Second, Hold: 500 * time.Millisecond})
+	if errors.Is(err, cublaslt.ErrNoDevice) {
+		return "matrix not re-measured: " + err.Error(), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %w", ErrProbe, cublaslt.ProbeName, err)
+	}
+	mergeBLAS(v, rep)
+	return fmt.Sprintf("matrix re-measured: %s at %dx%dx%d", prec, s.ProblemM, s.ProblemN, s.ProblemK), nil
+}
