@@ -71,7 +71,7 @@ func TestRunCoopMat(t *testing.T) {
 		if !r.MatrixEngine || r.Check.Elements == 0 {
 			t.Errorf("%v: matrix_engine=%v, %d elements checked", r.Shape, r.MatrixEngine, r.Check.Elements)
 		}
-		t.Logf("RESULT %-34v %v tile %-20s %8.1f T/s (min %.1f max %.1f, n=%d, %s, reps %d) check max_err %.3g tol %.3g worst %.3g on %d [%v]",
+		t.Logf("RESULT %-34v %v tile %-20s %8.4g T/s (min %.4g max %.4g, n=%d, %s, reps %d) check max_err %.3g tol %.3g worst %.3g on %d [%v]",
 			r.Shape, r.Problem, r.Tile, r.OpsPerSecond.Median/1e12, r.OpsPerSecond.Min/1e12, r.OpsPerSecond.Max/1e12,
 			r.OpsPerSecond.Samples, r.Timing, r.Repeats, r.Check.MaxError, r.Check.Tolerance, r.Check.Worst, r.Check.Elements,
 			time.Since(start).Round(time.Millisecond))
