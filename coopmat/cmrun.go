@@ -292,6 +292,9 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 			}
 		}
 	}
+	if best == nil && lastErr == nil {
+		return Result{}, fmt.Errorf("coopmat: %v: no tile candidate fits the device's limits (%d candidates): %w", s, len(cands), ErrFeatureMissing)
+	}
 	if best == nil {
 		return Result{}, fmt.Errorf("coopmat: %v: no tile candidate ran: %v: %w", s, lastErr, ErrFeatureMissing)
 	}
