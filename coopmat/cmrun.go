@@ -109,8 +109,9 @@ type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
 // 32-byte K steps: they lose on a GPU with wide subgroups (or do not
 // divide its staging), but are the ones a device that lowers each MulAdd
 // into many instructions builds in seconds; on Mesa 26's lavapipe (8×8×8
-// fragments, subgroups of 8) a 64×64 tile took minutes to build and ran no
-// faster (docs/performance.md).
+// fragments, subgroups of 8) the other arrangements, fitted to its
+// registers, took from a minute to over two to build and ran no faster
+// (docs/performance.md).
 var defaultSpecs = []candidateSpec{
 	{2, 2, 16, 16, 32, 1}, {2, 2, 32, 32, 32, 1},
 	{2, 2, 64, 64, 64, 1}, {2, 2, 64, 64, 128, 1},
