@@ -13,13 +13,14 @@ type cmGen struct {
 	m, n, k            uint32
 	steps              uint32 // K steps of BK
 	uvec4, shPtr, gPtr spirv.ID
+	shElem             spirv.ID // element type of the shared arrays (l.unit bytes)
 	aG, bG, aS, bS     spirv.ID // global and shared variables
 	cG, cPtr           spirv.ID // result variable and element pointer type
 	m0, n0             spirv.ID // first row and column of the workgroup's block
 	rowA, colB         spirv.ID // the subgroup's first row and column in the block
 	tC                 spirv.ID // result component type
 	matA, matB, matC   spirv.ID // cooperative-matrix types
-	baseA, baseB       spirv.ID // shared vector index of the subgroup's first A row, B column
+	baseA, baseB       spirv.ID // shared element index of the subgroup's first A row, B column
 	stA, stB           stager   // this invocation's share of the staging
 	ops                spirv.MatrixOperands
 	wgScope            spirv.ID // the Workgroup scope constant
@@ -98,8 +99,15 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	}
 	g.tC = tC
 	g.cG, g.cPtr = b.storage(tC, uint32(s.Result.Bytes()))
-	g.aS, g.shPtr = b.shared(g.uvec4, l.t.stages()*l.stageA())
-	g.bS, _ = b.shared(g.uvec4, l.t.stages()*l.stageB())
+	g.shElem = g.uvec4
+	if q := l.perVec(); q > 1 {
+		g.shElem = mod.TypeVector(b.u32, 4/q)
+		if q == 4 {
+			g.shElem = b.u32
+		}
+	}
+	g.aS, g.shPtr = b.shared(g.shElem, l.t.stages()*l.stageA()*l.perVec())
+	g.bS, _ = b.shared(g.shElem, l.t.stages()*l.stageB()*l.perVec())
 	scope := spirv.Scope(s.Scope)
 	g.matA = mod.TypeCooperativeMatrix(tA, scope, s.M, s.K, spirv.MatrixA)
 	g.matB = mod.TypeCooperativeMatrix(tB, scope, s.K, s.N, spirv.MatrixB)
@@ -150,14 +158,14 @@ func (g *cmGen) setup() {
 	sgM, sgN := g.div(sg, g.c(l.t.WN)), g.mod(sg, g.c(l.t.WN))
 	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
 	g.rowA, g.colB = g.mulC(sgM, l.t.TM*s.M), g.mulC(sgN, l.t.TN*s.N)
-	g.baseA = g.mulC(g.rowA, l.strideA)
+	g.baseA = g.mulC(g.rowA, l.strideA*l.perVec())
 	g.stA = g.newStager(lid, g.m0, g.c(0), l.vecRowA, l.loadsA, g.k*ab/16, l.strideA, l.stageA(), l.vecRowA)
 	if l.t.BRowMajor {
-		g.baseB = g.mulC(sgN, l.t.TN*s.N*bb/16)
+		g.baseB = g.mulC(sgN, l.t.TN*s.N*bb/l.unit)
 		rowVecs := g.n * bb / 16
 		g.stB = g.newStager(lid, g.c(0), g.div(g.mulC(g.n0, bb), g.c(16)), l.vecRowB, l.loadsB, rowVecs, l.strideB, l.stageB(), l.t.BK*rowVecs)
 	} else {
-		g.baseB = g.mulC(g.colB, l.strideB)
+		g.baseB = g.mulC(g.colB, l.strideB*l.perVec())
 		g.stB = g.newStager(lid, g.n0, g.c(0), l.vecRowB, l.loadsB, g.k*bb/16, l.strideB, l.stageB(), l.vecRowB)
 	}
 }
@@ -323,25 +331,26 @@ func (g *cmGen) stepAhead(kt spirv.ID, ahead uint32) spirv.ID {
 
 // multiply runs one K step on the shared buffer stage: for each K slice,
 // TM fragments of A, then each of TN fragments of B against all of them.
+// Offsets and strides count shared elements (l.unit bytes, q per vector).
 func (g *cmGen) multiply(acc []spirv.ID, stage uint32) []spirv.ID {
 	l, f, s := g.l, g.f, g.l.s
 	if l.variant == variantNoMMA {
 		return acc
 	}
 	acc = append([]spirv.ID(nil), acc...)
-	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
+	ab, bb, q := uint32(s.A.Bytes()), uint32(s.B.Bytes()), l.perVec()
 	for kk := uint32(0); kk < l.t.BK/s.K; kk++ {
 		as := make([]spirv.ID, l.t.TM)
 		for i := range as {
-			off := stage*l.stageA() + uint32(i)*s.M*l.strideA + kk*s.K*ab/16
-			as[i] = g.loadFragment(g.matA, g.aS, g.addC(g.baseA, off), spirv.RowMajor, l.strideA)
+			off := (stage*l.stageA()+uint32(i)*s.M*l.strideA)*q + kk*s.K*ab/l.unit
+			as[i] = g.loadFragment(g.matA, g.aS, g.addC(g.baseA, off), spirv.RowMajor, l.strideA*q)
 		}
 		for j := uint32(0); j < l.t.TN; j++ {
-			off, layout := stage*l.stageB()+j*s.N*l.strideB+kk*s.K*bb/16, spirv.ColumnMajor
+			off, layout := (stage*l.stageB()+j*s.N*l.strideB)*q+kk*s.K*bb/l.unit, spirv.ColumnMajor
 			if l.t.BRowMajor {
-				off, layout = stage*l.stageB()+kk*s.K*l.strideB+j*s.N*bb/16, spirv.RowMajor
+				off, layout = (stage*l.stageB()+kk*s.K*l.strideB)*q+j*s.N*bb/l.unit, spirv.RowMajor
 			}
-			bm := g.loadFragment(g.matB, g.bS, g.addC(g.baseB, off), layout, l.strideB)
+			bm := g.loadFragment(g.matB, g.bS, g.addC(g.baseB, off), layout, l.strideB*q)
 			for i := uint32(0); i < l.t.TM; i++ {
 				acc[i*l.t.TN+j] = f.MatrixMulAdd(g.matC, as[i], bm, acc[i*l.t.TN+j], g.ops)
 			}
@@ -350,7 +359,7 @@ func (g *cmGen) multiply(acc []spirv.ID, stage uint32) []spirv.ID {
 	return acc
 }
 
-// loadFragment loads a matrix fragment of type typ from shared vector idx
+// loadFragment loads a matrix fragment of type typ from shared element idx
 // of v, made visible to the workgroup (the staging stores made it
 // available; the barrier between orders them).
 func (g *cmGen) loadFragment(typ, v, idx spirv.ID, layout spirv.MatrixLayout, stride uint32) spirv.ID {
@@ -396,19 +405,45 @@ func (g *cmGen) loadGlobal(kt spirv.ID) []spirv.ID {
 	return regs
 }
 
-// storeShared writes the registers from loadGlobal into shared buffer stage.
+// storeShared writes the registers from loadGlobal into shared buffer
+// stage: each 16-byte register whole, or in q parts where the shared
+// arrays hold smaller elements.
 func (g *cmGen) storeShared(regs []spirv.ID, stage uint32) {
 	if len(regs) == 0 {
 		return
 	}
-	f := g.f
+	f, q := g.f, g.l.perVec()
+	put := func(v, idx, val spirv.ID) {
+		f.StoreWith(f.AccessChain(g.shPtr, v, idx), val,
+			spirv.MemoryAccessMakePointerAvailable|spirv.MemoryAccessNonPrivatePointer, uint32(g.wgScope))
+	}
 	store := func(v spirv.ID, regs []spirv.ID, st stager) {
 		for i, reg := range regs {
 			idx := g.addC(st.shared, stage*st.stage+uint32(i)*st.dRow*st.stride)
-			f.StoreWith(f.AccessChain(g.shPtr, v, idx), reg,
-				spirv.MemoryAccessMakePointerAvailable|spirv.MemoryAccessNonPrivatePointer, uint32(g.wgScope))
+			if q == 1 {
+				put(v, idx, reg)
+				continue
+			}
+			first := g.mulC(idx, q)
+			for p := range q {
+				put(v, g.addC(first, p), g.vecPart(reg, p, q))
+			}
 		}
 	}
 	store(g.aS, regs[:g.l.loadsA], g.stA)
 	store(g.bS, regs[g.l.loadsA:], g.stB)
+}
+
+// vecPart is part p of q of a 16-byte register: a 2-word vector (q = 2)
+// or one word (q = 4).
+func (g *cmGen) vecPart(reg spirv.ID, p, q uint32) spirv.ID {
+	n := 4 / q
+	if n == 1 {
+		return g.f.Extract(g.u32, reg, p)
+	}
+	words := make([]spirv.ID, n)
+	for i := range words {
+		words[i] = g.f.Extract(g.u32, reg, p*n+uint32(i))
+	}
+	return g.f.Composite(g.shElem, words...)
 }

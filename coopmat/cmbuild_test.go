@@ -115,11 +115,74 @@ func TestCoopLayoutSharedBytes(t *testing.T) {
 	}
 }
 
-func TestCoopRowMajorBNeedsWholeVectors(t *testing.T) {
-	s := Shape{M: 16, N: 8, K: 32, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup}
-	l := newLayout(CoopTile{WM: 2, WN: 2, TM: 4, TN: 8, BK: 32, BRowMajor: true}, s, 32)
-	if err := l.check(1024, 1024, 1024, h200Limits); err == nil {
-		t.Error("row-major B with 8-byte rows of N accepted")
+// TestCoopSharedUnit: the shared arrays hold the largest unit at which
+// every fragment starts: whole vectors for the H200's shapes, 8-byte
+// halves for lavapipe's 8×8×8 shapes of 8-bit types (fragments 8 bytes
+// along K) and for row-major 8-bit B with 8 columns; a layout whose
+// fragments start less than 4 bytes apart is refused, and a row-major
+// block of B must still stage whole vectors.
+func TestCoopSharedUnit(t *testing.T) {
+	s8 := func(m, n, k uint32) Shape {
+		return Shape{M: m, N: n, K: k, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup}
+	}
+	f16 := Shape{M: 8, N: 8, K: 8, A: Float16, B: Float16, C: Float16, Result: Float16, Scope: ScopeSubgroup}
+	for _, c := range []struct {
+		s    Shape
+		brow bool
+		unit uint32
+	}{
+		{testShapes[0], true, 16}, {s8(16, 16, 32), false, 16}, {f16, true, 16},
+		{s8(8, 8, 8), false, 8}, {s8(16, 8, 32), true, 8}, {s8(16, 4, 32), true, 4}, {s8(16, 2, 32), true, 2},
+	} {
+		if got := sharedUnit(c.s, c.brow); got != c.unit {
+			t.Errorf("sharedUnit(%v, brow %v) = %d, want %d", c.s, c.brow, got, c.unit)
+		}
+	}
+	tile := CoopTile{WM: 2, WN: 2, TM: 4, TN: 8, BK: 32, BRowMajor: true}
+	if err := newLayout(tile, s8(16, 8, 32), 32).check(1024, 1024, 1024, h200Limits); err != nil {
+		t.Errorf("row-major 8-bit B with 8-byte rows of N: %v", err)
+	}
+	tile.TN = 16
+	if err := newLayout(tile, s8(16, 2, 32), 32).check(1024, 1024, 1024, h200Limits); err == nil {
+		t.Error("fragments 2 bytes apart accepted")
+	}
+	tile.WN, tile.TN = 1, 1
+	if err := newLayout(tile, s8(16, 8, 32), 32).check(1024, 1024, 1024, h200Limits); err == nil {
+		t.Error("a row-major block of B of 8 bytes accepted")
+	}
+}
+
+// TestCoopCandidatesFitNarrowSubgroups: with subgroups of 8 (lavapipe on
+// 256-bit vectors) every arrangement still yields a candidate, its subgroup
+// tile shrunk to the register budgets, smallest code first, each building.
+func TestCoopCandidatesFitNarrowSubgroups(t *testing.T) {
+	lvp := DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 32 << 10, SubgroupSize: 8}
+	for _, s := range testShapes {
+		cands := coopCandidates(s, 8)
+		if len(cands) < 3 {
+			t.Errorf("%v: %d candidates with subgroups of 8: %v", s, len(cands), cands)
+		}
+		prev, fits := uint32(0), 0
+		for _, tile := range cands {
+			l := newLayout(tile, s, 8)
+			if !withinRegisters(l) {
+				t.Errorf("%v %v: %d accumulator registers", s, tile, l.accRegisters())
+			}
+			if l.mulAdds() < prev {
+				t.Errorf("%v: %v (%d MulAdds) after one of %d", s, tile, l.mulAdds(), prev)
+			}
+			prev = l.mulAdds()
+			if l.check(256, 256, 256, lvp) != nil {
+				continue
+			}
+			fits++
+			if _, err := buildCoopGEMM(spirv.Version16, l, 256, 256, 256); err != nil {
+				t.Errorf("%v %v: %v", s, tile, err)
+			}
+		}
+		if fits == 0 {
+			t.Errorf("%v: no candidate fits lavapipe's limits", s)
+		}
 	}
 }
 

@@ -129,9 +129,13 @@ const (
 )
 
 // cmLayout is a CoopTile resolved against a shape and device. Shared blocks
-// are arrays of 16-byte vectors: A is BM rows of BK, B is BN rows of BK
+// hold 16-byte vectors: A is BM rows of BK, B is BN rows of BK
 // (column-major) or BK rows of BN (row-major); each row is padded by one
 // vector so that the rows one matrix load reads fall in different banks.
+// The shared arrays' element is unit bytes wide, the largest of 16, 8 or 4
+// bytes at which every fragment starts: a fragment of an 8×8×8 shape of
+// 8-bit types is 8 bytes along K, so its fragments start mid-vector and
+// the arrays hold 8-byte halves, each staged vector stored as two.
 type cmLayout struct {
 	t                CoopTile
 	s                Shape
@@ -142,11 +146,30 @@ type cmLayout struct {
 	vecRowA, vecRowB uint32 // 16-byte vectors per staged row
 	strideA, strideB uint32 // shared row strides in vectors (one of padding)
 	loadsA, loadsB   uint32 // vectors each invocation stages per step
+	unit             uint32 // bytes per element of the shared arrays: 16, 8 or 4 (else unusable)
 	variant          cmVariant
 }
 
+// sharedUnit is the largest power of two up to 16 bytes dividing the
+// offsets at which fragments start in the shared blocks: K elements of A
+// along a row, and K elements of column-major B or N of row-major B.
+func sharedUnit(s Shape, bRowMajor bool) uint32 {
+	along := s.K * uint32(s.B.Bytes())
+	if bRowMajor {
+		along = s.N * uint32(s.B.Bytes())
+	}
+	u := uint32(16)
+	for u > 1 && ((s.K*uint32(s.A.Bytes()))%u != 0 || along%u != 0) {
+		u /= 2
+	}
+	return u
+}
+
+// perVec is the number of shared elements per 16-byte vector.
+func (l cmLayout) perVec() uint32 { return 16 / l.unit }
+
 func newLayout(t CoopTile, s Shape, sub uint32) cmLayout {
-	l := cmLayout{t: t, s: s, sub: sub}
+	l := cmLayout{t: t, s: s, sub: sub, unit: sharedUnit(s, t.BRowMajor)}
 	l.bm, l.bn = t.WM*t.TM*s.M, t.WN*t.TN*s.N
 	l.threads = t.WM * t.WN * sub
 	l.vecRowA = t.BK * uint32(s.A.Bytes()) / 16
@@ -192,6 +215,13 @@ func (l cmLayout) accRegisters() uint32 {
 	return l.t.TM * l.t.TN * l.s.M * l.s.N * uint32(l.s.Result.Bytes()) / (4 * l.sub)
 }
 
+// mulAdds is the number of MulAdds in the main loop's body: TM·TN per K
+// slice, BK/K slices a step, two steps with two buffers. It stands for the
+// size of the code the driver compiles.
+func (l cmLayout) mulAdds() uint32 {
+	return l.t.TM * l.t.TN * (l.t.BK / max(l.s.K, 1)) * l.t.stages()
+}
+
 // check reports why the layout cannot run an m×n×k GEMM on info (nil if it can).
 func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 	t, s := l.t, l.s
@@ -201,10 +231,10 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 		return fmt.Errorf("unsupported component types %v", s)
 	case t.BK == 0 || t.BK%s.K != 0 || (t.BK*ab)%16 != 0 || (t.BK*bb)%16 != 0:
 		return fmt.Errorf("tile %v: BK must be a multiple of K=%d and of 16 bytes", t, s.K)
-	case (s.K*ab)%16 != 0 || (s.K*bb)%16 != 0:
-		return fmt.Errorf("shape %v: K row of %d bytes is not a multiple of 16", s, s.K*ab)
-	case t.BRowMajor && (s.N*bb)%16 != 0:
-		return fmt.Errorf("shape %v: row-major B needs rows of N of 16 bytes, not %d", s, s.N*bb)
+	case l.unit < 4:
+		return fmt.Errorf("shape %v: fragments start %d bytes apart; shared memory holds 4-byte units at the finest", s, l.unit)
+	case t.BRowMajor && (l.bn*bb)%16 != 0:
+		return fmt.Errorf("tile %v: row-major B needs block rows of 16 bytes, not %d", t, l.bn*bb)
 	case t.Stages > 2 || t.Prefetch > 2 || (t.stages() > 1 && t.prefetch() > 1):
 		return fmt.Errorf("tile %v: at most 2 stages or 2 steps of prefetch, not both", t)
 	case t.Addressed && !info.features.BufferAddress:

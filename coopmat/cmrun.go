@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"time"
 )
 
 // Run measures every cooperative-matrix shape the device reports. Shapes
@@ -103,7 +105,15 @@ type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
 // against 368 at 8192³), sixteen-subgroup workgroups (353 against 368) and
 // 256×128 blocks of four 128×64 subgroups, two per multiprocessor, which
 // stage 1.5 times the bytes per flop (284-288 against 375-388 at 8192³).
+// Two small arrangements come first, 16×16 and 32×32 subgroup tiles with
+// 32-byte K steps: they lose on a GPU with wide subgroups (or do not
+// divide its staging), but are the ones a device that lowers each MulAdd
+// into many instructions builds in seconds; on Mesa 26's lavapipe (8×8×8
+// fragments, subgroups of 8) the other arrangements, fitted to its
+// registers, took from a minute to over two to build and ran no faster
+// (docs/performance.md).
 var defaultSpecs = []candidateSpec{
+	{2, 2, 16, 16, 32, 1}, {2, 2, 32, 32, 32, 1},
 	{2, 2, 64, 64, 64, 1}, {2, 2, 64, 64, 128, 1},
 	{2, 4, 64, 64, 64, 1},
 	{2, 4, 128, 64, 64, 1}, {4, 2, 64, 128, 64, 1},
@@ -115,17 +125,55 @@ var defaultSpecs = []candidateSpec{
 // row-major 8-bit B ran 1.6-2 times slower), while 16-bit B row-major ran
 // as fast or faster there. Which tile wins depends on the device's
 // registers, shared memory and matrix engine; only the measurement decides.
-// Candidates that do not fit the device are dropped by cmLayout.check.
+// Each arrangement is fitted to the register budgets (fitRegisters), so a
+// device with narrow subgroups gets the same arrangements with smaller
+// subgroup tiles; candidates that do not fit the device otherwise are
+// dropped by cmLayout.check. They come in the order of their code size
+// (mulAdds), smallest first, so that trialGuard can stop before a tile the
+// device would take too long to build.
 func coopCandidates(s Shape, sub uint32) []CoopTile {
 	var out []CoopTile
 	brow := s.B.Bytes() >= 2 && (s.N*uint32(s.B.Bytes()))%16 == 0
 	for _, c := range defaultSpecs {
 		t, ok := specTile(s, c, 1, brow)
-		if ok && withinRegisters(newLayout(t, s, sub)) {
-			out = append(out, t)
+		if ok {
+			out = addFitted(out, t, s, sub)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b CoopTile) int {
+		return cmp.Compare(newLayout(a, s, sub).mulAdds(), newLayout(b, s, sub).mulAdds())
+	})
 	return out
+}
+
+// addFitted appends t fitted to the register budgets, unless it cannot be
+// fitted or out has that tile already.
+func addFitted(out []CoopTile, t CoopTile, s Shape, sub uint32) []CoopTile {
+	t, ok := fitRegisters(t, s, sub)
+	if !ok || slices.Contains(out, t) {
+		return out
+	}
+	return append(out, t)
+}
+
+// fitRegisters halves the larger of a tile's TM and TN (TM on a tie) until
+// its accumulators fit the register budgets. Each invocation holds
+// M·N/subgroup elements of every accumulator, so the same subgroup tile
+// takes four times the registers with subgroups of 8 (lavapipe on 256-bit
+// vectors) as with 32. It reports false when one fragment per subgroup is
+// still too many.
+func fitRegisters(t CoopTile, s Shape, sub uint32) (CoopTile, bool) {
+	for !withinRegisters(newLayout(t, s, sub)) {
+		switch {
+		case t.TM >= t.TN && t.TM > 1:
+			t.TM /= 2
+		case t.TN > 1:
+			t.TN /= 2
+		default:
+			return t, false
+		}
+	}
+	return t, true
 }
 
 // exploreCandidates is the whole space the default list was drawn from:
@@ -142,8 +190,8 @@ func exploreCandidates(s Shape, sub uint32) []CoopTile {
 			for _, v := range [][2]uint32{{1, 1}, {2, 1}, {1, 2}} { // stages, prefetch
 				for _, brow := range []bool{false, true} {
 					t, ok := specTile(s, candidateSpec{w[0], w[1], w[2], w[3], bytes, v[1]}, v[0], brow)
-					if ok && withinRegisters(newLayout(t, s, sub)) {
-						out = append(out, t)
+					if ok {
+						out = addFitted(out, t, s, sub)
 					}
 				}
 			}
@@ -156,7 +204,7 @@ func exploreCandidates(s Shape, sub uint32) []CoopTile {
 func specTile(s Shape, c candidateSpec, stages uint32, brow bool) (CoopTile, bool) {
 	tm, tn := c.rows/s.M, c.cols/s.N
 	bk := max(c.bytes/uint32(max(s.A.Bytes(), 1)), s.K)
-	if tm == 0 || tn == 0 || (brow && (s.N*uint32(s.B.Bytes()))%16 != 0) {
+	if tm == 0 || tn == 0 {
 		return CoopTile{}, false
 	}
 	return CoopTile{WM: c.wm, WN: c.wn, TM: tm, TN: tn, BK: bk, Stages: stages, Prefetch: c.prefetch, BRowMajor: brow}, true
@@ -200,8 +248,10 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 	bestRate := 0.0
 	var lastErr error
 	cands := coopCandidates(s, d.Info.SubgroupSize)
+	guard := newTrialGuard(time.Now)
 	if o.coopTiles != nil {
 		cands = o.coopTiles(s)
+		guard.unlimited()
 	}
 	try := func(t CoopTile) error {
 		l := newLayout(t, s, d.Info.SubgroupSize)
@@ -209,7 +259,13 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 		if n == 0 || l.check(n, n, n, d.Info) != nil {
 			return nil
 		}
+		cache.operands(o.Seed, l, n) // drawn before the trial's clock starts
+		if why := guard.refuse(l.mulAdds()); why != "" {
+			o.progress("coopmat: search %v %v n=%d: not tried: %s", s, t, n, why)
+			return nil
+		}
 		r, err := d.runCoop(ctx, l, n, o.searchOptions(), cache)
+		guard.done(l.mulAdds())
 		if err != nil {
 			o.progress("coopmat: search %v %v n=%d: %v", s, t, n, err)
 			if errors.Is(err, ErrCheckFailed) || ctx.Err() != nil {
@@ -237,6 +293,9 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 			}
 		}
 	}
+	if best == nil && lastErr == nil {
+		return Result{}, fmt.Errorf("coopmat: %v: no tile candidate fits the device's limits (%d candidates): %w", s, len(cands), ErrFeatureMissing)
+	}
 	if best == nil {
 		return Result{}, fmt.Errorf("coopmat: %v: no tile candidate ran: %v: %w", s, lastErr, ErrFeatureMissing)
 	}
@@ -249,12 +308,7 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 	if err := l.check(n, n, n, d.Info); err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v: %w", s, err)
 	}
-	a := cache.get(o.Seed, s.A, n, 0)
-	bt := cache.get(o.Seed, s.B, n, 1)
-	bRaw := bt.raw
-	if l.t.BRowMajor {
-		bRaw = cache.transposed(s.B, n, bt)
-	}
+	a, bt, bRaw := cache.operands(o.Seed, l, n)
 	version := spirvVersion(d.Info.apiVersion)
 	if l.t.Version != 0 {
 		version = l.t.Version
@@ -334,6 +388,18 @@ func transposeRaw(raw []byte, rows, cols, size int) []byte {
 		}
 	}
 	return out
+}
+
+// operands returns A, B (N×K, as the check reads it) and B's bytes in
+// l's layout for an n×n×n GEMM of l's shape, drawing them once.
+func (c *operandCache) operands(seed uint64, l cmLayout, n uint32) (a, bt operand, bRaw []byte) {
+	a = c.get(seed, l.s.A, n, 0)
+	bt = c.get(seed, l.s.B, n, 1)
+	bRaw = bt.raw
+	if l.t.BRowMajor {
+		bRaw = c.transposed(l.s.B, n, bt)
+	}
+	return a, bt, bRaw
 }
 
 func (c *operandCache) get(seed uint64, t ComponentType, n uint32, role uint32) operand {

@@ -135,13 +135,18 @@ func tooOld(out string) bool {
 	return false
 }
 
-// testShapes are shapes of the kind drivers report (the H200 reports these).
+// testShapes are shapes of the kind drivers report (the H200 reports these,
 var testShapes = []Shape{
 	{M: 16, N: 16, K: 16, A: Float16, B: Float16, C: Float16, Result: Float16, Scope: ScopeSubgroup},
 	{M: 16, N: 8, K: 8, A: Float16, B: Float16, C: Float32, Result: Float32, Scope: ScopeSubgroup},
 	{M: 16, N: 16, K: 16, A: BFloat16, B: BFloat16, C: Float32, Result: Float32, Scope: ScopeSubgroup},
 	{M: 16, N: 8, K: 32, A: Uint8, B: Uint8, C: Uint32, Result: Uint32, Scope: ScopeSubgroup},
 	{M: 16, N: 16, K: 32, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup},
+	// and Mesa 26's lavapipe these:
+	{M: 8, N: 8, K: 8, A: Float16, B: Float16, C: Float16, Result: Float16, Scope: ScopeSubgroup},
+	{M: 8, N: 8, K: 8, A: Float16, B: Float16, C: Float32, Result: Float32, Scope: ScopeSubgroup},
+	{M: 8, N: 8, K: 8, A: Uint8, B: Uint8, C: Uint32, Result: Uint32, Scope: ScopeSubgroup},
+	{M: 8, N: 8, K: 8, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup},
 }
 
 func TestSpirvValFMA16(t *testing.T) {

@@ -192,6 +192,14 @@ fn verify(@builtin(workgroup_id) wid: vec3<u32>,
     if (g >= c.groups) {
         return;
     }
+    // WGSL zero-initialises workgroup memory, but on arm64 lavapipe (Mesa
+    // 22.3 and 26.1, run under qemu-user) the counter did not start at zero
+    // (the chunks' checked counts came out tens to thousands of times too
+    // high), so the verify step clears it itself.
+    if (lid == 0u) {
+        atomicStore(&wg_checked, 0u);
+    }
+    workgroupBarrier();
     let key = chunk_key();
     let stride = c.groups * WG;
     var checked = 0u;

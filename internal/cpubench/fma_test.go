@@ -44,6 +44,22 @@ func TestISAPaths(t *testing.T) {
 	t.Logf("paths here: %v", isas)
 }
 
+// TestBestPathHasEveryKernel: the path the host baseline uses (the best
+// one here: NEON on arm64) has every FMA kernel, so its figures come from
+// that path's code; scripts/arm64-smoke runs this under emulation, where
+// TestFMAKernelsMatchReference checks the NEON kernels' results.
+func TestBestPathHasEveryKernel(t *testing.T) {
+	best := mustISA(t)
+	if runtime.GOARCH == "arm64" && best != isaNEON {
+		t.Errorf("best path on arm64: %v, want neon", best)
+	}
+	for _, spec := range fmaTable() {
+		if _, ok := fmaShape(best, spec.kind); !ok {
+			t.Errorf("%v has no %s kernel", best, spec.label())
+		}
+	}
+}
+
 // forEachKernel runs f for every FMA kernel of every path this CPU runs.
 func forEachKernel(t *testing.T, f func(t *testing.T, path isa, spec fmaSpec, sh shape)) {
 	for _, path := range supportedISAs() {
