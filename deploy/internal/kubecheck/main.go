@@ -8,13 +8,15 @@
 // variable names, containers without an image, mounts of undeclared volumes,
 // a Job's restart policy.
 //
-// It prints "ok FILE: Kind/name" for each object that passes and one line per
+// It prints "ok FILE: Kind/name" for each object that passes (with -dump: the
+// object as one line of JSON instead, for tests to inspect) and one line per
 // finding on stderr, and exits 1 when there is any finding.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,8 +34,13 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kubecheck FILE.yaml...")
+	args := os.Args[1:]
+	dump := len(args) > 0 && args[0] == "-dump"
+	if dump {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "usage: kubecheck [-dump] FILE.yaml...")
 		os.Exit(2)
 	}
 	dec, err := newDecoder()
@@ -42,8 +49,8 @@ func main() {
 		os.Exit(2)
 	}
 	failed := false
-	for _, name := range os.Args[1:] {
-		if !checkFile(dec, name, os.Stdout, os.Stderr) {
+	for _, name := range args {
+		if !checkFile(dec, name, dump, os.Stdout, os.Stderr) {
 			failed = true
 		}
 	}
@@ -68,7 +75,7 @@ func newDecoder() (runtime.Decoder, error) {
 }
 
 // checkFile checks every document of one file and reports whether all passed.
-func checkFile(dec runtime.Decoder, name string, stdout, stderr io.Writer) bool {
+func checkFile(dec runtime.Decoder, name string, dump bool, stdout, stderr io.Writer) bool {
 	b, err := os.ReadFile(name)
 	if err != nil {
 		fmt.Fprintln(stderr, "kubecheck:", err)
@@ -103,7 +110,16 @@ func checkFile(dec runtime.Decoder, name string, stdout, stderr io.Writer) bool 
 			ok = false
 			continue
 		}
-		fmt.Fprintf(stdout, "ok %s: %s\n", name, id)
+		if !dump {
+			fmt.Fprintf(stdout, "ok %s: %s\n", name, id)
+			continue
+		}
+		j, err := json.Marshal(obj)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %s: %v\n", name, id, err)
+			return false
+		}
+		fmt.Fprintf(stdout, "%s\n", j)
 	}
 	if n == 0 {
 		fmt.Fprintf(stderr, "%s: no Kubernetes object\n", name)
