@@ -156,6 +156,13 @@ type container struct {
 	Resources struct {
 		Limits map[string]string `json:"limits"`
 	} `json:"resources"`
+	SecurityContext struct {
+		ReadOnlyRootFilesystem   *bool `json:"readOnlyRootFilesystem"`
+		AllowPrivilegeEscalation *bool `json:"allowPrivilegeEscalation"`
+		Capabilities             struct {
+			Drop []string `json:"drop"`
+		} `json:"capabilities"`
+	} `json:"securityContext"`
 	VolumeMounts []struct {
 		Name      string `json:"name"`
 		MountPath string `json:"mountPath"`
