@@ -14,8 +14,8 @@ import (
 
 // podman is the image's container engine for the test, with its own
 // storage in a temporary directory, so that the test neither reads nor
-// changes the machine's images. The driver is podman's choice (overlay
-// where the kernel has it, else vfs).
+// changes the machine's images. The driver is overlay (vfs, which needs no
+// kernel support, copies the 400 MB image for every container).
 type podman struct {
 	t   *testing.T
 	env []string
@@ -23,8 +23,8 @@ type podman struct {
 
 // newPodman writes the storage and engine configuration podman reads
 // through CONTAINERS_STORAGE_CONF and CONTAINERS_CONF, and removes what is
-// left of the test's containers at its end, so no layer stays mounted in
-// the temporary directory. The engine settings are what a root shell in a
+// left of the test's containers and images at its end, so no layer stays
+// mounted in the temporary directory. The engine settings are what a root shell in a
 // sandbox that is itself a container needs, and work on a plain host as
 // well: runc, because crun refuses a host whose cgroups are mixed v1 and
 // v2; and explicit rlimits, because podman's defaults (a million open
@@ -32,11 +32,22 @@ type podman struct {
 // cannot raise.
 func newPodman(t *testing.T) *podman {
 	t.Helper()
-	dir := t.TempDir()
-	storage := fmt.Sprintf("[storage]\ndriver = \"\"\ngraphroot = %q\nrunroot = %q\n",
+	// A short path: conmon's sockets live under the runroot, and past the
+	// 108 bytes of a socket's name (as under t.TempDir()) podman falls back
+	// to a 20-second timeout for every container's exit.
+	dir, err := os.MkdirTemp("", "podman-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Error(err)
+		}
+	})
+	storage := fmt.Sprintf("[storage]\ndriver = \"overlay\"\ngraphroot = %q\nrunroot = %q\n",
 		filepath.Join(dir, "graph"), filepath.Join(dir, "run"))
 	engine := "[containers]\ndefault_ulimits = [\"nofile=1024:1024\", \"nproc=4096:4096\"]\n" +
-		"[engine]\nruntime = \"runc\"\nevents_logger = \"none\"\ncgroup_manager = \"cgroupfs\"\n"
+		"[engine]\nruntime = \"runc\"\nevents_logger = \"file\"\ncgroup_manager = \"cgroupfs\"\n"
 	for name, body := range map[string]string{"storage.conf": storage, "containers.conf": engine} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -46,8 +57,10 @@ func newPodman(t *testing.T) *podman {
 		"CONTAINERS_STORAGE_CONF="+filepath.Join(dir, "storage.conf"),
 		"CONTAINERS_CONF="+filepath.Join(dir, "containers.conf"))}
 	t.Cleanup(func() {
-		if out, err := p.cmd("podman", "rm", "--all", "--force").CombinedOutput(); err != nil {
-			t.Errorf("podman rm: %v\n%s", err, out)
+		for _, args := range [][]string{{"rm", "--all", "--force"}, {"rmi", "--all", "--force"}} {
+			if out, err := p.cmd("podman", args...).CombinedOutput(); err != nil {
+				t.Errorf("podman %s: %v\n%s", args[0], err, out)
+			}
 		}
 	})
 	return p
@@ -60,11 +73,11 @@ func (p *podman) cmd(name string, args ...string) *exec.Cmd {
 	return c
 }
 
-// run runs a container of image with no network and returns its stdout;
-// a non-zero exit fails the test, with its stderr.
+// run runs a container of image with no network, never pulling, and
+// returns its stdout; a non-zero exit fails the test, with its stderr.
 func (p *podman) run(image string, flags []string, args ...string) string {
 	p.t.Helper()
-	all := append([]string{"run", "--rm", "--network=none"}, flags...)
+	all := append([]string{"run", "--rm", "--pull=never", "--network=none"}, flags...)
 	c := p.cmd("podman", append(append(all, image), args...)...)
 	var stderr strings.Builder
 	c.Stderr = &stderr
@@ -98,12 +111,14 @@ func TestImageAppraisesTheSoftwareDevice(t *testing.T) {
 	}
 	t.Logf("scripts/image took %s", time.Since(start).Round(time.Second))
 
+	start = time.Now()
 	host := filepath.Join(t.TempDir(), "appraise")
 	gobuild := exec.Command("go", "build", "-o", host, "./cmd/appraise")
 	gobuild.Dir = ".."
 	if out, err := gobuild.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	t.Logf("go build took %s", time.Since(start).Round(time.Second))
 	want, err := exec.Command(host, "version").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -112,15 +127,19 @@ func TestImageAppraisesTheSoftwareDevice(t *testing.T) {
 		t.Errorf("appraise version in the image: %q, built here: %q", got, want)
 	}
 	checkSoftwareDevice(t, p.run(image, nil, "devices", "--software", "--json"))
+	t.Logf("version and devices took %s", time.Since(start).Round(time.Second))
+	start = time.Now()
 
 	job := only(t, decodeObjects(t, buildKubecheck(t), "kubernetes/appraise-job.yaml"), "Job").pod()
 	secrets := makeSigningKey(t, p, image)
+	t.Logf("kubecheck and the key took %s", time.Since(start).Round(time.Second))
 	hostRoot := t.TempDir()
 	appraise, _ := job.container("appraise")
 	flags := containerFlags(t, job, appraise, hostRoot, secrets)
 	start = time.Now()
 	p.run(image, flags, append(slices.Clone(appraise.Args), "--software", "--quick", "--soak", "0")...)
 	t.Logf("the appraisal in the image took %s", time.Since(start).Round(time.Second))
+	start = time.Now()
 
 	cards := filepath.Join(hostRoot, "cards")
 	card := filepath.Join(cards, "card-software-0.appraisal.json")
@@ -131,6 +150,7 @@ func TestImageAppraisesTheSoftwareDevice(t *testing.T) {
 	if out, err := exec.Command(host, "verify", card, "--trust", filepath.Join(secrets, "pub.json")).CombinedOutput(); err != nil {
 		t.Errorf("verifying the image's card on the host: %v\n%s", err, out)
 	}
+	t.Logf("verifying took %s", time.Since(start).Round(time.Second))
 }
 
 // device is an entry of `appraise devices --json`.
