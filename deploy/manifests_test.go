@@ -234,19 +234,25 @@ func TestPerNodeStampsOneObjectPerNode(t *testing.T) {
 	}
 	slices.Sort(args)
 	const image = "registry.example/appraise:1.2.3"
+	// Both templates' outputs joined, as the README pipes them to kubectl.
+	var out []byte
 	for _, tmpl := range []string{"kubernetes/appraise-job.yaml", "kubernetes/check-cronjob.yaml"} {
-		t.Run(filepath.Base(tmpl), func(t *testing.T) {
-			out, err := exec.Command("kubernetes/per-node", append([]string{"--image", image, tmpl}, args...)...).Output()
-			if err != nil {
-				t.Fatalf("per-node: %v", err)
-			}
-			f := filepath.Join(t.TempDir(), "stamped.yaml")
-			if err := os.WriteFile(f, out, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			objs := decodeObjects(t, bin, f)
+		b, err := exec.Command("kubernetes/per-node", append([]string{"--image", image, tmpl}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("per-node %s: %v", tmpl, err)
+		}
+		out = append(out, b...)
+	}
+	f := filepath.Join(t.TempDir(), "stamped.yaml")
+	if err := os.WriteFile(f, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs := decodeObjects(t, bin, f)
+	for _, kind := range []string{"Job", "CronJob"} {
+		t.Run(kind, func(t *testing.T) {
+			objs := slices.DeleteFunc(slices.Clone(objs), func(o object) bool { return o.Kind != kind })
 			if len(objs) != len(nodes) {
-				t.Fatalf("%d objects for %d nodes", len(objs), len(nodes))
+				t.Fatalf("%d %ss for %d nodes", len(objs), kind, len(nodes))
 			}
 			names := map[string]bool{}
 			for _, o := range objs {
