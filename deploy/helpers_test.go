@@ -151,6 +151,7 @@ func (p podSpec) volume(name string) (volume, bool) {
 type container struct {
 	Name      string   `json:"name"`
 	Image     string   `json:"image"`
+	Command   []string `json:"command"`
 	Args      []string `json:"args"`
 	Env       []envVar `json:"env"`
 	Resources struct {

@@ -77,23 +77,45 @@ func (p *podman) cmd(name string, args ...string) *exec.Cmd {
 // returns its stdout; a non-zero exit fails the test, with its stderr.
 func (p *podman) run(image string, flags []string, args ...string) string {
 	p.t.Helper()
+	out, stderr, err := p.try(image, flags, args...)
+	if err != nil {
+		p.t.Fatalf("podman run %s %q: %v\n%s", image, args, err, stderr)
+	}
+	return out
+}
+
+// try runs a container like run and returns its stdout, its stderr and
+// how it ended.
+func (p *podman) try(image string, flags []string, args ...string) (string, string, error) {
 	all := append([]string{"run", "--rm", "--pull=never", "--network=none"}, flags...)
 	c := p.cmd("podman", append(append(all, image), args...)...)
 	var stderr strings.Builder
 	c.Stderr = &stderr
 	out, err := c.Output()
-	if err != nil {
-		p.t.Fatalf("podman run %s %q: %v\n%s", image, args, err, stderr.String())
+	return string(out), stderr.String(), err
+}
+
+// entrypoint returns the podman flags that run c's command, if it has one,
+// in place of the image's entrypoint.
+func entrypoint(t *testing.T, c container) []string {
+	t.Helper()
+	if len(c.Command) == 0 {
+		return nil
 	}
-	return string(out)
+	b, err := json.Marshal(c.Command)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--entrypoint", string(b)}
 }
 
 // The image scripts/image builds runs appraise on the software Vulkan
 // device: version and devices, then an appraisal with the Job's own
-// container spec (its arguments, environment, mounts of the host, the
+// container spec (its script, environment, mounts of the host, the
 // Secret's files with the Secret's modes, a read-only root and no
 // capabilities) plus --software --quick --soak 0, whose cards verify with
-// the export step's mounts, and on the host.
+// the export step's mounts, and on the host; a failed appraisal after it
+// leaves the cards link where it was.
 func TestImageAppraisesTheSoftwareDevice(t *testing.T) {
 	for _, tool := range []string{"mmdebstrap", "podman", "runc"} {
 		requireTool(t, tool)
@@ -135,15 +157,27 @@ func TestImageAppraisesTheSoftwareDevice(t *testing.T) {
 	t.Logf("kubecheck and the key took %s", time.Since(start).Round(time.Second))
 	hostRoot := t.TempDir()
 	appraise, _ := job.container("appraise")
-	flags := containerFlags(t, job, appraise, hostRoot, secrets)
+	flags := append(containerFlags(t, job, appraise, hostRoot, secrets), entrypoint(t, appraise)...)
 	start = time.Now()
 	p.run(image, flags, append(slices.Clone(appraise.Args), "--software", "--quick", "--soak", "0")...)
 	t.Logf("the appraisal in the image took %s", time.Since(start).Round(time.Second))
 	start = time.Now()
 
-	cards := filepath.Join(hostRoot, "cards")
+	// cards links to the run, relatively, so it resolves on the host too.
+	cards := filepath.Join(hostRoot, "appraise-dir", "cards")
+	run, err := os.Readlink(cards)
+	if err != nil || !strings.HasPrefix(run, "runs/") {
+		t.Fatalf("cards: link to %q (%v), want one into runs/", run, err)
+	}
 	card := filepath.Join(cards, "card-software-0.appraisal.json")
 	checkSoftwareCard(t, card)
+	// A failed appraisal leaves cards on the last good run.
+	if _, stderr, err := p.try(image, flags, "--device", "no-such-device"); err == nil {
+		t.Errorf("an appraisal of no device succeeded:\n%s", stderr)
+	}
+	if again, err := os.Readlink(cards); again != run {
+		t.Errorf("after a failed appraisal cards links to %q (%v), want %q", again, err, run)
+	}
 	// The export step's mounts give it the cards and the pinned key.
 	export, _ := job.container("export-nfd")
 	p.run(image, containerFlags(t, job, export, hostRoot, secrets), "verify", cardsDir, "--trust", "/keys/pub.json")

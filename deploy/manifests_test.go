@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +20,8 @@ var manifests = []string{
 }
 
 const (
-	cardsDir     = "/var/lib/appraise/cards"
+	appraiseDir  = "/var/lib/appraise"
+	cardsDir     = appraiseDir + "/cards"
 	featuresDir  = "/etc/kubernetes/node-feature-discovery/features.d"
 	capabilities = "compute,utility,graphics"
 )
@@ -83,11 +85,14 @@ func TestJobAppraisesTheNodeAndWritesTheFeatureFile(t *testing.T) {
 		t.Errorf("namespace %q, want appraise", job.Metadata.Namespace)
 	}
 
+	// The appraisal writes a new run and then links cards to it; the image
+	// test runs the script.
 	appraise, _ := pod.container("appraise")
-	if !slices.Contains(appraise.Args, "--out="+cardsDir) {
-		t.Errorf("appraise args %q do not write to %s", appraise.Args, cardsDir)
+	if len(appraise.Command) != 4 || appraise.Command[0] != "/bin/sh" || appraise.Command[1] != "-c" ||
+		!strings.Contains(appraise.Command[2], "mv -T .cards.new cards") {
+		t.Errorf("appraise command %q, want the script that links cards to the new run", appraise.Command)
 	}
-	checkHostMount(t, pod, appraise, cardsDir, false)
+	checkHostMount(t, pod, appraise, appraiseDir, false)
 	checkSigningKey(t, pod, appraise)
 
 	// The step after the appraisal, the command line of `appraise export nfd`.
@@ -103,7 +108,7 @@ func TestJobAppraisesTheNodeAndWritesTheFeatureFile(t *testing.T) {
 		!slices.ContainsFunc(pod.Containers, func(c container) bool { return c.Name == "export-nfd" }) {
 		t.Error("the appraisal must be an init container, so the export runs only after it succeeded")
 	}
-	checkHostMount(t, pod, export, cardsDir, true)
+	checkHostMount(t, pod, export, appraiseDir, true)
 	checkHostMount(t, pod, export, featuresDir, false)
 	trustMount := mountAt(export, "/keys")
 	v, ok := pod.volume(trustMount)
@@ -121,7 +126,7 @@ func TestCheckCronJobComparesWithTheCards(t *testing.T) {
 	if !slices.Equal(c.Args, want) {
 		t.Errorf("check args %q, want %q", c.Args, want)
 	}
-	checkHostMount(t, pod, c, cardsDir, true)
+	checkHostMount(t, pod, c, appraiseDir, true)
 	if cron.Spec.Schedule == "" {
 		t.Error("no schedule")
 	}
@@ -176,7 +181,7 @@ func checkHostMount(t *testing.T, pod podSpec, c container, dir string, readOnly
 // checkSigningKey checks that the appraise container finds the key where
 // the key store reads it: key.json alone through subPath (a Secret volume's
 // files are symbolic links, which the store refuses) in APPRAISE_KEY_DIR,
-// mode 0400, and the passphrase file it names in its args.
+// mode 0400, and the passphrase file its script names.
 func checkSigningKey(t *testing.T, pod podSpec, c container) {
 	t.Helper()
 	dir, ok := c.env("APPRAISE_KEY_DIR")
@@ -197,10 +202,8 @@ func checkSigningKey(t *testing.T, pod podSpec, c container) {
 		t.Errorf("the key's Secret volume has mode %v, want 0400", v.Secret.DefaultMode)
 	}
 	var passFile string
-	for _, a := range c.Args {
-		if f, ok := strings.CutPrefix(a, "--passphrase-file="); ok {
-			passFile = f
-		}
+	if m := regexp.MustCompile(`--passphrase-file=(\S+)`).FindStringSubmatch(strings.Join(c.Command, " ")); m != nil {
+		passFile = m[1]
 	}
 	if m := mountAt(c, path.Dir(passFile)); passFile == "" || m != keyVolume {
 		t.Errorf("appraise: passphrase file %q is not in the key's Secret", passFile)
