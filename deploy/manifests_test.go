@@ -188,6 +188,9 @@ func checkSigningKey(t *testing.T, pod podSpec, c container) {
 	if !ok {
 		t.Fatal("appraise: no APPRAISE_KEY_DIR")
 	}
+	if strings.HasPrefix(dir+"/", appraiseDir+"/") {
+		t.Errorf("APPRAISE_KEY_DIR %s is in the host's %s: its mount point would be left on the node", dir, appraiseDir)
+	}
 	var keyVolume string
 	for _, m := range c.VolumeMounts {
 		if m.MountPath == path.Join(dir, "key.json") && m.SubPath == "key.json" && m.ReadOnly {
