@@ -98,22 +98,35 @@ func (pr *progress) step(device, stage string, done, total float64) {
 	}
 	key := device + ": " + stage
 	pr.mu.Lock()
-	defer pr.mu.Unlock()
 	b, ok := pr.steps[key]
 	if done >= total {
+		delete(pr.steps, key)
+	}
+	pr.mu.Unlock()
+	// mpb is called without pr.mu held: its goroutines run the bars'
+	// decorators, and the spinner's takes pr.mu (current).
+	switch {
+	case done >= total:
 		if ok {
 			b.SetCurrent(stepScale)
-			delete(pr.steps, key)
 		}
 		return
-	}
-	if !ok {
+	case !ok:
 		b = pr.p.AddBar(stepScale,
 			mpb.PrependDecorators(decor.Name(key+" ", decor.WC{C: decor.DindentRight})),
 			mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5}), decor.Name(" "), decor.AverageETA(decor.ET_STYLE_MMSS)),
 			mpb.BarRemoveOnComplete(),
 		)
-		pr.steps[key] = b
+		pr.mu.Lock()
+		prev, dup := pr.steps[key]
+		if !dup {
+			pr.steps[key] = b
+		}
+		pr.mu.Unlock()
+		if dup { // another step of the stage made its bar first
+			b.Abort(true)
+			b = prev
+		}
 	}
 	b.SetCurrent(int64(done / total * stepScale))
 }
@@ -147,11 +160,12 @@ func (pr *progress) done() {
 		return
 	}
 	pr.mu.Lock()
-	for k, b := range pr.steps {
-		b.Abort(true)
-		delete(pr.steps, k)
-	}
+	open := pr.steps
+	pr.steps = map[string]*mpb.Bar{}
 	pr.mu.Unlock()
+	for _, b := range open {
+		b.Abort(true)
+	}
 	pr.bar.SetTotal(-1, true)
 	pr.p.Wait()
 }
