@@ -94,7 +94,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		return nil
 	}
 	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
-	return coopMatProbe(ctx, d, opts, v)
+	return coopMatProbe(ctx, d, opts, c.Adapter.Software, v)
 }
 
 // softwareFMASteps is the steps per chain of a vector kernel's dispatch
@@ -123,7 +123,7 @@ func vectorKernels() []vectorKernel {
 	}
 }
 
-func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, v *schema.CapabilityVector) error {
+func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, software bool, v *schema.CapabilityVector) error {
 	res, skips, err := coopmat.Run(ctx, d, opts)
 	if errors.Is(err, coopmat.ErrExtensionMissing) || errors.Is(err, coopmat.ErrFeatureMissing) {
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "matrix engine",
@@ -139,6 +139,16 @@ func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, 
 	}
 	for _, s := range skips {
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: s.Probe, Item: s.Shape.String(), Reason: s.Reason})
+	}
+	if software {
+		// The K sweep builds one kernel per K, and a software adapter
+		// compiles each at its first dispatch: on Mesa 26's lavapipe one
+		// build outlasted the two-minute fence wait.
+		for _, r := range fastestPerTypes(res) {
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
+				Reason: "not swept on a software adapter: the sweep builds a kernel per K, and its compiler takes minutes for each"})
+		}
+		return nil
 	}
 	return coopMatRoofline(ctx, d, opts, res, v)
 }
