@@ -18,14 +18,7 @@ mkdir -p "$out"
 log="$out/card-log.txt"
 [ "${SKIP_BLAS:-0}" = 1 ] || bench/blas.sh >/dev/null 2>&1
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id,power.limit,enforced.power.limit --format=csv >"$log" 2>&1
-bench/build-peers.sh "$log"
-mkdir -p /tmp/tools
-ln -sf /tmp/cuda-stream /tmp/tools/cuda-stream
-ln -sf /tmp/mixbench-cuda /tmp/tools/mixbench-cuda
-export PATH=/tmp/tools:$PATH
-export APPRAISE_KEY_DIR=/tmp/keys APPRAISE_PASSPHRASE=bench
-bin/appraise keys show >/dev/null 2>&1 || bin/appraise keys init --tenant bench >/dev/null
-bin/appraise keys export-public >/tmp/pub.json
+. bench/tools-env.sh "$log"
 if [ -z "${APPRAISE_CUBLASLT:-}" ]; then
 	lib=$(python3 bench/blas_peer.py which 2>/dev/null)
 	[ -n "$lib" ] && export APPRAISE_CUBLASLT=$lib

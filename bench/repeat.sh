@@ -13,14 +13,7 @@ out=${OUT:-bench-out}
 mkdir -p "$out"
 log="$out/repeat.txt"
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv >"$log" 2>&1
-bench/build-peers.sh "$log"
-mkdir -p /tmp/tools
-ln -sf /tmp/cuda-stream /tmp/tools/cuda-stream
-ln -sf /tmp/mixbench-cuda /tmp/tools/mixbench-cuda
-export PATH=/tmp/tools:$PATH
-export APPRAISE_KEY_DIR=/tmp/keys APPRAISE_PASSPHRASE=bench
-bin/appraise keys show >/dev/null 2>&1 || bin/appraise keys init --tenant bench >/dev/null
-bin/appraise keys export-public >/tmp/pub.json
+. bench/tools-env.sh "$log"
 for i in $(seq 1 "${RUNS:-3}"); do
 	soak=()
 	[ "$i" -gt 1 ] && soak=(--soak "${SOAK:-20s}")
