@@ -10,11 +10,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
 	"github.com/everycycle/appraise/internal/crosscheck"
-	"github.com/everycycle/appraise/internal/cublaslt"
-	"github.com/everycycle/appraise/internal/figures"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
+	"github.com/everycycle/appraise/internal/render/figures"
 )
 
 // appraiseCmd is the full appraisal: probe, validate, sign, write.
@@ -56,7 +56,7 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if err != nil {
 		return err
 	}
-	inst, err := gpu.NewInstance()
+	inst, err := webgpu.NewInstance()
 	if err != nil {
 		return noDevice(err)
 	}

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/everycycle/appraise/internal/verify"
 	"github.com/everycycle/appraise/keys"
 	"github.com/everycycle/appraise/schema"
+	"github.com/everycycle/appraise/verify"
 )
 
 // cardHint is what compare and plot say when given something else.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/everycycle/appraise/internal/figures"
+	"github.com/everycycle/appraise/internal/render/figures"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -6,7 +6,7 @@ import (
 	"math"
 	"text/tabwriter"
 
-	"github.com/everycycle/appraise/internal/figures"
+	"github.com/everycycle/appraise/internal/render/figures"
 )
 
 // errEnvDiffers is returned when two cards were probed under different

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/everycycle/appraise/internal/export"
-	"github.com/everycycle/appraise/internal/verify"
 	"github.com/everycycle/appraise/keys"
 	"github.com/everycycle/appraise/schema"
+	"github.com/everycycle/appraise/verify"
 )
 
 // exportCmd writes verified cards in the formats fleet tools read.

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/everycycle/appraise/internal/plot"
+	"github.com/everycycle/appraise/internal/render/plot"
 )
 
 // plotCmd draws a verified card's roofline and thermal timeline as SVG.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/everycycle/appraise/internal/verify"
 	"github.com/everycycle/appraise/keys"
+	"github.com/everycycle/appraise/verify"
 )
 
 // trustFlags pin the tenant key, for every command that reads reports.

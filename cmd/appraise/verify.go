@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/everycycle/appraise/internal/verify"
+	"github.com/everycycle/appraise/verify"
 )
 
 // errVerify is returned when any report fails verification.

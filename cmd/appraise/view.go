@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/everycycle/appraise/internal/verify"
 	"github.com/everycycle/appraise/keys"
+	"github.com/everycycle/appraise/verify"
 	"github.com/everycycle/appraise/web"
 )
 

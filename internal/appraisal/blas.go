@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/everycycle/appraise/internal/cublaslt"
-	"github.com/everycycle/appraise/internal/refcheck"
-	"github.com/everycycle/appraise/internal/roofline"
+	"github.com/everycycle/appraise/internal/measure/refcheck"
+	"github.com/everycycle/appraise/internal/measure/roofline"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/schema"
 )
 

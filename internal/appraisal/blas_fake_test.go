@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/everycycle/appraise/internal/cublaslt"
-	"github.com/everycycle/appraise/internal/cublaslt/fakelt"
-	"github.com/everycycle/appraise/internal/figures"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
+	"github.com/everycycle/appraise/internal/probe/cublaslt/fakelt"
+	"github.com/everycycle/appraise/internal/render/figures"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/cublaslt"
-	"github.com/everycycle/appraise/internal/nvml"
+	"github.com/everycycle/appraise/internal/platform/nvml"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -114,10 +114,10 @@ func describe(id schema.DeviceIdentity) string {
 // has a vendor-library GEMM entry, that precision at the card's size. It
 // returns the fresh vector and notes on what was not re-measured and why.
 // ctx bounds it (the check's budget).
-func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
+func Remeasure(ctx context.Context, inst *webgpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
 	ro := Options{Quick: true, Progress: o.Progress}
 	v := baseVector(c, ro)
-	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, ro))
+	d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, ro))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,7 +154,7 @@ func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema
 // checkMemtest is the integrity probe over a slice of checkIntegrityCap.
 type checkMemtest struct{ integrityProbe }
 
-func (p checkMemtest) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+func (p checkMemtest) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
 	full := *v.Memory.UsableBytes
 	share := integrityShare
 	slice := min(full, uint64(checkIntegrityCap/share))

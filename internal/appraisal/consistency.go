@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -238,14 +238,14 @@ func sourcesString(srcs []figureSource) string {
 // names them).
 type partProbe interface {
 	probe
-	RunParts(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector, items []string) error
+	RunParts(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector, items []string) error
 }
 
 // remeasurer runs the parts of ps that srcs name again on d, probe by
 // probe in the order of ps (each probe's parts at once; a whole probe
 // when a source names no part or the probe has no parts), and puts their
 // new figures in v in place of the old ones.
-func remeasurer(ctx context.Context, d *gpu.Device, ps []probe, v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
+func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe, v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
 	return func(srcs []figureSource) error {
 		for _, p := range ps {
 			var items []string
@@ -307,7 +307,7 @@ func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityV
 		v.Roofline = slices.DeleteFunc(v.Roofline, func(r schema.RooflineRatio) bool { return slices.Contains(items, r.Precision) })
 		v.Roofline = append(v.Roofline, scratch.Roofline...)
 		order := func(r schema.RooflineRatio) int {
-			return slices.IndexFunc(gpu.RooflineKernels(), func(k gpu.RooflineKernel) bool { return k.Precision == r.Precision })
+			return slices.IndexFunc(webgpu.RooflineKernels(), func(k webgpu.RooflineKernel) bool { return k.Precision == r.Precision })
 		}
 		slices.SortStableFunc(v.Roofline, func(a, b schema.RooflineRatio) int { return cmp.Compare(order(a), order(b)) })
 	case (soakProbe{}).Name():
@@ -319,10 +319,10 @@ func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityV
 	}
 }
 
-// aluKernelOf names the ALU kernel (gpu.ALUKernels) behind a precision
+// aluKernelOf names the ALU kernel (webgpu.ALUKernels) behind a precision
 // figure of the ALU probe.
 func aluKernelOf(p schema.PrecisionThroughput) string {
-	for _, k := range gpu.ALUKernels() {
+	for _, k := range webgpu.ALUKernels() {
 		if k.Operation == p.Operation && k.InputType == p.InputType {
 			return k.Name
 		}

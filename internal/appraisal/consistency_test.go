@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/thermal"
+	"github.com/everycycle/appraise/internal/platform/thermal"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -203,13 +203,13 @@ func TestSettleOneRule(t *testing.T) {
 // alone, and no two rules name the soak's figures apart from it.
 func TestRuleSources(t *testing.T) {
 	parts := map[string][]string{}
-	for _, k := range gpu.ALUKernels() {
+	for _, k := range webgpu.ALUKernels() {
 		parts["webgpu-alu"] = append(parts["webgpu-alu"], k.Name)
 	}
-	for _, k := range gpu.RooflineKernels() {
+	for _, k := range webgpu.RooflineKernels() {
 		parts["webgpu-roofline"] = append(parts["webgpu-roofline"], k.Precision)
 	}
-	for _, k := range gpu.BandwidthKernels() {
+	for _, k := range webgpu.BandwidthKernels() {
 		parts["webgpu-stream"] = append(parts["webgpu-stream"], k.Name)
 	}
 	ps := map[string]probe{}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/everycycle/appraise/coopmat"
-	"github.com/everycycle/appraise/internal/roofline"
+	"github.com/everycycle/appraise/internal/measure/roofline"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -17,28 +17,28 @@ const coopMatRooflinePrefix = "gemm.coopmat."
 // of each combination of types in res (the card's matrix figure for it)
 // and adds each sweep to v's roofline section. A sweep with too few
 // reduction lengths to draw a roofline is a skip saying so.
-func coopMatRoofline(ctx context.Context, d *coopmat.Device, opts coopmat.Options, res []coopmat.Result, v *schema.CapabilityVector) error {
+func coopMatRoofline(ctx context.Context, d *vulkan.Device, opts vulkan.Options, res []vulkan.Result, v *schema.CapabilityVector) error {
 	for _, r := range fastestPerTypes(res) {
 		name := coopMatRooflinePrefix + coopMatTypes(r.Shape)
 		pts, err := d.Roofline(ctx, r, opts)
 		if err != nil {
-			return fmt.Errorf("%w: %s roofline %s: %w", ErrProbe, coopmat.ProbeCoopMatGEMM, name, err)
+			return fmt.Errorf("%w: %s roofline %s: %w", ErrProbe, vulkan.ProbeCoopMatGEMM, name, err)
 		}
 		if len(pts) < roofline.MinPoints {
-			v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
 				Reason: fmt.Sprintf("N %d with tile %s gives %d reduction lengths to sweep, fewer than %d", r.Problem.M, r.Tile, len(pts), roofline.MinPoints)})
 			continue
 		}
 		rp := make([]roofline.Point, len(pts))
-		chk := coopmat.Check{}
+		chk := vulkan.Check{}
 		for i, p := range pts {
 			rp[i] = roofline.Point{Intensity: p.Intensity(), OpsPerS: p.OpsPerSecond.Median}
 			chk.Elements += p.Check.Elements
 			chk.MaxError, chk.Tolerance, chk.Worst = max(chk.MaxError, p.Check.MaxError), max(chk.Tolerance, p.Check.Tolerance), max(chk.Worst, p.Check.Worst)
 		}
-		sweep, err := matrixRoofline(name, coopmat.ProbeCoopMatGEMM, pts[0].Timing, rp, rawCheck(chk))
+		sweep, err := matrixRoofline(name, vulkan.ProbeCoopMatGEMM, pts[0].Timing, rp, rawCheck(chk))
 		if err != nil {
-			return fmt.Errorf("%w: %s roofline %s: %w", ErrProbe, coopmat.ProbeCoopMatGEMM, name, err)
+			return fmt.Errorf("%w: %s roofline %s: %w", ErrProbe, vulkan.ProbeCoopMatGEMM, name, err)
 		}
 		v.Roofline = append(v.Roofline, sweep)
 	}
@@ -48,8 +48,8 @@ func coopMatRoofline(ctx context.Context, d *coopmat.Device, opts coopmat.Option
 // fastestPerTypes keeps, for each combination of input, accumulator and
 // result types, the result with the highest median rate, in first-seen
 // order.
-func fastestPerTypes(res []coopmat.Result) []coopmat.Result {
-	var out []coopmat.Result
+func fastestPerTypes(res []vulkan.Result) []vulkan.Result {
+	var out []vulkan.Result
 	at := map[string]int{}
 	for _, r := range res {
 		if !r.MatrixEngine {
@@ -70,7 +70,7 @@ func fastestPerTypes(res []coopmat.Result) []coopmat.Result {
 
 // coopMatTypes names a shape's types, e.g. "fp16-fp32" (inputs, then the
 // result), "int8xuint8-int32" when the inputs differ.
-func coopMatTypes(s coopmat.Shape) string {
+func coopMatTypes(s vulkan.Shape) string {
 	name := typeName(s.A)
 	if s.B != s.A {
 		name += "x" + typeName(s.B)

@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/everycycle/appraise/internal/cpubench"
+	"github.com/everycycle/appraise/internal/probe/cpu"
 	"github.com/everycycle/appraise/schema"
 )
 
 // hostBaseline measures the host CPU with all threads (the seed's CPU
 // baseline) for the box report. It runs before the devices, with them idle.
 func hostBaseline(ctx context.Context, quick bool) (*schema.HostBaseline, error) {
-	r, err := cpubench.Measure(ctx, cpubench.Options{Quick: quick})
+	r, err := cpu.Measure(ctx, cpu.Options{Quick: quick})
 	if err != nil {
 		return nil, fmt.Errorf("%w: cpu baseline: %w", ErrProbe, err)
 	}

@@ -3,8 +3,8 @@ package appraisal
 import (
 	"fmt"
 
-	"github.com/everycycle/appraise/internal/nvml"
-	"github.com/everycycle/appraise/internal/pci"
+	"github.com/everycycle/appraise/internal/platform/nvml"
+	"github.com/everycycle/appraise/internal/platform/pci"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/everycycle/appraise/coopmat"
-	"github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/peer"
+	"github.com/everycycle/appraise/internal/probe/peer"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
 // together runs, after every device's own probes, what needs all of them
 // open at once: every device's host link at the same time (into the box)
 // and the directed peer links (into each card).
-func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, vs []*schema.CapabilityVector, o Options, box *schema.BoxPayload) error {
+func together(ctx context.Context, inst *webgpu.Instance, devs []Candidate, vs []*schema.CapabilityVector, o Options, box *schema.BoxPayload) error {
 	say := func(stage string) {
 		if o.Progress != nil {
 			o.Progress("box", stage)
@@ -30,16 +30,16 @@ func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, vs []*s
 		return fmt.Errorf("%w: host links at once: %w", ErrProbe, err)
 	}
 	say("peer links")
-	groups, groupsErr := coopmat.DeviceGroups()
+	groups, groupsErr := vulkan.DeviceGroups()
 	return peerLinks(ctx, devs, ds, vs, vulkanGroups{groups, groupsErr})
 }
 
 // openAll opens every device in devs through WebGPU, as webgpuProbes
 // does. On error nothing is left open.
-func openAll(inst *gpu.Instance, devs []Candidate, o Options) ([]*gpu.Device, error) {
-	ds := make([]*gpu.Device, 0, len(devs))
+func openAll(inst *webgpu.Instance, devs []Candidate, o Options) ([]*webgpu.Device, error) {
+	ds := make([]*webgpu.Device, 0, len(devs))
 	for _, c := range devs {
-		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+		d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
 		if err != nil {
 			releaseAll(ds)
 			return nil, fmt.Errorf("%s: %w", c.Addr, err)
@@ -49,7 +49,7 @@ func openAll(inst *gpu.Instance, devs []Candidate, o Options) ([]*gpu.Device, er
 	return ds, nil
 }
 
-func releaseAll(ds []*gpu.Device) {
+func releaseAll(ds []*webgpu.Device) {
 	for _, d := range ds {
 		d.Release()
 	}
@@ -58,12 +58,12 @@ func releaseAll(ds []*gpu.Device) {
 // hostLinksAtOnce runs the host-link probe on every device at the same
 // time, each device on its own goroutine (a Device is used by one
 // goroutine only), and sums each direction's medians.
-func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*gpu.Device) (*schema.HostLinksAtOnce, error) {
-	rs := make([]gpu.HostLinkResult, len(ds))
+func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*webgpu.Device) (*schema.HostLinksAtOnce, error) {
+	rs := make([]webgpu.HostLinkResult, len(ds))
 	errs := make([]error, len(ds))
 	var wg sync.WaitGroup
 	for i, d := range ds {
-		wg.Go(func() { rs[i], errs[i] = gpu.MeasureHostLink(ctx, d) })
+		wg.Go(func() { rs[i], errs[i] = webgpu.MeasureHostLink(ctx, d) })
 	}
 	wg.Wait()
 	out := &schema.HostLinksAtOnce{}
@@ -92,14 +92,14 @@ func (g vulkanGroups) why(a, b Candidate) string {
 		return "Vulkan device groups unknown: " + g.err.Error()
 	case a.Vulkan == nil || b.Vulkan == nil:
 		return "a device was not matched to its Vulkan device"
-	case coopmat.SharedGroup(g.groups, a.Vulkan.Index, b.Vulkan.Index):
+	case vulkan.SharedGroup(g.groups, a.Vulkan.Index, b.Vulkan.Index):
 		return "one Vulkan device group holds both devices, but this probe suite has no device-group peer probe yet"
 	}
 	return "no Vulkan device group holds both devices"
 }
 
 // stagedEndpoint is a WebGPU device as an end of a host-staged pair.
-type stagedEndpoint struct{ d *gpu.Device }
+type stagedEndpoint struct{ d *webgpu.Device }
 
 func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 	a, err := e.d.NewArray(n)
@@ -111,7 +111,7 @@ func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 
 // stagedBytes is the host-staged transfer size for a pair: StagedBytes,
 // or an eighth of the smaller memory limit (six buffers of it are made).
-func stagedBytes(a, b *gpu.Device) uint64 {
+func stagedBytes(a, b *webgpu.Device) uint64 {
 	n := min(uint64(peer.StagedBytes), a.MemoryLimit()/8, b.MemoryLimit()/8)
 	return max(n&^4095, 1<<20)
 }
@@ -119,7 +119,7 @@ func stagedBytes(a, b *gpu.Device) uint64 {
 // peerLinks measures every ordered pair of appraised devices that have a
 // bus address, through the best path each pair offers (peer.Choose), and
 // fills each card's Interconnect.Peers; ds are the devices opened.
-func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
+func peerLinks(ctx context.Context, devs []Candidate, ds []*webgpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
 	index := map[string]int{}
 	var addrs []string
 	for i, c := range devs {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -14,13 +14,13 @@ type streamProbe struct{}
 func (streamProbe) Name() string    { return "webgpu-stream" }
 func (streamProbe) Version() string { return "1" }
 
-func (p streamProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+func (p streamProbe) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
 	return p.RunParts(ctx, d, v, nil)
 }
 
 // RunParts measures the bandwidth kernels named (all when none are).
-func (p streamProbe) RunParts(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector, kernels []string) error {
-	rs, err := gpu.MeasureBandwidthKernels(ctx, d, kernels)
+func (p streamProbe) RunParts(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector, kernels []string) error {
+	rs, err := webgpu.MeasureBandwidthKernels(ctx, d, kernels)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (p streamProbe) RunParts(ctx context.Context, d *gpu.Device, v *schema.Capa
 }
 
 func kernelBytes(name string) uint64 {
-	for _, k := range gpu.BandwidthKernels() {
+	for _, k := range webgpu.BandwidthKernels() {
 		if k.Name == name {
 			return k.BytesPerElement()
 		}
@@ -57,8 +57,8 @@ type launchProbe struct{}
 func (launchProbe) Name() string    { return "webgpu-launch" }
 func (launchProbe) Version() string { return "1" }
 
-func (p launchProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
-	r, err := gpu.MeasureLaunch(ctx, d)
+func (p launchProbe) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
+	r, err := webgpu.MeasureLaunch(ctx, d)
 	if err != nil {
 		return err
 	}
@@ -94,13 +94,13 @@ type aluProbe struct{}
 func (aluProbe) Name() string    { return "webgpu-alu" }
 func (aluProbe) Version() string { return "1" }
 
-func (p aluProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+func (p aluProbe) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
 	return p.RunParts(ctx, d, v, nil)
 }
 
 // RunParts measures the ALU kernels named (all when none are).
-func (p aluProbe) RunParts(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector, kernels []string) error {
-	rs, skips, err := gpu.MeasureALUKernels(ctx, d, kernels)
+func (p aluProbe) RunParts(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector, kernels []string) error {
+	rs, skips, err := webgpu.MeasureALUKernels(ctx, d, kernels)
 	if err != nil {
 		return err
 	}
@@ -130,17 +130,17 @@ func (rooflineProbe) Version() string { return "2" }
 // probe accepts.
 const quickRooflineArray = 64 << 20
 
-func (p rooflineProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+func (p rooflineProbe) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
 	return p.RunParts(ctx, d, v, nil)
 }
 
 // RunParts sweeps the precisions named (all when none are).
-func (p rooflineProbe) RunParts(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector, precisions []string) error {
-	o := gpu.RooflineOptions{Precisions: precisions}
+func (p rooflineProbe) RunParts(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector, precisions []string) error {
+	o := webgpu.RooflineOptions{Precisions: precisions}
 	if p.quick {
 		o.MaxArrayBytes = quickRooflineArray
 	}
-	rs, err := gpu.MeasureRoofline(ctx, d, o)
+	rs, err := webgpu.MeasureRoofline(ctx, d, o)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (p rooflineProbe) RunParts(ctx context.Context, d *gpu.Device, v *schema.Ca
 // recordRoofline puts the sweeps in v, replacing any earlier ones (a
 // re-measurement), and says why the roofline is absent when the probe
 // ran but swept nothing.
-func recordRoofline(rs []gpu.RooflineResult, probe string, v *schema.CapabilityVector) error {
+func recordRoofline(rs []webgpu.RooflineResult, probe string, v *schema.CapabilityVector) error {
 	v.Roofline = nil
 	v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "roofline" })
 	if len(rs) == 0 {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -15,8 +15,8 @@ type hostLinkProbe struct{}
 func (hostLinkProbe) Name() string    { return "webgpu-hostlink" }
 func (hostLinkProbe) Version() string { return "1" }
 
-func (p hostLinkProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
-	r, err := gpu.MeasureHostLink(ctx, d)
+func (p hostLinkProbe) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
+	r, err := webgpu.MeasureHostLink(ctx, d)
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func (p hostLinkProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabil
 }
 
 // hostTransfer is a checked host-link transfer as the card records it.
-func hostTransfer(t gpu.Transfer, probe string) *schema.Transfer {
+func hostTransfer(t webgpu.Transfer, probe string) *schema.Transfer {
 	return &schema.Transfer{BytesPerS: t.BytesPerS, TransferBytes: t.TransferBytes, Path: t.Path, Probe: probe, Timing: t.Timing,
 		Check: schema.Check{Reference: "cpu", Elements: t.Checked, ErrorKind: "exact", Passed: true}}
 }
@@ -43,8 +43,8 @@ type capacityProbe struct {
 func (capacityProbe) Name() string    { return "webgpu-capacity" }
 func (capacityProbe) Version() string { return "1" }
 
-func (p capacityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
-	r, err := gpu.MeasureCapacity(ctx, d, gpu.CapacityOptions{BudgetBytes: p.budget})
+func (p capacityProbe) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
+	r, err := webgpu.MeasureCapacity(ctx, d, webgpu.CapacityOptions{BudgetBytes: p.budget})
 	if err != nil {
 		return err
 	}
@@ -65,11 +65,11 @@ func (p capacityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabil
 // software adapter, or the chunk count), so that a capped figure is not
 // read as the device's capacity.
 var limitedBy = map[string]string{
-	gpu.LimitedDriverRefused: "driver-refused",
-	gpu.LimitedBudget:        "budget",
-	gpu.LimitedMemoryLimit:   "memory-limit",
-	gpu.LimitedSlowMemory:    "slow-memory",
-	gpu.LimitedChunkCount:    "chunk-count",
+	webgpu.LimitedDriverRefused: "driver-refused",
+	webgpu.LimitedBudget:        "budget",
+	webgpu.LimitedMemoryLimit:   "memory-limit",
+	webgpu.LimitedSlowMemory:    "slow-memory",
+	webgpu.LimitedChunkCount:    "chunk-count",
 }
 
 // integrityProbe runs the memtest patterns over ≥ 95 % of the usable
@@ -104,7 +104,7 @@ func (p integrityProbe) quickCap() uint64 {
 	return quickIntegrityCap
 }
 
-func (p integrityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+func (p integrityProbe) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
 	if v.Memory == nil || v.Memory.UsableBytes == nil {
 		return errors.New("memtest needs the usable memory measured first")
 	}
@@ -114,7 +114,7 @@ func (p integrityProbe) Run(ctx context.Context, d *gpu.Device, v *schema.Capabi
 		target = limit
 	}
 	progress := func(done, total uint64) { p.step(p.Name(), float64(done), float64(total)) }
-	r, err := gpu.MeasureIntegrity(ctx, d, gpu.IntegrityOptions{TargetBytes: target, Progress: progress})
+	r, err := webgpu.MeasureIntegrity(ctx, d, webgpu.IntegrityOptions{TargetBytes: target, Progress: progress})
 	if err != nil {
 		return err
 	}

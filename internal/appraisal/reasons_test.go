@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -66,12 +66,12 @@ func TestRooflineReason(t *testing.T) {
 	if len(v.NotMeasured) != 1 || v.NotMeasured[0].Field != "roofline" || !strings.Contains(v.NotMeasured[0].Reason, "returned no precision") {
 		t.Fatalf("not measured %+v", v.NotMeasured)
 	}
-	r := gpu.RooflineResult{Precision: "fma.fp32", Timing: schema.TimingGPUTimestamp, Checked: 1}
+	r := webgpu.RooflineResult{Precision: "fma.fp32", Timing: schema.TimingGPUTimestamp, Checked: 1}
 	for i, in := range []float64{0.25, 1, 4, 16, 64} {
-		r.Points = append(r.Points, gpu.RooflinePoint{Intensity: in, OpsPerS: min(in*1e11, 1e12), Iters: uint32(1 << i)})
+		r.Points = append(r.Points, webgpu.RooflinePoint{Intensity: in, OpsPerS: min(in*1e11, 1e12), Iters: uint32(1 << i)})
 	}
 	for range 2 {
-		if err := recordRoofline([]gpu.RooflineResult{r}, "webgpu-roofline", &v); err != nil {
+		if err := recordRoofline([]webgpu.RooflineResult{r}, "webgpu-roofline", &v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -84,13 +84,13 @@ func TestRooflineReason(t *testing.T) {
 // the schema accepts, and the cap of a software adapter reads as ours.
 func TestLimitedBy(t *testing.T) {
 	n := uint64(1 << 30)
-	for _, why := range []string{gpu.LimitedDriverRefused, gpu.LimitedBudget, gpu.LimitedMemoryLimit, gpu.LimitedSlowMemory, gpu.LimitedChunkCount} {
+	for _, why := range []string{webgpu.LimitedDriverRefused, webgpu.LimitedBudget, webgpu.LimitedMemoryLimit, webgpu.LimitedSlowMemory, webgpu.LimitedChunkCount} {
 		m := schema.Memory{UsableBytes: &n, UsableLimitedBy: limitedBy[why]}
 		if err := schema.Validate(m); err != nil || m.UsableLimitedBy == "" {
 			t.Errorf("%q → %q: %v", why, m.UsableLimitedBy, err)
 		}
 	}
-	if limitedBy[gpu.LimitedMemoryLimit] != "memory-limit" {
-		t.Errorf("our own cap reads as %q", limitedBy[gpu.LimitedMemoryLimit])
+	if limitedBy[webgpu.LimitedMemoryLimit] != "memory-limit" {
+		t.Errorf("our own cap reads as %q", limitedBy[webgpu.LimitedMemoryLimit])
 	}
 }

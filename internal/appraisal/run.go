@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/host"
-	"github.com/everycycle/appraise/internal/nvml"
-	"github.com/everycycle/appraise/internal/pci"
+	"github.com/everycycle/appraise/internal/platform/host"
+	"github.com/everycycle/appraise/internal/platform/nvml"
+	"github.com/everycycle/appraise/internal/platform/pci"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -18,7 +18,7 @@ import (
 type probe interface {
 	Name() string
 	Version() string
-	Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error
+	Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error
 }
 
 // probes lists the WebGPU probes of this probe suite, in the order they

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/nvml"
-	"github.com/everycycle/appraise/internal/pci"
-	"github.com/everycycle/appraise/internal/thermal"
+	"github.com/everycycle/appraise/internal/platform/nvml"
+	"github.com/everycycle/appraise/internal/platform/pci"
+	"github.com/everycycle/appraise/internal/platform/thermal"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -67,12 +67,12 @@ func (t hwmonTelemetry) read() (thermal.Reading, bool) {
 func (soakProbe) Name() string    { return "webgpu-soak" }
 func (soakProbe) Version() string { return "1" }
 
-func (p soakProbe) Run(ctx context.Context, d *gpu.Device, v *schema.CapabilityVector) error {
+func (p soakProbe) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
 	run, readings, err := sampled(p.telemetry, func() (soakRun, error) {
 		onPoint := func(at time.Duration, _ float64) {
 			p.step(p.Name(), at.Seconds(), p.duration.Seconds())
 		}
-		res, err := gpu.Soak(ctx, d, gpu.SoakOptions{Duration: p.duration, OnPoint: onPoint})
+		res, err := webgpu.Soak(ctx, d, webgpu.SoakOptions{Duration: p.duration, OnPoint: onPoint})
 		if err != nil {
 			return soakRun{}, err
 		}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/cublaslt"
-	"github.com/everycycle/appraise/internal/nvml"
-	"github.com/everycycle/appraise/internal/thermal"
+	"github.com/everycycle/appraise/internal/platform/nvml"
+	"github.com/everycycle/appraise/internal/platform/thermal"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -142,7 +142,7 @@ func (p gemmSoakProbe) run(ctx context.Context, c Candidate, v *schema.Capabilit
 // the soak's precisions) the WebGPU FMA on a device opened again for it.
 // The thermal rules that judge the FMA soak against itself judge the
 // GEMM soak too.
-func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
+func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
 	d := soakLength(c, o)
 	tel := telemetryFor(lib, c, o.SysfsRoot)
 	step := o.stepper(c)
@@ -171,9 +171,9 @@ func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, o Optio
 }
 
 // fmaSoakAgain opens c's WebGPU device again and runs the FMA soak on it.
-func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, p soakProbe, v *schema.CapabilityVector) error {
+func fmaSoakAgain(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, p soakProbe, v *schema.CapabilityVector) error {
 	o.stage(c.Addr, p.Name())
-	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+	d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
 	if err != nil {
 		return err
 	}

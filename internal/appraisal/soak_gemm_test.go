@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/everycycle/appraise/internal/cublaslt"
-	"github.com/everycycle/appraise/internal/thermal"
+	"github.com/everycycle/appraise/internal/platform/thermal"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/schema"
 )
 

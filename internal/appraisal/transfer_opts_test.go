@@ -3,8 +3,8 @@ package appraisal
 import (
 	"testing"
 
-	"github.com/everycycle/appraise/coopmat"
-	gpupkg "github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
+	gpupkg "github.com/everycycle/appraise/internal/probe/webgpu"
 )
 
 // TestTransferOptions: a software adapter's raw-Vulkan host link moves
@@ -19,12 +19,12 @@ func TestTransferOptions(t *testing.T) {
 		name string
 		c    Candidate
 		o    Options
-		want coopmat.TransferOptions
+		want vulkan.TransferOptions
 	}{
-		{"software", sw, Options{}, coopmat.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
-		{"software quick", sw, Options{Quick: true}, coopmat.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
-		{"gpu", gpu, Options{}, coopmat.TransferOptions{}},
-		{"gpu quick", gpu, Options{Quick: true}, coopmat.TransferOptions{Quick: true}},
+		{"software", sw, Options{}, vulkan.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
+		{"software quick", sw, Options{Quick: true}, vulkan.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
+		{"gpu", gpu, Options{}, vulkan.TransferOptions{}},
+		{"gpu quick", gpu, Options{Quick: true}, vulkan.TransferOptions{Quick: true}},
 	} {
 		if got := transferOptions(tc.c, tc.o); got.Quick != tc.want.Quick || got.Bytes != tc.want.Bytes || got.Warmup != tc.want.Warmup {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)

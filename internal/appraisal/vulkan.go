@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/everycycle/appraise/coopmat"
-	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -19,7 +19,7 @@ import (
 // identical cards — and no proof says which, it returns nil, the indices
 // it could be, and why: a guessed mapping would put one card's figures
 // under another's identity.
-func matchVulkan(a gpu.AdapterInfo, infos []coopmat.DeviceInfo, proven map[int]int) (*coopmat.DeviceInfo, []int, string) {
+func matchVulkan(a webgpu.AdapterInfo, infos []vulkan.DeviceInfo, proven map[int]int) (*vulkan.DeviceInfo, []int, string) {
 	var found []int
 	for i, v := range infos {
 		if v.VendorID == a.VendorID && v.DeviceID == a.DeviceID && v.Type == a.Type && strings.TrimSpace(v.Name) == strings.TrimSpace(a.DisplayName()) {
@@ -48,12 +48,12 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		}
 		return nil
 	}
-	d, err := coopmat.Open(c.Vulkan.Index)
+	d, err := vulkan.Open(c.Vulkan.Index)
 	if err != nil {
 		return err
 	}
 	defer d.Release()
-	opts := coopmat.Options{}
+	opts := vulkan.Options{}
 	if o.Progress != nil {
 		opts.Progress = func(line string) { o.Progress(c.Addr, "vulkan: "+line) }
 	}
@@ -72,7 +72,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		o.stage(c.Addr, "vulkan: "+k.item)
 		r, err := k.run(ctx, d, opts)
 		switch {
-		case errors.Is(err, coopmat.ErrFeatureMissing), errors.Is(err, coopmat.ErrExtensionMissing):
+		case errors.Is(err, vulkan.ErrFeatureMissing), errors.Is(err, vulkan.ErrExtensionMissing):
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: k.probe, Item: k.item, Reason: err.Error()})
 		case err != nil:
 			return fmt.Errorf("%w: %s: %w", ErrProbe, k.probe, err)
@@ -90,7 +90,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		return err
 	}
 	if !o.CoopMat {
-		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
 		return nil
 	}
 	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
@@ -106,32 +106,32 @@ const softwareFMASteps = 128
 // packed int8 dot products).
 type vectorKernel struct {
 	probe, item, op, counting string
-	run                       func(context.Context, *coopmat.Device, coopmat.Options) (coopmat.Result, error)
+	run                       func(context.Context, *vulkan.Device, vulkan.Options) (vulkan.Result, error)
 }
 
 func vectorKernels() []vectorKernel {
-	dot := func(signed bool) func(context.Context, *coopmat.Device, coopmat.Options) (coopmat.Result, error) {
-		return func(ctx context.Context, d *coopmat.Device, o coopmat.Options) (coopmat.Result, error) {
-			return coopmat.RunDot4(ctx, d, o, signed)
+	dot := func(signed bool) func(context.Context, *vulkan.Device, vulkan.Options) (vulkan.Result, error) {
+		return func(ctx context.Context, d *vulkan.Device, o vulkan.Options) (vulkan.Result, error) {
+			return vulkan.RunDot4(ctx, d, o, signed)
 		}
 	}
 	return []vectorKernel{
-		{coopmat.ProbeFMA64, "fma fp64", "fma", "fma=2", coopmat.RunFMA64},
-		{"fma-fp16", "fma fp16", "fma", "fma=2", coopmat.RunFMA16},
+		{vulkan.ProbeFMA64, "fma fp64", "fma", "fma=2", vulkan.RunFMA64},
+		{"fma-fp16", "fma fp16", "fma", "fma=2", vulkan.RunFMA16},
 		{"dot4-int8", "dot4 int8", "dot4", "dot4=8", dot(true)},
 		{"dot4-uint8", "dot4 uint8", "dot4", "dot4=8", dot(false)},
 	}
 }
 
-func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, software bool, v *schema.CapabilityVector) error {
-	res, skips, err := coopmat.Run(ctx, d, opts)
-	if errors.Is(err, coopmat.ErrExtensionMissing) || errors.Is(err, coopmat.ErrFeatureMissing) {
-		v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "matrix engine",
+func coopMatProbe(ctx context.Context, d *vulkan.Device, opts vulkan.Options, software bool, v *schema.CapabilityVector) error {
+	res, skips, err := vulkan.Run(ctx, d, opts)
+	if errors.Is(err, vulkan.ErrExtensionMissing) || errors.Is(err, vulkan.ErrFeatureMissing) {
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "matrix engine",
 			Reason: "matrix path unreachable: " + err.Error() + "; figures are vector-ALU only"})
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrProbe, coopmat.ProbeCoopMatGEMM, err)
+		return fmt.Errorf("%w: %s: %w", ErrProbe, vulkan.ProbeCoopMatGEMM, err)
 	}
 	for _, r := range res {
 		v.Precisions = append(v.Precisions, precision(r, "gemm", "gemm=2mnk"))
@@ -145,7 +145,7 @@ func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, 
 		// compiles each at its first dispatch: on Mesa 26's lavapipe one
 		// build outlasted the two-minute fence wait.
 		for _, r := range fastestPerTypes(res) {
-			v.Skipped = append(v.Skipped, schema.Skip{Probe: coopmat.ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
 				Reason: "not swept on a software adapter: the sweep builds a kernel per K, and its compiler takes minutes for each"})
 		}
 		return nil
@@ -154,7 +154,7 @@ func coopMatProbe(ctx context.Context, d *coopmat.Device, opts coopmat.Options, 
 }
 
 // precision turns a checked raw-Vulkan result into a throughput entry.
-func precision(r coopmat.Result, op, counting string) schema.PrecisionThroughput {
+func precision(r vulkan.Result, op, counting string) schema.PrecisionThroughput {
 	p := schema.PrecisionThroughput{
 		Operation:       op,
 		InputType:       typeName(r.Shape.A),
@@ -177,7 +177,7 @@ func precision(r coopmat.Result, op, counting string) schema.PrecisionThroughput
 	return p
 }
 
-func rawCheck(c coopmat.Check) schema.Check {
+func rawCheck(c vulkan.Check) schema.Check {
 	kind := "absolute"
 	if c.Tolerance == 0 {
 		kind = "exact"
@@ -186,7 +186,7 @@ func rawCheck(c coopmat.Check) schema.Check {
 }
 
 // typeName maps a component type to the schema's element type names.
-func typeName(t coopmat.ComponentType) string {
+func typeName(t vulkan.ComponentType) string {
 	switch n := t.String(); n {
 	case "f16", "f32", "f64":
 		return "fp" + n[1:]

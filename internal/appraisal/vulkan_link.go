@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/everycycle/appraise/coopmat"
-	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -21,9 +21,9 @@ const (
 type webgpuAgain func(ctx context.Context, ps ...probe) (*schema.CapabilityVector, error)
 
 // reopenWebGPU is c's webgpuAgain.
-func reopenWebGPU(inst *gpu.Instance, c Candidate, o Options) webgpuAgain {
+func reopenWebGPU(inst *webgpu.Instance, c Candidate, o Options) webgpuAgain {
 	return func(ctx context.Context, ps ...probe) (*schema.CapabilityVector, error) {
-		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+		d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
 		if err != nil {
 			return nil, err
 		}
@@ -48,12 +48,12 @@ const softwareTransferBytes = 64 << 20
 
 // transferOptions are the raw-Vulkan host link's options for c: fewer
 // samples on a software adapter or with --quick, smaller transfers and
-// warm-ups as short as WebGPU's (gpu.SoftwareWarmUp) on a software
+// warm-ups as short as WebGPU's (webgpu.SoftwareWarmUp) on a software
 // adapter.
-func transferOptions(c Candidate, o Options) coopmat.TransferOptions {
-	to := coopmat.TransferOptions{Quick: c.Adapter.Software || o.Quick}
+func transferOptions(c Candidate, o Options) vulkan.TransferOptions {
+	to := vulkan.TransferOptions{Quick: c.Adapter.Software || o.Quick}
 	if c.Adapter.Software {
-		to.Bytes, to.Warmup = softwareTransferBytes, gpu.SoftwareWarmUp
+		to.Bytes, to.Warmup = softwareTransferBytes, webgpu.SoftwareWarmUp
 	}
 	return to
 }
@@ -64,7 +64,7 @@ func transferOptions(c Candidate, o Options) coopmat.TransferOptions {
 // to Vulkan.
 type linkChoice struct{ h2d, d2h, dispatch, upload bool }
 
-func chooseLink(v *schema.CapabilityVector, r coopmat.TransferResult) linkChoice {
+func chooseLink(v *schema.CapabilityVector, r vulkan.TransferResult) linkChoice {
 	var ch linkChoice
 	ic := v.Interconnect
 	ch.h2d = ic == nil || ic.HostToDevice == nil || r.HostToDevice.BytesPerS.Median > ic.HostToDevice.BytesPerS.Median
@@ -79,7 +79,7 @@ func (c linkChoice) anyVulkan() bool { return c.h2d || c.d2h || c.dispatch || c.
 func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch || !c.upload }
 
 // vulkanLink measures the host link, the 1 MiB upload and the empty
-// dispatch round trip again through raw Vulkan (coopmat.MeasureTransfer)
+// dispatch round trip again through raw Vulkan (vulkan.MeasureTransfer)
 // and keeps, figure by figure, the path that was faster. The larger of
 // two medians is biased upward (each carries its noise), so the kept
 // path is measured once more (that path alone, with no trial of the
@@ -88,9 +88,9 @@ func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch ||
 // LaunchOverhead.OtherPaths). The 1 MiB upload compared is raw Vulkan's
 // pinned one: the data already in mapped host memory, as in WebGPU's
 // mapped staging and in the peers' pinned copies.
-func vulkanLink(ctx context.Context, d *coopmat.Device, to coopmat.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
-	measure := func(to coopmat.TransferOptions) (coopmat.TransferResult, error) {
-		r, err := coopmat.MeasureTransfer(ctx, d, to)
+func vulkanLink(ctx context.Context, d *vulkan.Device, to vulkan.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
+	measure := func(to vulkan.TransferOptions) (vulkan.TransferResult, error) {
+		r, err := vulkan.MeasureTransfer(ctx, d, to)
 		if err != nil {
 			return r, fmt.Errorf("%w: %s: %w", ErrProbe, probeVulkanHostLink, err)
 		}
@@ -131,8 +131,8 @@ func vulkanLink(ctx context.Context, d *coopmat.Device, to coopmat.TransferOptio
 // re-measured one of the chosen path (web for WebGPU, kept for Vulkan),
 // with the other path's first figure beside it. v holds WebGPU's first
 // figures on entry.
-func mergeLink(v, web *schema.CapabilityVector, first, kept coopmat.TransferResult, ch linkChoice) {
-	tr := func(r coopmat.TransferResult, dir coopmat.Direction) *schema.Transfer {
+func mergeLink(v, web *schema.CapabilityVector, first, kept vulkan.TransferResult, ch linkChoice) {
+	tr := func(r vulkan.TransferResult, dir vulkan.Direction) *schema.Transfer {
 		return &schema.Transfer{BytesPerS: dir.BytesPerS, TransferBytes: r.TransferBytes, Path: dir.Path, Probe: probeVulkanHostLink, Timing: dir.Timing,
 			Check: schema.Check{Reference: "cpu", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}}
 	}
@@ -142,7 +142,7 @@ func mergeLink(v, web *schema.CapabilityVector, first, kept coopmat.TransferResu
 	ic := v.Interconnect
 	h2dFirst, d2hFirst := ic.HostToDevice, ic.DeviceToHost
 	used := false
-	pick := func(vulkan bool, firstWeb, againWeb *schema.Transfer, vkFirst, vkKept coopmat.Direction) *schema.Transfer {
+	pick := func(vulkan bool, firstWeb, againWeb *schema.Transfer, vkFirst, vkKept vulkan.Direction) *schema.Transfer {
 		if vulkan {
 			used = true
 			t := tr(kept, vkKept)
@@ -171,7 +171,7 @@ func mergeLink(v, web *schema.CapabilityVector, first, kept coopmat.TransferResu
 // mergeLaunch builds the launch figures: each from the chosen path's
 // re-measurement (webAgain for WebGPU, kept for Vulkan), the other path's
 // first figure in OtherPaths. webFirst is nil when WebGPU measured none.
-func mergeLaunch(webFirst, webAgain *schema.LaunchOverhead, first, kept coopmat.TransferResult, ch linkChoice) *schema.LaunchOverhead {
+func mergeLaunch(webFirst, webAgain *schema.LaunchOverhead, first, kept vulkan.TransferResult, ch linkChoice) *schema.LaunchOverhead {
 	l := &schema.LaunchOverhead{Probe: probeVulkanLaunch, Timing: schema.TimingHostWallClock,
 		Check: schema.Check{Reference: "closed-form", Elements: kept.CheckedWords, ErrorKind: "exact", Passed: true}}
 	if webAgain != nil && (!ch.dispatch || !ch.upload) {

@@ -3,18 +3,18 @@ package appraisal
 import (
 	"testing"
 
-	"github.com/everycycle/appraise/coopmat"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
 func st(m float64) schema.Stat { return schema.Stat{Samples: 101, Median: m, Min: m, Max: m} }
 
 // vulkanRun is a raw-Vulkan transfer result with the given figures.
-func vulkanRun(h2d, dispatch, upload float64) coopmat.TransferResult {
-	dir := func(b float64) coopmat.Direction {
-		return coopmat.Direction{BytesPerS: st(b), Path: "vulkan-copy.host-cached.compute", Timing: schema.TimingGPUTimestamp}
+func vulkanRun(h2d, dispatch, upload float64) vulkan.TransferResult {
+	dir := func(b float64) vulkan.Direction {
+		return vulkan.Direction{BytesPerS: st(b), Path: "vulkan-copy.host-cached.compute", Timing: schema.TimingGPUTimestamp}
 	}
-	return coopmat.TransferResult{HostToDevice: dir(h2d), DeviceToHost: dir(h2d), TransferBytes: 256 << 20,
+	return vulkan.TransferResult{HostToDevice: dir(h2d), DeviceToHost: dir(h2d), TransferBytes: 256 << 20,
 		EmptySubmit: st(dispatch), SubmitPath: "vulkan-dispatch.fence-spin",
 		Upload1MiBPinned: st(upload), UploadPinnedPath: "vulkan-pinned-copy.host-cached.fence-spin", CheckedWords: 1 << 20}
 }
@@ -39,7 +39,7 @@ func TestKeptPathRemeasured(t *testing.T) {
 	for _, tc := range []struct {
 		name                      string
 		web                       *schema.CapabilityVector
-		vkFirst                   coopmat.TransferResult
+		vkFirst                   vulkan.TransferResult
 		wantH2D                   float64 // the signed figure
 		wantOtherH2D              string  // probe of the other path
 		wantDispatch, wantUpload  float64

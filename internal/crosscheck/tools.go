@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/everycycle/appraise/babelstream"
-	"github.com/everycycle/appraise/internal/toolrun"
+	"github.com/everycycle/appraise/internal/crosscheck/babelstream"
+	"github.com/everycycle/appraise/internal/crosscheck/toolrun"
 )
 
 // ErrToolMissing is wrapped when a tool is neither on PATH nor where its

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/everycycle/appraise/internal/figures"
+	"github.com/everycycle/appraise/internal/render/figures"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/everycycle/appraise/internal/figures"
+	"github.com/everycycle/appraise/internal/render/figures"
 	"github.com/everycycle/appraise/schema"
 )
 

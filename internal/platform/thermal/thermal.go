@@ -1,0 +1,167 @@
+// Package thermal turns a soak — throughput sampled over time under
+// sustained load, beside the driver's temperature, power and throttle
+// readings — into the card's thermal envelope.
+//
+// Envelope is the entry point; the rules are spelled out on it.
+package thermal
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	"github.com/everycycle/appraise/internal/measure/stats"
+)
+
+// Point is one timed piece of the sustained load.
+type Point struct {
+	// At is the time since the load began.
+	At time.Duration
+	// OpsPerS is the throughput of the piece of work that ended at At.
+	OpsPerS float64
+}
+
+// Reading is one sample of the driver's telemetry.
+type Reading struct {
+	// At is the time since the load began.
+	At time.Duration
+	// TemperatureC and PowerW are NaN when the driver does not say.
+	TemperatureC, PowerW float64
+	// Throttle names the clock-limiting reasons the driver reports.
+	Throttle []string
+}
+
+// Rules of the envelope.
+const (
+	// ColdWindow is how much of the start of the load defines the cold
+	// throughput (after the probe's own warm-up).
+	ColdWindow = 5 * time.Second
+	// Drop is the fraction of cold throughput below which the device
+	// counts as throttled, and Hold how long it must stay below.
+	Drop = 0.95
+	Hold = 3 * time.Second
+	// TailFraction is the share at the end of the load whose median is the
+	// sustained throughput.
+	TailFraction = 0.25
+)
+
+// throttleReasons are the driver reasons that mean the device slowed
+// itself for power or heat (NVML's names). Idle, application clocks and
+// sync boost do not count.
+var throttleReasons = map[string]bool{
+	"sw_power_cap": true, "hw_slowdown": true, "sw_thermal_slowdown": true,
+	"hw_thermal_slowdown": true, "hw_power_brake_slowdown": true,
+}
+
+// Envelope is a soak's outcome, before it is written into a report.
+type Envelope struct {
+	Soak              time.Duration
+	Throttled         bool
+	TimeToThrottle    time.Duration // meaningful only when Throttled
+	ThrottledFraction float64
+	SustainedPowerW   float64 // NaN when the driver gives no power
+	PeakTemperatureC  float64 // NaN when the driver gives no temperature
+	ColdOpsPerS       float64
+	SustainedOpsPerS  float64
+}
+
+// ErrTooShort is returned when the soak has too few points to judge.
+var ErrTooShort = errors.New("thermal: soak too short to judge")
+
+// Compute applies the rules to a soak of length soak:
+//
+//   - cold throughput is the median of the points within ColdWindow of
+//     the start (or the first TailFraction of the soak if shorter);
+//   - sustained throughput is the median of the last TailFraction;
+//   - ThrottledFraction = sustained / cold;
+//   - the device throttled when the driver reports a power or thermal
+//     reason, or when every point for at least Hold stays below Drop ×
+//     cold; TimeToThrottle is the earlier of the first such reading and
+//     the start of the first such stretch;
+//   - SustainedPowerW is the median power over the last TailFraction,
+//     PeakTemperatureC the hottest reading.
+func Compute(soak time.Duration, points []Point, readings []Reading) (Envelope, error) {
+	if len(points) < 4 || soak <= 0 {
+		return Envelope{}, ErrTooShort
+	}
+	cold := window(points, 0, coldEnd(soak))
+	tail := window(points, soak-time.Duration(float64(soak)*TailFraction), soak+time.Hour)
+	if len(cold) == 0 || len(tail) == 0 {
+		return Envelope{}, ErrTooShort
+	}
+	e := Envelope{Soak: soak, ColdOpsPerS: stats.Median(cold), SustainedOpsPerS: stats.Median(tail)}
+	e.ThrottledFraction = e.SustainedOpsPerS / e.ColdOpsPerS
+	at, dropped := firstDrop(points, Drop*e.ColdOpsPerS)
+	if r, ok := firstReason(readings); ok && (!dropped || r < at) {
+		at, dropped = r, true
+	}
+	e.Throttled, e.TimeToThrottle = dropped, at
+	e.SustainedPowerW = medianOf(readings, soak-time.Duration(float64(soak)*TailFraction), func(r Reading) float64 { return r.PowerW })
+	e.PeakTemperatureC = math.NaN()
+	for _, r := range readings {
+		if !math.IsNaN(r.TemperatureC) && (math.IsNaN(e.PeakTemperatureC) || r.TemperatureC > e.PeakTemperatureC) {
+			e.PeakTemperatureC = r.TemperatureC
+		}
+	}
+	return e, nil
+}
+
+func coldEnd(soak time.Duration) time.Duration {
+	if short := time.Duration(float64(soak) * TailFraction); short < ColdWindow {
+		return short
+	}
+	return ColdWindow
+}
+
+func window(ps []Point, from, to time.Duration) []float64 {
+	var out []float64
+	for _, p := range ps {
+		if p.At >= from && p.At <= to {
+			out = append(out, p.OpsPerS)
+		}
+	}
+	return out
+}
+
+// firstDrop finds the first stretch of at least Hold in which every point
+// is below limit, and returns when it began.
+func firstDrop(ps []Point, limit float64) (time.Duration, bool) {
+	start := -1
+	for i, p := range ps {
+		if p.OpsPerS >= limit {
+			start = -1
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+		if p.At-ps[start].At >= Hold {
+			return ps[start].At, true
+		}
+	}
+	return 0, false
+}
+
+func firstReason(rs []Reading) (time.Duration, bool) {
+	for _, r := range rs {
+		for _, n := range r.Throttle {
+			if throttleReasons[n] {
+				return r.At, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func medianOf(rs []Reading, from time.Duration, f func(Reading) float64) float64 {
+	var xs []float64
+	for _, r := range rs {
+		if v := f(r); r.At >= from && !math.IsNaN(v) {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return stats.Median(xs)
+}

@@ -1,0 +1,60 @@
+package vulkan
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
+)
+
+// TestAddressedInputs runs a kernel that reads its two inputs through the
+// 64-bit buffer device addresses runKernel pushes (the path the
+// cooperative-matrix GEMM takes with Addressed), out[i] = a[i] - b[i] over
+// 16-byte vectors, and checks every word. It needs bufferDeviceAddress
+// (lavapipe has it), and runs again with the pipeline requiring full
+// subgroups where the device can (lavapipe can).
+func TestAddressedInputs(t *testing.T) {
+	d := newDevice(t)
+	if !d.enabled.BufferAddress || d.addressFn == nil {
+		t.Skipf("%s: no buffer device addresses", d.Info.Name)
+	}
+	const n, local = 4096, 64 // vectors, invocations per workgroup
+	g := &cmGen{builder: newBuilder(spirvVersion(d.Info.apiVersion))}
+	g.uvec4 = g.builder.m.TypeVector(g.u32, 4)
+	g.addressInputs()
+	g.binding = 2
+	out, outPtr := g.storage(g.uvec4, 16)
+	gid := g.builtin(spirv.BuiltInGlobalInvocationID, false)
+	load := func(base spirv.ID) spirv.ID {
+		return g.f.LoadAligned(g.uvec4, g.elem(g.gPtr, base, gid), 16)
+	}
+	g.f.Store(g.elem(outPtr, out, gid), g.f.Binary(spirv.OpISub, g.uvec4, load(g.aG), load(g.bG)))
+	words := g.finish(local, 1, 1)
+
+	a, b := make([]byte, 16*n), make([]byte, 16*n)
+	for i := range 4 * n {
+		binary.LittleEndian.PutUint32(a[4*i:], uint32(i)*2654435761)
+		binary.LittleEndian.PutUint32(b[4*i:], ^uint32(i)*40503)
+	}
+	// Also with the pipeline requiring full subgroups, where the device can.
+	setups := []kernelSetup{{addressed: true}}
+	if d.enabled.FullSubgroups {
+		setups = append(setups, kernelSetup{addressed: true, fullSubgroups: true})
+	}
+	for _, setup := range setups {
+		got, _, err := d.runKernel(context.Background(), words, [][]byte{a, b}, setup, 16*n,
+			[3]uint32{n / local, 1, 1}, n, Timing{SampleTime: time.Millisecond})
+		if err != nil {
+			t.Fatalf("%+v: %v", setup, err)
+		}
+		for i := range 4 * n {
+			want := binary.LittleEndian.Uint32(a[4*i:]) - binary.LittleEndian.Uint32(b[4*i:])
+			if w := binary.LittleEndian.Uint32(got[4*i:]); w != want {
+				t.Fatalf("%+v: word %d: %#x, want %#x", setup, i, w, want)
+			}
+		}
+	}
+	t.Logf("%s: %d setups (full subgroups: %v)", d.Info.Name, len(setups), d.enabled.FullSubgroups)
+}

@@ -1,0 +1,210 @@
+package vulkan
+
+import (
+	"fmt"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Buffer is a storage buffer with its own memory: either device-local (for
+// kernels) or host-visible and mapped (for staging), the host memory
+// allocated by the driver or mapped by us and imported. Release it before
+// its Device.
+type Buffer struct {
+	d      *Device
+	buf    vk.Buffer
+	mem    vk.DeviceMemory
+	size   uint64
+	mapped unsafe.Pointer
+	// host is the whole mapping of imported host memory, unmapped after mem
+	// is freed; nil for memory the driver allocated.
+	host []byte
+	// address is the buffer's device address (0 unless made by
+	// newAddressedBuffer).
+	address uint64
+}
+
+// Size is the buffer's size in bytes.
+func (b *Buffer) Size() uint64 { return b.size }
+
+// NewBuffer creates a buffer of size bytes. host selects host-visible,
+// coherent, mapped memory; otherwise device-local memory.
+func (d *Device) NewBuffer(size uint64, host bool) (*Buffer, error) {
+	b := &Buffer{d: d, size: size}
+	if err := b.create(host, 0); err != nil {
+		b.Release()
+		return nil, err
+	}
+	return b, nil
+}
+
+// create makes a storage and copy buffer with the extra usage bits, in
+// host-visible coherent mapped memory or, without host, device-local.
+func (b *Buffer) create(host bool, extra vk.BufferUsageFlagBits) error {
+	want := vk.MemoryPropertyDeviceLocalBit
+	if host {
+		want = vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit
+	}
+	usage := vk.BufferUsageStorageBufferBit | vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit | extra
+	return b.allocate(usage, func(bits uint32) (uint32, error) {
+		idx, ok := b.d.memoryType(bits, want)
+		if !ok {
+			return 0, fmt.Errorf("vulkan: no memory type with flags %#x for buffer", want)
+		}
+		return idx, nil
+	}, host, nil)
+}
+
+// newAddressedBuffer creates a device-local buffer that kernels reach
+// through its 64-bit device address (Buffer.address) as well as through a
+// descriptor. The device must have buffer device addresses enabled.
+func (d *Device) newAddressedBuffer(size uint64) (*Buffer, error) {
+	if d.addressFn == nil {
+		return nil, fmt.Errorf("vulkan: buffer device addresses: %w", ErrFeatureMissing)
+	}
+	b := &Buffer{d: d, size: size}
+	if err := b.create(false, usageDeviceAddress); err != nil {
+		b.Release()
+		return nil, err
+	}
+	b.address = bufferAddress(d.addressFn, d.dev, b.buf)
+	if b.address == 0 {
+		b.Release()
+		return nil, fmt.Errorf("vulkan: vkGetBufferDeviceAddress returned 0")
+	}
+	return b, nil
+}
+
+// allocate creates the buffer with usage, backs it with memory of the type
+// pick chooses from the allowed ones, and maps it when mapped is set. With
+// imp, the buffer and its memory import imp's host memory instead (pick is
+// offered only the types both allow; it is mapped already). On a
+// device with a copy queue every buffer is shared by both queue families
+// (concurrent sharing), so that what one queue wrote another may read
+// without an ownership transfer.
+func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (uint32, error), mapped bool, imp *hostImport) error {
+	d := b.d
+	info := vk.BufferCreateInfo{
+		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
+		Usage: vk.BufferUsageFlags(usage), SharingMode: vk.SharingModeExclusive,
+	}
+	if d.copyQ != nil {
+		info.SharingMode = vk.SharingModeConcurrent
+		info.QueueFamilyIndexCount = 2
+		info.PQueueFamilyIndices = []uint32{d.queue.family, d.copyQ.family}
+	}
+	if imp != nil {
+		info.PNext = imp.buffer
+	}
+	var buf vk.Buffer
+	if r := vk.CreateBuffer(d.dev, &info, nil, &buf); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateBuffer (%d bytes): %w", b.size, vk.Error(r))
+	}
+	b.buf = buf
+	var req vk.MemoryRequirements
+	vk.GetBufferMemoryRequirements(d.dev, buf, &req)
+	req.Deref()
+	alloc := vk.MemoryAllocateInfo{SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size}
+	if imp != nil {
+		if uint64(req.Size) > imp.size {
+			return fmt.Errorf("vulkan: buffer needs %d bytes, %d imported", uint64(req.Size), imp.size)
+		}
+		req.MemoryTypeBits &= imp.types
+		alloc.PNext, alloc.AllocationSize = imp.memory, vk.DeviceSize(imp.size)
+	} else if usage&usageDeviceAddress != 0 {
+		flags, free := addressAllocInfo()
+		defer free()
+		alloc.PNext = flags
+	}
+	idx, err := pick(req.MemoryTypeBits)
+	if err != nil {
+		return err
+	}
+	alloc.MemoryTypeIndex = idx
+	var mem vk.DeviceMemory
+	if r := vk.AllocateMemory(d.dev, &alloc, nil, &mem); r != vk.Success {
+		return fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(alloc.AllocationSize), vk.Error(r))
+	}
+	b.mem = mem
+	if r := vk.BindBufferMemory(d.dev, buf, mem, 0); r != vk.Success {
+		return fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
+	}
+	if imp != nil {
+		b.mapped = imp.ptr
+	} else if mapped {
+		var p unsafe.Pointer
+		if r := vk.MapMemory(d.dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
+			return fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))
+		}
+		b.mapped = p
+	}
+	return nil
+}
+
+// Bytes returns the mapped contents of a host buffer (nil for device-local).
+// The slice is valid until Release.
+func (b *Buffer) Bytes() []byte {
+	if b.mapped == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(b.mapped), b.size)
+}
+
+// Release frees the buffer and its memory, then unmaps imported host
+// memory. Safe to call twice.
+func (b *Buffer) Release() {
+	if b == nil {
+		return
+	}
+	if b.d != nil && b.d.dev != nil {
+		if b.mapped != nil && b.host == nil {
+			vk.UnmapMemory(b.d.dev, b.mem)
+		}
+		if b.buf != nil {
+			vk.DestroyBuffer(b.d.dev, b.buf, nil)
+			b.buf = nil
+		}
+		if b.mem != nil {
+			vk.FreeMemory(b.d.dev, b.mem, nil)
+			b.mem = nil
+		}
+	}
+	b.mapped = nil
+	b.unmapHost()
+}
+
+// Upload copies data into device buffer dst through a staging buffer.
+func (d *Device) Upload(dst *Buffer, data []byte) error {
+	if uint64(len(data)) > dst.size {
+		return fmt.Errorf("vulkan: upload of %d bytes into %d-byte buffer", len(data), dst.size)
+	}
+	st, err := d.NewBuffer(uint64(len(data)), true)
+	if err != nil {
+		return err
+	}
+	defer st.Release()
+	copy(st.Bytes(), data)
+	return d.copyBuffer(st, dst, uint64(len(data)))
+}
+
+// Download copies the first n bytes of device buffer src to host memory.
+func (d *Device) Download(src *Buffer, n uint64) ([]byte, error) {
+	st, err := d.NewBuffer(n, true)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	if err := d.copyBuffer(src, st, n); err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), st.Bytes()...), nil
+}
+
+func (d *Device) copyBuffer(src, dst *Buffer, n uint64) error {
+	return d.submitOnce(func(cb vk.CommandBuffer) {
+		vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(n)}})
+		memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessShaderReadBit,
+			vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageComputeShaderBit)
+	})
+}

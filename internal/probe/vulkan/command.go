@@ -1,0 +1,294 @@
+package vulkan
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/everycycle/appraise/schema"
+)
+
+// fenceTimeout bounds every wait for the GPU, in nanoseconds.
+const fenceTimeout = uint64(120 * time.Second)
+
+func memoryBarrier(cb vk.CommandBuffer, src, dst vk.AccessFlagBits, srcStage, dstStage vk.PipelineStageFlagBits) {
+	mb := []vk.MemoryBarrier{{
+		SType: vk.StructureTypeMemoryBarrier, SrcAccessMask: vk.AccessFlags(src), DstAccessMask: vk.AccessFlags(dst),
+	}}
+	vk.CmdPipelineBarrier(cb, vk.PipelineStageFlags(srcStage), vk.PipelineStageFlags(dstStage), 0, 1, mb, 0, nil, 0, nil)
+}
+
+// commands is a primary command buffer of one queue and a fence to wait
+// on it.
+type commands struct {
+	d     *Device
+	q     *queue
+	cb    vk.CommandBuffer
+	fence vk.Fence
+}
+
+// newCommands makes commands for the compute queue.
+func (d *Device) newCommands() (*commands, error) { return d.newCommandsOn(d.queue) }
+
+// newCommandsOn makes commands for q.
+func (d *Device) newCommandsOn(q *queue) (*commands, error) {
+	c := &commands{d: d, q: q}
+	info := vk.CommandBufferAllocateInfo{
+		SType: vk.StructureTypeCommandBufferAllocateInfo, CommandPool: q.pool,
+		Level: vk.CommandBufferLevelPrimary, CommandBufferCount: 1,
+	}
+	cbs := make([]vk.CommandBuffer, 1)
+	if r := vk.AllocateCommandBuffers(d.dev, &info, cbs); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkAllocateCommandBuffers: %w", vk.Error(r))
+	}
+	c.cb = cbs[0]
+	var f vk.Fence
+	fi := vk.FenceCreateInfo{SType: vk.StructureTypeFenceCreateInfo}
+	if r := vk.CreateFence(d.dev, &fi, nil, &f); r != vk.Success {
+		c.release()
+		return nil, fmt.Errorf("vulkan: vkCreateFence: %w", vk.Error(r))
+	}
+	c.fence = f
+	return c, nil
+}
+
+func (c *commands) release() {
+	if c == nil || c.d.dev == nil {
+		return
+	}
+	if c.fence != nil {
+		vk.DestroyFence(c.d.dev, c.fence, nil)
+		c.fence = nil
+	}
+	if c.cb != nil {
+		vk.FreeCommandBuffers(c.d.dev, c.q.pool, 1, []vk.CommandBuffer{c.cb})
+		c.cb = nil
+	}
+}
+
+// record (re)records the command buffer for repeated submission.
+func (c *commands) record(fn func(cb vk.CommandBuffer)) error {
+	begin := vk.CommandBufferBeginInfo{SType: vk.StructureTypeCommandBufferBeginInfo}
+	if r := vk.BeginCommandBuffer(c.cb, &begin); r != vk.Success {
+		return fmt.Errorf("vulkan: vkBeginCommandBuffer: %w", vk.Error(r))
+	}
+	fn(c.cb)
+	if r := vk.EndCommandBuffer(c.cb); r != vk.Success {
+		return fmt.Errorf("vulkan: vkEndCommandBuffer: %w", vk.Error(r))
+	}
+	return nil
+}
+
+// submit runs the recorded commands and waits; it returns the host time from
+// submit until the fence signalled.
+func (c *commands) submit() (time.Duration, error) {
+	if err := c.resetFence(); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if err := c.enqueue(); err != nil {
+		return 0, err
+	}
+	if err := c.wait(fenceBlock); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+// issue resets c's fence, submits c's recorded commands and waits for the
+// fence the way w says.
+func (c *commands) issue(w fenceWait) error {
+	if err := c.resetFence(); err != nil {
+		return err
+	}
+	if err := c.enqueue(); err != nil {
+		return err
+	}
+	return c.wait(w)
+}
+
+func (c *commands) resetFence() error {
+	if r := vk.ResetFences(c.d.dev, 1, []vk.Fence{c.fence}); r != vk.Success {
+		return fmt.Errorf("vulkan: vkResetFences: %w", vk.Error(r))
+	}
+	return nil
+}
+
+// enqueue submits c's recorded commands to its queue, signalling c's fence
+// (reset it first).
+func (c *commands) enqueue() error {
+	si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
+	if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
+		return fmt.Errorf("vulkan: vkQueueSubmit: %w", vk.Error(r))
+	}
+	return nil
+}
+
+// fenceWait is how the host waits for a fence.
+type fenceWait int
+
+const (
+	fenceBlock fenceWait = iota // vkWaitForFences
+	fenceSpin                   // vkGetFenceStatus until signalled
+)
+
+func (w fenceWait) String() string {
+	if w == fenceSpin {
+		return "fence-spin"
+	}
+	return "fence-wait"
+}
+
+// wait waits for c's fence the way w says, for at most fenceTimeout. A
+// wait that times out still lets the device go idle before it returns its
+// error: the caller then frees the command buffer and what it used, which
+// the device must no longer be running.
+func (c *commands) wait(w fenceWait) error {
+	err := c.waitFence(w)
+	if errors.Is(err, errNotSignalled) {
+		vk.DeviceWaitIdle(c.d.dev)
+	}
+	return err
+}
+
+// errNotSignalled is wrapped by a fence wait that timed out.
+var errNotSignalled = errors.New("fence not signalled")
+
+// waitFence waits for c's fence the way w says, for at most fenceTimeout.
+func (c *commands) waitFence(w fenceWait) error {
+	if w == fenceSpin {
+		return c.spin()
+	}
+	switch r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r {
+	case vk.Success:
+		return nil
+	case vk.Timeout:
+		return fmt.Errorf("vulkan: vkWaitForFences: %w after %v", errNotSignalled, time.Duration(fenceTimeout))
+	default:
+		return fmt.Errorf("vulkan: vkWaitForFences: %w", vk.Error(r))
+	}
+}
+
+// spin polls c's fence until it signals, for at most fenceTimeout.
+func (c *commands) spin() error {
+	start := time.Now()
+	for i := 0; ; i++ {
+		switch r := vk.GetFenceStatus(c.d.dev, c.fence); r {
+		case vk.Success:
+			return nil
+		case vk.NotReady:
+			if i%1024 == 1023 && time.Since(start) > time.Duration(fenceTimeout) {
+				return fmt.Errorf("vulkan: vkGetFenceStatus: %w after %v", errNotSignalled, time.Duration(fenceTimeout))
+			}
+		default:
+			return fmt.Errorf("vulkan: vkGetFenceStatus: %w", vk.Error(r))
+		}
+	}
+}
+
+// submitOnce records fn into a fresh command buffer, runs it and waits.
+func (d *Device) submitOnce(fn func(cb vk.CommandBuffer)) error {
+	c, err := d.newCommands()
+	if err != nil {
+		return err
+	}
+	defer c.release()
+	if err := c.record(fn); err != nil {
+		return err
+	}
+	_, err = c.submit()
+	return err
+}
+
+// timer holds timestamp queries written between recorded dispatches when
+// the queue supports them; otherwise durations fall back to the host clock.
+type timer struct {
+	d     *Device
+	pool  vk.QueryPool
+	count uint32
+	bits  uint32 // the queue family's valid timestamp bits
+	// apart is set for a queue that cannot reset queries (a transfer-only
+	// one): prepare resets them on the compute queue before each use.
+	apart bool
+}
+
+// newTimer makes a timer of n timestamp queries for the compute queue.
+func (d *Device) newTimer(n uint32) (*timer, error) { return d.newTimerOn(d.queue, n) }
+
+// newTimerOn makes a timer of n timestamp queries written on q.
+func (d *Device) newTimerOn(q *queue, n uint32) (*timer, error) {
+	t := &timer{d: d, count: n, bits: q.tsBits, apart: q != d.queue}
+	if q.tsBits == 0 || d.Info.TimestampPeriodNs <= 0 {
+		return t, nil
+	}
+	info := vk.QueryPoolCreateInfo{SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryTypeTimestamp, QueryCount: n}
+	var qp vk.QueryPool
+	if r := vk.CreateQueryPool(d.dev, &info, nil, &qp); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkCreateQueryPool: %w", vk.Error(r))
+	}
+	t.pool = qp
+	return t, nil
+}
+
+func (t *timer) release() {
+	if t != nil && t.pool != nil && t.d.dev != nil {
+		vk.DestroyQueryPool(t.d.dev, t.pool, nil)
+		t.pool = nil
+	}
+}
+
+// method says how durations from this timer were measured.
+func (t *timer) method() schema.TimingMethod {
+	if t.pool != nil {
+		return schema.TimingGPUTimestamp
+	}
+	return schema.TimingQueueWallClock
+}
+
+// reset records the reset of every query (before the first stamp); a nil
+// timer, one without queries or one reset apart records nothing, as stamp.
+func (t *timer) reset(cb vk.CommandBuffer) {
+	if t != nil && t.pool != nil && !t.apart {
+		vk.CmdResetQueryPool(cb, t.pool, 0, t.count)
+	}
+}
+
+// prepare resets the queries of a timer reset apart, on the compute queue
+// (vkCmdResetQueryPool runs on compute and graphics queues only), and
+// waits; submit the commands that write the timestamps after it.
+func (t *timer) prepare() error {
+	if t == nil || t.pool == nil || !t.apart {
+		return nil
+	}
+	return t.d.submitOnce(func(cb vk.CommandBuffer) { vk.CmdResetQueryPool(cb, t.pool, 0, t.count) })
+}
+
+// stamp records timestamp i, written when all earlier commands have
+// reached stage.
+func (t *timer) stamp(cb vk.CommandBuffer, i uint32, stage vk.PipelineStageFlagBits) {
+	if t != nil && t.pool != nil {
+		vk.CmdWriteTimestamp(cb, stage, t.pool, i)
+	}
+}
+
+// intervals returns the GPU seconds between consecutive timestamps 0…n-1
+// (n-1 values). The timer must have a query pool.
+func (t *timer) intervals(n uint32) ([]float64, error) {
+	ts := make([]uint64, n)
+	flags := vk.QueryResultFlags(vk.QueryResult64Bit | vk.QueryResultWaitBit)
+	if r := vk.GetQueryPoolResults(t.d.dev, t.pool, 0, n, uint(8*n), unsafePointer(ts), 8, flags); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkGetQueryPoolResults: %w", vk.Error(r))
+	}
+	bits := t.bits
+	mask := ^uint64(0)
+	if bits < 64 {
+		mask = 1<<bits - 1
+	}
+	out := make([]float64, n-1)
+	for i := range out {
+		out[i] = float64((ts[i+1]-ts[i])&mask) * t.d.Info.TimestampPeriodNs * 1e-9
+	}
+	return out, nil
+}

@@ -1,0 +1,30 @@
+// Package coopmat measures matrix-engine throughput through Vulkan's
+// VK_KHR_cooperative_matrix, and vector-ALU throughput through the same raw
+// Vulkan path, verifying every kernel's output against a CPU reference.
+//
+// Where to start:
+//
+//   - Open(index) opens a Vulkan device (Devices lists them); DeviceInfo says
+//     what the driver reports (IDs, driver, PCI address, heaps, subgroup
+//     size, timestamps, extensions). Release what you open.
+//   - Device.Shapes lists every cooperative-matrix shape the driver offers;
+//     without the extension it returns an error wrapping ErrExtensionMissing.
+//   - Run measures every shape: a short measured tile search (never a table
+//     of device names), then the chosen tile at Options.Size. RunPlain
+//     measures the fp32 tiled GEMM and the vector-ALU kernels: fp64 FMA
+//     (fma.go), fp16 FMA on packed vectors (fma16.go) and packed 4×8-bit
+//     dot products (dot4.go), run and checked exactly by vector.go.
+//   - HeapUsage reads a device-local heap's usage and budget afresh
+//     (VK_EXT_memory_budget), to tell which device an allocation landed on.
+//   - Every Result has passed its check (Check); a failed check is an error
+//     wrapping ErrCheckFailed and never yields a figure.
+//   - Timing (timing.go): the warm-up and all samples of a kernel run in one
+//     command buffer, timed by GPU timestamps between them, so the device
+//     sees no host-side gap from warm-up to the last sample.
+//   - The GEMM kernel: cmkernel.go (tile and layout), cmbuild.go (emitter),
+//     cmrun.go (candidates, search, run, check).
+//
+// Kernels are emitted as SPIR-V words by internal/spirv (no shader
+// compiler). vkext.go is the one cgo file that fills what
+// github.com/vulkan-go/vulkan lacks; it loads libvulkan.so.1 itself.
+package vulkan

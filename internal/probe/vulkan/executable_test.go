@@ -1,0 +1,58 @@
+package vulkan
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestExecutables: a pipeline created to capture what the driver compiled
+// it into reports one executable or more, with statistics, on a device
+// that has VK_KHR_pipeline_executable_properties (the H200's driver has;
+// Debian 12's lavapipe has not, so there it skips).
+func TestExecutables(t *testing.T) {
+	d := newDevice(t)
+	words := buildSGEMM(spirvVersion(d.Info.apiVersion), PlainTile{BM: 32, BN: 32, BK: 8, TM: 4, TN: 4}, 64, 64, 64)
+	bufs := make([]*Buffer, 3)
+	for i := range bufs {
+		b, err := d.NewBuffer(64*64*4, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Release()
+		bufs[i] = b
+	}
+	k, err := d.newKernel(words, nil, pipelineOpts{capture: true}, [][]*Buffer{bufs})
+	if errors.Is(err, ErrFeatureMissing) {
+		if d.Info.HasExtension(extExecutableInfo) {
+			t.Fatalf("%s listed but not enabled: %v", extExecutableInfo, err)
+		}
+		t.Skipf("%s: %v", d.Info.Name, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+	x, err := d.ext.executables(d.dev, k.pipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x) == 0 {
+		t.Fatal("no executables")
+	}
+	for _, e := range x {
+		if e.Name == "" || len(e.Stats) == 0 {
+			t.Errorf("executable %+v: no name or no statistics", e)
+		}
+		for _, s := range e.Stats {
+			if s.Name == "" || s.Value == "" {
+				t.Errorf("executable %q: statistic %+v has no name or value", e.Name, s)
+			}
+		}
+		t.Logf("%s (%s): %d statistics, %d listings", e.Name, e.Description, len(e.Stats), len(e.Listings))
+	}
+	// With the feature off, newKernel refuses to capture.
+	d.enabled.ExecutableInfo = false
+	if _, err := d.newKernel(words, nil, pipelineOpts{capture: true}, [][]*Buffer{bufs}); !errors.Is(err, ErrFeatureMissing) {
+		t.Errorf("capture without the feature: %v, want ErrFeatureMissing", err)
+	}
+}

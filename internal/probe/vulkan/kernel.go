@@ -1,0 +1,316 @@
+package vulkan
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Kernel is a compute pipeline built from SPIR-V words with its storage
+// buffers bound to set 0, bindings 0…n-1 in order. Release it before its
+// Device; the buffers must outlive it.
+type Kernel struct {
+	d      *Device
+	module vk.ShaderModule
+	dsl    vk.DescriptorSetLayout
+	layout vk.PipelineLayout
+	pipe   vk.Pipeline
+	pool   vk.DescriptorPool
+	// sets are the bindings' descriptor sets: one for NewKernel, one per
+	// list of buffers for newKernelSets.
+	sets []vk.DescriptorSet
+	// push is the kernel's push-constant block, pushed with every dispatch
+	// (empty: none).
+	push []byte
+	// opts are how the pipeline was made.
+	opts pipelineOpts
+}
+
+// NewKernel creates a compute pipeline from words (entry point "main") and
+// binds buffers as its storage buffers.
+func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) {
+	return d.newKernelSets(words, [][]*Buffer{buffers})
+}
+
+// newKernelSets is NewKernel for one pipeline that runs on several lists
+// of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
+// sets[i].
+func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
+	return d.newKernel(words, nil, pipelineOpts{}, sets)
+}
+
+// pipelineOpts are how newKernel creates a pipeline beyond its words.
+type pipelineOpts struct {
+	// fullSubgroups requires full subgroups (the device has
+	// computeFullSubgroups).
+	fullSubgroups bool
+	// capture keeps what the driver compiled, for executables (the device
+	// has ExecutableInfo).
+	capture bool
+}
+
+// newKernel is newKernelSets for a kernel that also takes push as its
+// push-constant block (offset 0, compute stage), its pipeline made with o.
+func (d *Device) newKernel(words []uint32, push []byte, o pipelineOpts, sets [][]*Buffer) (*Kernel, error) {
+	switch {
+	case o.fullSubgroups && !d.enabled.FullSubgroups:
+		return nil, fmt.Errorf("vulkan: computeFullSubgroups: %w", ErrFeatureMissing)
+	case o.capture && !d.enabled.ExecutableInfo:
+		return nil, fmt.Errorf("vulkan: pipelineExecutableInfo: %w", ErrFeatureMissing)
+	}
+	k := &Kernel{d: d, push: push, opts: o}
+	if err := k.create(words, sets); err != nil {
+		k.Release()
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *Kernel) create(words []uint32, sets [][]*Buffer) error {
+	d := k.d
+	smi := vk.ShaderModuleCreateInfo{
+		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(4 * len(words)), PCode: words,
+	}
+	var sm vk.ShaderModule
+	if r := vk.CreateShaderModule(d.dev, &smi, nil, &sm); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateShaderModule: %w", vk.Error(r))
+	}
+	k.module = sm
+	if err := k.createLayout(len(sets[0])); err != nil {
+		return err
+	}
+	if err := k.createPipeline(); err != nil {
+		return err
+	}
+	return k.createSets(sets)
+}
+
+func (k *Kernel) createLayout(n int) error {
+	d := k.d
+	binds := make([]vk.DescriptorSetLayoutBinding, n)
+	for i := range binds {
+		binds[i] = vk.DescriptorSetLayoutBinding{
+			Binding: uint32(i), DescriptorType: vk.DescriptorTypeStorageBuffer, DescriptorCount: 1,
+			StageFlags: vk.ShaderStageFlags(vk.ShaderStageComputeBit),
+		}
+	}
+	dli := vk.DescriptorSetLayoutCreateInfo{
+		SType: vk.StructureTypeDescriptorSetLayoutCreateInfo, BindingCount: uint32(n), PBindings: binds,
+	}
+	var dsl vk.DescriptorSetLayout
+	if r := vk.CreateDescriptorSetLayout(d.dev, &dli, nil, &dsl); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateDescriptorSetLayout: %w", vk.Error(r))
+	}
+	k.dsl = dsl
+	pli := vk.PipelineLayoutCreateInfo{
+		SType: vk.StructureTypePipelineLayoutCreateInfo, SetLayoutCount: 1, PSetLayouts: []vk.DescriptorSetLayout{dsl},
+	}
+	if len(k.push) > 0 {
+		pli.PushConstantRangeCount = 1
+		pli.PPushConstantRanges = []vk.PushConstantRange{{
+			StageFlags: vk.ShaderStageFlags(vk.ShaderStageComputeBit), Size: uint32(len(k.push)),
+		}}
+	}
+	var pl vk.PipelineLayout
+	if r := vk.CreatePipelineLayout(d.dev, &pli, nil, &pl); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreatePipelineLayout: %w", vk.Error(r))
+	}
+	k.layout = pl
+	return nil
+}
+
+func (k *Kernel) createPipeline() error {
+	var stageFlags vk.PipelineShaderStageCreateFlags
+	if k.opts.fullSubgroups {
+		stageFlags = stageRequireFullSubgroups
+	}
+	var flags vk.PipelineCreateFlags
+	if k.opts.capture {
+		flags = pipelineCapture
+	}
+	ci := []vk.ComputePipelineCreateInfo{{
+		SType: vk.StructureTypeComputePipelineCreateInfo,
+		Stage: vk.PipelineShaderStageCreateInfo{
+			SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit, Flags: stageFlags,
+			Module: k.module, PName: "main\x00",
+		},
+		Layout: k.layout, Flags: flags,
+	}}
+	pipes := make([]vk.Pipeline, 1)
+	if r := vk.CreateComputePipelines(k.d.dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateComputePipelines: %w", vk.Error(r))
+	}
+	k.pipe = pipes[0]
+	return nil
+}
+
+func (k *Kernel) createSets(sets [][]*Buffer) error {
+	d := k.d
+	n, ns := uint32(len(sets[0])), uint32(len(sets))
+	pi := vk.DescriptorPoolCreateInfo{
+		SType: vk.StructureTypeDescriptorPoolCreateInfo, MaxSets: ns, PoolSizeCount: 1,
+		PPoolSizes: []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: max(n*ns, 1)}},
+	}
+	var pool vk.DescriptorPool
+	if r := vk.CreateDescriptorPool(d.dev, &pi, nil, &pool); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateDescriptorPool: %w", vk.Error(r))
+	}
+	k.pool = pool
+	layouts := make([]vk.DescriptorSetLayout, ns)
+	for i := range layouts {
+		layouts[i] = k.dsl
+	}
+	ai := vk.DescriptorSetAllocateInfo{
+		SType: vk.StructureTypeDescriptorSetAllocateInfo, DescriptorPool: pool,
+		DescriptorSetCount: ns, PSetLayouts: layouts,
+	}
+	k.sets = make([]vk.DescriptorSet, ns)
+	if r := vk.AllocateDescriptorSets(d.dev, &ai, &k.sets[0]); r != vk.Success {
+		k.sets = nil
+		return fmt.Errorf("vulkan: vkAllocateDescriptorSets: %w", vk.Error(r))
+	}
+	var writes []vk.WriteDescriptorSet
+	for s, buffers := range sets {
+		if uint32(len(buffers)) != n {
+			return fmt.Errorf("coopmat: kernel set %d has %d buffers, set 0 has %d", s, len(buffers), n)
+		}
+		for i, b := range buffers {
+			writes = append(writes, vk.WriteDescriptorSet{
+				SType: vk.StructureTypeWriteDescriptorSet, DstSet: k.sets[s], DstBinding: uint32(i),
+				DescriptorCount: 1, DescriptorType: vk.DescriptorTypeStorageBuffer,
+				PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.buf, Range: vk.DeviceSize(vk.WholeSize)}},
+			})
+		}
+	}
+	vk.UpdateDescriptorSets(d.dev, uint32(len(writes)), writes, 0, nil)
+	return nil
+}
+
+// dispatch records binding and one dispatch of groups workgroups.
+func (k *Kernel) dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.dispatchSet(cb, 0, groups) }
+
+// dispatchSet is dispatch on the buffers of set i.
+func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
+	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.pipe)
+	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.sets[i]}, 0, nil)
+	if len(k.push) > 0 {
+		vk.CmdPushConstants(cb, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(k.push)), unsafe.Pointer(&k.push[0]))
+	}
+	vk.CmdDispatch(cb, groups[0], groups[1], groups[2])
+}
+
+// Release destroys the pipeline and its descriptor objects. Safe twice.
+func (k *Kernel) Release() {
+	if k == nil || k.d == nil || k.d.dev == nil {
+		return
+	}
+	dev := k.d.dev
+	if k.pool != nil {
+		vk.DestroyDescriptorPool(dev, k.pool, nil)
+		k.pool, k.sets = nil, nil
+	}
+	if k.pipe != nil {
+		vk.DestroyPipeline(dev, k.pipe, nil)
+		k.pipe = nil
+	}
+	if k.layout != nil {
+		vk.DestroyPipelineLayout(dev, k.layout, nil)
+		k.layout = nil
+	}
+	if k.dsl != nil {
+		vk.DestroyDescriptorSetLayout(dev, k.dsl, nil)
+		k.dsl = nil
+	}
+	if k.module != nil {
+		vk.DestroyShaderModule(dev, k.module, nil)
+		k.module = nil
+	}
+}
+
+func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
+
+// runKernel uploads inputs to device-local buffers (bindings 0…), adds an
+// output buffer of outBytes as the last binding, builds the pipeline, times
+// it over groups counting ops per dispatch, and downloads the output of the
+// last timed dispatch for checking.
+// setup says how to build it beyond that.
+func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte, setup kernelSetup, outBytes uint64,
+	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
+	bufs := make([]*Buffer, 0, len(inputs)+1)
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	var push []byte
+	for i, in := range inputs {
+		var b *Buffer
+		var err error
+		size := uint64(len(in))
+		if i < len(setup.pad) {
+			size += setup.pad[i]
+		}
+		if setup.addressed {
+			b, err = d.newAddressedBuffer(size)
+		} else {
+			b, err = d.NewBuffer(size, false)
+		}
+		if err != nil {
+			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
+		}
+		bufs = append(bufs, b)
+		if setup.addressed {
+			push = binary.LittleEndian.AppendUint64(push, b.address)
+		}
+		if err := d.Upload(b, in); err != nil {
+			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
+		}
+	}
+	out, err := d.NewBuffer(outBytes, false)
+	if err != nil {
+		return nil, measurement{}, fmt.Errorf("output: %w", err)
+	}
+	bufs = append(bufs, out)
+	k, err := d.newKernel(words, push, pipelineOpts{fullSubgroups: setup.fullSubgroups, capture: setup.inspect != nil}, [][]*Buffer{bufs})
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	defer k.Release()
+	if setup.inspect != nil {
+		setup.inspect(d.ext.executables(d.dev, k.pipe))
+	}
+	m, err := d.measure(ctx, k, groups, ops, tm)
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	raw, err := d.Download(out, outBytes)
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	return raw, m, nil
+}
+
+// runGEMM is runKernel for kernels with inputs A and B.
+func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, setup kernelSetup, outBytes uint64,
+	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
+	return d.runKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
+}
+
+// kernelSetup is how runKernel builds a kernel beyond its words and
+// buffers; the zero value is a plain kernel.
+type kernelSetup struct {
+	// addressed gives the inputs device addresses too, pushed to the kernel
+	// as a push-constant block of one 64-bit address per input, in order.
+	addressed bool
+	// fullSubgroups creates the pipeline requiring full subgroups.
+	fullSubgroups bool
+	// pad[i] is how many bytes input i's buffer has past its data: read
+	// by the kernel, never used, so left as the allocation leaves them.
+	pad []uint64
+	// inspect, when set, receives what the driver compiled the pipeline
+	// into (the pipeline captures it; the device has ExecutableInfo).
+	inspect func([]executable, error)
+}
