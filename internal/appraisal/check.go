@@ -123,7 +123,7 @@ func Remeasure(ctx context.Context, inst *webgpu.Instance, c Candidate, card sch
 	}
 	defer d.Release()
 	var notes []string
-	ps := []probe{streamProbe{}, aluProbe{}, hostLinkProbe{}}
+	ps := []webgpuProbe{streamProbe{}, aluProbe{}, hostLinkProbe{}}
 	if m := card.Memory; m != nil && m.UsableBytes != nil {
 		usable := *m.UsableBytes
 		if v.Memory == nil {

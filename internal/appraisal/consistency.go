@@ -237,7 +237,7 @@ func sourcesString(srcs []figureSource) string {
 // ALU kernels, roofline precisions, bandwidth kernels, as figureSource
 // names them).
 type partProbe interface {
-	probe
+	webgpuProbe
 	RunParts(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector, items []string) error
 }
 
@@ -245,7 +245,7 @@ type partProbe interface {
 // probe in the order of ps (each probe's parts at once; a whole probe
 // when a source names no part or the probe has no parts), and puts their
 // new figures in v in place of the old ones.
-func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe, v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
+func remeasurer(ctx context.Context, d *webgpu.Device, ps []webgpuProbe, v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
 	return func(srcs []figureSource) error {
 		for _, p := range ps {
 			var items []string

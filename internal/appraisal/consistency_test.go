@@ -212,8 +212,8 @@ func TestRuleSources(t *testing.T) {
 	for _, k := range webgpu.BandwidthKernels() {
 		parts["webgpu-stream"] = append(parts["webgpu-stream"], k.Name)
 	}
-	ps := map[string]probe{}
-	for _, p := range []probe{streamProbe{}, aluProbe{}, rooflineProbe{}, soakProbe{}} {
+	ps := map[string]webgpuProbe{}
+	for _, p := range []webgpuProbe{streamProbe{}, aluProbe{}, rooflineProbe{}, soakProbe{}} {
 		ps[p.Name()] = p
 	}
 	for _, r := range consistencyRules() {

@@ -15,7 +15,7 @@ import (
 )
 
 // probe fills its part of a capability vector from one opened device.
-type probe interface {
+type webgpuProbe interface {
 	Name() string
 	Version() string
 	Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error
@@ -25,7 +25,7 @@ type probe interface {
 // run: the memtest needs the usable memory the capacity probe measured.
 // The FMA soak comes last, when soak (else the soak holds a GEMM after
 // the BLAS probe, or there is none).
-func probes(c Candidate, o Options, lib *nvml.Lib, soak bool) []probe {
+func probes(c Candidate, o Options, lib *nvml.Lib, soak bool) []webgpuProbe {
 	var budget uint64
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
@@ -34,7 +34,7 @@ func probes(c Candidate, o Options, lib *nvml.Lib, soak bool) []probe {
 	if o.Steps != nil {
 		step = func(stage string, done, total float64) { o.Steps(c.Addr, stage, done, total) }
 	}
-	ps := []probe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, rooflineProbe{quick: o.Quick},
+	ps := []webgpuProbe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, rooflineProbe{quick: o.Quick},
 		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, software: c.Adapter.Software, step: step}}
 	if d := soakLength(c, o); d > 0 && soak {
 		ps = append(ps, soakProbe{duration: d, telemetry: telemetryFor(lib, c, o.SysfsRoot), step: step})

@@ -78,7 +78,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 			return fmt.Errorf("%w: %s: %w", ErrProbe, k.probe, err)
 		default:
 			v.Precisions = append(v.Precisions, precision(r, k.op, k.counting))
-			v.Probes = appendProbe(v.Probes, r.Probe)
+			v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: r.Probe, Version: "1"})
 		}
 	}
 	o.stage(c.Addr, "vulkan: host link and launch")
@@ -135,7 +135,7 @@ func coopMatProbe(ctx context.Context, d *vulkan.Device, opts vulkan.Options, so
 	}
 	for _, r := range res {
 		v.Precisions = append(v.Precisions, precision(r, "gemm", "gemm=2mnk"))
-		v.Probes = appendProbe(v.Probes, r.Probe)
+		v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: r.Probe, Version: "1"})
 	}
 	for _, s := range skips {
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: s.Probe, Item: s.Shape.String(), Reason: s.Reason})
@@ -199,14 +199,4 @@ func typeName(t vulkan.ComponentType) string {
 	default:
 		return n
 	}
-}
-
-// appendProbe adds a probe record once.
-func appendProbe(ps []schema.ProbeRecord, name string) []schema.ProbeRecord {
-	for _, p := range ps {
-		if p.Name == name {
-			return ps
-		}
-	}
-	return append(ps, schema.ProbeRecord{Name: name, Version: "1"})
 }

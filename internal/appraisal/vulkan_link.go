@@ -18,11 +18,11 @@ const (
 // webgpuAgain runs WebGPU probes again on a freshly opened device and
 // returns the figures they measured (the WebGPU device is closed while
 // the raw-Vulkan probes run).
-type webgpuAgain func(ctx context.Context, ps ...probe) (*schema.CapabilityVector, error)
+type webgpuAgain func(ctx context.Context, ps ...webgpuProbe) (*schema.CapabilityVector, error)
 
 // reopenWebGPU is c's webgpuAgain.
 func reopenWebGPU(inst *webgpu.Instance, c Candidate, o Options) webgpuAgain {
-	return func(ctx context.Context, ps ...probe) (*schema.CapabilityVector, error) {
+	return func(ctx context.Context, ps ...webgpuProbe) (*schema.CapabilityVector, error) {
 		d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
 		if err != nil {
 			return nil, err
@@ -112,7 +112,7 @@ func vulkanLink(ctx context.Context, d *vulkan.Device, to vulkan.TransferOptions
 	}
 	web := &schema.CapabilityVector{Interconnect: v.Interconnect, LaunchOverhead: v.LaunchOverhead}
 	if ch.anyWebGPU() {
-		var ps []probe
+		var ps []webgpuProbe
 		if !ch.h2d || !ch.d2h {
 			ps = append(ps, hostLinkProbe{})
 		}
@@ -160,11 +160,11 @@ func mergeLink(v, web *schema.CapabilityVector, first, kept vulkan.TransferResul
 	ic.HostToDevice = pick(ch.h2d, h2dFirst, h2dAgain, first.HostToDevice, kept.HostToDevice)
 	ic.DeviceToHost = pick(ch.d2h, d2hFirst, d2hAgain, first.DeviceToHost, kept.DeviceToHost)
 	if used {
-		v.Probes = appendProbe(v.Probes, probeVulkanHostLink)
+		v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: probeVulkanHostLink, Version: "1"})
 	}
 	v.LaunchOverhead = mergeLaunch(v.LaunchOverhead, web.LaunchOverhead, first, kept, ch)
 	if ch.dispatch || ch.upload {
-		v.Probes = appendProbe(v.Probes, probeVulkanLaunch)
+		v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: probeVulkanLaunch, Version: "1"})
 	}
 }
 

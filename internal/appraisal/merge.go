@@ -1,0 +1,123 @@
+package appraisal
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/schema"
+)
+
+// runProbes runs each of ps on d in turn and adds what it measured to v.
+// Every probe run is recorded in v.Probes, with the probes its
+// contribution names.
+func runProbes[D any](ctx context.Context, o Options, device string, d D, ps []probe.Probe[D], v *schema.CapabilityVector) error {
+	for _, p := range ps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		o.stage(device, p.Name())
+		c, err := p.Run(ctx, d)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+		}
+		o.ended(device, p.Name())
+		v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
+		if err := add(v, c); err != nil {
+			return fmt.Errorf("%s: %w", p.Name(), err)
+		}
+	}
+	return nil
+}
+
+// add puts the figures of c into v. The rule is one per figure kind:
+// lists (precisions, bandwidth kernels, roofline sweeps, cross-checks,
+// peer links, skips, omissions) are appended; a section or field that
+// one device has once (usable memory, integrity, the host link, launch
+// overhead, thermal) is set by the one probe that measures it, and a
+// second contribution to it is an error — where two backends measure
+// the same figure, the orchestrator chooses between them by its own
+// written rule (see vulkanLink) before anything is added. A nil c adds
+// nothing.
+func add(v *schema.CapabilityVector, c *probe.Contribution) error {
+	if c == nil {
+		return nil
+	}
+	for _, r := range c.Probes {
+		v.Probes = appendProbe(v.Probes, r)
+	}
+	v.Precisions = append(v.Precisions, c.Precisions...)
+	v.Roofline = append(v.Roofline, c.Roofline...)
+	v.CrossChecks = append(v.CrossChecks, c.CrossChecks...)
+	v.Skipped = append(v.Skipped, c.Skipped...)
+	v.NotMeasured = append(v.NotMeasured, c.NotMeasured...)
+	if len(c.Bandwidth) > 0 || c.Usable != nil || c.Integrity != nil {
+		if v.Memory == nil {
+			v.Memory = &schema.Memory{}
+		}
+		m := v.Memory
+		m.Bandwidth = append(m.Bandwidth, c.Bandwidth...)
+		if u := c.Usable; u != nil {
+			if m.UsableBytes != nil {
+				return errTwice("usable memory")
+			}
+			b := u.Bytes
+			m.UsableBytes, m.UsableLimitedBy = &b, u.LimitedBy
+		}
+		if c.Integrity != nil {
+			if m.Integrity != nil {
+				return errTwice("memory integrity")
+			}
+			m.Integrity = c.Integrity
+		}
+	}
+	if c.HostToDevice != nil || c.DeviceToHost != nil || len(c.Peers) > 0 {
+		if v.Interconnect == nil {
+			v.Interconnect = &schema.Interconnect{}
+		}
+		ic := v.Interconnect
+		ic.Peers = append(ic.Peers, c.Peers...)
+		if c.HostToDevice != nil {
+			if ic.HostToDevice != nil {
+				return errTwice("host to device")
+			}
+			ic.HostToDevice = c.HostToDevice
+		}
+		if c.DeviceToHost != nil {
+			if ic.DeviceToHost != nil {
+				return errTwice("device to host")
+			}
+			ic.DeviceToHost = c.DeviceToHost
+		}
+	}
+	if c.Launch != nil {
+		if v.LaunchOverhead != nil {
+			return errTwice("launch overhead")
+		}
+		v.LaunchOverhead = c.Launch
+	}
+	if c.Thermal != nil {
+		if v.Thermal != nil {
+			return errTwice("thermal envelope")
+		}
+		v.Thermal = c.Thermal
+	}
+	if c.HostBaseline != nil {
+		return fmt.Errorf("a host baseline belongs to the box report, not a card")
+	}
+	return nil
+}
+
+func errTwice(what string) error {
+	return fmt.Errorf("%s measured twice: two probes set it and no rule chose between them", what)
+}
+
+// appendProbe adds a probe record once.
+func appendProbe(ps []schema.ProbeRecord, r schema.ProbeRecord) []schema.ProbeRecord {
+	for _, p := range ps {
+		if p.Name == r.Name {
+			return ps
+		}
+	}
+	return append(ps, r)
+}
