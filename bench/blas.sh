@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cuBLASLt GEMM probe (internal/cublaslt) on the GPU host, beside its
+# The cuBLASLt GEMM probe (internal/probe/cublaslt) on the GPU host, beside its
 # PyTorch peer in the same call. Builds nothing there: bin/cublaslt.test is
 # built on the development machine with
 #   go test -c -o bin/cublaslt.test ./internal/probe/cublaslt

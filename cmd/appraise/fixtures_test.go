@@ -25,8 +25,8 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 // example/, example-h200/, example-h200x2/, example-h200-crosscheck/ and
 // example-h200-bench/,
 // and in h200-lost-card/ the output of a real
-// two-H200 run whose second card overwrote the first (both named after
-// the same VBIOS hash, since fixed).
+// two-H200 run whose second card overwrote the first (both were named
+// after the same VBIOS hash), which verify must refuse as a run.
 func writeFixtures(e *testscript.Env) error {
 	// Mesa's window-system code wants a runtime directory, even headless.
 	e.Setenv("XDG_RUNTIME_DIR", e.WorkDir)
