@@ -32,11 +32,11 @@ func reopenWebGPU(inst *webgpu.Instance, c Candidate, o Options) webgpuAgain {
 		v := &schema.CapabilityVector{}
 		for _, p := range ps {
 			o.stage(c.Addr, p.Name()+" again (the path kept)")
-			c, err := p.Run(ctx, d)
+			got, err := p.Run(ctx, d)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s (re-measured): %w", ErrProbe, p.Name(), err)
 			}
-			if err := add(v, c); err != nil {
+			if err := add(v, got); err != nil {
 				return nil, err
 			}
 		}
