@@ -15,6 +15,7 @@ import (
 	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/platform/nvml"
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/peer"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
@@ -178,8 +179,10 @@ func appraiseDevice(ctx context.Context, inst *webgpu.Instance, c Candidate, o O
 }
 
 // webgpuProbes opens the adapter through WebGPU, runs the portable probes
-// in turn (the FMA soak last, when soak) and releases the device before
-// the raw-Vulkan probes run.
+// in turn (the memtest over the usable memory the capacity probe
+// measured, then the FMA soak, when soak), holds their figures to the
+// consistency rules, and releases the device before the raw-Vulkan probes
+// run.
 func webgpuProbes(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector, soak bool) error {
 	opts := deviceOptions(c, o)
 	if o.Progress != nil {
@@ -190,20 +193,24 @@ func webgpuProbes(ctx context.Context, inst *webgpu.Instance, c Candidate, o Opt
 		return err
 	}
 	defer d.Release()
-	ps := probes(c, o, lib, soak)
-	for _, p := range ps {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		o.stage(c.Addr, p.Name())
-		if err := p.Run(ctx, d, v); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
-		}
-		o.ended(c.Addr, p.Name())
-		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
+	var capacity *probe.Contribution
+	first := probes(c, o, &capacity)
+	if err := runProbes(ctx, o, c.Addr, d, first, v); err != nil {
+		return err
+	}
+	memtest, err := memtestProbe(c, o, capacity)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
+	}
+	then := []probe.Probe[*webgpu.Device]{memtest}
+	if fma, ok := fmaSoakProbe(c, o, lib); ok && soak {
+		then = append(then, fma)
+	}
+	if err := runProbes(ctx, o, c.Addr, d, then, v); err != nil {
+		return err
 	}
 	o.stage(c.Addr, "consistency")
-	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ps, v, o, c.Addr))
+	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, append(first, then...), v, o, c.Addr))
 }
 
 // stage reports that device entered stage, when Progress is set. Every

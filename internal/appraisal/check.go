@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/everycycle/appraise/internal/platform/nvml"
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
@@ -123,26 +124,19 @@ func Remeasure(ctx context.Context, inst *webgpu.Instance, c Candidate, card sch
 	}
 	defer d.Release()
 	var notes []string
-	ps := []webgpuProbe{streamProbe{}, aluProbe{}, hostLinkProbe{}}
+	ps := []probe.Probe[*webgpu.Device]{webgpu.StreamProbe{}, webgpu.ALUProbe{}, webgpu.HostLinkProbe{}}
 	if m := card.Memory; m != nil && m.UsableBytes != nil {
 		usable := *m.UsableBytes
 		if v.Memory == nil {
 			v.Memory = &schema.Memory{}
 		}
 		v.Memory.UsableBytes = &usable
-		ps = append(ps, checkMemtest{integrityProbe{quick: true, software: c.Adapter.Software, step: func(string, float64, float64) {}}})
+		ps = append(ps, checkMemtest(usable, c.Adapter.Software))
 	} else {
 		notes = append(notes, "memtest not run: the card has no usable memory figure to take a slice of")
 	}
-	for _, p := range ps {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		ro.stage(c.Addr, p.Name())
-		if err := p.Run(ctx, d, v); err != nil {
-			return nil, nil, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
-		}
-		v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
+	if err := runProbes(ctx, ro, c.Addr, d, ps, v); err != nil {
+		return nil, nil, err
 	}
 	note, err := remeasureBLAS(ctx, c, card, o, v)
 	if err != nil {
@@ -151,20 +145,13 @@ func Remeasure(ctx context.Context, inst *webgpu.Instance, c Candidate, card sch
 	return v, append(notes, note), nil
 }
 
-// checkMemtest is the integrity probe over a slice of checkIntegrityCap.
-type checkMemtest struct{ integrityProbe }
-
-func (p checkMemtest) Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error {
-	full := *v.Memory.UsableBytes
-	share := integrityShare
-	slice := min(full, uint64(checkIntegrityCap/share))
-	v.Memory.UsableBytes = &slice
-	err := p.integrityProbe.Run(ctx, d, v)
-	v.Memory.UsableBytes = &full
-	if err == nil {
-		v.Memory.Integrity.UsableFraction = float64(v.Memory.Integrity.BytesTested) / float64(full)
-	}
-	return err
+// checkMemtest is the quick memtest over a slice of the card's usable
+// memory whose tested share is about checkIntegrityCap; its
+// usable_fraction is of all of usable.
+func checkMemtest(usable uint64, software bool) webgpu.IntegrityProbe {
+	share := webgpu.IntegrityShare
+	slice := min(usable, uint64(checkIntegrityCap/share))
+	return webgpu.IntegrityProbe{UsableBytes: usable, SliceBytes: slice, Quick: true, Software: software}
 }
 
 // remeasureBLAS re-runs the card's fastest vendor-library GEMM precision

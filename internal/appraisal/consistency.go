@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
@@ -97,7 +98,7 @@ func consistencyRules() []consistencyRule {
 func precisionOf(op, typ string) func(v *schema.CapabilityVector) (float64, bool) {
 	return func(v *schema.CapabilityVector) (float64, bool) {
 		for _, p := range v.Precisions {
-			if p.Operation == op && p.InputType == typ && !p.MatrixEngine && p.Probe == (aluProbe{}).Name() {
+			if p.Operation == op && p.InputType == typ && !p.MatrixEngine && p.Probe == (webgpu.ALUProbe{}).Name() {
 				return p.OpsPerS.Median, true
 			}
 		}
@@ -146,7 +147,7 @@ func copyOf(v *schema.CapabilityVector) (float64, bool) {
 		return 0, false
 	}
 	for _, b := range v.Memory.Bandwidth {
-		if b.Kernel == "copy" && b.Probe == (streamProbe{}).Name() {
+		if b.Kernel == "copy" && b.Probe == (webgpu.StreamProbe{}).Name() {
 			return b.BytesPerS.Median, true
 		}
 	}
@@ -233,19 +234,12 @@ func sourcesString(srcs []figureSource) string {
 	return strings.Join(out, ", ")
 }
 
-// partProbe is a probe that can measure some of its parts alone (items:
-// ALU kernels, roofline precisions, bandwidth kernels, as figureSource
-// names them).
-type partProbe interface {
-	webgpuProbe
-	RunParts(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector, items []string) error
-}
-
 // remeasurer runs the parts of ps that srcs name again on d, probe by
-// probe in the order of ps (each probe's parts at once; a whole probe
-// when a source names no part or the probe has no parts), and puts their
-// new figures in v in place of the old ones.
-func remeasurer(ctx context.Context, d *webgpu.Device, ps []webgpuProbe, v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
+// probe in the order of ps (each probe's parts at once, through
+// probe.PartProbe; a whole probe when a source names no part or the probe
+// has no parts), and puts their new figures in v in place of the old
+// ones.
+func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe.Probe[*webgpu.Device], v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
 	return func(srcs []figureSource) error {
 		for _, p := range ps {
 			var items []string
@@ -259,22 +253,26 @@ func remeasurer(ctx context.Context, d *webgpu.Device, ps []webgpuProbe, v *sche
 			if len(items) == 0 {
 				continue
 			}
-			pp, parts := p.(partProbe)
+			pp, parts := p.(probe.PartProbe[*webgpu.Device])
 			if whole || !parts {
 				items = nil
 			}
 			o.stage(device, "consistency: "+strings.TrimSpace(p.Name()+" "+strings.Join(items, " "))+" again")
-			scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
+			var c *probe.Contribution
 			var err error
 			if items != nil {
-				err = pp.RunParts(ctx, d, scratch, items)
+				c, err = pp.RunParts(ctx, d, items)
 			} else {
-				err = p.Run(ctx, d, scratch)
+				c, err = p.Run(ctx, d)
 			}
 			if err != nil {
 				return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 			}
 			o.ended(device, p.Name())
+			scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
+			if err := add(scratch, c); err != nil {
+				return fmt.Errorf("%s: %w", p.Name(), err)
+			}
 			replaceFigures(p.Name(), items, scratch, v)
 		}
 		return nil
@@ -287,17 +285,17 @@ func remeasurer(ctx context.Context, d *webgpu.Device, ps []webgpuProbe, v *sche
 func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityVector) {
 	all := len(items) == 0
 	switch probe {
-	case (aluProbe{}).Name():
+	case webgpu.ALUProbe{}.Name():
 		v.Precisions = slices.DeleteFunc(v.Precisions, func(p schema.PrecisionThroughput) bool {
 			return p.Probe == probe && (all || slices.Contains(items, aluKernelOf(p)))
 		})
 		v.Precisions = append(v.Precisions, scratch.Precisions...)
-	case (streamProbe{}).Name():
+	case webgpu.StreamProbe{}.Name():
 		v.Memory.Bandwidth = slices.DeleteFunc(v.Memory.Bandwidth, func(b schema.Bandwidth) bool {
 			return b.Probe == probe && (all || slices.Contains(items, b.Kernel))
 		})
 		v.Memory.Bandwidth = append(v.Memory.Bandwidth, scratch.Memory.Bandwidth...)
-	case (rooflineProbe{}).Name():
+	case webgpu.RooflineProbe{}.Name():
 		if all {
 			v.Roofline = scratch.Roofline
 			v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "roofline" })
@@ -310,7 +308,7 @@ func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityV
 			return slices.IndexFunc(webgpu.RooflineKernels(), func(k webgpu.RooflineKernel) bool { return k.Precision == r.Precision })
 		}
 		slices.SortStableFunc(v.Roofline, func(a, b schema.RooflineRatio) int { return cmp.Compare(order(a), order(b)) })
-	case (soakProbe{}).Name():
+	case webgpu.SoakProbe{}.Name():
 		v.Thermal = scratch.Thermal
 		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool {
 			return o.Field == "thermal" || strings.HasPrefix(o.Field, "thermal.")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/everycycle/appraise/internal/platform/thermal"
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
@@ -212,8 +213,8 @@ func TestRuleSources(t *testing.T) {
 	for _, k := range webgpu.BandwidthKernels() {
 		parts["webgpu-stream"] = append(parts["webgpu-stream"], k.Name)
 	}
-	ps := map[string]webgpuProbe{}
-	for _, p := range []webgpuProbe{streamProbe{}, aluProbe{}, rooflineProbe{}, soakProbe{}} {
+	ps := map[string]probe.Probe[*webgpu.Device]{}
+	for _, p := range []probe.Probe[*webgpu.Device]{webgpu.StreamProbe{}, webgpu.ALUProbe{}, webgpu.RooflineProbe{}, webgpu.SoakProbe{}} {
 		ps[p.Name()] = p
 	}
 	for _, r := range consistencyRules() {
@@ -226,7 +227,7 @@ func TestRuleSources(t *testing.T) {
 			if s.item == "" {
 				continue
 			}
-			if _, ok := p.(partProbe); !ok || !slices.Contains(parts[s.probe], s.item) {
+			if _, ok := p.(probe.PartProbe[*webgpu.Device]); !ok || !slices.Contains(parts[s.probe], s.item) {
 				t.Errorf("%s: %s cannot measure %q alone", r.name, s.probe, s.item)
 			}
 		}
@@ -281,26 +282,27 @@ func TestReplaceFigures(t *testing.T) {
 // few finished to judge leaves thermal absent with the reason, instead of
 // failing the appraisal; a re-run soak that judges replaces that reason.
 func TestSoakTooShortIsNotMeasured(t *testing.T) {
-	pts := func(n int) soakRun {
-		r := soakRun{workload: "fp32-fma", probe: (soakProbe{}).Name()}
+	soaked := func(n int) *schema.CapabilityVector {
+		s := thermal.Soak{Workload: "fp32-fma", Probe: (webgpu.SoakProbe{}).Name()}
 		for i := 1; i <= n; i++ {
-			r.points = append(r.points, thermal.Point{At: time.Duration(i) * 700 * time.Millisecond, OpsPerS: 5e10})
+			s.Points = append(s.Points, thermal.Point{At: time.Duration(i) * 700 * time.Millisecond, OpsPerS: 5e10})
 		}
-		r.duration = r.points[n-1].At
-		return r
+		s.Duration = s.Points[n-1].At
+		th, absent, err := thermal.Card(s, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := &schema.CapabilityVector{Memory: &schema.Memory{}}
+		if err := add(v, &probe.Contribution{Thermal: th, NotMeasured: absent}); err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
-	v := &schema.CapabilityVector{Memory: &schema.Memory{}}
-	if err := recordSoak(pts(3), nil, nil, v); err != nil {
-		t.Fatal(err)
-	}
+	v := soaked(3)
 	if v.Thermal != nil || len(v.NotMeasured) != 1 || v.NotMeasured[0].Field != "thermal" || !strings.Contains(v.NotMeasured[0].Reason, "3 pieces") {
 		t.Fatalf("thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
 	}
-	scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
-	if err := recordSoak(pts(14), nil, nil, scratch); err != nil {
-		t.Fatal(err)
-	}
-	replaceFigures((soakProbe{}).Name(), nil, scratch, v)
+	replaceFigures((webgpu.SoakProbe{}).Name(), nil, soaked(14), v)
 	if v.Thermal == nil || slices.ContainsFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "thermal" }) {
 		t.Fatalf("after a judged re-run: thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -52,45 +51,5 @@ func TestAbsentReasonsTrue(t *testing.T) {
 	v := schema.CapabilityVector{}
 	if _, err := notYetMeasured(gpuDev, Options{Soak: &soak}, &v); err == nil || !strings.Contains(err.Error(), "nothing in this run says why") {
 		t.Errorf("an unexplained absence: %v", err)
-	}
-}
-
-// TestRooflineReason: the roofline is recorded as absent only when its
-// probe ran and swept nothing, with that reason; a sweep replaces both an
-// earlier sweep and the reason.
-func TestRooflineReason(t *testing.T) {
-	v := schema.CapabilityVector{}
-	if err := recordRoofline(nil, "webgpu-roofline", &v); err != nil {
-		t.Fatal(err)
-	}
-	if len(v.NotMeasured) != 1 || v.NotMeasured[0].Field != "roofline" || !strings.Contains(v.NotMeasured[0].Reason, "returned no precision") {
-		t.Fatalf("not measured %+v", v.NotMeasured)
-	}
-	r := webgpu.RooflineResult{Precision: "fma.fp32", Timing: schema.TimingGPUTimestamp, Checked: 1}
-	for i, in := range []float64{0.25, 1, 4, 16, 64} {
-		r.Points = append(r.Points, webgpu.RooflinePoint{Intensity: in, OpsPerS: min(in*1e11, 1e12), Iters: uint32(1 << i)})
-	}
-	for range 2 {
-		if err := recordRoofline([]webgpu.RooflineResult{r}, "webgpu-roofline", &v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(v.NotMeasured) != 0 || len(v.Roofline) != 1 {
-		t.Fatalf("after a sweep: roofline %d, not measured %+v", len(v.Roofline), v.NotMeasured)
-	}
-}
-
-// TestLimitedBy: every reason the capacity probe can stop for has a name
-// the schema accepts, and the cap of a software adapter reads as ours.
-func TestLimitedBy(t *testing.T) {
-	n := uint64(1 << 30)
-	for _, why := range []string{webgpu.LimitedDriverRefused, webgpu.LimitedBudget, webgpu.LimitedMemoryLimit, webgpu.LimitedSlowMemory, webgpu.LimitedChunkCount} {
-		m := schema.Memory{UsableBytes: &n, UsableLimitedBy: limitedBy[why]}
-		if err := schema.Validate(m); err != nil || m.UsableLimitedBy == "" {
-			t.Errorf("%q → %q: %v", why, m.UsableLimitedBy, err)
-		}
-	}
-	if limitedBy[webgpu.LimitedMemoryLimit] != "memory-limit" {
-		t.Errorf("our own cap reads as %q", limitedBy[webgpu.LimitedMemoryLimit])
 	}
 }

@@ -3,6 +3,7 @@ package appraisal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,36 +11,58 @@ import (
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/platform/pci"
+	"github.com/everycycle/appraise/internal/platform/thermal"
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
-// probe fills its part of a capability vector from one opened device.
-type webgpuProbe interface {
-	Name() string
-	Version() string
-	Run(ctx context.Context, d *webgpu.Device, v *schema.CapabilityVector) error
-}
-
-// probes lists the WebGPU probes of this probe suite, in the order they
-// run: the memtest needs the usable memory the capacity probe measured.
-// The FMA soak comes last, when soak (else the soak holds a GEMM after
-// the BLAS probe, or there is none).
-func probes(c Candidate, o Options, lib *nvml.Lib, soak bool) []webgpuProbe {
+// probes lists the WebGPU probes of this probe suite that run first, in
+// order; the capacity probe, last, is kept in capacity, whose usable
+// memory the memtest (memtestProbe) then covers.
+func probes(c Candidate, o Options, capacity **probe.Contribution) []probe.Probe[*webgpu.Device] {
 	var budget uint64
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
 	}
-	step := func(string, float64, float64) {}
-	if o.Steps != nil {
-		step = func(stage string, done, total float64) { o.Steps(c.Addr, stage, done, total) }
+	return []probe.Probe[*webgpu.Device]{webgpu.StreamProbe{}, webgpu.LaunchProbe{}, webgpu.HostLinkProbe{}, webgpu.ALUProbe{},
+		webgpu.RooflineProbe{Quick: o.Quick}, kept{webgpu.CapacityProbe{BudgetBytes: budget}, capacity}}
+}
+
+// kept is a probe whose contribution is kept for a probe built from it.
+type kept struct {
+	probe.Probe[*webgpu.Device]
+	into **probe.Contribution
+}
+
+func (k kept) Run(ctx context.Context, d *webgpu.Device) (*probe.Contribution, error) {
+	c, err := k.Probe.Run(ctx, d)
+	*k.into = c
+	return c, err
+}
+
+// memtestProbe is the memtest over the usable memory that capacity, the
+// capacity probe's contribution, measured.
+func memtestProbe(c Candidate, o Options, capacity *probe.Contribution) (webgpu.IntegrityProbe, error) {
+	if capacity == nil || capacity.Usable == nil {
+		return webgpu.IntegrityProbe{}, errors.New("memtest needs the usable memory measured first")
 	}
-	ps := []webgpuProbe{streamProbe{}, launchProbe{}, hostLinkProbe{}, aluProbe{}, rooflineProbe{quick: o.Quick},
-		capacityProbe{budget: budget}, integrityProbe{quick: o.Quick, software: c.Adapter.Software, step: step}}
-	if d := soakLength(c, o); d > 0 && soak {
-		ps = append(ps, soakProbe{duration: d, telemetry: telemetryFor(lib, c, o.SysfsRoot), step: step})
+	return webgpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: o.Quick, Software: c.Adapter.Software, Steps: steps(c, o)}, nil
+}
+
+// fmaSoakProbe is the FMA soak of c's run, when there is one (soakLength
+// is not 0), reading the driver's telemetry of c's device.
+func fmaSoakProbe(c Candidate, o Options, lib *nvml.Lib) (webgpu.SoakProbe, bool) {
+	d := soakLength(c, o)
+	return webgpu.SoakProbe{Duration: d, Telemetry: driverTelemetry(lib, c, o.SysfsRoot), Steps: steps(c, o)}, d > 0
+}
+
+// steps is o.Steps for c's device, nil when o has none.
+func steps(c Candidate, o Options) func(stage string, done, total float64) {
+	if o.Steps == nil {
+		return nil
 	}
-	return ps
+	return func(stage string, done, total float64) { o.Steps(c.Addr, stage, done, total) }
 }
 
 // soakLength is --soak, else the default for the mode, capped for a
@@ -58,9 +81,9 @@ func soakLength(c Candidate, o Options) time.Duration {
 	return d
 }
 
-// telemetryFor is the driver telemetry of c's device: NVML for an NVIDIA
-// card, else its hwmon sensors, else nil.
-func telemetryFor(lib *nvml.Lib, c Candidate, sysfsRoot string) telemetry {
+// driverTelemetry is the driver telemetry of c's device: NVML for an
+// NVIDIA card, else its hwmon sensors, else nil.
+func driverTelemetry(lib *nvml.Lib, c Candidate, sysfsRoot string) thermal.Telemetry {
 	if c.BusAddress == "" {
 		return nil
 	}

@@ -31,21 +31,3 @@ func TestTransferOptions(t *testing.T) {
 		}
 	}
 }
-
-// TestIntegrityQuickCap: a full run tests the whole share of usable
-// memory, a quick one at most 256 MiB, on a software adapter 64 MiB.
-func TestIntegrityQuickCap(t *testing.T) {
-	for _, tc := range []struct {
-		p    integrityProbe
-		want uint64
-	}{
-		{integrityProbe{}, 0},
-		{integrityProbe{software: true}, 0},
-		{integrityProbe{quick: true}, 256 << 20},
-		{integrityProbe{quick: true, software: true}, 64 << 20},
-	} {
-		if got := tc.p.quickCap(); got != tc.want {
-			t.Errorf("%+v: cap %d, want %d", tc.p, got, tc.want)
-		}
-	}
-}

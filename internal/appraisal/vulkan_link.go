@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
@@ -18,11 +19,11 @@ const (
 // webgpuAgain runs WebGPU probes again on a freshly opened device and
 // returns the figures they measured (the WebGPU device is closed while
 // the raw-Vulkan probes run).
-type webgpuAgain func(ctx context.Context, ps ...webgpuProbe) (*schema.CapabilityVector, error)
+type webgpuAgain func(ctx context.Context, ps ...probe.Probe[*webgpu.Device]) (*schema.CapabilityVector, error)
 
 // reopenWebGPU is c's webgpuAgain.
 func reopenWebGPU(inst *webgpu.Instance, c Candidate, o Options) webgpuAgain {
-	return func(ctx context.Context, ps ...webgpuProbe) (*schema.CapabilityVector, error) {
+	return func(ctx context.Context, ps ...probe.Probe[*webgpu.Device]) (*schema.CapabilityVector, error) {
 		d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
 		if err != nil {
 			return nil, err
@@ -31,8 +32,12 @@ func reopenWebGPU(inst *webgpu.Instance, c Candidate, o Options) webgpuAgain {
 		v := &schema.CapabilityVector{}
 		for _, p := range ps {
 			o.stage(c.Addr, p.Name()+" again (the path kept)")
-			if err := p.Run(ctx, d, v); err != nil {
+			got, err := p.Run(ctx, d)
+			if err != nil {
 				return nil, fmt.Errorf("%w: %s (re-measured): %w", ErrProbe, p.Name(), err)
+			}
+			if err := add(v, got); err != nil {
+				return nil, err
 			}
 		}
 		return v, nil
@@ -112,12 +117,12 @@ func vulkanLink(ctx context.Context, d *vulkan.Device, to vulkan.TransferOptions
 	}
 	web := &schema.CapabilityVector{Interconnect: v.Interconnect, LaunchOverhead: v.LaunchOverhead}
 	if ch.anyWebGPU() {
-		var ps []webgpuProbe
+		var ps []probe.Probe[*webgpu.Device]
 		if !ch.h2d || !ch.d2h {
-			ps = append(ps, hostLinkProbe{})
+			ps = append(ps, webgpu.HostLinkProbe{})
 		}
 		if !ch.dispatch || !ch.upload {
-			ps = append(ps, launchProbe{})
+			ps = append(ps, webgpu.LaunchProbe{})
 		}
 		if web, err = again(ctx, ps...); err != nil {
 			return err

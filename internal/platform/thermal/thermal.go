@@ -2,7 +2,8 @@
 // sustained load, beside the driver's temperature, power and throttle
 // readings — into the card's thermal envelope.
 //
-// Envelope is the entry point; the rules are spelled out on it.
+// Compute applies the rules (spelled out on it); Card writes a soak as the
+// card records it; Sampled reads a Telemetry beside any load.
 package thermal
 
 import (

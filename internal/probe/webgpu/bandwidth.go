@@ -54,20 +54,14 @@ func (k BandwidthKernel) BytesPerElement() uint64 {
 // An element is a vec4<f32> (ElementBytes). Every kernel walks its arrays
 // grid-stride with a fixed number of elements per invocation, so the grid
 // follows the array size only (a 1 GiB array gives 65,536 workgroups of
-// 256 for copy at 4 per invocation, as many as the WGSL copy of the H200
-// anchor used).
+// 256 for copy at 4 per invocation).
 //
 // No one count suits every device, so write, copy and triad take theirs
-// from a short timed trial on the device (choosePer), starting from 4.
-// Measured on lavapipe (2 cores, 128 MiB arrays; GB/s for 1/2/4/8/16
-// elements per invocation): copy 8.0/8.4/9.2/9.4/5.6, triad
-// 8.3/8.2/8.9/6.7/2.7, read 0.45/0.88/1.6/2.8/4.2 (2.3 at 64). lavapipe
-// runs each workgroup as a loop on one CPU thread: a few elements per
-// invocation amortise the per-workgroup cost, but many make each workgroup
-// hop between pages far apart and the streams fall off. On an H200
-// (2026-11-30, 1 GiB arrays, GB/s for 1/2/4/8) one element per invocation
-// won every kernel: write 4,335/4,328/4,311/4,293, copy
-// 4,253/4,226/4,193/4,130, triad 4,389/4,375/4,354/4,312. read pays an
+// from a short timed trial on the device (choosePer), starting from 4: a
+// software adapter runs each workgroup as a loop on one CPU thread, where
+// a few elements per invocation amortise the per-workgroup cost but many
+// make each workgroup hop between pages far apart, while a GPU may do best
+// with one (docs/performance.md has the counts measured). read pays an
 // 8-step barrier-separated tree reduction per workgroup, so it wants more
 // work per workgroup and keeps 16 (its partial sums, one vec4 per 4096
 // elements, are not counted, which understates it by 1/4096).

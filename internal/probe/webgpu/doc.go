@@ -1,14 +1,24 @@
-// Package gpu measures what a GPU can do through WebGPU (cogentcore/webgpu,
-// wgpu-native; the Vulkan backend on Linux) and checks every figure before it
-// counts.
+// Package webgpu measures what a GPU can do through WebGPU
+// (cogentcore/webgpu, wgpu-native; the Vulkan backend on Linux) and checks
+// every figure before it counts.
 //
 // Start with NewInstance and (*Instance).Adapters to list the adapters,
-// then Open one with Options to get a *Device. The probes take that device:
+// then Open one with Options to get a *Device. The probes take that device;
+// each implements probe.Probe[*Device] (probes.go, probes_mem.go,
+// roofline_schema.go, soak_probe.go) and returns its figures, each with
+// the check its kernel passed, as a probe.Contribution:
 //
-//	MeasureBandwidth  read, write, copy and triad bandwidth (bandwidth.go)
-//	MeasureLaunch     empty-dispatch round trip and 1 MiB upload (launch.go)
-//	MeasureHostLink   host → device and device → host bandwidth (hostlink.go)
-//	MeasureCapacity   usable device memory, allocated until refused (capacity.go)
+//	StreamProbe     read, write, copy and triad bandwidth (MeasureBandwidth)
+//	LaunchProbe     empty-dispatch round trip and 1 MiB upload (MeasureLaunch)
+//	HostLinkProbe   host → device and device → host bandwidth (MeasureHostLink)
+//	ALUProbe        vector-ALU throughput per precision (MeasureALU)
+//	RooflineProbe   an arithmetic-intensity sweep per precision (MeasureRoofline)
+//	CapacityProbe   usable device memory, allocated until refused (MeasureCapacity)
+//	IntegrityProbe  memtest patterns over the usable memory (MeasureIntegrity)
+//	SoakProbe       the thermal envelope under sustained FMA load (Soak)
+//
+// StreamProbe, ALUProbe and RooflineProbe are probe.PartProbes: they can
+// measure some of their kernels or precisions again alone.
 //
 // Each probe lives in its own file beside its kernel in package wgsl
 // (bandwidth.go runs wgsl/bandwidth.wgsl) and carries a CPU reference of the
@@ -23,7 +33,8 @@
 // the device's reported limits, Options.MemoryLimit and a short timed
 // calibration (calibrate.go), never from the device's name.
 //
-// wgpu_gap.go holds the few calls made to wgpu-native directly, where the
+// wgpu_gap.go and wgpu_scope.go (their C side in wgpu_gap.h and
+// wgpu_gap.c) hold the few calls made to wgpu-native directly, where the
 // binding cannot be used safely: creating the instance, requesting the
 // device with callbacks that turn uncaptured errors and device loss into
 // errors (ErrDeviceLost) instead of an abort, and error scopes that turn an

@@ -3,8 +3,6 @@ package webgpu
 import (
 	"encoding/json"
 	"errors"
-	"flag"
-	"fmt"
 	"math"
 	"os"
 	"regexp"
@@ -184,11 +182,8 @@ func checkHiddenWork(t *testing.T, name string, normal, band, everywhere Rooflin
 	}
 }
 
-var flagRecordRoofline = flag.Bool("gpu.record-roofline", false,
-	"TestRooflineHiddenWork: sweep all intensities and write the sweeps to "+hiddenWorkFile)
-
 // hiddenWorkFile holds the three sweeps of TestRooflineHiddenWork as
-// recorded on lavapipe with -gpu.record-roofline.
+// recorded on lavapipe by TestRecordRooflineHiddenWork (-tags explore).
 const hiddenWorkFile = "testdata/roofline-hidden-work.json"
 
 // hiddenWorkRecord is what hiddenWorkFile holds.
@@ -199,44 +194,18 @@ type hiddenWorkRecord struct {
 
 // TestRooflineHiddenWork runs the probe's fp32 kernel, hiddenBand and
 // hiddenEverywhere interleaved on a real device at an intensity below,
-// inside and above the band (all of them with -gpu.record-roofline) and
-// checks what holds on any machine: every point's output checked in full,
-// the hidden work left out of the counted operations (the same iterations
-// and intensities as the normal kernel), at least the minimum of samples.
-// How the ratio reads these sweeps is a claim about timings, tested on
-// sweeps recorded on lavapipe (TestRooflineHiddenWorkRecorded) and on
-// modelled devices (TestRooflineHiddenWorkModel). With
-// -gpu.record-roofline it sweeps recordRepeats times with more samples
-// per point, keeps each point's fastest, holds the result to the claims and writes it as the recording.
+// inside and above the band and checks what holds on any machine: every
+// point's output checked in full, the hidden work left out of the counted
+// operations (the same iterations and intensities as the normal kernel),
+// at least the minimum of samples. How the ratio reads these sweeps is a
+// claim about timings, tested on sweeps recorded on lavapipe
+// (TestRooflineHiddenWorkRecorded) and on modelled devices
+// (TestRooflineHiddenWorkModel).
 func TestRooflineHiddenWork(t *testing.T) {
 	d := newDevice(t)
 	lim := testRooflineLimits()
-	repeats := 1
-	if *flagRecordRoofline {
-		// Medians of more samples, less moved by load from outside.
-		repeats, lim.cal.BudgetS, lim.cal.MaxSamples = recordRepeats, 0.5, 15
-		lim.Iters = RooflineIters()
-	} else {
-		lim.Iters = []uint32{2, 8, 1024}
-	}
-	var res []RooflineResult
-	for range repeats {
-		r := sweepInterleaved(t, d, lim, []func(uint32) uint32{nil, hiddenBand, hiddenEverywhere})
-		checkInterleaved(t, lim, r)
-		res = fastestPoints(res, r)
-	}
-	if !*flagRecordRoofline {
-		return
-	}
-	checkHiddenWork(t, "this run", res[0], res[1], res[2])
-	b, err := json.MarshalIndent(hiddenWorkRecord{d.Info().DisplayName(),
-		fmt.Sprintf("TestRooflineHiddenWork -gpu.record-roofline: fastest of %d interleaved sweeps", recordRepeats), res[0], res[1], res[2]}, "", "\t")
-	if err == nil {
-		err = os.WriteFile(hiddenWorkFile, append(b, '\n'), 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	lim.Iters = []uint32{2, 8, 1024}
+	checkInterleaved(t, lim, sweepInterleaved(t, d, lim, []func(uint32) uint32{nil, hiddenBand, hiddenEverywhere}))
 }
 
 // checkInterleaved checks sweeps of sweepInterleaved: every point's output
@@ -258,28 +227,6 @@ func checkInterleaved(t *testing.T, lim rooflineLimits, res []RooflineResult) {
 			t.Errorf("variant %d: %d elements checked of %d", v, r.Checked, elems)
 		}
 	}
-}
-
-// recordRepeats is how many sweeps -gpu.record-roofline takes; each point
-// keeps its fastest. Load from outside only slows a point, so the fastest
-// of a few is the nearest to what the device does alone.
-const recordRepeats = 3
-
-// fastestPoints keeps, for each variant and point, the point of a or b
-// with the higher median; a nil a is b.
-func fastestPoints(a, b []RooflineResult) []RooflineResult {
-	if a == nil {
-		return b
-	}
-	for v := range a {
-		for i, p := range b[v].Points {
-			if p.OpsPerS > a[v].Points[i].OpsPerS {
-				a[v].Points[i] = p
-			}
-		}
-		a[v].Checked += b[v].Checked
-	}
-	return a
 }
 
 // TestRooflineHiddenWorkRecorded holds sweeps recorded on lavapipe to the

@@ -1,0 +1,80 @@
+package appraisal
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
+)
+
+// TestWebGPUProbeOrder: the WebGPU probes run in the order and under the
+// names and versions cards have always recorded; the memtest follows the
+// capacity probe, the FMA soak comes last and only with a soak.
+func TestWebGPUProbeOrder(t *testing.T) {
+	var capacity *probe.Contribution
+	c := Candidate{Addr: "software-0"}
+	c.Adapter.Software = true
+	var names []string
+	for _, p := range probes(c, Options{Quick: true}, &capacity) {
+		names = append(names, p.Name()+"@"+p.Version())
+	}
+	names = append(names, webgpu.IntegrityProbe{}.Name()+"@"+webgpu.IntegrityProbe{}.Version())
+	fma, ok := fmaSoakProbe(c, Options{Quick: true}, nil)
+	if !ok || fma.Duration != softwareSoak {
+		t.Errorf("quick software soak: %v, %v", fma.Duration, ok)
+	}
+	names = append(names, fma.Name()+"@"+fma.Version())
+	want := []string{"webgpu-stream@1", "webgpu-launch@1", "webgpu-hostlink@1", "webgpu-alu@1", "webgpu-roofline@2",
+		"webgpu-capacity@1", "webgpu-memtest@1", "webgpu-soak@1"}
+	if !slices.Equal(names, want) {
+		t.Errorf("probes %v, want %v", names, want)
+	}
+	none := time.Duration(0)
+	if _, ok := fmaSoakProbe(c, Options{Soak: &none}, nil); ok {
+		t.Error("a soak with --soak 0")
+	}
+}
+
+// fakeCapacity measures a fixed usable memory.
+type fakeCapacity struct{ bytes uint64 }
+
+func (fakeCapacity) Name() string    { return "webgpu-capacity" }
+func (fakeCapacity) Version() string { return "1" }
+func (f fakeCapacity) Run(context.Context, *webgpu.Device) (*probe.Contribution, error) {
+	return &probe.Contribution{Usable: &probe.Usable{Bytes: f.bytes, LimitedBy: "memory-limit"}}, nil
+}
+
+// TestMemtestFromCapacity: the memtest covers the usable memory of the
+// capacity probe's own contribution, kept as it ran, and cannot be built
+// without one.
+func TestMemtestFromCapacity(t *testing.T) {
+	c := Candidate{Addr: "0000:01:00.0"}
+	if _, err := memtestProbe(c, Options{}, nil); err == nil {
+		t.Error("a memtest without the usable memory")
+	}
+	var capacity *probe.Contribution
+	k := kept{fakeCapacity{3 << 30}, &capacity}
+	if _, err := k.Run(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := memtestProbe(c, Options{Quick: true}, capacity)
+	if err != nil || m.UsableBytes != 3<<30 || !m.Quick || m.Software {
+		t.Errorf("memtest %+v, %v", m, err)
+	}
+}
+
+// TestCheckMemtest: a health check's memtest takes its share of a slice
+// of the card's usable memory, never more than the memory, and states
+// its fraction of all of it.
+func TestCheckMemtest(t *testing.T) {
+	m := checkMemtest(80<<30, false)
+	if m.UsableBytes != 80<<30 || m.SliceBytes == 0 || float64(m.SliceBytes)*webgpu.IntegrityShare > checkIntegrityCap || !m.Quick {
+		t.Errorf("%+v", m)
+	}
+	if m := checkMemtest(16<<20, true); m.SliceBytes != 16<<20 || !m.Software {
+		t.Errorf("%+v", m)
+	}
+}
