@@ -95,7 +95,7 @@ type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
 
 // defaultSpecs are what the search measures by default: the arrangements
 // that won, or came close, for some shape in searches over the whole space
-// (exploreCandidates) on an H200 (driver 580.159.04, 2026-11-29): 128×128
+// (exploreCandidates in the exploration harness) on an H200 (driver 580.159.04, 2026-11-29): 128×128
 // blocks with 128-byte K steps (8-bit types), 128×256 blocks of eight 64×64
 // subgroups (fp32 accumulators), 256×256 blocks of eight 128×64 or 64×128
 // subgroups (fp16 accumulators), and 128×128 blocks with 64-byte steps,
@@ -174,30 +174,6 @@ func fitRegisters(t CoopTile, s Shape, sub uint32) (CoopTile, bool) {
 		}
 	}
 	return t, true
-}
-
-// exploreCandidates is the whole space the default list was drawn from:
-// 4, 8 or 16 subgroups per workgroup, each computing 32×64 up to 128×64
-// elements of C, K steps of 32, 64 or 128 bytes, one or two shared buffers,
-// one- or two-step prefetch, and B column- or row-major.
-func exploreCandidates(s Shape, sub uint32) []CoopTile {
-	var out []CoopTile
-	for _, w := range [][4]uint32{
-		{2, 2, 64, 64}, {2, 4, 64, 64}, {4, 2, 64, 64}, {2, 2, 128, 64},
-		{2, 4, 128, 64}, {4, 2, 64, 128}, {4, 4, 64, 64}, {4, 4, 32, 64},
-	} {
-		for _, bytes := range []uint32{32, 64, 128} {
-			for _, v := range [][2]uint32{{1, 1}, {2, 1}, {1, 2}} { // stages, prefetch
-				for _, brow := range []bool{false, true} {
-					t, ok := specTile(s, candidateSpec{w[0], w[1], w[2], w[3], bytes, v[1]}, v[0], brow)
-					if ok {
-						out = addFitted(out, t, s, sub)
-					}
-				}
-			}
-		}
-	}
-	return out
 }
 
 // specTile resolves c against s (false when the shape does not tile it).
