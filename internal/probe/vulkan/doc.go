@@ -1,4 +1,4 @@
-// Package coopmat measures matrix-engine throughput through Vulkan's
+// Package vulkan measures matrix-engine throughput through Vulkan's
 // VK_KHR_cooperative_matrix, and vector-ALU throughput through the same raw
 // Vulkan path, verifying every kernel's output against a CPU reference.
 //
@@ -10,8 +10,8 @@
 //   - Device.Shapes lists every cooperative-matrix shape the driver offers;
 //     without the extension it returns an error wrapping ErrExtensionMissing.
 //   - Run measures every shape: a short measured tile search (never a table
-//     of device names), then the chosen tile at Options.Size. RunPlain
-//     measures the fp32 tiled GEMM and the vector-ALU kernels: fp64 FMA
+//     of device names), then the chosen tile at Options.Size. RunFMA64,
+//     RunFMA16 and RunDot4 measure the vector-ALU kernels: fp64 FMA
 //     (fma.go), fp16 FMA on packed vectors (fma16.go) and packed 4×8-bit
 //     dot products (dot4.go), run and checked exactly by vector.go.
 //   - HeapUsage reads a device-local heap's usage and budget afresh
@@ -25,6 +25,7 @@
 //     cmrun.go (candidates, search, run, check).
 //
 // Kernels are emitted as SPIR-V words by internal/spirv (no shader
-// compiler). vkext.go is the one cgo file that fills what
-// github.com/vulkan-go/vulkan lacks; it loads libvulkan.so.1 itself.
+// compiler). vkext.go, vkext_device.go and vkext.h fill what
+// github.com/vulkan-go/vulkan lacks (no other file uses cgo); vkext.go
+// loads libvulkan.so.1 itself.
 package vulkan
