@@ -14,6 +14,11 @@
 //     RunFMA16 and RunDot4 measure the vector-ALU kernels: fp64 FMA
 //     (fma.go), fp16 FMA on packed vectors (fma16.go) and packed 4×8-bit
 //     dot products (dot4.go), run and checked exactly by vector.go.
+//   - The probes (probe.Probe[*Device]) turn those figures into the card's,
+//     each carrying the check its kernel passed: VectorProbes
+//     (probe_vector.go), HostLinkProbe (probe_link.go: the host link and
+//     launch, MeasureTransfer in transfer*.go) and CoopMatProbe
+//     (probe_coopmat.go: the GEMMs and their K-sweep rooflines).
 //   - HeapUsage reads a device-local heap's usage and budget afresh
 //     (VK_EXT_memory_budget), to tell which device an allocation landed on.
 //   - Every Result has passed its check (Check); a failed check is an error
@@ -28,4 +33,9 @@
 // compiler). vkext.go, vkext_device.go and vkext.h fill what
 // github.com/vulkan-go/vulkan lacks (no other file uses cgo); vkext.go
 // loads libvulkan.so.1 itself.
+//
+// The research harness (whole-space tile searches, kernel variants, the
+// Vulkan peer's module, every host-link path at full size) is in
+// explore_*_test.go behind the explore build tag: go test -c -tags explore
+// builds the bin/coopmat.test that bench/coopmat.sh and bench/vkpeer.sh run.
 package vulkan
