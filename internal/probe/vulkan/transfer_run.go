@@ -83,9 +83,7 @@ const (
 // samples the one with the lowest median: latencyWarm discarded runs, then n timed ones. The trial and the
 // samples each follow o.Warmup of sustained runs (round robin over the
 // methods, then of the chosen one), as every probe does: a GPU idling
-// between probes runs short operations at low clocks. (On an H200 it did
-// not shorten the 1 MiB upload, 69–76 µs without it and 71–82 µs with it:
-// there the time is in the copy itself, 46–51 µs by GPU timestamps.)
+// between probes runs short operations at low clocks.
 func fastestLatency(ctx context.Context, ms []latencyMethod, o TransferOptions) (latencyMethod, schema.Stat, error) {
 	runs, n := latencyTrialRuns, latencySamples
 	if o.Quick {
