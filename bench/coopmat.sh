@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cooperative-matrix GEMM on the GPU host, beside the Vulkan peer and
 # cuBLAS. Builds nothing there: bin/coopmat.test is built on the development
-# machine (go test -c -o bin/coopmat.test ./internal/probe/vulkan/) and, for APPRAISE=1,
+# machine with the exploration harness (go test -c -tags explore -o
+# bin/coopmat.test ./internal/probe/vulkan/) and, for APPRAISE=1,
 # bin/appraise (go build -o bin/appraise ./cmd/appraise). Run from the repo
 # root on the GPU host after `source .gl/env.sh`; extra arguments go to the
 # test binary (e.g. -coopmat.shapes='f16->f16' -coopmat.explore).
@@ -24,6 +25,13 @@ nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,power.draw --for
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
 	--format=csv -lms 200 >"$out/coopmat-smi.csv" 2>&1 &
 smi=$!
+# Without -tags explore the binary has no -coopmat.* flags: say so, not a
+# run at the default 256³.
+if ! bin/coopmat.test -test.run '^$' -coopmat.size=1 >/dev/null 2>&1; then
+	echo "bin/coopmat.test lacks the exploration flags: build it with go test -c -tags explore" | tee -a "$out/coopmat-env.txt" >&2
+	kill "$smi"
+	exit 2
+fi
 bin/coopmat.test -test.run '^TestRunCoopMat$' -test.v -test.timeout 30m -coopmat.size=8192 "$@" 2>&1 | tee "$out/coopmat.log"
 echo "coopmat.test rc=${PIPESTATUS[0]}" >>"$out/coopmat-env.txt"
 kill "$smi"

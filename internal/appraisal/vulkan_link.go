@@ -10,38 +10,61 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// Probe names of the raw-Vulkan host-link and launch figures.
-const (
-	probeVulkanHostLink = "vulkan-hostlink"
-	probeVulkanLaunch   = "vulkan-launch"
-)
-
 // webgpuAgain runs WebGPU probes again on a freshly opened device and
-// returns the figures they measured (the WebGPU device is closed while
-// the raw-Vulkan probes run).
-type webgpuAgain func(ctx context.Context, ps ...probe.Probe[*webgpu.Device]) (*schema.CapabilityVector, error)
+// returns the figures they measured, joined (the WebGPU device is closed
+// while the raw-Vulkan probes run).
+type webgpuAgain func(ctx context.Context, ps ...probe.Probe[*webgpu.Device]) (*probe.Contribution, error)
 
 // reopenWebGPU is c's webgpuAgain.
 func reopenWebGPU(inst *webgpu.Instance, c Candidate, o Options) webgpuAgain {
-	return func(ctx context.Context, ps ...probe.Probe[*webgpu.Device]) (*schema.CapabilityVector, error) {
+	return func(ctx context.Context, ps ...probe.Probe[*webgpu.Device]) (*probe.Contribution, error) {
 		d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
 		if err != nil {
 			return nil, err
 		}
 		defer d.Release()
-		v := &schema.CapabilityVector{}
+		var cs []*probe.Contribution
 		for _, p := range ps {
 			o.stage(c.Addr, p.Name()+" again (the path kept)")
 			got, err := p.Run(ctx, d)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s (re-measured): %w", ErrProbe, p.Name(), err)
 			}
-			if err := add(v, got); err != nil {
-				return nil, err
-			}
+			cs = append(cs, got)
 		}
-		return v, nil
+		return joinLink(cs...), nil
 	}
+}
+
+// takeLink removes the host link and the launch figures from v and
+// returns them as a contribution (with no probe records: v keeps those).
+func takeLink(v *schema.CapabilityVector) *probe.Contribution {
+	c := &probe.Contribution{Launch: v.LaunchOverhead}
+	v.LaunchOverhead = nil
+	if ic := v.Interconnect; ic != nil {
+		c.HostToDevice, c.DeviceToHost = ic.HostToDevice, ic.DeviceToHost
+		ic.HostToDevice, ic.DeviceToHost = nil, nil
+	}
+	return c
+}
+
+// joinLink joins the host link and launch figures of cs, a later one's
+// over an earlier one's, and their probe records.
+func joinLink(cs ...*probe.Contribution) *probe.Contribution {
+	out := &probe.Contribution{}
+	for _, c := range cs {
+		if c.HostToDevice != nil {
+			out.HostToDevice = c.HostToDevice
+		}
+		if c.DeviceToHost != nil {
+			out.DeviceToHost = c.DeviceToHost
+		}
+		if c.Launch != nil {
+			out.Launch = c.Launch
+		}
+		out.Probes = append(out.Probes, c.Probes...)
+	}
+	return out
 }
 
 // softwareTransferBytes is the raw-Vulkan host link's transfer on a
@@ -64,19 +87,19 @@ func transferOptions(c Candidate, o Options) vulkan.TransferOptions {
 }
 
 // linkChoice says, figure by figure, whether raw Vulkan's first
-// measurement beat WebGPU's (which the WebGPU probes measured before):
-// bandwidth higher, latency lower. A figure WebGPU did not measure goes
-// to Vulkan.
+// measurement beat WebGPU's: bandwidth higher, latency lower.
 type linkChoice struct{ h2d, d2h, dispatch, upload bool }
 
-func chooseLink(v *schema.CapabilityVector, r vulkan.TransferResult) linkChoice {
+// chooseLink is the rule between WebGPU's and raw Vulkan's first host
+// link and launch figures (web and vk): for each figure the faster path,
+// and raw Vulkan's for a figure WebGPU did not measure.
+func chooseLink(web, vk *probe.Contribution) linkChoice {
 	var ch linkChoice
-	ic := v.Interconnect
-	ch.h2d = ic == nil || ic.HostToDevice == nil || r.HostToDevice.BytesPerS.Median > ic.HostToDevice.BytesPerS.Median
-	ch.d2h = ic == nil || ic.DeviceToHost == nil || r.DeviceToHost.BytesPerS.Median > ic.DeviceToHost.BytesPerS.Median
-	l := v.LaunchOverhead
-	ch.dispatch = l == nil || r.EmptySubmit.Median < l.EmptyDispatchS.Median
-	ch.upload = l == nil || r.Upload1MiBPinned.Median < l.Upload1MiBS.Median
+	ch.h2d = web.HostToDevice == nil || vk.HostToDevice.BytesPerS.Median > web.HostToDevice.BytesPerS.Median
+	ch.d2h = web.DeviceToHost == nil || vk.DeviceToHost.BytesPerS.Median > web.DeviceToHost.BytesPerS.Median
+	l := web.Launch
+	ch.dispatch = l == nil || vk.Launch.EmptyDispatchS.Median < l.EmptyDispatchS.Median
+	ch.upload = l == nil || vk.Launch.Upload1MiBS.Median < l.Upload1MiBS.Median
 	return ch
 }
 
@@ -84,38 +107,28 @@ func (c linkChoice) anyVulkan() bool { return c.h2d || c.d2h || c.dispatch || c.
 func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch || !c.upload }
 
 // vulkanLink measures the host link, the 1 MiB upload and the empty
-// dispatch round trip again through raw Vulkan (vulkan.MeasureTransfer)
-// and keeps, figure by figure, the path that was faster. The larger of
-// two medians is biased upward (each carries its noise), so the kept
-// path is measured once more (that path alone, with no trial of the
-// others) and that second figure is the one signed;
-// the other path's figure stays beside it, named (Transfer.OtherPath,
-// LaunchOverhead.OtherPaths). The 1 MiB upload compared is raw Vulkan's
-// pinned one: the data already in mapped host memory, as in WebGPU's
-// mapped staging and in the peers' pinned copies.
+// dispatch round trip again through raw Vulkan (vulkan.HostLinkProbe) and
+// keeps, figure by figure, the path that was faster (chooseLink). The
+// larger of two medians is biased upward (each carries its noise), so the
+// kept path is measured once more (that path alone, with no trial of the
+// others) and that second figure is the one signed; the other path's
+// first figure stays beside it, named (mergeLink). v holds WebGPU's first
+// figures on entry; they are taken out, and the kept ones added.
 func vulkanLink(ctx context.Context, d *vulkan.Device, to vulkan.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
-	measure := func(to vulkan.TransferOptions) (vulkan.TransferResult, error) {
-		r, err := vulkan.MeasureTransfer(ctx, d, to)
-		if err != nil {
-			return r, fmt.Errorf("%w: %s: %w", ErrProbe, probeVulkanHostLink, err)
-		}
-		return r, nil
-	}
-	first, err := measure(to)
+	p := vulkan.HostLinkProbe{Options: to}
+	first, paths, err := p.Measure(ctx, d)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 	}
-	ch := chooseLink(v, first)
+	webFirst := takeLink(v)
+	ch := chooseLink(webFirst, first)
 	kept := first
 	if ch.anyVulkan() {
-		again := to
-		paths := first.Paths()
-		again.Only = &paths
-		if kept, err = measure(again); err != nil {
-			return err
+		if kept, err = p.Again(paths).Run(ctx, d); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 		}
 	}
-	web := &schema.CapabilityVector{Interconnect: v.Interconnect, LaunchOverhead: v.LaunchOverhead}
+	webAgain := webFirst
 	if ch.anyWebGPU() {
 		var ps []probe.Probe[*webgpu.Device]
 		if !ch.h2d || !ch.d2h {
@@ -124,61 +137,48 @@ func vulkanLink(ctx context.Context, d *vulkan.Device, to vulkan.TransferOptions
 		if !ch.dispatch || !ch.upload {
 			ps = append(ps, webgpu.LaunchProbe{})
 		}
-		if web, err = again(ctx, ps...); err != nil {
+		if webAgain, err = again(ctx, ps...); err != nil {
 			return err
 		}
 	}
-	mergeLink(v, web, first, kept, ch)
-	return nil
+	return add(v, mergeLink(webFirst, webAgain, first, kept, ch))
 }
 
-// mergeLink writes the kept figures into v: for each figure, the
-// re-measured one of the chosen path (web for WebGPU, kept for Vulkan),
-// with the other path's first figure beside it. v holds WebGPU's first
-// figures on entry.
-func mergeLink(v, web *schema.CapabilityVector, first, kept vulkan.TransferResult, ch linkChoice) {
-	tr := func(r vulkan.TransferResult, dir vulkan.Direction) *schema.Transfer {
-		return &schema.Transfer{BytesPerS: dir.BytesPerS, TransferBytes: r.TransferBytes, Path: dir.Path, Probe: probeVulkanHostLink, Timing: dir.Timing,
-			Check: schema.Check{Reference: "cpu", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}}
-	}
-	if v.Interconnect == nil {
-		v.Interconnect = &schema.Interconnect{}
-	}
-	ic := v.Interconnect
-	h2dFirst, d2hFirst := ic.HostToDevice, ic.DeviceToHost
+// mergeLink is the contribution of the kept figures: for each figure, the
+// re-measured one of the chosen path (webAgain for WebGPU, vkKept for
+// Vulkan), with the other path's first figure beside it, and the
+// raw-Vulkan probes that produced a kept figure.
+func mergeLink(webFirst, webAgain, vkFirst, vkKept *probe.Contribution, ch linkChoice) *probe.Contribution {
+	out := &probe.Contribution{}
 	used := false
-	pick := func(vulkan bool, firstWeb, againWeb *schema.Transfer, vkFirst, vkKept vulkan.Direction) *schema.Transfer {
+	pick := func(vulkan bool, firstWeb, againWeb, vkFirst, vkKept *schema.Transfer) *schema.Transfer {
 		if vulkan {
 			used = true
-			t := tr(kept, vkKept)
+			t := *vkKept
 			t.OtherPath = firstWeb
-			return t
+			return &t
 		}
 		t := *againWeb
-		t.OtherPath = tr(first, vkFirst)
+		t.OtherPath = vkFirst
 		return &t
 	}
-	var h2dAgain, d2hAgain *schema.Transfer
-	if web.Interconnect != nil {
-		h2dAgain, d2hAgain = web.Interconnect.HostToDevice, web.Interconnect.DeviceToHost
-	}
-	ic.HostToDevice = pick(ch.h2d, h2dFirst, h2dAgain, first.HostToDevice, kept.HostToDevice)
-	ic.DeviceToHost = pick(ch.d2h, d2hFirst, d2hAgain, first.DeviceToHost, kept.DeviceToHost)
+	out.HostToDevice = pick(ch.h2d, webFirst.HostToDevice, webAgain.HostToDevice, vkFirst.HostToDevice, vkKept.HostToDevice)
+	out.DeviceToHost = pick(ch.d2h, webFirst.DeviceToHost, webAgain.DeviceToHost, vkFirst.DeviceToHost, vkKept.DeviceToHost)
 	if used {
-		v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: probeVulkanHostLink, Version: "1"})
+		out.Probes = append(out.Probes, schema.ProbeRecord{Name: vulkan.ProbeHostLink, Version: vulkan.ProbeVersion})
 	}
-	v.LaunchOverhead = mergeLaunch(v.LaunchOverhead, web.LaunchOverhead, first, kept, ch)
+	out.Launch = mergeLaunch(webFirst.Launch, webAgain.Launch, vkFirst.Launch, vkKept.Launch, ch)
 	if ch.dispatch || ch.upload {
-		v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: probeVulkanLaunch, Version: "1"})
+		out.Probes = append(out.Probes, schema.ProbeRecord{Name: vulkan.ProbeLaunch, Version: vulkan.ProbeVersion})
 	}
+	return out
 }
 
 // mergeLaunch builds the launch figures: each from the chosen path's
-// re-measurement (webAgain for WebGPU, kept for Vulkan), the other path's
+// re-measurement (webAgain for WebGPU, vkKept for Vulkan), the other path's
 // first figure in OtherPaths. webFirst is nil when WebGPU measured none.
-func mergeLaunch(webFirst, webAgain *schema.LaunchOverhead, first, kept vulkan.TransferResult, ch linkChoice) *schema.LaunchOverhead {
-	l := &schema.LaunchOverhead{Probe: probeVulkanLaunch, Timing: schema.TimingHostWallClock,
-		Check: schema.Check{Reference: "closed-form", Elements: kept.CheckedWords, ErrorKind: "exact", Passed: true}}
+func mergeLaunch(webFirst, webAgain, vkFirst, vkKept *schema.LaunchOverhead, ch linkChoice) *schema.LaunchOverhead {
+	l := &schema.LaunchOverhead{Probe: vkKept.Probe, Timing: vkKept.Timing, Check: vkKept.Check}
 	if webAgain != nil && (!ch.dispatch || !ch.upload) {
 		l.Check = webAgain.Check
 		if !ch.dispatch && !ch.upload {
@@ -191,23 +191,23 @@ func mergeLaunch(webFirst, webAgain *schema.LaunchOverhead, first, kept vulkan.T
 		}
 	}
 	if ch.dispatch {
-		l.EmptyDispatchS, l.DispatchPath = kept.EmptySubmit, kept.SubmitPath
+		l.EmptyDispatchS, l.DispatchPath = vkKept.EmptyDispatchS, vkKept.DispatchPath
 		if webFirst != nil {
 			other("empty_dispatch_s", webFirst.EmptyDispatchS, webFirst.DispatchPath, webFirst.Probe)
 		}
 	} else {
 		l.EmptyDispatchS, l.DispatchPath, l.Probe = webAgain.EmptyDispatchS, webAgain.DispatchPath, webAgain.Probe
-		other("empty_dispatch_s", first.EmptySubmit, first.SubmitPath, probeVulkanLaunch)
+		other("empty_dispatch_s", vkFirst.EmptyDispatchS, vkFirst.DispatchPath, vkFirst.Probe)
 	}
-	uploadProbe := probeVulkanLaunch
+	uploadProbe := vkKept.Probe
 	if ch.upload {
-		l.Upload1MiBS, l.UploadPath = kept.Upload1MiBPinned, kept.UploadPinnedPath
+		l.Upload1MiBS, l.UploadPath = vkKept.Upload1MiBS, vkKept.UploadPath
 		if webFirst != nil {
 			other("upload_1mib_s", webFirst.Upload1MiBS, webFirst.UploadPath, uploadProbeOf(webFirst))
 		}
 	} else {
 		l.Upload1MiBS, l.UploadPath, uploadProbe = webAgain.Upload1MiBS, webAgain.UploadPath, uploadProbeOf(webAgain)
-		other("upload_1mib_s", first.Upload1MiBPinned, first.UploadPinnedPath, probeVulkanLaunch)
+		other("upload_1mib_s", vkFirst.Upload1MiBS, vkFirst.UploadPath, vkFirst.Probe)
 	}
 	if uploadProbe != l.Probe {
 		l.UploadProbe = uploadProbe

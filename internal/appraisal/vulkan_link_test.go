@@ -1,25 +1,32 @@
 package appraisal
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
 func st(m float64) schema.Stat { return schema.Stat{Samples: 101, Median: m, Min: m, Max: m} }
 
-// vulkanRun is a raw-Vulkan transfer result with the given figures.
-func vulkanRun(h2d, dispatch, upload float64) vulkan.TransferResult {
-	dir := func(b float64) vulkan.Direction {
-		return vulkan.Direction{BytesPerS: st(b), Path: "vulkan-copy.host-cached.compute", Timing: schema.TimingGPUTimestamp}
+// vulkanRun is a raw-Vulkan host-link contribution with the given figures,
+// as vulkan.HostLinkProbe returns it.
+func vulkanRun(h2d, dispatch, upload float64) *probe.Contribution {
+	t := func() *schema.Transfer {
+		return &schema.Transfer{BytesPerS: st(h2d), TransferBytes: 256 << 20, Path: "vulkan-copy.host-cached.compute", Probe: vulkan.ProbeHostLink,
+			Timing: schema.TimingGPUTimestamp, Check: schema.Check{Reference: "cpu", Elements: 1 << 20, ErrorKind: "exact", Passed: true}}
 	}
-	return vulkan.TransferResult{HostToDevice: dir(h2d), DeviceToHost: dir(h2d), TransferBytes: 256 << 20,
-		EmptySubmit: st(dispatch), SubmitPath: "vulkan-dispatch.fence-spin",
-		Upload1MiBPinned: st(upload), UploadPinnedPath: "vulkan-pinned-copy.host-cached.fence-spin", CheckedWords: 1 << 20}
+	return &probe.Contribution{HostToDevice: t(), DeviceToHost: t(),
+		Launch: &schema.LaunchOverhead{EmptyDispatchS: st(dispatch), DispatchPath: "vulkan-dispatch.fence-spin",
+			Upload1MiBS: st(upload), UploadPath: "vulkan-pinned-copy.host-cached.fence-spin", Probe: vulkan.ProbeLaunch, Timing: schema.TimingHostWallClock,
+			Check: schema.Check{Reference: "closed-form", Elements: 1 << 20, ErrorKind: "exact", Passed: true}},
+		Probes: []schema.ProbeRecord{{Name: vulkan.ProbeHostLink, Version: "1"}, {Name: vulkan.ProbeLaunch, Version: "1"}}}
 }
 
-// webgpuRun is the WebGPU probes' figures.
+// webgpuRun is the WebGPU probes' figures, as their run leaves them in a
+// card.
 func webgpuRun(h2d, dispatch, upload float64) *schema.CapabilityVector {
 	t := func() *schema.Transfer {
 		return &schema.Transfer{BytesPerS: st(h2d), TransferBytes: 256 << 20, Path: "mapped-staging", Probe: "webgpu-hostlink",
@@ -28,44 +35,80 @@ func webgpuRun(h2d, dispatch, upload float64) *schema.CapabilityVector {
 	return &schema.CapabilityVector{Interconnect: &schema.Interconnect{HostToDevice: t(), DeviceToHost: t()},
 		LaunchOverhead: &schema.LaunchOverhead{EmptyDispatchS: st(dispatch), Upload1MiBS: st(upload),
 			DispatchPath: "dispatch.poll-spin", UploadPath: "mapped-staging.poll-spin", Probe: "webgpu-launch", Timing: schema.TimingHostWallClock,
-			Check: schema.Check{Reference: "closed-form", Elements: 100, ErrorKind: "exact", Passed: true}}}
+			Check: schema.Check{Reference: "closed-form", Elements: 100, ErrorKind: "exact", Passed: true}},
+		Probes: []schema.ProbeRecord{{Name: "webgpu-hostlink", Version: "1"}, {Name: "webgpu-launch", Version: "1"}}}
+}
+
+// TestChooseLink: for each figure the faster path's first measurement wins,
+// bandwidth higher and latency lower; a figure WebGPU did not measure goes
+// to raw Vulkan.
+func TestChooseLink(t *testing.T) {
+	vk := vulkanRun(25e9, 18e-6, 70e-6)
+	for _, tc := range []struct {
+		name string
+		web  *probe.Contribution
+		want linkChoice
+	}{
+		{"vulkan faster everywhere", takeLink(webgpuRun(20e9, 36e-6, 79e-6)), linkChoice{true, true, true, true}},
+		{"webgpu faster everywhere", takeLink(webgpuRun(26e9, 10e-6, 60e-6)), linkChoice{}},
+		{"mixed", takeLink(webgpuRun(26e9, 36e-6, 60e-6)), linkChoice{false, false, true, false}},
+		{"ties go to webgpu", takeLink(webgpuRun(25e9, 18e-6, 70e-6)), linkChoice{}},
+		{"webgpu measured nothing", &probe.Contribution{}, linkChoice{true, true, true, true}},
+		{"webgpu measured the link only", &probe.Contribution{HostToDevice: vulkanRun(30e9, 0, 0).HostToDevice}, linkChoice{false, true, true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := chooseLink(tc.web, vk); got != tc.want {
+				t.Errorf("choice %+v, want %+v", got, tc.want)
+			}
+		})
+	}
 }
 
 // TestKeptPathRemeasured: the path is chosen on the first measurements;
 // the figure signed is the chosen path's second measurement, never the
 // first (the larger of two medians is biased upward); the other path's
-// first figure stays beside it, named.
+// first figure stays beside it, named; the card lists the raw-Vulkan
+// probes only where one of their figures was kept; the merged figures go
+// into the card through add, where WebGPU's first ones were taken out.
 func TestKeptPathRemeasured(t *testing.T) {
 	for _, tc := range []struct {
 		name                      string
 		web                       *schema.CapabilityVector
-		vkFirst                   vulkan.TransferResult
+		vkFirst                   *probe.Contribution
 		wantH2D                   float64 // the signed figure
 		wantOtherH2D              string  // probe of the other path
 		wantDispatch, wantUpload  float64
 		wantProbe, wantUploadProb string
+		wantProbes                []string
 	}{
-		{"vulkan faster everywhere", webgpuRun(20e9, 36e-6, 79e-6), vulkanRun(25e9, 18e-6, 70e-6), 24e9, "webgpu-hostlink", 19e-6, 71e-6, "vulkan-launch", ""},
-		{"webgpu faster everywhere", webgpuRun(26e9, 10e-6, 60e-6), vulkanRun(25e9, 18e-6, 70e-6), 25.5e9, "vulkan-hostlink", 11e-6, 61e-6, "webgpu-launch", ""},
-		{"mixed", webgpuRun(26e9, 36e-6, 60e-6), vulkanRun(25e9, 18e-6, 70e-6), 25.5e9, "vulkan-hostlink", 19e-6, 61e-6, "vulkan-launch", "webgpu-launch"},
+		{"vulkan faster everywhere", webgpuRun(20e9, 36e-6, 79e-6), vulkanRun(25e9, 18e-6, 70e-6), 24e9, "webgpu-hostlink", 19e-6, 71e-6, "vulkan-launch", "",
+			[]string{"webgpu-hostlink", "webgpu-launch", "vulkan-hostlink", "vulkan-launch"}},
+		{"webgpu faster everywhere", webgpuRun(26e9, 10e-6, 60e-6), vulkanRun(25e9, 18e-6, 70e-6), 25.5e9, "vulkan-hostlink", 11e-6, 61e-6, "webgpu-launch", "",
+			[]string{"webgpu-hostlink", "webgpu-launch"}},
+		{"mixed", webgpuRun(26e9, 36e-6, 60e-6), vulkanRun(25e9, 18e-6, 70e-6), 25.5e9, "vulkan-hostlink", 19e-6, 61e-6, "vulkan-launch", "webgpu-launch",
+			[]string{"webgpu-hostlink", "webgpu-launch", "vulkan-launch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := tc.web
-			ch := chooseLink(v, tc.vkFirst)
+			webFirst := takeLink(v)
+			if v.Interconnect.HostToDevice != nil || v.LaunchOverhead != nil {
+				t.Fatal("takeLink left WebGPU's figures in the card")
+			}
+			ch := chooseLink(webFirst, tc.vkFirst)
 			// The second measurements: each path a little different.
 			kept := vulkanRun(24e9, 19e-6, 71e-6)
-			again := webgpuRun(25.5e9, 11e-6, 61e-6)
-			web := v
+			webAgain := webFirst
 			if ch.anyWebGPU() {
-				web = again
+				webAgain = takeLink(webgpuRun(25.5e9, 11e-6, 61e-6))
 			}
-			firstWeb := *v.Interconnect.HostToDevice
-			mergeLink(v, web, tc.vkFirst, kept, ch)
+			if err := add(v, mergeLink(webFirst, webAgain, tc.vkFirst, kept, ch)); err != nil {
+				t.Fatal(err)
+			}
 			h := v.Interconnect.HostToDevice
 			if h.BytesPerS.Median != tc.wantH2D || h.OtherPath == nil || h.OtherPath.Probe != tc.wantOtherH2D {
 				t.Fatalf("host → device %g (other %+v), want %g beside %s", h.BytesPerS.Median, h.OtherPath, tc.wantH2D, tc.wantOtherH2D)
 			}
-			if want := map[string]float64{"webgpu-hostlink": firstWeb.BytesPerS.Median, "vulkan-hostlink": tc.vkFirst.HostToDevice.BytesPerS.Median}[tc.wantOtherH2D]; h.OtherPath.BytesPerS.Median != want {
+			if want := map[string]float64{"webgpu-hostlink": webFirst.HostToDevice.BytesPerS.Median, "vulkan-hostlink": tc.vkFirst.HostToDevice.BytesPerS.Median}[tc.wantOtherH2D]; h.OtherPath.BytesPerS.Median != want {
 				t.Errorf("other path %g, want its first figure %g", h.OtherPath.BytesPerS.Median, want)
 			}
 			l := v.LaunchOverhead
@@ -80,11 +123,17 @@ func TestKeptPathRemeasured(t *testing.T) {
 					t.Errorf("the dispatch's other path is the kept one: %+v", o)
 				}
 			}
-			if err := schema.Validate(*l); err != nil {
-				t.Error(err)
+			var probes []string
+			for _, p := range v.Probes {
+				probes = append(probes, p.Name)
 			}
-			if err := schema.Validate(*h); err != nil {
-				t.Error(err)
+			if !slices.Equal(probes, tc.wantProbes) {
+				t.Errorf("probes %v, want %v", probes, tc.wantProbes)
+			}
+			for _, c := range []any{*l, *h, *v.Interconnect.DeviceToHost} {
+				if err := schema.Validate(c); err != nil {
+					t.Error(err)
+				}
 			}
 		})
 	}
@@ -95,12 +144,27 @@ func TestKeptPathRemeasured(t *testing.T) {
 func TestNoWebGPUFigures(t *testing.T) {
 	v := &schema.CapabilityVector{}
 	r := vulkanRun(25e9, 18e-6, 70e-6)
-	ch := chooseLink(v, r)
+	web := takeLink(v)
+	ch := chooseLink(web, r)
 	if !ch.h2d || !ch.d2h || !ch.dispatch || !ch.upload || ch.anyWebGPU() {
 		t.Fatalf("choice %+v", ch)
 	}
-	mergeLink(v, v, r, r, ch)
-	if v.Interconnect.HostToDevice.OtherPath != nil || len(v.LaunchOverhead.OtherPaths) != 0 || v.LaunchOverhead.Probe != probeVulkanLaunch {
+	if err := add(v, mergeLink(web, web, r, r, ch)); err != nil {
+		t.Fatal(err)
+	}
+	if v.Interconnect.HostToDevice.OtherPath != nil || len(v.LaunchOverhead.OtherPaths) != 0 || v.LaunchOverhead.Probe != vulkan.ProbeLaunch {
 		t.Errorf("%+v %+v", v.Interconnect.HostToDevice, v.LaunchOverhead)
+	}
+}
+
+// TestJoinLink: the WebGPU re-measure's contributions join into one, each
+// figure from the probe that measured it.
+func TestJoinLink(t *testing.T) {
+	w := webgpuRun(26e9, 10e-6, 60e-6)
+	link := &probe.Contribution{HostToDevice: w.Interconnect.HostToDevice, DeviceToHost: w.Interconnect.DeviceToHost}
+	launch := &probe.Contribution{Launch: w.LaunchOverhead}
+	got := joinLink(link, launch)
+	if got.HostToDevice != link.HostToDevice || got.DeviceToHost != link.DeviceToHost || got.Launch != launch.Launch {
+		t.Errorf("joined %+v", got)
 	}
 }

@@ -32,10 +32,10 @@ type Check struct {
 // Integer GEMMs must match exactly.
 //
 // The slack is 32 for fp32 (and wider) accumulators: tensor-core fp32
-// accumulation is not IEEE round-to-nearest per addition, and on an H200
-// (driver 580.159.04) errors reached 8.3·√K·u·‖ab‖ at K = 8192 (5.9 at
-// 4096). For fp16 accumulators the observed worst was 1.0 at K = 8192, so 8
-// keeps the check tight where fp16 accumulation is already coarse.
+// accumulation is not IEEE round-to-nearest per addition, and measured
+// errors come within a factor of four of that (docs/performance.md). For
+// fp16 accumulators the measured worst is far smaller, so 8 keeps the check
+// tight where fp16 accumulation is already coarse.
 const (
 	slackFP32 = 32
 	slackFP16 = 8

@@ -289,7 +289,7 @@ func (g *cmGen) loopDouble() []spirv.ID {
 // stepBarrier separates the staging of one K step from its use: a control
 // barrier with acquire-release semantics on workgroup memory. The
 // diagnostic variantNoSemantics drops the semantics, to measure what the
-// ordering costs: on an H200, early loads ran 1.3× faster without them.
+// ordering costs (docs/performance.md).
 func (g *cmGen) stepBarrier() {
 	if g.l.variant == variantNoSemantics {
 		g.f.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup, 0)

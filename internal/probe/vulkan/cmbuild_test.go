@@ -18,7 +18,7 @@ func TestCoopCandidatesBuild(t *testing.T) {
 			name  string
 			tiles []CoopTile
 			min   int
-		}{{"default", coopCandidates(s, 32), 3}, {"explore", exploreCandidates(s, 32), 8}} {
+		}{{"default", coopCandidates(s, 32), 3}} {
 			fits := 0
 			for _, tile := range list.tiles {
 				l := newLayout(tile, s, 32)
@@ -44,21 +44,27 @@ func TestCoopCandidatesBuild(t *testing.T) {
 	}
 }
 
-// TestCoopDiagTilesBuild builds every diagnostic kernel -coopmat.variants
-// times, so that the flag-gated path cannot rot unseen.
-func TestCoopDiagTilesBuild(t *testing.T) {
+// TestCoopVariantsBuild builds the diagnostic variants of the GEMM kernel
+// (no global loads, no MulAdds, barriers without semantics) that the
+// exploration harness times, on each shape's first default tile that fits, so that
+// the emitter's variant paths cannot rot unseen.
+func TestCoopVariantsBuild(t *testing.T) {
 	for _, s := range testShapes {
-		for _, dt := range diagTiles(s) {
-			for _, k := range dt.kinds {
-				l := newLayout(dt.tile, s, 32)
-				l.variant = k.v
-				if err := l.check(1024, 1024, 1024, h200Limits); err != nil {
-					t.Errorf("%v %v: %v", s, dt.tile, err)
-					continue
-				}
-				if _, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024); err != nil {
-					t.Errorf("%v %v %s: %v", s, dt.tile, k.name, err)
-				}
+		var tile *CoopTile
+		for _, c := range coopCandidates(s, 32) {
+			if newLayout(c, s, 32).check(1024, 1024, 1024, h200Limits) == nil {
+				tile = &c
+				break
+			}
+		}
+		if tile == nil {
+			t.Fatalf("%v: no default tile fits the H200's limits", s)
+		}
+		for _, v := range []cmVariant{variantNoGlobal, variantNoMMA, variantNoSemantics} {
+			l := newLayout(*tile, s, 32)
+			l.variant = v
+			if _, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024); err != nil {
+				t.Errorf("%v %v variant %d: %v", s, *tile, v, err)
 			}
 		}
 	}

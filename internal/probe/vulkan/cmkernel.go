@@ -18,14 +18,10 @@ import (
 // the next two steps, so each global load has two steps to arrive.
 // BRowMajor stores B row-major (K rows of N) instead of column-major.
 // TopBarrier and NoUnroll are the loop schedules the search tries on its
-// winning tile (scheduleVariants). The other options are leads measured by
-// TestCoopLead and not default candidates: on an H200 (driver 580.159.04,
-// fp16 256×256 blocks, 8192³) early loads ran 0.8× (the barrier's memory
-// semantics apparently make it wait for the loads in flight, exposing their
-// latency); read-only inputs sped the staging alone up 1.4× but the whole
-// GEMM ran 0.85× (8-bit: 0.85-0.95×); device addresses ran +1.5 % on the
-// unrolled loop but −5 % on the rolled one; guarded loads −3 % and −33 %;
-// full subgroups, SPIR-V 1.3 and variables made no difference.
+// winning tile (scheduleVariants). The other options are leads the
+// exploration harness measures (TestCoopLead, -tags explore), not default
+// candidates: none made the GEMM faster where they were measured
+// (docs/performance.md), so the search leaves them out.
 type CoopTile struct {
 	WM, WN, TM, TN, BK uint32
 	// Stages is the number of shared-memory buffers (0 or 1: one, 2: two).

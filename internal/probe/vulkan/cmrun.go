@@ -80,9 +80,8 @@ func (d *Device) supports(s Shape) error {
 
 // Register budgets of a candidate's accumulators, in 32-bit registers: per
 // invocation, half of the 255 a GPU thread can address, and per workgroup,
-// half of a 64K-register file; beyond them the other operands spill. On an
-// H200 (driver 580.159.04) fp32 accumulators at 256 registers per invocation
-// ran 3-5 times slower than at 128 (2026-11-29).
+// half of a 64K-register file; beyond them the other operands spill, and a
+// kernel that spills runs several times slower (docs/performance.md).
 const (
 	maxAccRegisters      = 128
 	maxGroupAccRegisters = 128 * 256
@@ -95,23 +94,20 @@ type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
 
 // defaultSpecs are what the search measures by default: the arrangements
 // that won, or came close, for some shape in searches over the whole space
-// (exploreCandidates) on an H200 (driver 580.159.04, 2026-11-29): 128×128
+// (exploreCandidates in the exploration harness, -tags explore): 128×128
 // blocks with 128-byte K steps (8-bit types), 128×256 blocks of eight 64×64
 // subgroups (fp32 accumulators), 256×256 blocks of eight 128×64 or 64×128
 // subgroups (fp16 accumulators), and 128×128 blocks with 64-byte steps,
-// which need the least shared memory. What never won there stays out:
-// two shared buffers (with 48 KiB per workgroup they halve the K step: fp16
-// 256×256 ran 297 against 334 TFLOP/s at 4096³), two-step prefetch (332
-// against 368 at 8192³), sixteen-subgroup workgroups (353 against 368) and
-// 256×128 blocks of four 128×64 subgroups, two per multiprocessor, which
-// stage 1.5 times the bytes per flop (284-288 against 375-388 at 8192³).
-// Two small arrangements come first, 16×16 and 32×32 subgroup tiles with
-// 32-byte K steps: they lose on a GPU with wide subgroups (or do not
+// which need the least shared memory. What never won stays out: two shared
+// buffers (with 48 KiB per workgroup they halve the K step), two-step
+// prefetch, sixteen-subgroup workgroups and 256×128 blocks of four 128×64
+// subgroups, two per multiprocessor, which stage 1.5 times the bytes per
+// flop. Two small arrangements come first, 16×16 and 32×32 subgroup tiles
+// with 32-byte K steps: they lose on a GPU with wide subgroups (or do not
 // divide its staging), but are the ones a device that lowers each MulAdd
-// into many instructions builds in seconds; on Mesa 26's lavapipe (8×8×8
-// fragments, subgroups of 8) the other arrangements, fitted to its
-// registers, took from a minute to over two to build and ran no faster
-// (docs/performance.md).
+// into many instructions (a software rasteriser such as lavapipe) builds
+// in seconds, where the larger arrangements take minutes and run no faster.
+// The searches' figures are in docs/performance.md.
 var defaultSpecs = []candidateSpec{
 	{2, 2, 16, 16, 32, 1}, {2, 2, 32, 32, 32, 1},
 	{2, 2, 64, 64, 64, 1}, {2, 2, 64, 64, 128, 1},
@@ -121,9 +117,9 @@ var defaultSpecs = []candidateSpec{
 
 // coopCandidates are the tiles the default search measures for s, with B
 // row-major for 16-bit types and column-major for 8-bit ones: transposing
-// 8-bit fragments has no fast path on common matrix engines (on the H200,
-// row-major 8-bit B ran 1.6-2 times slower), while 16-bit B row-major ran
-// as fast or faster there. Which tile wins depends on the device's
+// 8-bit fragments has no fast path on common matrix engines (row-major
+// 8-bit B ran several times slower where measured), while 16-bit B
+// row-major ran as fast or faster (docs/performance.md). Which tile wins depends on the device's
 // registers, shared memory and matrix engine; only the measurement decides.
 // Each arrangement is fitted to the register budgets (fitRegisters), so a
 // device with narrow subgroups gets the same arrangements with smaller
@@ -176,30 +172,6 @@ func fitRegisters(t CoopTile, s Shape, sub uint32) (CoopTile, bool) {
 	return t, true
 }
 
-// exploreCandidates is the whole space the default list was drawn from:
-// 4, 8 or 16 subgroups per workgroup, each computing 32×64 up to 128×64
-// elements of C, K steps of 32, 64 or 128 bytes, one or two shared buffers,
-// one- or two-step prefetch, and B column- or row-major.
-func exploreCandidates(s Shape, sub uint32) []CoopTile {
-	var out []CoopTile
-	for _, w := range [][4]uint32{
-		{2, 2, 64, 64}, {2, 4, 64, 64}, {4, 2, 64, 64}, {2, 2, 128, 64},
-		{2, 4, 128, 64}, {4, 2, 64, 128}, {4, 4, 64, 64}, {4, 4, 32, 64},
-	} {
-		for _, bytes := range []uint32{32, 64, 128} {
-			for _, v := range [][2]uint32{{1, 1}, {2, 1}, {1, 2}} { // stages, prefetch
-				for _, brow := range []bool{false, true} {
-					t, ok := specTile(s, candidateSpec{w[0], w[1], w[2], w[3], bytes, v[1]}, v[0], brow)
-					if ok {
-						out = addFitted(out, t, s, sub)
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
 // specTile resolves c against s (false when the shape does not tile it).
 func specTile(s Shape, c candidateSpec, stages uint32, brow bool) (CoopTile, bool) {
 	tm, tn := c.rows/s.M, c.cols/s.N
@@ -215,12 +187,10 @@ func specTile(s Shape, c candidateSpec, stages uint32, brow bool) (CoopTile, boo
 // of shared memory moved to the top of the next step; that with the main
 // loop kept rolled (a loop-control hint); and that with the operands padded
 // so that the prefetch past the last step needs no clamp. Which helps
-// depends on the shape and the driver's compiler: on an H200 (driver
-// 580.159.04, 8192³, 2026-11-30) the driver unrolled our fp16 main loop to
-// a 37 KB binary against the Vulkan peer's 12 KB; kept rolled with the
-// barrier at the top it ran 402-408 against 371-379 TFLOP/s, padded 412.6
-// (fp16→fp32 and bf16 +3-9 % rolled), while 8-bit types gained 6 % from
-// the moved barrier alone and lost 8-13 % rolled, 1.5 % padded.
+// depends on the shape and the driver's compiler (a driver that unrolls
+// the main loop into a large binary gains from the rolled one, while other
+// types lose from it; docs/performance.md), so the search measures all
+// three on the winner.
 func scheduleVariants(t CoopTile) []CoopTile {
 	if t.stages() > 1 {
 		return nil

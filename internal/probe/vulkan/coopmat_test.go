@@ -2,36 +2,19 @@ package vulkan
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"flag"
-	"math/rand/v2"
 	"os"
-	"regexp"
 	"testing"
 	"time"
 )
 
-// Flags for runs on a GPU host (go test -c, then -coopmat.size=8192).
-var (
-	flagSize   = flag.Uint("coopmat.size", 256, "GEMM edge for TestRunCoopMat")
-	flagSearch = flag.Uint("coopmat.search", 0, "GEMM edge of the tile search (0: min(size, 4096))")
-	flagPlain  = flag.Uint("coopmat.plain", 0, "also run the plain kernels at this GEMM edge (0: skip)")
-	flagShapes = flag.String("coopmat.shapes", "", "regexp: measure only the shapes whose name matches")
-	flagAll    = flag.Bool("coopmat.explore", false, "search every tile of the candidate space, not the default subset")
-	flagFMA16  = flag.Bool("coopmat.fma16", false, "log every fp16 FMA form at full size")
-	flagLink   = flag.Bool("coopmat.transfer", false, "log every host-link path (each queue, 256 MiB) and every 1 MiB upload method")
-	flagDiag   = flag.String("coopmat.variants", "", "regexp: for matching shapes, time diagnostic variants (no global loads, no MulAdds) of a few tiles")
-)
-
-func TestRunCoopMat(t *testing.T) {
-	d := newDevice(t)
-	o := Options{Size: uint32(*flagSize), SearchSize: uint32(*flagSearch), Seed: 7, Progress: func(l string) { t.Log(l) }}
-	o.Timing = Timing{SampleTime: 20 * time.Millisecond}
-	if *flagAll {
-		o.coopTiles = func(s Shape) []CoopTile { return exploreCandidates(s, d.Info.SubgroupSize) }
-	}
-	match, diag := regexp.MustCompile(*flagShapes), regexp.MustCompile(*flagDiag)
+// runCoopMat runs the search and the measurement of every shape of d that
+// match accepts, at o's sizes, and logs each result as a RESULT line (the
+// line bench/coopmat.sh tabulates); after, when set, runs after each
+// result. Without VK_KHR_cooperative_matrix it expects Run and Shapes to
+// say so. In CI a shape the device reports must run: lavapipe reports
+// only shapes our kernels run.
+func runCoopMat(t *testing.T, d *Device, o Options, match func(Shape) bool, after func(Shape)) {
 	shapes, err := d.Shapes()
 	expectCoopMat(t, d)
 	if !d.Info.HasExtension(extCoopMat) {
@@ -47,25 +30,21 @@ func TestRunCoopMat(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("device %s driver %s %s, %d shapes", d.Info.Name, d.Info.DriverName, d.Info.DriverInfo, len(shapes))
-	failed := 0
 	for _, s := range shapes {
-		if !match.MatchString(s.String()) {
+		if !match(s) {
 			continue
 		}
 		start := time.Now()
 		r, err := d.RunShape(context.Background(), s, o)
 		switch {
 		case isSkip(err) && os.Getenv("CI") == "true":
-			// CI's devices (lavapipe) report only shapes our kernels run.
 			t.Errorf("FAIL %v: skipped in CI: %v", s, err)
-			failed++
 			continue
 		case isSkip(err):
 			t.Logf("SKIP %v: %v", s, err)
 			continue
 		case err != nil:
 			t.Errorf("FAIL %v: %v", s, err)
-			failed++
 			continue
 		}
 		if !r.MatrixEngine || r.Check.Elements == 0 {
@@ -75,122 +54,8 @@ func TestRunCoopMat(t *testing.T) {
 			r.Shape, r.Problem, r.Tile, r.OpsPerSecond.Median/1e12, r.OpsPerSecond.Min/1e12, r.OpsPerSecond.Max/1e12,
 			r.OpsPerSecond.Samples, r.Timing, r.Repeats, r.Check.MaxError, r.Check.Tolerance, r.Check.Worst, r.Check.Elements,
 			time.Since(start).Round(time.Millisecond))
-		if *flagDiag != "" && diag.MatchString(s.String()) {
-			timeVariants(t, d, s, o)
+		if after != nil {
+			after(s)
 		}
 	}
-}
-
-// diagKind is one diagnostic timing of a tile: a kernel variant, on the
-// usual random operands or on the Vulkan peer's (peer).
-type diagKind struct {
-	name string
-	v    cmVariant
-	peer bool
-}
-
-var (
-	kindFull     = diagKind{"full", variantFull, false}
-	kindNoGlobal = diagKind{"noglobal", variantNoGlobal, false}
-	kindNoMMA    = diagKind{"nomma", variantNoMMA, false}
-	kindPeerData = diagKind{"peerdata", variantFull, true}
-	kindNoSem    = diagKind{"nosem", variantNoSemantics, false}
-)
-
-// timeVariants times, for a few tiles of s at full size, the full kernel,
-// the variants that leave out the global loads or the MulAdds (to place the
-// time inside the GEMM; their output is wrong and not checked) and the full
-// kernel on the peer's operands (checked like any run, never reported). Each
-// line carries the wall time, to be matched with a clock and power log.
-func timeVariants(t *testing.T, d *Device, s Shape, o Options) {
-	n := uint32(*flagSize)
-	caches := map[bool]*operandCache{false: {}}
-	for _, dt := range diagTiles(s) {
-		for _, k := range dt.kinds {
-			if caches[k.peer] == nil {
-				caches[k.peer] = peerOperands(s.A, n)
-			}
-			l := newLayout(dt.tile, s, d.Info.SubgroupSize)
-			l.variant = k.v
-			if err := l.check(n, n, n, d.Info); err != nil {
-				t.Logf("VARIANT %v %v: %v", s, dt.tile, err)
-				break
-			}
-			r, err := d.runCoop(context.Background(), l, n, o, caches[k.peer])
-			if err != nil && !errors.Is(err, errUnchecked) {
-				t.Errorf("VARIANT %v %v %s: %v", s, dt.tile, k.name, err)
-				continue
-			}
-			t.Logf("VARIANT %-34v %-28v %-9s %8.1f T/s (min %.1f max %.1f) at %s", s, dt.tile, k.name,
-				r.OpsPerSecond.Median/1e12, r.OpsPerSecond.Min/1e12, r.OpsPerSecond.Max/1e12, time.Now().UTC().Format("15:04:05.000"))
-		}
-	}
-}
-
-// diagTile is a tile timeVariants looks into and the timings it takes.
-type diagTile struct {
-	tile  CoopTile
-	kinds []diagKind
-}
-
-// diagTiles are the tiles timeVariants looks into. For fp16 results: the
-// Vulkan peer's best arrangement (256×256 blocks of eight 128×64
-// subgroups, B row-major) with every diagnostic, with early loads (with and
-// without barrier semantics), with two-step prefetch, and with read-only
-// inputs (alone and with two-step prefetch and early loads); 256×128 blocks of
-// four such subgroups, two of which share a multiprocessor but stage half
-// as much work per byte; 64×128 subgroups; and column-major B. For other
-// results, the arrangement that won their search (128×256 blocks of 64×64
-// subgroups for fp32 accumulators, 128×128 blocks with 128-byte K steps
-// for 8-bit types) with and without its staging or MulAdds.
-func diagTiles(s Shape) []diagTile {
-	bk := 64 / uint32(s.A.Bytes())
-	with := func(t CoopTile, f func(*CoopTile)) CoopTile { f(&t); return t }
-	full := []diagKind{kindFull}
-	if s.Result != Float16 {
-		t := CoopTile{WM: 2, WN: 4, TM: 64 / s.M, TN: 64 / s.N, BK: bk, BRowMajor: s.B.Bytes() == 2}
-		if s.A.Bytes() == 1 {
-			t.WN, t.BK = 2, 128
-		}
-		return []diagTile{{t, []diagKind{kindFull, kindNoGlobal, kindNoMMA}}}
-	}
-	peer := CoopTile{WM: 2, WN: 4, TM: 128 / s.M, TN: 64 / s.N, BK: bk, BRowMajor: true}
-	return []diagTile{
-		{peer, []diagKind{kindFull, kindNoGlobal, kindNoMMA, kindPeerData, kindNoSem}},
-		{with(peer, func(t *CoopTile) { t.EarlyLoad = true }), []diagKind{kindFull, kindNoSem}},
-		{with(peer, func(t *CoopTile) { t.Prefetch = 2 }), full},
-		{with(peer, func(t *CoopTile) { t.ReadOnly = true }), []diagKind{kindFull, kindNoMMA, kindNoSem}},
-		{with(peer, func(t *CoopTile) { t.ReadOnly, t.Prefetch = true, 2 }), full},
-		{with(peer, func(t *CoopTile) { t.ReadOnly, t.Prefetch, t.EarlyLoad = true, 2, true }), full},
-		{with(peer, func(t *CoopTile) { t.WN = 2 }), []diagKind{kindFull, kindNoGlobal}},
-		{with(peer, func(t *CoopTile) { t.WM, t.WN, t.TM, t.TN = 4, 2, 64/s.M, 128/s.N }), full},
-		{with(peer, func(t *CoopTile) { t.BRowMajor = false }), full},
-	}
-}
-
-// peerOperands is an operand cache holding n×n A and B operands of type t
-// drawn like vk_cooperative_matrix_perf's: (rand()&3 - 1)/2, that is -1/2,
-// 0, 1/2 or 1, values with no mantissa bits that a matrix engine multiplies
-// at less power than uniform random ones (on an H200, about 290 W against
-// 380 W for the same fp16 kernel, which then ran 1.03× as fast).
-func peerOperands(t ComponentType, n uint32) *operandCache {
-	c := &operandCache{typ: t, ops: map[[2]uint32]operand{}}
-	if t != Float16 && t != BFloat16 {
-		return c // only 16-bit floats: other types fall back to random operands
-	}
-	for role := range uint32(2) {
-		rng := rand.New(rand.NewPCG(uint64(n), uint64(role)))
-		op := operand{raw: make([]byte, 2*n*n), values: make([]float64, n*n)}
-		for i := range op.values {
-			x := float32(rng.IntN(4)-1) / 2
-			h := f16Bits(x)
-			if t == BFloat16 {
-				h = bf16Bits(x)
-			}
-			binary.LittleEndian.PutUint16(op.raw[2*i:], h)
-			op.values[i] = float64(x)
-		}
-		c.ops[[2]uint32{n, role}] = op
-	}
-	return c
 }

@@ -1,4 +1,4 @@
-// Package coopmat measures matrix-engine throughput through Vulkan's
+// Package vulkan measures matrix-engine throughput through Vulkan's
 // VK_KHR_cooperative_matrix, and vector-ALU throughput through the same raw
 // Vulkan path, verifying every kernel's output against a CPU reference.
 //
@@ -10,10 +10,15 @@
 //   - Device.Shapes lists every cooperative-matrix shape the driver offers;
 //     without the extension it returns an error wrapping ErrExtensionMissing.
 //   - Run measures every shape: a short measured tile search (never a table
-//     of device names), then the chosen tile at Options.Size. RunPlain
-//     measures the fp32 tiled GEMM and the vector-ALU kernels: fp64 FMA
+//     of device names), then the chosen tile at Options.Size. RunFMA64,
+//     RunFMA16 and RunDot4 measure the vector-ALU kernels: fp64 FMA
 //     (fma.go), fp16 FMA on packed vectors (fma16.go) and packed 4×8-bit
 //     dot products (dot4.go), run and checked exactly by vector.go.
+//   - The probes (probe.Probe[*Device]) turn those figures into the card's,
+//     each carrying the check its kernel passed: VectorProbes
+//     (probe_vector.go), HostLinkProbe (probe_link.go: the host link and
+//     launch, MeasureTransfer in transfer*.go) and CoopMatProbe
+//     (probe_coopmat.go: the GEMMs and their K-sweep rooflines).
 //   - HeapUsage reads a device-local heap's usage and budget afresh
 //     (VK_EXT_memory_budget), to tell which device an allocation landed on.
 //   - Every Result has passed its check (Check); a failed check is an error
@@ -25,6 +30,12 @@
 //     cmrun.go (candidates, search, run, check).
 //
 // Kernels are emitted as SPIR-V words by internal/spirv (no shader
-// compiler). vkext.go is the one cgo file that fills what
-// github.com/vulkan-go/vulkan lacks; it loads libvulkan.so.1 itself.
+// compiler). vkext.go, vkext_device.go and vkext.h fill what
+// github.com/vulkan-go/vulkan lacks (no other file uses cgo); vkext.go
+// loads libvulkan.so.1 itself.
+//
+// The research harness (whole-space tile searches, kernel variants, the
+// Vulkan peer's module, every host-link path at full size) is in
+// explore_*_test.go behind the explore build tag: go test -c -tags explore
+// builds the bin/coopmat.test that bench/coopmat.sh and bench/vkpeer.sh run.
 package vulkan

@@ -11,17 +11,18 @@ import (
 // Debian 12's lavapipe has not, so there it skips).
 func TestExecutables(t *testing.T) {
 	d := newDevice(t)
-	words := buildSGEMM(spirvVersion(d.Info.apiVersion), PlainTile{BM: 32, BN: 32, BK: 8, TM: 4, TN: 4}, 64, 64, 64)
-	bufs := make([]*Buffer, 3)
+	k := fmaKernel{Chains: 4, Iters: 8, Unroll: 4, Local: 64}
+	words := k.build(spirvVersion(d.Info.apiVersion))
+	bufs := make([]*Buffer, 1)
 	for i := range bufs {
-		b, err := d.NewBuffer(64*64*4, false)
+		b, err := d.NewBuffer(uint64(k.Local)*8, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer b.Release()
 		bufs[i] = b
 	}
-	k, err := d.newKernel(words, nil, pipelineOpts{capture: true}, [][]*Buffer{bufs})
+	kern, err := d.newKernel(words, nil, pipelineOpts{capture: true}, [][]*Buffer{bufs})
 	if errors.Is(err, ErrFeatureMissing) {
 		if d.Info.HasExtension(extExecutableInfo) {
 			t.Fatalf("%s listed but not enabled: %v", extExecutableInfo, err)
@@ -31,8 +32,8 @@ func TestExecutables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.Release()
-	x, err := d.ext.executables(d.dev, k.pipe)
+	defer kern.Release()
+	x, err := d.ext.executables(d.dev, kern.pipe)
 	if err != nil {
 		t.Fatal(err)
 	}

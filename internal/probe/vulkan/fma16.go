@@ -32,11 +32,11 @@ type fma16Kernel struct {
 // measurement says which form it turns into packed (half2) FMAs.
 //
 // An earlier exploration form, x ← x·½ + 1 with constant operands as
-// OpFMul and OpFAdd, "ran" at 1,020 TFLOP/s at any work size on an H200
-// (driver 580.159.04): the driver reassociated each unrolled block of
-// sixteen steps into one FMA. Constant operands let a compiler fold; the
-// loaded forms take m and a from a buffer, so no step's operands are
-// known when the kernel is compiled.
+// OpFMul and OpFAdd, ran implausibly fast at any work size: a driver
+// reassociated each unrolled block of sixteen steps into one FMA
+// (docs/performance.md). Constant operands let a compiler fold; the loaded
+// forms take m and a from a buffer, so no step's operands are known when
+// the kernel is compiled.
 type fp16Form int
 
 const (

@@ -15,7 +15,6 @@ var ErrFeatureMissing = errors.New("feature missing")
 // Probe names.
 const (
 	ProbeCoopMatGEMM = "coopmat-gemm"
-	ProbePlainSGEMM  = "plain-sgemm-fp32"
 	ProbeFMA64       = "fma-fp64"
 	ProbeFMA16       = "fma-fp16"
 	ProbeDot4I8      = "dot4-int8"
@@ -34,11 +33,11 @@ type Problem struct {
 
 // Result is one kernel that ran and passed its check.
 type Result struct {
-	// Probe names the kernel (ProbeCoopMatGEMM, ProbePlainSGEMM, ProbeFMA64,
-	// ProbeFMA16, ProbeDot4I8, ProbeDot4U8).
+	// Probe names the kernel (ProbeCoopMatGEMM, ProbeFMA64, ProbeFMA16,
+	// ProbeDot4I8, ProbeDot4U8).
 	Probe string `json:"probe"`
 	// Shape is the cooperative-matrix shape and component types used; for
-	// plain kernels M=N=K=1 and the types are the vector types.
+	// vector kernels M=N=K=1 and the types are the vector types.
 	Shape Shape `json:"shape"`
 	// BColumnMajor is true when B was stored column-major (N×K rows of K).
 	BColumnMajor bool `json:"b_column_major"`
@@ -67,17 +66,17 @@ type Result struct {
 type Skip struct {
 	// Probe names the kernel.
 	Probe string `json:"probe"`
-	// Shape is the shape concerned (zero for plain kernels).
+	// Shape is the shape concerned (zero for vector kernels).
 	Shape Shape `json:"shape"`
 	// Reason says precisely why it was skipped.
 	Reason string `json:"reason"`
 }
 
-// Options steer Run and RunPlain. The zero value measures the default sizes.
+// Options steer Run and the vector kernels. The zero value measures the default sizes.
 type Options struct {
 	// Timing is the warm-up and sample policy (raised to the minimums).
 	Timing Timing
-	// Size is the GEMM edge M=N=K (default 8192 for coopmat, 2048 plain);
+	// Size is the GEMM edge M=N=K (default 8192);
 	// it is rounded down to a multiple of the chosen tile.
 	Size uint32
 	// SearchSize is the GEMM edge used by the tile search (default
@@ -95,8 +94,6 @@ type Options struct {
 	// fp16 caps it at 7160 to stay exact, the dot products at 8192 to keep
 	// the host's reference short).
 	FMASteps uint32
-	// Tiles, when non-empty, replaces the plain GEMM tile candidates.
-	Tiles []PlainTile
 
 	// Progress, when set, receives one line per measured tile candidate:
 	// diagnostics for stderr, never results.

@@ -48,15 +48,6 @@ func validate(t *testing.T, name string, words []uint32) (string, bool) {
 	return strings.TrimSpace(string(out)), err == nil
 }
 
-func TestSpirvValPlainKernels(t *testing.T) {
-	for _, v := range []uint32{spirv.Version13, spirv.Version16} {
-		words := buildSGEMM(v, PlainTile{BM: 32, BN: 32, BK: 8, TM: 4, TN: 4}, 64, 64, 64)
-		if out, ok := validate(t, "sgemm", words); !ok {
-			t.Errorf("sgemm (SPIR-V %#x): spirv-val: %s", v, out)
-		}
-	}
-}
-
 func TestSpirvValFMA(t *testing.T) {
 	for _, v := range []uint32{spirv.Version13, spirv.Version16} {
 		words := fmaKernel{Chains: 4, Iters: 8, Unroll: 4, Local: 64}.build(v)

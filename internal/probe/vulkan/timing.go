@@ -58,7 +58,8 @@ type plan struct {
 
 // planFor sizes a plan from the time of one dispatch (seconds) within a
 // sample and within the warm-up, estimated apart: on a software device the
-// warm-up's dispatches ran 20-25 % faster than the samples' (2026-11-30).
+// warm-up's dispatches ran measurably faster than the samples'
+// (docs/performance.md).
 func planFor(sample, warmOne float64, tm Timing) plan {
 	return planWithMargin(sample, warmOne, tm, warmMargin)
 }

@@ -183,8 +183,7 @@ func grows(full, half Result, k fma16Kernel) bool {
 // foldLimit faster per operation than less, the same form unrolled less:
 // a compiler that collapsed each unrolled block (reassociating it into
 // fewer operations) gains in proportion to the unroll, while loop overhead
-// alone gains far less (1.1–1.25 times from an unroll of 2 to 8 on Mesa's
-// lavapipe, none on an H200).
+// alone gains far less (docs/performance.md).
 func apart(more, less Result) bool {
 	x, y := more.OpsPerSecond.Median, less.OpsPerSecond.Median
 	return y > 0 && x > foldLimit*y
@@ -192,13 +191,12 @@ func apart(more, less Result) bool {
 
 // fma16Forms are the kernel forms RunFMA16 measures: 32 values per
 // invocation in vec4 and vec2 lanes with loaded operands, and vec4 with
-// constant ones. On an H200 (driver 580.159.04) the loaded forms ran at
-// 127 TFLOP/s, twice the fp32 rate (packed half2 FMAs), and the constant
-// forms at 64.7, the fp32 rate: the constants 2 and ½ kept the driver
-// from packing. Other drivers may prefer constants (inline operands), so
-// both are measured. A multiply-and-add form with constant operands was
-// tried there and dropped: the driver folded each pair of them into one
-// add and the chain into its closed form, so it "ran" at 7,190 TFLOP/s.
+// constant ones. A driver may pack the loaded forms into half2 FMAs (twice
+// the fp32 rate) and not the constant ones, whose constants 2 and ½ keep
+// it from packing; other drivers may prefer constants (inline operands),
+// so both are measured. A multiply-and-add form with constant operands was
+// dropped: a driver folded each pair of them into one add and the chain
+// into its closed form (docs/performance.md).
 func fma16Forms() []fma16Kernel {
 	return []fma16Kernel{
 		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: fp16FMALoaded},

@@ -308,11 +308,38 @@ func TestVectorSkipReasons(t *testing.T) {
 	}
 }
 
-// TestRunPlain runs every plain kernel: each either passes its check or is
-// skipped for a missing feature, never both, never neither.
-func TestRunPlain(t *testing.T) {
+// runVectorKernels runs every vector kernel: the results of those that ran
+// and the skips of those the device cannot run.
+func runVectorKernels(ctx context.Context, d *Device, o Options) ([]Result, []Skip, error) {
+	var res []Result
+	var skips []Skip
+	for _, k := range []struct {
+		probe string
+		run   func() (Result, error)
+	}{
+		{ProbeFMA64, func() (Result, error) { return RunFMA64(ctx, d, o) }},
+		{ProbeFMA16, func() (Result, error) { return RunFMA16(ctx, d, o) }},
+		{ProbeDot4I8, func() (Result, error) { return RunDot4(ctx, d, o, true) }},
+		{ProbeDot4U8, func() (Result, error) { return RunDot4(ctx, d, o, false) }},
+	} {
+		r, err := k.run()
+		switch {
+		case isSkip(err):
+			skips = append(skips, Skip{Probe: k.probe, Reason: err.Error()})
+		case err != nil:
+			return res, skips, err
+		default:
+			res = append(res, r)
+		}
+	}
+	return res, skips, nil
+}
+
+// TestVectorKernels runs every vector kernel: each either passes its check
+// or is skipped for a missing feature, never both, never neither.
+func TestVectorKernels(t *testing.T) {
 	d := newDevice(t)
-	res, skips, err := RunPlain(context.Background(), d, smallOptions())
+	res, skips, err := runVectorKernels(context.Background(), d, smallOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +358,7 @@ func TestRunPlain(t *testing.T) {
 		}
 		seen[s.Probe] = true
 	}
-	for _, p := range []string{ProbePlainSGEMM, ProbeFMA64, ProbeFMA16, ProbeDot4I8, ProbeDot4U8} {
+	for _, p := range []string{ProbeFMA64, ProbeFMA16, ProbeDot4I8, ProbeDot4U8} {
 		if !seen[p] {
 			t.Errorf("%s neither measured nor skipped", p)
 		}
@@ -395,34 +422,4 @@ func TestHeapUsage(t *testing.T) {
 	if after < before+size {
 		t.Errorf("usage rose by %d bytes after a %d-byte allocation", int64(after)-int64(before), size)
 	}
-}
-
-// TestFMA16FormsFullSize logs every fp16 form at the default size with
-// the fold guards' verdict (full work, half the work, a quarter of the
-// unroll), for a look at how a driver runs them. It runs only with
-// -coopmat.fma16 on a device with shaderFloat16.
-func TestFMA16FormsFullSize(t *testing.T) {
-	if !*flagFMA16 {
-		t.Skip("pass -coopmat.fma16")
-	}
-	d := newDevice(t)
-	if !d.enabled.Float16 {
-		t.Skipf("%s has no shaderFloat16", d.Info.Name)
-	}
-	for _, k := range fma16Explore() {
-		r, why, err := d.measureForm(context.Background(), Options{}, k)
-		if err != nil {
-			t.Errorf("%s lanes=%d: %v", k.Form, k.Lanes, err)
-			continue
-		}
-		logVector(t, r)
-		if why != "" {
-			t.Logf("  folded: %s", why)
-		}
-	}
-	r, err := RunFMA16(context.Background(), d, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logVector(t, r)
 }

@@ -1,0 +1,128 @@
+package vulkan
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// submitter times round trips of a one-invocation kernel that adds one to
+// a counter word, so that the count read back at the end confirms every
+// dispatch ran.
+type submitter struct {
+	d       *Device
+	counter *Buffer // device-local word
+	back    *Buffer // mapped readback
+	k       *Kernel
+	run     *commands
+	read    *commands
+	count   uint32
+}
+
+// counterKernel emits the kernel: binding 0's word 0 += 1, one invocation.
+func counterKernel(version uint32) []uint32 {
+	b := newBuilder(version)
+	out, ptr := b.storage(b.u32, 4)
+	p := b.elem(ptr, out, b.c(0))
+	b.f.Store(p, b.addC(b.f.Load(b.u32, p), 1))
+	return b.finish(1, 1, 1)
+}
+
+// measureSubmit fills res's EmptySubmit and SubmitPath.
+func (d *Device) measureSubmit(ctx context.Context, o TransferOptions, res *TransferResult) error {
+	s := &submitter{d: d}
+	defer s.release()
+	if err := s.create(); err != nil {
+		return err
+	}
+	var ms []latencyMethod
+	for _, w := range []fenceWait{fenceBlock, fenceSpin} {
+		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
+	}
+	if o.Only != nil {
+		ms = o.askedMethods(ms, o.Only.Submit)
+	}
+	o.progress("empty dispatch round trip: %d paths", len(ms))
+	m, st, err := fastestLatency(ctx, ms, o)
+	if err != nil {
+		return err
+	}
+	if err := s.check(o.tamper); err != nil {
+		return err
+	}
+	res.EmptySubmit, res.SubmitPath = st, m.path
+	res.CheckedWords++
+	return nil
+}
+
+func (s *submitter) create() error {
+	var err error
+	if s.counter, err = s.d.NewBuffer(4, false); err != nil {
+		return err
+	}
+	if err := s.d.Upload(s.counter, make([]byte, 4)); err != nil {
+		return err
+	}
+	if s.back, _, err = s.d.newMappedBuffer(4, true); err != nil {
+		return err
+	}
+	if s.k, err = s.d.NewKernel(counterKernel(spirvVersion(s.d.Info.apiVersion)), s.counter); err != nil {
+		return err
+	}
+	if s.run, err = s.d.newCommands(); err != nil {
+		return err
+	}
+	err = s.run.record(func(cb vk.CommandBuffer) {
+		memoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit|vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,
+			vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageComputeShaderBit)
+		s.k.dispatch(cb, [3]uint32{1, 1, 1})
+	})
+	if err != nil {
+		return err
+	}
+	if s.read, err = s.d.newCommands(); err != nil {
+		return err
+	}
+	return s.read.record(func(cb vk.CommandBuffer) {
+		memoryBarrier(cb, vk.AccessShaderWriteBit, vk.AccessTransferReadBit, vk.PipelineStageComputeShaderBit, vk.PipelineStageTransferBit)
+		copyAfterTransfers(cb, s.counter, s.back, 0)
+	})
+}
+
+func (s *submitter) release() {
+	s.read.release()
+	s.run.release()
+	s.k.Release()
+	s.back.Release()
+	s.counter.Release()
+}
+
+// once times the submit of the recorded dispatch until its fence, waited
+// for the way w says.
+func (s *submitter) once(w fenceWait) (float64, error) {
+	start := time.Now()
+	if err := s.run.issue(w); err != nil {
+		return 0, err
+	}
+	secs := time.Since(start).Seconds()
+	s.count++
+	return secs, nil
+}
+
+// check reads the counter back: it must equal the dispatches submitted.
+func (s *submitter) check(tamper func(string, []byte)) error {
+	if _, err := s.read.submit(); err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	got := s.back.Bytes()
+	if tamper != nil {
+		tamper("submit", got)
+	}
+	if n := binary.LittleEndian.Uint32(got); n != s.count {
+		return fmt.Errorf("the kernel counted %d dispatches, %d were submitted: %w", n, s.count, ErrCheckFailed)
+	}
+	return nil
+}
