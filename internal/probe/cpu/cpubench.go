@@ -1,10 +1,12 @@
-// Package cpubench measures the host CPU's own capability vector for the
+// Package cpu measures the host CPU's own capability vector for the
 // box report (seed backend 4, the CPU baseline): memory bandwidth with all
 // cores and floating-point throughput, every figure checked against a
 // reference before it counts.
 //
-// Start with Measure and its Options; the Result carries one Bandwidth row
-// per streaming kernel and one Throughput row per FMA kernel. Then:
+// Start with Probe (probe.go), which the orchestrator runs, or Measure
+// and its Options; the Result carries one Bandwidth row per streaming
+// kernel and one Throughput row per FMA kernel, and Result.Baseline is
+// what the box report carries. Then:
 //
 //   - stream.go: the bandwidth kernels (read, write, copy, triad; bytes per
 //     element in streamTable), check.go and stream_check.go their closed
