@@ -115,7 +115,7 @@ func (p gemmSoakProbe) run(ctx context.Context, c Candidate, v *schema.Capabilit
 		for i, pt := range res.Points {
 			points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
 		}
-		chk := blasCheck(res.Check)
+		chk := res.Check.Schema()
 		return soakRun{duration: res.Duration, points: points, workload: res.Workload(), probe: cublaslt.ProbeName, check: &chk}, nil
 	})
 	switch {

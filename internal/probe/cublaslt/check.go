@@ -89,8 +89,7 @@ func (g gemm) check(d []byte, lines int, seed uint64) (Check, error) {
 	wg.Wait()
 	c := Check{Result: refcheck.New()}
 	for _, p := range parts {
-		c.Merge(p.Result)
-		c.MaxError, c.Tolerance, c.Worst = max(c.MaxError, p.MaxError), max(c.Tolerance, p.Tolerance), max(c.Worst, p.Worst)
+		c.Merge(p)
 	}
 	if c.Bad < 0 {
 		return c, nil
