@@ -41,6 +41,9 @@ func TestGEMMSoakFake(t *testing.T) {
 	if err != nil || !ran {
 		t.Fatalf("ran %v, err %v", ran, err)
 	}
+	if len(v.Probes) != 1 || v.Probes[0].Name != "cuda-cublaslt-soak" || v.Probes[0].Version != cublaslt.ProbeVersion {
+		t.Errorf("probes %+v", v.Probes)
+	}
 	th := v.Thermal
 	if th == nil {
 		t.Fatalf("no thermal envelope; not measured %+v", v.NotMeasured)
@@ -76,6 +79,20 @@ func TestSettleSoakDisagrees(t *testing.T) {
 		t.Fatalf("err %v after %d re-runs; want ErrInconsistent after one", err, again)
 	}
 	if len(v.Consistency) != 1 || v.Consistency[0].Agrees || !v.Consistency[0].Remeasured {
+		t.Errorf("consistency %+v", v.Consistency)
+	}
+}
+
+// The soak's settling applies only the rules that read the soak's own
+// figures: the WebGPU ALU rate, far from a GEMM soak's cold rate, is not
+// held against it.
+func TestSettleSoakOwnRulesOnly(t *testing.T) {
+	v := &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{ColdOpsPerS: 1e15, SustainedOpsPerS: 1e15},
+		Precisions: []schema.PrecisionThroughput{{Operation: "fma", InputType: "fp32", Probe: (aluProbe{}).Name(), OpsPerS: schema.Stat{Median: 1e12}}}}
+	if err := settleSoak(v, false, func() error { t.Error("re-measured"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Consistency) != 1 || v.Consistency[0].Rule != "soak-sustained-vs-cold" || v.Consistency[0].Remeasured {
 		t.Errorf("consistency %+v", v.Consistency)
 	}
 }
