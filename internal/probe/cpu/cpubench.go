@@ -42,8 +42,8 @@ const Timing = schema.TimingHostWallClock
 // Options configures Measure. The zero value measures with every CPU.
 type Options struct {
 	// Quick takes 3 samples instead of 5 and smaller arrays (twice the
-	// last-level cache each, at least 64 MiB), so that on a 2-core host
-	// the probe ends within about 1.5 s.
+	// last-level cache each, at least 64 MiB), so that the probe ends
+	// within seconds on a small host.
 	Quick bool
 	// Threads is the number of threads; 0 means runtime.NumCPU().
 	Threads int

@@ -183,8 +183,8 @@ func (mm *matmul) makeLayouts() error {
 // heuristic asks for up to want algorithms within the workspace, best
 // first by the library's estimate, and keeps those it says can run
 // (state SUCCESS); none is a refusal. The probe times them and keeps the
-// fastest: the heuristic's first choice is an estimate, and on the H200
-// its fp64 pick ran 10% behind PyTorch's DGEMM.
+// fastest: the heuristic's first choice is an estimate, not always the
+// fastest algorithm (docs/performance.md).
 func (mm *matmul) heuristic(want int) error {
 	api := mm.d.l.api
 	if err := lt("cublasLtMatmulPreferenceCreate", C.lt_pref_create(api, &mm.pref)); err != nil {
