@@ -25,6 +25,7 @@
 // samples (the defaults' time budget is in result.go).
 //
 // The tests run the whole probe against a fake cuBLASLt and libcuda built
-// from testdata/fakelt.c, which computes on the CPU; TestHardware runs
-// the real one when APPRAISE_CUBLASLT_HW=1.
+// from testdata/fakelt.c, which computes on the CPU. TestHardware, the
+// benchmark harness bench/blas.sh runs on a GPU host, builds only with
+// the explore tag and runs the real library when APPRAISE_CUBLASLT_HW=1.
 package cublaslt
