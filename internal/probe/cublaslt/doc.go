@@ -12,7 +12,8 @@
 // Library.Run, which returns a Report with one Entry per Precision. The
 // Report, Entry, Options and Backend types carry nothing NVIDIA-specific,
 // so a hipBLASLt probe can return the same shape; the CUDA enums are in
-// enums.go and the loader in ltapi_linux.c.
+// enums.go, cuBLASLt's loader in ltapi_linux.c and the driver's in
+// internal/platform/cuda.
 //
 // Every GEMM is D = A·B with A stored m×k and B stored n×k, K contiguous
 // (cuBLASLt's TN layout, which Hopper's fp8 and int8 kernels require).
