@@ -98,7 +98,7 @@ func Appraise(ctx context.Context, inst *webgpu.Instance, devs []Candidate, all 
 		return nil, err
 	}
 	o.stage("host", "cpu-baseline")
-	if box.HostBaseline, err = hostBaseline(ctx, o.Quick); err != nil {
+	if err := hostBaseline(ctx, o.Quick, &box); err != nil {
 		return nil, err
 	}
 	run := &Run{Box: box}

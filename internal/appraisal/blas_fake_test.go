@@ -150,14 +150,16 @@ func TestBLASRooflineFakeDegraded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := &schema.CapabilityVector{}
-		if err := mergeBLASRoofline(v, sw); err != nil {
+		if len(sw) != 1 || sw[0].Status != cublaslt.StatusMeasured {
+			t.Fatalf("sweeps %+v; want one, measured", sw)
+		}
+		r, err := sw[0].Ratio()
+		if err != nil {
 			t.Fatal(err)
 		}
-		if len(v.Roofline) != 1 || len(v.Roofline[0].Points) != 6 {
-			t.Fatalf("roofline %+v; want one sweep of 6 points (K 32 to 1024)", v.Roofline)
+		if len(r.Points) != 6 {
+			t.Fatalf("roofline %+v; want one sweep of 6 points (K 32 to 1024)", r)
 		}
-		r := v.Roofline[0]
 		if err := schema.Validate(&r); err != nil {
 			t.Error(err)
 		}

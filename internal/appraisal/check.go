@@ -168,7 +168,7 @@ func remeasureBLAS(ctx context.Context, c Candidate, card schema.CapabilityVecto
 	}
 	var prec string
 	for _, p := range cublaslt.Precisions() {
-		e := blasEntry(cublaslt.Entry{Precision: p})
+		e := cublaslt.Entry{Precision: p}.Figure()
 		if e.InputType == best.InputType && e.InputTypeB == best.InputTypeB && e.AccumulatorType == best.AccumulatorType &&
 			e.OutputType == best.OutputType && e.Scaling == best.Scaling {
 			prec = p.Name
@@ -200,6 +200,5 @@ func remeasureBLAS(ctx context.Context, c Candidate, card schema.CapabilityVecto
 	if err != nil {
 		return "", fmt.Errorf("%w: %s: %w", ErrProbe, cublaslt.ProbeName, err)
 	}
-	mergeBLAS(v, rep)
-	return fmt.Sprintf("matrix re-measured: %s at %dx%dx%d", prec, s.ProblemM, s.ProblemN, s.ProblemK), nil
+	return fmt.Sprintf("matrix re-measured: %s at %dx%dx%d", prec, s.ProblemM, s.ProblemN, s.ProblemK), add(v, rep.Contribution())
 }

@@ -1,11 +1,9 @@
 package appraisal
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/schema"
@@ -95,9 +93,9 @@ func clip(s string) string {
 	return s[:496] + "…"
 }
 
-// crossCheck runs the standard tools on c and records their figures in v;
-// it returns an error wrapping crosscheck.ErrDisagree naming every figure
-// outside its rule.
+// crossCheck runs the standard tools on c (crosscheck.Probe) and adds
+// their checks to v; it returns an error wrapping crosscheck.ErrDisagree
+// naming every figure outside its rule, the checks added all the same.
 func crossCheck(ctx context.Context, cfg crosscheck.Config, tools crosscheck.Tools, c Candidate, all []Candidate, v *schema.CapabilityVector) error {
 	t := crosscheck.Target{BusAddress: c.BusAddress, VendorID: vendorOf(c)}
 	for _, o := range all {
@@ -105,22 +103,11 @@ func crossCheck(ctx context.Context, cfg crosscheck.Config, tools crosscheck.Too
 			t.Visible = append(t.Visible, o.PCI.BDF.String())
 		}
 	}
-	checks, err := crosscheck.Run(ctx, cfg, tools, t, *v)
-	if err != nil {
-		return err
-	}
-	v.CrossChecks = checks
-	var bad []string
-	for _, d := range crosscheck.Disagreements(checks) {
-		rule := cmp.Or(d.Rule, schema.RuleWithin)
-		if d.MaxRatio != nil {
-			rule += fmt.Sprintf(" up to %.3fx", *d.MaxRatio)
+	contrib, err := crosscheck.Probe{Config: cfg, Tools: tools}.Run(ctx, crosscheck.Device{Target: t, Ours: *v})
+	if contrib != nil {
+		if addErr := add(v, contrib); addErr != nil {
+			return addErr
 		}
-		bad = append(bad, fmt.Sprintf("%s %.4g vs %s %s %.4g (%+.1f%%; rule %s, tolerance %.1f%%)",
-			d.Figure, d.Ours, d.Tool, d.ToolFigure, d.Theirs, d.RelativeDelta*100, rule, d.Tolerance*100))
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("%w: %s", crosscheck.ErrDisagree, strings.Join(bad, "; "))
-	}
-	return nil
+	return err
 }

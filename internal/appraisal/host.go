@@ -3,40 +3,42 @@ package appraisal
 import (
 	"context"
 	"fmt"
+	"reflect"
 
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cpu"
 	"github.com/everycycle/appraise/schema"
 )
 
 // hostBaseline measures the host CPU with all threads (the seed's CPU
-// baseline) for the box report. It runs before the devices, with them idle.
-func hostBaseline(ctx context.Context, quick bool) (*schema.HostBaseline, error) {
-	r, err := cpu.Measure(ctx, cpu.Options{Quick: quick})
+// baseline) and puts it in box. It runs before the devices, with them
+// idle.
+func hostBaseline(ctx context.Context, quick bool, box *schema.BoxPayload) error {
+	p := cpu.Probe{Options: cpu.Options{Quick: quick}}
+	c, err := p.Run(ctx, cpu.Host{})
 	if err != nil {
-		return nil, fmt.Errorf("%w: cpu baseline: %w", ErrProbe, err)
+		return fmt.Errorf("%w: cpu baseline: %w", ErrProbe, err)
 	}
-	const probe = "cpu-baseline"
-	h := &schema.HostBaseline{Threads: r.Threads, ISA: r.ISA}
-	for _, b := range r.Bandwidth {
-		h.Bandwidth = append(h.Bandwidth, schema.Bandwidth{Kernel: b.Kernel, BytesPerS: b.BytesPerS, ArrayBytes: b.ArrayBytes,
-			BytesPerElement: b.BytesPerElement, Probe: probe, Timing: r.Timing, Check: cpuCheck(b.Checked, b.MaxError, b.Tolerance)})
-	}
-	for _, t := range r.Throughput {
-		op := "fma"
-		if !t.Vector {
-			op = "fma_scalar"
-		}
-		h.Precisions = append(h.Precisions, schema.PrecisionThroughput{Operation: op, InputType: t.InputType, AccumulatorType: t.InputType,
-			OpsPerS: t.OpsPerS, OpCounting: "fma=2", Probe: probe, Timing: r.Timing, Check: cpuCheck(t.Checked, t.MaxError, t.Tolerance)})
-	}
-	return h, nil
+	return addToBox(box, c)
 }
 
-// cpuCheck records a check against a closed form that passed.
-func cpuCheck(elements uint64, maxErr, tol float64) schema.Check {
-	kind := "relative"
-	if tol == 0 {
-		kind = "exact"
+// addToBox puts c's host baseline into box: the box report takes a host
+// baseline and nothing else, once. A contribution with a card's figures
+// is an error, as a host baseline is for a card (add). A nil c adds
+// nothing.
+func addToBox(box *schema.BoxPayload, c *probe.Contribution) error {
+	if c == nil {
+		return nil
 	}
-	return schema.Check{Reference: "closed-form", Elements: elements, ErrorKind: kind, MaxError: maxErr, Tolerance: tol, Passed: true}
+	rest := *c
+	rest.HostBaseline = nil
+	switch {
+	case !reflect.ValueOf(rest).IsZero():
+		return fmt.Errorf("a card's figures belong to a card, not the box report")
+	case c.HostBaseline != nil && box.HostBaseline != nil:
+		return errTwice("host baseline")
+	case c.HostBaseline != nil:
+		box.HostBaseline = c.HostBaseline
+	}
+	return nil
 }

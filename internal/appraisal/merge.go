@@ -51,6 +51,7 @@ func add(v *schema.CapabilityVector, c *probe.Contribution) error {
 	v.CrossChecks = append(v.CrossChecks, c.CrossChecks...)
 	v.Skipped = append(v.Skipped, c.Skipped...)
 	v.NotMeasured = append(v.NotMeasured, c.NotMeasured...)
+	v.Environment.Libraries = append(v.Environment.Libraries, c.Libraries...)
 	if len(c.Bandwidth) > 0 || c.Usable != nil || c.Integrity != nil {
 		if v.Memory == nil {
 			v.Memory = &schema.Memory{}

@@ -71,7 +71,8 @@ func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*webgpu.Device)
 		if errs[i] != nil {
 			return nil, fmt.Errorf("%s: %w", devs[i].Addr, errs[i])
 		}
-		h2d, d2h := hostTransfer(r.HostToDevice, hostLinkProbe{}.Name()), hostTransfer(r.DeviceToHost, hostLinkProbe{}.Name())
+		name := webgpu.HostLinkProbe{}.Name()
+		h2d, d2h := r.HostToDevice.Schema(name), r.DeviceToHost.Schema(name)
 		out.Devices = append(out.Devices, schema.DeviceHostLink{BusAddress: devs[i].Addr, HostToDevice: *h2d, DeviceToHost: *d2h})
 		out.HostToDeviceBytesPerS += h2d.BytesPerS.Median
 		out.DeviceToHostBytesPerS += d2h.BytesPerS.Median
@@ -109,61 +110,32 @@ func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 	return a, nil
 }
 
-// stagedBytes is the host-staged transfer size for a pair: StagedBytes,
-// or an eighth of the smaller memory limit (six buffers of it are made).
-func stagedBytes(a, b *webgpu.Device) uint64 {
-	n := min(uint64(peer.StagedBytes), a.MemoryLimit()/8, b.MemoryLimit()/8)
-	return max(n&^4095, 1<<20)
-}
-
 // peerLinks measures every ordered pair of appraised devices that have a
-// bus address, through the best path each pair offers (peer.Choose), and
-// fills each card's Interconnect.Peers; ds are the devices opened.
+// bus address, through the best path each pair offers (peer.LinksFrom),
+// and adds each device's links to its card; ds are the devices opened.
 func peerLinks(ctx context.Context, devs []Candidate, ds []*webgpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
-	index := map[string]int{}
-	var addrs []string
+	var at []int // index in devs of each device in set.List
 	for i, c := range devs {
 		if c.BusAddress != "" {
-			index[c.BusAddress] = i
-			addrs = append(addrs, c.BusAddress)
+			at = append(at, i)
 		}
 	}
-	results := map[string][]peer.PairResult{}
-	for _, p := range peer.Pairs(addrs) {
-		i, j := index[p.This], index[p.Peer]
-		st, err := peer.DetectCUDA(p.This, p.Peer)
-		if err != nil {
-			return fmt.Errorf("%w: %s → %s: %w", ErrProbe, p.This, p.Peer, err)
-		}
-		ch := peer.Choose(peer.Availability{VulkanWhy: g.why(devs[i], devs[j]), CUDA: st})
-		var r peer.PairResult
-		switch ch.Path {
-		case peer.PathCUDAPeer:
-			r, err = peer.MeasurePair(ctx, p.This, p.Peer, 0)
-		case peer.PathHostStaged:
-			r, err = peer.MeasureHostStaged(ctx, p.This, p.Peer, stagedEndpoint{ds[i]}, stagedEndpoint{ds[j]}, stagedBytes(ds[i], ds[j]))
-		default:
-			err = fmt.Errorf("path %s has no probe", ch.Path)
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %s → %s: %w", ErrProbe, p.This, p.Peer, err)
-		}
-		for _, pass := range ch.Passed {
-			vs[i].Skipped = append(vs[i].Skipped, schema.Skip{Probe: pass.Path.Probe(), Item: "peer " + p.Peer,
-				Reason: fmt.Sprintf("%s; measured over %s instead", pass.Why, ch.Path)})
-		}
-		results[p.This] = append(results[p.This], r)
+	if len(at) < 2 {
+		return nil
 	}
-	for this, rs := range results {
-		links, err := peer.Links(this, rs)
+	set := peer.Devices{VulkanWhy: func(this, other int) string { return g.why(devs[at[this]], devs[at[other]]) }}
+	for _, i := range at {
+		set.List = append(set.List, peer.Device{BusAddress: devs[i].BusAddress, Staged: stagedEndpoint{ds[i]}, MemoryLimit: ds[i].MemoryLimit()})
+	}
+	for k, i := range at {
+		p := peer.LinksFrom(k)
+		c, err := p.Run(ctx, set)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 		}
-		v := vs[index[this]]
-		if v.Interconnect == nil {
-			v.Interconnect = &schema.Interconnect{}
+		if err := add(vs[i], c); err != nil {
+			return fmt.Errorf("%s: %w", devs[i].Addr, err)
 		}
-		v.Interconnect.Peers = links
 	}
 	return nil
 }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/platform/thermal"
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
@@ -83,58 +82,76 @@ func gemmSoakBlocked(c Candidate, o Options) string {
 
 // gemmSoakProbe holds the vendor library's GEMM for the soak and records
 // the thermal envelope, with the same telemetry and thermal rules as the
-// FMA soak.
+// FMA soak. Its device is the PCI bus address the library finds the CUDA
+// device by.
 type gemmSoakProbe struct {
 	duration  time.Duration
 	load      cublaslt.LoadOptions
 	size      int // the GEMM's m = n = k; 0 is the library's default
-	telemetry telemetry
+	telemetry thermal.Telemetry
 	step      func(stage string, done, total float64)
 }
 
-func (gemmSoakProbe) Name() string { return cublaslt.ProbeName + "-soak" }
+var _ probe.Probe[string] = gemmSoakProbe{}
 
-// run holds the GEMM on c; ran is false, with a skip saying why, when
-// the library offers none of the soak's precisions or finds no CUDA
-// device at c's address (the caller then soaks the FMA).
-func (p gemmSoakProbe) run(ctx context.Context, c Candidate, v *schema.CapabilityVector) (ran bool, err error) {
+func (gemmSoakProbe) Name() string    { return cublaslt.ProbeName + "-soak" }
+func (gemmSoakProbe) Version() string { return cublaslt.ProbeVersion }
+
+// Run holds the GEMM on the device at busID. A contribution of skips
+// alone means it did not: the library offers none of the soak's
+// precisions, or finds no CUDA device there (the caller then soaks the
+// FMA).
+func (p gemmSoakProbe) Run(ctx context.Context, busID string) (*probe.Contribution, error) {
 	lib, err := cublaslt.Open(p.load)
 	if err != nil {
-		return false, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+		return nil, err
 	}
 	defer lib.Close()
 	var refused []string
-	soak, readings, err := sampled(p.telemetry, func() (soakRun, error) {
-		res, err := lib.Soak(ctx, c.BusAddress, cublaslt.SoakOptions{M: p.size, N: p.size, K: p.size, Duration: p.duration,
+	var soak thermal.Soak
+	readings, err := thermal.Sampled(p.telemetry, func() error {
+		res, err := lib.Soak(ctx, busID, cublaslt.SoakOptions{M: p.size, N: p.size, K: p.size, Duration: p.duration,
 			OnPoint: func(at time.Duration, _ float64) { p.step(p.Name(), at.Seconds(), p.duration.Seconds()) }})
 		refused = res.Refused
 		if err != nil {
-			return soakRun{}, err
+			return err
 		}
 		points := make([]thermal.Point, len(res.Points))
 		for i, pt := range res.Points {
 			points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
 		}
-		chk := blasCheck(res.Check)
-		return soakRun{duration: res.Duration, points: points, workload: res.Workload(), probe: cublaslt.ProbeName, check: &chk}, nil
+		chk := res.Check.Schema()
+		soak = thermal.Soak{Duration: res.Duration, Points: points, Workload: res.Workload(), Probe: cublaslt.ProbeName, Check: &chk}
+		return nil
 	})
+	c := &probe.Contribution{}
 	switch {
 	case errors.Is(err, cublaslt.ErrNoSoakLoad):
 		for _, r := range refused {
-			v.Skipped = append(v.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "soak", Reason: clip(r)})
+			c.Skipped = append(c.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "soak", Reason: clip(r)})
 		}
-		return false, nil
+		return c, nil
 	case errors.Is(err, cublaslt.ErrNoDevice), errors.Is(err, cublaslt.ErrNoDriver):
-		v.Skipped = append(v.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "soak", Reason: clip(err.Error())})
-		return false, nil
+		c.Skipped = append(c.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "soak", Reason: clip(err.Error())})
+		return c, nil
+	case err != nil:
+		return nil, err
 	}
+	if c.Thermal, c.NotMeasured, err = thermal.Card(soak, readings, p.telemetry); err != nil {
+		return nil, err
+	}
+	c.Probes = []schema.ProbeRecord{{Name: p.Name(), Version: p.Version()}}
+	return c, nil
+}
+
+// run holds the GEMM on c and adds what it measured to v; ran is false
+// when the soak did not run (Run's skips are then in v).
+func (p gemmSoakProbe) run(ctx context.Context, c Candidate, v *schema.CapabilityVector) (ran bool, err error) {
+	contrib, err := p.Run(ctx, c.BusAddress)
 	if err != nil {
 		return false, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 	}
-	if err := recordSoak(soak, readings, p.telemetry, v); err != nil {
-		return false, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
-	}
-	return true, nil
+	return len(contrib.Probes) > 0, add(v, contrib)
 }
 
 // soakAfterBLAS runs c's soak once the BLAS probe is done, when
@@ -144,7 +161,7 @@ func (p gemmSoakProbe) run(ctx context.Context, c Candidate, v *schema.Capabilit
 // GEMM soak too.
 func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
 	d := soakLength(c, o)
-	tel := telemetryFor(lib, c, o.SysfsRoot)
+	tel := driverTelemetry(lib, c, o.SysfsRoot)
 	step := o.stepper(c)
 	o.stage(c.Addr, gemmSoakProbe{}.Name())
 	g := gemmSoakProbe{duration: d, load: o.BLAS.Load, size: blasOptions(o).Probe.M, telemetry: tel, step: step}
@@ -156,76 +173,61 @@ func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Op
 		return fmt.Errorf("%w: --soak-load gemm on %s: %s", ErrSoakLoad, c.Addr, v.Skipped[len(v.Skipped)-1].Reason)
 	}
 	if !ran {
-		return fmaSoakAgain(ctx, inst, c, o, soakProbe{duration: d, telemetry: tel, step: step}, v)
+		return fmaSoakAgain(ctx, inst, c, o, webgpu.SoakProbe{Duration: d, Telemetry: tel, Steps: step}, v)
 	}
-	v.Probes = append(v.Probes, schema.ProbeRecord{Name: g.Name(), Version: cublaslt.ProbeVersion})
 	return settleSoak(v, c.Adapter.Software, func() error {
 		o.stage(c.Addr, "consistency: "+g.Name()+" again")
 		scratch := &schema.CapabilityVector{}
 		if _, err := g.run(ctx, c, scratch); err != nil {
 			return err
 		}
-		replaceFigures((soakProbe{}).Name(), nil, scratch, v)
+		replaceFigures(webgpu.SoakProbe{}.Name(), nil, scratch, v)
 		return nil
 	})
 }
 
 // fmaSoakAgain opens c's WebGPU device again and runs the FMA soak on it.
-func fmaSoakAgain(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, p soakProbe, v *schema.CapabilityVector) error {
-	o.stage(c.Addr, p.Name())
+func fmaSoakAgain(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, p webgpu.SoakProbe, v *schema.CapabilityVector) error {
 	d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
 	if err != nil {
 		return err
 	}
 	defer d.Release()
-	if err := p.Run(ctx, d, v); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+	if err := runProbes(ctx, o, c.Addr, d, []probe.Probe[*webgpu.Device]{p}, v); err != nil {
+		return err
 	}
-	v.Probes = append(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
 	return settleSoak(v, c.Adapter.Software, func() error {
-		scratch := &schema.CapabilityVector{}
-		if err := p.Run(ctx, d, scratch); err != nil {
+		again, err := p.Run(ctx, d)
+		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+		}
+		scratch := &schema.CapabilityVector{}
+		if err := add(scratch, again); err != nil {
+			return err
 		}
 		replaceFigures(p.Name(), nil, scratch, v)
 		return nil
 	})
 }
 
-// soakRuleNames are the consistency rules that read only the soak's own
-// figures: they apply to a soak run after the other probes' rules were
-// settled.
-func soakRuleNames() []string { return []string{"soak-sustained-vs-cold"} }
-
-// settleSoak holds a soak run after the WebGPU probes to the soak's own
-// rules, runs it once more when one disagrees (again), and adds the
-// checks to v.Consistency; what still disagrees fails a GPU's card like
-// any rule (settleConsistency's policy).
+// settleSoak holds a soak run after the WebGPU probes to the rules that
+// read only the soak's own figures, runs it once more when one disagrees
+// (again), and adds the checks to v.Consistency; what still disagrees
+// fails a GPU's card like any rule. It is settleConsistency's policy on a
+// vector holding the soak's figures alone: a rule that also reads another
+// probe's figure (the ALU rate, settled before the soak ran) finds none
+// there and is not applied.
 func settleSoak(v *schema.CapabilityVector, software bool, again func() error) error {
-	var rules []consistencyRule
-	for _, r := range consistencyRules() {
-		if slices.Contains(soakRuleNames(), r.name) {
-			rules = append(rules, r)
-		}
-	}
-	if len(rules) != len(soakRuleNames()) {
-		return fmt.Errorf("appraisal: the soak's consistency rules %v are not all defined", soakRuleNames())
-	}
-	checks := checkConsistency(rules, v)
-	if slices.ContainsFunc(checks, func(c schema.ConsistencyCheck) bool { return !c.Agrees }) {
+	soak := &schema.CapabilityVector{Thermal: v.Thermal}
+	err := settleConsistency(soak, software, func([]figureSource) error {
 		if err := again(); err != nil {
-			return fmt.Errorf("re-measuring the soak: %w", err)
+			return err
 		}
-		checks = checkConsistency(rules, v)
-		for i := range checks {
-			checks[i].Remeasured = true
-		}
-	}
-	v.Consistency = append(v.Consistency, checks...)
-	if bad := disagreements(checks); len(bad) > 0 && !software {
-		return fmt.Errorf("%w after re-measuring: %s", ErrInconsistent, strings.Join(bad, "; "))
-	}
-	return nil
+		soak.Thermal = v.Thermal
+		return nil
+	})
+	v.Consistency = append(v.Consistency, soak.Consistency...)
+	return err
 }
 
 // stepper is o.Steps for c's device, or a no-op.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/everycycle/appraise/internal/platform/thermal"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
+	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -21,11 +22,11 @@ type fakeTelemetry struct {
 	limitErr       error
 }
 
-func (f fakeTelemetry) source() string { return "nvml" }
-func (f fakeTelemetry) read() (thermal.Reading, bool) {
+func (f fakeTelemetry) Source() string { return "nvml" }
+func (f fakeTelemetry) Read() (thermal.Reading, bool) {
 	return thermal.Reading{PowerW: f.powerW, TemperatureC: 60}, true
 }
-func (f fakeTelemetry) powerLimit() (float64, error) { return f.limitW, f.limitErr }
+func (f fakeTelemetry) PowerLimitW() (float64, error) { return f.limitW, f.limitErr }
 
 // With the fake library on its model clock, the GEMM soak holds bf16 (the
 // first of the soak's precisions), records the load, its probe, its
@@ -40,6 +41,9 @@ func TestGEMMSoakFake(t *testing.T) {
 	ran, err := g.run(context.Background(), h200(), v)
 	if err != nil || !ran {
 		t.Fatalf("ran %v, err %v", ran, err)
+	}
+	if len(v.Probes) != 1 || v.Probes[0].Name != "cuda-cublaslt-soak" || v.Probes[0].Version != cublaslt.ProbeVersion {
+		t.Errorf("probes %+v", v.Probes)
 	}
 	th := v.Thermal
 	if th == nil {
@@ -76,6 +80,20 @@ func TestSettleSoakDisagrees(t *testing.T) {
 		t.Fatalf("err %v after %d re-runs; want ErrInconsistent after one", err, again)
 	}
 	if len(v.Consistency) != 1 || v.Consistency[0].Agrees || !v.Consistency[0].Remeasured {
+		t.Errorf("consistency %+v", v.Consistency)
+	}
+}
+
+// The soak's settling applies only the rules that read the soak's own
+// figures: the WebGPU ALU rate, far from a GEMM soak's cold rate, is not
+// held against it.
+func TestSettleSoakOwnRulesOnly(t *testing.T) {
+	v := &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{ColdOpsPerS: 1e15, SustainedOpsPerS: 1e15},
+		Precisions: []schema.PrecisionThroughput{{Operation: "fma", InputType: "fp32", Probe: webgpu.ALUProbe{}.Name(), OpsPerS: schema.Stat{Median: 1e12}}}}
+	if err := settleSoak(v, false, func() error { t.Error("re-measured"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Consistency) != 1 || v.Consistency[0].Rule != "soak-sustained-vs-cold" || v.Consistency[0].Remeasured {
 		t.Errorf("consistency %+v", v.Consistency)
 	}
 }

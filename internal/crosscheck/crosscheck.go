@@ -4,8 +4,8 @@
 // the appraisal then refuses to sign.
 //
 // Start with Preflight, which finds the tools and checks that they start
-// before any probe runs; then Run per device; Disagreements picks out the
-// checks that failed.
+// before any probe runs; then Probe (probe.go) per device, which runs
+// them (Run) and names the checks that failed (Disagreements).
 package crosscheck
 
 import (

@@ -63,6 +63,9 @@ type Contribution struct {
 	CrossChecks []schema.CrossCheck
 	// HostBaseline is the host CPU's baseline, for the box report.
 	HostBaseline *schema.HostBaseline
+	// Libraries are the vendor libraries the figures were measured
+	// through (environment.libraries).
+	Libraries []schema.Library
 	// Probes names every probe, with its version, that produced a figure
 	// here (a backend may run several kernels, each its own probe name).
 	Probes []schema.ProbeRecord

@@ -1,34 +1,17 @@
 package babelstream
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/everycycle/appraise/internal/crosscheck/toolrun"
 )
 
-// Run executes the BabelStream binary at binaryPath with args, killing it
-// when timeout passes or ctx ends, and returns what it wrote to stdout. A
-// non-zero exit (BabelStream exits 1 when its own check of the results
-// fails), a timeout or a cancelled ctx is an error that carries the end of
-// the tool's stderr; no output is returned with an error.
-//
-// The tool inherits this process's environment except that
-// CUDA_DEVICE_ORDER is set to PCI_BUS_ID and CUDA_VISIBLE_DEVICES is
-// removed, so CUDA numbers every device in bus-address order and the index
-// from pci.DeviceIndexByBusID, passed with DeviceArgs, names the card we
-// mean even among identical ones.
-func Run(ctx context.Context, binaryPath string, args []string, timeout time.Duration) ([]byte, error) {
-	return toolrun.Run(ctx, "babelstream", binaryPath, args, toolrun.CUDAEnv(os.Environ()), timeout)
-}
-
 // DeviceArgs returns the arguments that make BabelStream use the device
-// at index (see Run for how the index relates to a bus address).
+// at index: CUDA's index of the card when the tool runs with
+// toolrun.CUDAEnv (every device in bus-address order, as
+// pci.DeviceIndexByBusID computes it), which names the card we mean even
+// among identical ones.
 func DeviceArgs(index int) []string {
 	return []string{"--device", strconv.Itoa(index)}
 }

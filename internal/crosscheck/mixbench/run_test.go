@@ -27,12 +27,12 @@ func TestRunPrintsSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Run(context.Background(), fakeTool(t, "cat '"+abs+"'"), nil, 10*time.Second)
+	out, err := RunDevice(context.Background(), fakeTool(t, "cat '"+abs+"'"), 0, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out, readSample(t)) {
-		t.Error("Run did not return the tool's stdout unchanged")
+		t.Error("RunDevice did not return the tool's stdout unchanged")
 	}
 	res, err := Parse(bytes.NewReader(out))
 	if err != nil {
@@ -52,9 +52,6 @@ func TestRunEnvironment(t *testing.T) {
 		run  func(tool string) ([]byte, error)
 		want string
 	}{
-		{"Run", func(tool string) ([]byte, error) {
-			return Run(context.Background(), tool, []string{"x"}, 10*time.Second)
-		}, "PCI_BUS_ID|unset|x\n"},
 		{"RunDevice", func(tool string) ([]byte, error) {
 			return RunDevice(context.Background(), tool, 1, 10*time.Second)
 		}, "PCI_BUS_ID|1|\n"},
@@ -85,7 +82,7 @@ func TestRunFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			out, err := Run(context.Background(), fakeTool(t, tt.body), nil, tt.timeout)
+			out, err := RunDevice(context.Background(), fakeTool(t, tt.body), 0, tt.timeout)
 			if err == nil || out != nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("Run = %q, %v; want no output and an error containing %q", out, err, tt.msg)
 			}

@@ -1,10 +1,12 @@
-// Package cpubench measures the host CPU's own capability vector for the
+// Package cpu measures the host CPU's own capability vector for the
 // box report (seed backend 4, the CPU baseline): memory bandwidth with all
 // cores and floating-point throughput, every figure checked against a
 // reference before it counts.
 //
-// Start with Measure and its Options; the Result carries one Bandwidth row
-// per streaming kernel and one Throughput row per FMA kernel. Then:
+// Start with Probe (probe.go), which the orchestrator runs, or Measure
+// and its Options; the Result carries one Bandwidth row per streaming
+// kernel and one Throughput row per FMA kernel, and Result.Baseline is
+// what the box report carries. Then:
 //
 //   - stream.go: the bandwidth kernels (read, write, copy, triad; bytes per
 //     element in streamTable), check.go and stream_check.go their closed
@@ -40,8 +42,8 @@ const Timing = schema.TimingHostWallClock
 // Options configures Measure. The zero value measures with every CPU.
 type Options struct {
 	// Quick takes 3 samples instead of 5 and smaller arrays (twice the
-	// last-level cache each, at least 64 MiB), so that on a 2-core host
-	// the probe ends within about 1.5 s.
+	// last-level cache each, at least 64 MiB), so that the probe ends
+	// within seconds on a small host.
 	Quick bool
 	// Threads is the number of threads; 0 means runtime.NumCPU().
 	Threads int

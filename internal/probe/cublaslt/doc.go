@@ -12,7 +12,8 @@
 // Library.Run, which returns a Report with one Entry per Precision. The
 // Report, Entry, Options and Backend types carry nothing NVIDIA-specific,
 // so a hipBLASLt probe can return the same shape; the CUDA enums are in
-// enums.go and the loader in ltapi_linux.c.
+// enums.go, cuBLASLt's loader in ltapi_linux.c and the driver's in
+// internal/platform/cuda.
 //
 // Every GEMM is D = A·B with A stored m×k and B stored n×k, K contiguous
 // (cuBLASLt's TN layout, which Hopper's fp8 and int8 kernels require).
@@ -25,6 +26,7 @@
 // samples (the defaults' time budget is in result.go).
 //
 // The tests run the whole probe against a fake cuBLASLt and libcuda built
-// from testdata/fakelt.c, which computes on the CPU; TestHardware runs
-// the real one when APPRAISE_CUBLASLT_HW=1.
+// from testdata/fakelt.c, which computes on the CPU. TestHardware, the
+// benchmark harness bench/blas.sh runs on a GPU host, builds only with
+// the explore tag and runs the real library when APPRAISE_CUBLASLT_HW=1.
 package cublaslt

@@ -1,6 +1,10 @@
 package cublaslt
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/everycycle/appraise/internal/platform/cuda"
+)
 
 // The CUDA enum values the probe passes, copied from NVIDIA's headers
 // (values as of CUDA 12.8 and 13.0; none of these has changed since it
@@ -78,14 +82,9 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("cublasStatus_t %d", e.Code)
 }
 
-// DriverError is a failed CUDA driver call's CUresult.
-type DriverError struct {
-	Code int
-	// Name is cuGetErrorName's name, e.g. "CUDA_ERROR_OUT_OF_MEMORY".
-	Name string
-}
-
-func (e *DriverError) Error() string { return fmt.Sprintf("%s (%d)", e.Name, e.Code) }
+// DriverError is a failed CUDA driver call's CUresult, with
+// cuGetErrorName's name (e.g. "CUDA_ERROR_OUT_OF_MEMORY").
+type DriverError = cuda.Error
 
 // cudaType is t's cudaDataType_t; tf32 data is stored as CUDA_R_32F.
 func cudaType(t Type) int {

@@ -16,8 +16,9 @@ import (
 var ErrNoSoakLoad = errors.New("the library offers none of the soak's precisions")
 
 // SoakPrecisions is the order in which Soak tries precisions when its
-// options name none: dense 16-bit GEMMs first (on an H200 they draw the
-// board to its power limit), then the narrower and the wider types.
+// options name none: dense 16-bit GEMMs first (the heaviest load: they
+// draw a board to its power limit, docs/performance.md), then the
+// narrower and the wider types.
 func SoakPrecisions() []string {
 	return []string{"bf16", "fp16_fp32acc", "fp16", "fp8_e4m3", "int8", "tf32", "fp64"}
 }

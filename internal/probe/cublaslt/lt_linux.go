@@ -2,9 +2,10 @@
 
 package cublaslt
 
-// cuBLASLt and the CUDA driver API, loaded at run time with dlopen and
-// dlsym (ltapi_linux.c), the few types declared in ltapi.h, so that no
-// CUDA toolkit or header is needed to build.
+// cuBLASLt loaded at run time with dlopen and dlsym (ltapi_linux.c), the
+// few types declared in ltapi.h, and the CUDA driver through
+// internal/platform/cuda, so that no CUDA toolkit or header is needed to
+// build.
 
 /*
 #cgo LDFLAGS: -ldl
@@ -17,12 +18,15 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/everycycle/appraise/internal/platform/cuda"
 )
 
 // Library is a loaded cuBLASLt with the CUDA driver it runs on. Open one
 // per process (or per test); it is not safe for concurrent Runs.
 type Library struct {
 	api  *C.lt_api
+	drv  *cuda.Driver
 	info LibraryInfo
 }
 
@@ -71,19 +75,14 @@ func (l *Library) openBlas(cands []candidate) error {
 	return nf
 }
 
-// openDriver loads libcuda and runs cuInit.
+// openDriver loads the CUDA driver (internal/platform/cuda) and runs
+// cuInit.
 func (l *Library) openDriver(path string) error {
-	if path == "" {
-		path = "libcuda.so.1"
+	drv, err := cuda.Open(path)
+	if err != nil {
+		return fmt.Errorf("cublaslt: %w: %w", err, ErrNoDriver)
 	}
-	p := C.CString(path)
-	defer C.free(unsafe.Pointer(p))
-	if msg := C.lt_open_cuda(l.api, p); msg != nil {
-		return fmt.Errorf("cublaslt: load %s: %s: %w", path, C.GoString(msg), ErrNoDriver)
-	}
-	if err := l.cu("cuInit", C.lt_cu_init(l.api)); err != nil {
-		return fmt.Errorf("%w: %w", err, ErrNoDriver)
-	}
+	l.drv = drv
 	return nil
 }
 
@@ -92,19 +91,15 @@ func (l *Library) Info() LibraryInfo { return l.info }
 
 // Close unloads the libraries; safe to call twice.
 func (l *Library) Close() error {
+	if l.drv != nil {
+		l.drv.Close()
+		l.drv = nil
+	}
 	if l.api != nil {
 		C.lt_close(l.api)
 		l.api = nil
 	}
 	return nil
-}
-
-// cu turns a failing CUresult into an error naming the call.
-func (l *Library) cu(name string, r C.CUresult) error {
-	if r == 0 {
-		return nil
-	}
-	return fmt.Errorf("cublaslt: %s: %w", name, &DriverError{Code: int(r), Name: C.GoString(C.lt_cu_errname(l.api, r))})
 }
 
 // lt turns a failing cublasStatus_t into an error naming the call.

@@ -1,5 +1,7 @@
-// The few cuBLASLt and CUDA driver types the probe needs, declared here so
-// the package builds without CUDA headers, and the loader's entry points.
+// The few cuBLASLt types the probe needs (and the driver's two it passes
+// to cuBLASLt), declared here so the package builds without CUDA headers,
+// and the loader's entry points. The driver itself is
+// internal/platform/cuda's.
 // Handles are opaque pointers; the one struct passed by value
 // (cublasLtMatmulHeuristicResult_t) is laid out as cublasLt.h declares it.
 #ifndef APPRAISE_CUBLASLT_LTAPI_H
@@ -7,11 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef int CUresult;
-typedef int CUdevice;
-typedef void* CUcontext;
 typedef void* CUstream;
-typedef void* CUevent;
 typedef unsigned long long CUdeviceptr;
 
 typedef int cublasStatus_t;
@@ -34,13 +32,12 @@ typedef struct {
 	int reserved[4];
 } cublasLtMatmulHeuristicResult_t;
 
-// lt_api is one loaded pair of libraries: the dlopen handles and the
-// resolved entry points. Each Library owns one; nothing here is global.
+// lt_api is one loaded cuBLASLt: the dlopen handle and the resolved
+// entry points. Each Library owns one; nothing here is global.
 typedef struct lt_api lt_api;
 
 lt_api* lt_new(void);
 const char* lt_open_blas(lt_api* a, const char* path);
-const char* lt_open_cuda(lt_api* a, const char* path);
 const char* lt_blas_file(lt_api* a);
 void lt_close(lt_api* a);
 
@@ -66,27 +63,5 @@ cublasStatus_t lt_matmul_repeat(lt_api* a, int times, cublasLtHandle_t h, cublas
                                 CUdeviceptr A, cublasLtMatrixLayout_t la, CUdeviceptr B, cublasLtMatrixLayout_t lb,
                                 const void* beta, CUdeviceptr D, cublasLtMatrixLayout_t ld,
                                 const cublasLtMatmulAlgo_t* algo, CUdeviceptr ws, size_t wsBytes, CUstream s);
-
-CUresult lt_cu_init(lt_api* a);
-CUresult lt_cu_count(lt_api* a, int* n);
-CUresult lt_cu_device(lt_api* a, CUdevice* d, int i);
-CUresult lt_cu_busid(lt_api* a, char* s, int n, CUdevice d);
-CUresult lt_cu_name(lt_api* a, char* s, int n, CUdevice d);
-CUresult lt_cu_retain(lt_api* a, CUcontext* c, CUdevice d);
-CUresult lt_cu_release(lt_api* a, CUdevice d);
-CUresult lt_cu_current(lt_api* a, CUcontext c);
-CUresult lt_cu_sync(lt_api* a);
-CUresult lt_cu_alloc(lt_api* a, CUdeviceptr* p, size_t n);
-CUresult lt_cu_free(lt_api* a, CUdeviceptr p);
-CUresult lt_cu_htod(lt_api* a, CUdeviceptr d, const void* s, size_t n);
-CUresult lt_cu_dtoh(lt_api* a, void* d, CUdeviceptr s, size_t n);
-CUresult lt_cu_stream(lt_api* a, CUstream* s);
-CUresult lt_cu_stream_destroy(lt_api* a, CUstream s);
-CUresult lt_cu_event(lt_api* a, CUevent* e);
-CUresult lt_cu_event_destroy(lt_api* a, CUevent e);
-CUresult lt_cu_record(lt_api* a, CUevent e, CUstream s);
-CUresult lt_cu_event_sync(lt_api* a, CUevent e);
-CUresult lt_cu_elapsed(lt_api* a, float* ms, CUevent b, CUevent e);
-const char* lt_cu_errname(lt_api* a, CUresult r);
 
 #endif

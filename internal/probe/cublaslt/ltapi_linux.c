@@ -1,8 +1,7 @@
 //go:build linux && cgo
 
-// cuBLASLt and the CUDA driver API loaded at run time: dlopen of the two
-// libraries and dlsym of the entry points the probe calls (the _v2 names
-// cuda.h maps the plain names to). Each lt_api holds its own handles, so a
+// cuBLASLt loaded at run time: dlopen of the library and dlsym of the
+// entry points the probe calls. Each lt_api holds its own handle, so a
 // test can load a fake library beside (or instead of) the real one.
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,26 +23,9 @@ static const char* blas_names[bCount] = {
 	"cublasLtMatmulPreferenceSetAttribute", "cublasLtMatmulAlgoGetHeuristic", "cublasLtMatmul",
 };
 
-enum {
-	cInit, cDeviceGetCount, cDeviceGet, cDeviceGetPCIBusId, cDeviceGetName, cPrimaryCtxRetain,
-	cPrimaryCtxRelease, cCtxSetCurrent, cCtxSynchronize, cMemAlloc, cMemFree, cMemcpyHtoD,
-	cMemcpyDtoH, cStreamCreate, cStreamDestroy, cEventCreate, cEventDestroy, cEventRecord,
-	cEventSynchronize, cEventElapsedTime, cGetErrorName, cCount
-};
-
-static const char* cuda_names[cCount] = {
-	"cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetPCIBusId", "cuDeviceGetName",
-	"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2", "cuCtxSetCurrent", "cuCtxSynchronize",
-	"cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuStreamCreate",
-	"cuStreamDestroy_v2", "cuEventCreate", "cuEventDestroy_v2", "cuEventRecord", "cuEventSynchronize",
-	"cuEventElapsedTime", "cuGetErrorName",
-};
-
 struct lt_api {
 	void* blas;
-	void* cuda;
 	void* b[bCount];
-	void* c[cCount];
 	char file[4096];
 	char msg[512];
 };
@@ -94,18 +76,6 @@ const char* lt_open_blas(lt_api* a, const char* path) {
 	return NULL;
 }
 
-// lt_open_cuda loads the CUDA driver library from path.
-const char* lt_open_cuda(lt_api* a, const char* path) {
-	const char* e = open_lib(a, path, &a->cuda);
-	if (e != NULL) return e;
-	e = resolve(a, a->cuda, cuda_names, a->c, cCount);
-	if (e != NULL) {
-		dlclose(a->cuda);
-		a->cuda = NULL;
-	}
-	return e;
-}
-
 // lt_blas_file is the file the loaded cuBLASLt came from, as dladdr
 // reports it ("" if it could not say).
 const char* lt_blas_file(lt_api* a) { return a->file; }
@@ -113,7 +83,6 @@ const char* lt_blas_file(lt_api* a) { return a->file; }
 void lt_close(lt_api* a) {
 	if (a == NULL) return;
 	if (a->blas != NULL) dlclose(a->blas);
-	if (a->cuda != NULL) dlclose(a->cuda);
 	free(a);
 }
 
@@ -169,31 +138,4 @@ cublasStatus_t lt_matmul_repeat(lt_api* a, int times, cublasLtHandle_t h, cublas
 		if (r != 0) return r;
 	}
 	return 0;
-}
-
-#define CU(f, T) ((T)a->c[f])
-CUresult lt_cu_init(lt_api* a) { return CU(cInit, CUresult (*)(unsigned))(0); }
-CUresult lt_cu_count(lt_api* a, int* n) { return CU(cDeviceGetCount, CUresult (*)(int*))(n); }
-CUresult lt_cu_device(lt_api* a, CUdevice* d, int i) { return CU(cDeviceGet, CUresult (*)(CUdevice*, int))(d, i); }
-CUresult lt_cu_busid(lt_api* a, char* s, int n, CUdevice d) { return CU(cDeviceGetPCIBusId, CUresult (*)(char*, int, CUdevice))(s, n, d); }
-CUresult lt_cu_name(lt_api* a, char* s, int n, CUdevice d) { return CU(cDeviceGetName, CUresult (*)(char*, int, CUdevice))(s, n, d); }
-CUresult lt_cu_retain(lt_api* a, CUcontext* c, CUdevice d) { return CU(cPrimaryCtxRetain, CUresult (*)(CUcontext*, CUdevice))(c, d); }
-CUresult lt_cu_release(lt_api* a, CUdevice d) { return CU(cPrimaryCtxRelease, CUresult (*)(CUdevice))(d); }
-CUresult lt_cu_current(lt_api* a, CUcontext c) { return CU(cCtxSetCurrent, CUresult (*)(CUcontext))(c); }
-CUresult lt_cu_sync(lt_api* a) { return CU(cCtxSynchronize, CUresult (*)(void))(); }
-CUresult lt_cu_alloc(lt_api* a, CUdeviceptr* p, size_t n) { return CU(cMemAlloc, CUresult (*)(CUdeviceptr*, size_t))(p, n); }
-CUresult lt_cu_free(lt_api* a, CUdeviceptr p) { return CU(cMemFree, CUresult (*)(CUdeviceptr))(p); }
-CUresult lt_cu_htod(lt_api* a, CUdeviceptr d, const void* s, size_t n) { return CU(cMemcpyHtoD, CUresult (*)(CUdeviceptr, const void*, size_t))(d, s, n); }
-CUresult lt_cu_dtoh(lt_api* a, void* d, CUdeviceptr s, size_t n) { return CU(cMemcpyDtoH, CUresult (*)(void*, CUdeviceptr, size_t))(d, s, n); }
-CUresult lt_cu_stream(lt_api* a, CUstream* s) { return CU(cStreamCreate, CUresult (*)(CUstream*, unsigned))(s, 1); }
-CUresult lt_cu_stream_destroy(lt_api* a, CUstream s) { return CU(cStreamDestroy, CUresult (*)(CUstream))(s); }
-CUresult lt_cu_event(lt_api* a, CUevent* e) { return CU(cEventCreate, CUresult (*)(CUevent*, unsigned))(e, 0); }
-CUresult lt_cu_event_destroy(lt_api* a, CUevent e) { return CU(cEventDestroy, CUresult (*)(CUevent))(e); }
-CUresult lt_cu_record(lt_api* a, CUevent e, CUstream s) { return CU(cEventRecord, CUresult (*)(CUevent, CUstream))(e, s); }
-CUresult lt_cu_event_sync(lt_api* a, CUevent e) { return CU(cEventSynchronize, CUresult (*)(CUevent))(e); }
-CUresult lt_cu_elapsed(lt_api* a, float* ms, CUevent b, CUevent e) { return CU(cEventElapsedTime, CUresult (*)(float*, CUevent, CUevent))(ms, b, e); }
-const char* lt_cu_errname(lt_api* a, CUresult r) {
-	const char* s = NULL;
-	if (CU(cGetErrorName, CUresult (*)(CUresult, const char**))(r, &s) != 0 || s == NULL) return "unknown";
-	return s;
 }

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/everycycle/appraise/internal/platform/cuda"
 )
 
 // matmul is one precision set up on a device: its descriptors, the
@@ -26,8 +28,8 @@ type matmul struct {
 	pref    C.cublasLtMatmulPreference_t
 	algos   []algo
 	cur     int
-	bufs    []C.CUdeviceptr // scales, then A, B, D
-	a, b, D C.CUdeviceptr
+	bufs    []cuda.Ptr // scales, then A, B, D
+	a, b, D cuda.Ptr
 	alpha   []byte
 	beta    []byte
 	out     []byte // D as last downloaded, reused: the trials and the samples each read it back
@@ -101,7 +103,7 @@ func (mm *matmul) setInt32(attr int, v int32, name string) error {
 }
 
 // setPointer sets a device-pointer descriptor attribute.
-func (mm *matmul) setPointer(attr int, p C.CUdeviceptr, name string) error {
+func (mm *matmul) setPointer(attr int, p cuda.Ptr, name string) error {
 	v := uintptr(p)
 	err := lt("cublasLtMatmulDescSetAttribute("+name+")",
 		C.lt_desc_set(mm.d.l.api, mm.desc, C.int(attr), unsafe.Pointer(&v), C.size_t(unsafe.Sizeof(v))))
@@ -157,7 +159,7 @@ func (mm *matmul) scales() error {
 }
 
 // keep records a buffer for release.
-func (mm *matmul) keep(p C.CUdeviceptr, err error) (C.CUdeviceptr, error) {
+func (mm *matmul) keep(p cuda.Ptr, err error) (cuda.Ptr, error) {
 	if err == nil {
 		mm.bufs = append(mm.bufs, p)
 	}
@@ -183,8 +185,8 @@ func (mm *matmul) makeLayouts() error {
 // heuristic asks for up to want algorithms within the workspace, best
 // first by the library's estimate, and keeps those it says can run
 // (state SUCCESS); none is a refusal. The probe times them and keeps the
-// fastest: the heuristic's first choice is an estimate, and on the H200
-// its fp64 pick ran 10% behind PyTorch's DGEMM.
+// fastest: the heuristic's first choice is an estimate, not always the
+// fastest algorithm (docs/performance.md).
 func (mm *matmul) heuristic(want int) error {
 	api := mm.d.l.api
 	if err := lt("cublasLtMatmulPreferenceCreate", C.lt_pref_create(api, &mm.pref)); err != nil {
@@ -219,7 +221,7 @@ func (mm *matmul) release() error {
 	var errs []error
 	if mm.D != 0 || len(mm.bufs) > 0 {
 		// Launches may still be in flight after a failure.
-		errs = append(errs, mm.d.l.cu("cuCtxSynchronize", C.lt_cu_sync(api)))
+		errs = append(errs, cu(mm.d.l.drv.Sync()))
 	}
 	for _, p := range mm.bufs {
 		errs = append(errs, mm.d.free(p))
@@ -259,8 +261,8 @@ func (mm *matmul) load(g gemm) error {
 func (mm *matmul) launch(times int) error {
 	d := mm.d
 	r := C.lt_matmul_repeat(d.l.api, C.int(times), d.handle, mm.desc, unsafe.Pointer(&mm.alpha[0]),
-		mm.a, mm.layouts[0], mm.b, mm.layouts[1], unsafe.Pointer(&mm.beta[0]), mm.D, mm.layouts[2],
-		&mm.algos[mm.cur].a, d.ws, C.size_t(d.wsBytes), d.stream)
+		C.CUdeviceptr(mm.a), mm.layouts[0], C.CUdeviceptr(mm.b), mm.layouts[1], unsafe.Pointer(&mm.beta[0]), C.CUdeviceptr(mm.D), mm.layouts[2],
+		&mm.algos[mm.cur].a, C.CUdeviceptr(d.ws), C.size_t(d.wsBytes), C.CUstream(d.stream.Pointer()))
 	return lt("cublasLtMatmul("+mm.p.Name+")", r)
 }
 

@@ -135,8 +135,8 @@ func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, po
 	// The samples follow a hold of the kept algorithm, right before them:
 	// the device idled while the host checked the trials, and short
 	// samples on a device that has idled catch it before its power limit
-	// does (on an H200, 10 ms samples after 50 ms ran up to 1.2x the
-	// sustained rate). The figure is the device held under load.
+	// does, above the sustained rate (docs/performance.md). The figure is
+	// the device held under load.
 	_, hold, err := mm.warmUp(ctx, o.Hold)
 	if err != nil {
 		return err

@@ -2,75 +2,54 @@
 
 package peer
 
-// The CUDA driver API, loaded at run time: dlopen of libcuda.so.1 and
-// dlsym of the few entry points the probe uses, with the types declared
-// here so no CUDA headers are needed to build. Versioned names (_v2) are
-// the ones cuda.h maps the plain names to.
-
-/*
-#cgo LDFLAGS: -ldl
-#include "cudadrv.h"
-*/
-import "C"
+// The CUDA driver API through internal/platform/cuda, loaded at run time
+// so no CUDA headers are needed to build.
 
 import (
+	"errors"
 	"fmt"
 	"sync"
-	"unsafe"
+
+	"github.com/everycycle/appraise/internal/platform/cuda"
 )
 
-// CUDA result codes the probe branches on.
-const (
-	cuSuccess                = 0
-	cuErrPeerAccessAlreadyOn = 704
-)
-
-// loadCUDA loads the library and runs cuInit once per process; the loaded
-// entry points are process-wide by nature, as the Vulkan loader's are.
-var loadCUDA = sync.OnceValue(func() error {
-	if msg := C.peer_cu_load(); msg != nil {
-		return fmt.Errorf("cuda: load libcuda.so.1: %s: %w", C.GoString(msg), ErrNoCUDA)
+// loadCUDA loads libcuda.so.1 and runs cuInit once per process; the
+// driver's entry points and contexts are process-wide by nature, as the
+// Vulkan loader's are, so it stays loaded.
+var loadCUDA = sync.OnceValues(func() (*cuda.Driver, error) {
+	drv, err := cuda.Open(cuda.DefaultLibrary)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %w: %w", err, ErrNoCUDA)
 	}
-	if r := C.peer_cu_init(); r != cuSuccess {
-		return fmt.Errorf("cuda: cuInit: %w: %w", cuErr(r), ErrNoCUDA)
-	}
-	return nil
+	return drv, nil
 })
 
-// cuErr turns a CUresult into an error, nil for success.
-func cuErr(r C.CUresult) error {
-	if r == cuSuccess {
+// call prefixes a failing driver call's error with "cuda: ".
+func call(err error) error {
+	if err == nil {
 		return nil
 	}
-	return &Error{Code: int(r), Name: C.GoString(C.peer_cu_errname(r))}
-}
-
-// call wraps a failing CUDA call's result with the call's name.
-func call(name string, r C.CUresult) error {
-	if err := cuErr(r); err != nil {
-		return fmt.Errorf("cuda: %s: %w", name, err)
-	}
-	return nil
+	return fmt.Errorf("cuda: %w", err)
 }
 
 // devicesByBusID maps every CUDA device's normalised bus address to its
 // ordinal.
-func devicesByBusID() (map[string]C.CUdevice, error) {
-	var n C.int
-	if err := call("cuDeviceGetCount", C.peer_cu_count(&n)); err != nil {
-		return nil, err
+func devicesByBusID(drv *cuda.Driver) (map[string]cuda.Device, error) {
+	n, err := drv.Count()
+	if err != nil {
+		return nil, call(err)
 	}
-	m := make(map[string]C.CUdevice, int(n))
-	for i := 0; i < int(n); i++ {
-		var d C.CUdevice
-		if err := call("cuDeviceGet", C.peer_cu_device(&d, C.int(i))); err != nil {
-			return nil, err
+	m := make(map[string]cuda.Device, n)
+	for i := range n {
+		d, err := drv.Device(i)
+		if err != nil {
+			return nil, call(err)
 		}
-		var buf [64]C.char
-		if err := call("cuDeviceGetPCIBusId", C.peer_cu_busid(&buf[0], C.int(len(buf)), d)); err != nil {
-			return nil, err
+		bus, err := drv.BusID(d)
+		if err != nil {
+			return nil, call(err)
 		}
-		id, err := NormalizeBusID(C.GoString(&buf[0]))
+		id, err := NormalizeBusID(bus)
 		if err != nil {
 			return nil, err
 		}
@@ -81,8 +60,8 @@ func devicesByBusID() (map[string]C.CUdevice, error) {
 
 // findPair returns the CUDA devices at bus addresses this and peer; ok is
 // false when either is not a CUDA device.
-func findPair(this, peer string) (devs [2]C.CUdevice, ok bool, err error) {
-	m, err := devicesByBusID()
+func findPair(drv *cuda.Driver, this, peer string) (devs [2]cuda.Device, ok bool, err error) {
+	m, err := devicesByBusID(drv)
 	if err != nil {
 		return devs, false, err
 	}
@@ -101,19 +80,19 @@ func findPair(this, peer string) (devs [2]C.CUdevice, ok bool, err error) {
 }
 
 // canAccess reports whether each device may access the other's memory.
-func canAccess(d [2]C.CUdevice) (bool, error) {
-	for _, p := range [][2]C.CUdevice{{d[0], d[1]}, {d[1], d[0]}} {
-		var ok C.int
-		if err := call("cuDeviceCanAccessPeer", C.peer_cu_can(&ok, p[0], p[1])); err != nil {
-			return false, err
-		}
-		if ok == 0 {
-			return false, nil
+func canAccess(drv *cuda.Driver, d [2]cuda.Device) (bool, error) {
+	for _, p := range [][2]cuda.Device{{d[0], d[1]}, {d[1], d[0]}} {
+		ok, err := drv.CanAccessPeer(p[0], p[1])
+		if err != nil || !ok {
+			return false, call(err)
 		}
 	}
 	return true, nil
 }
 
-// ptr is a Go byte slice's address for a synchronous CUDA copy, which
-// does not keep it.
-func ptr(p []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(p)) }
+// alreadyEnabled says whether err is cuCtxEnablePeerAccess finding access
+// already enabled.
+func alreadyEnabled(err error) bool {
+	var ce *cuda.Error
+	return errors.As(err, &ce) && ce.Code == cuda.ErrPeerAccessAlreadyEnabled
+}

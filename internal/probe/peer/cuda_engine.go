@@ -2,16 +2,13 @@
 
 package peer
 
-/*
-#include "cudadrv.h"
-*/
-import "C"
-
 import (
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
+
+	"github.com/everycycle/appraise/internal/platform/cuda"
 
 	"github.com/everycycle/appraise/schema"
 )
@@ -20,14 +17,15 @@ import (
 // bus addresses in any form NormalizeBusID accepts). An absent library is
 // not an error: Loaded is false and Why carries the loader's message.
 func DetectCUDA(this, peer string) (CUDAStatus, error) {
-	if err := loadCUDA(); err != nil {
+	drv, err := loadCUDA()
+	if err != nil {
 		return CUDAStatus{Why: err.Error()}, nil
 	}
-	devs, ok, err := findPair(this, peer)
+	devs, ok, err := findPair(drv, this, peer)
 	if err != nil || !ok {
 		return CUDAStatus{Loaded: true, Why: whyNotFound(ok)}, err
 	}
-	can, err := canAccess(devs)
+	can, err := canAccess(drv, devs)
 	if err != nil || !can {
 		return CUDAStatus{Loaded: true, Found: true, Why: "cuDeviceCanAccessPeer: no peer access"}, err
 	}
@@ -57,13 +55,14 @@ func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResu
 	if err != nil {
 		return PairResult{}, err
 	}
-	if err := loadCUDA(); err != nil {
+	drv, err := loadCUDA()
+	if err != nil {
 		return PairResult{}, err
 	}
 	// Contexts are current per OS thread: every call below runs on this one.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	e, err := openCUDA(ids[0], ids[1])
+	e, err := openCUDA(drv, ids[0], ids[1])
 	if err != nil {
 		return PairResult{}, err
 	}
@@ -79,29 +78,30 @@ func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResu
 // cudaEngine is the engine over two devices' primary contexts, one
 // stream and two events per side; copies from a side run on its stream.
 type cudaEngine struct {
-	dev      [2]C.CUdevice
-	ctx      [2]C.CUcontext
+	drv      *cuda.Driver
+	dev      [2]cuda.Device
+	ctx      [2]cuda.Context
 	retained [2]bool
 	enabled  [2]bool // peer access enabled from side i to the other
-	stream   [2]C.CUstream
-	ev       [2][2]C.CUevent // start, stop
+	stream   [2]cuda.Stream
+	ev       [2][2]cuda.Event // start, stop
 	bufs     []buffer
 }
 
 // openCUDA retains both primary contexts, enables peer access both ways
 // and makes the streams and events. On error nothing is left behind.
-func openCUDA(this, peer string) (*cudaEngine, error) {
-	devs, ok, err := findPair(this, peer)
+func openCUDA(drv *cuda.Driver, this, peer string) (*cudaEngine, error) {
+	devs, ok, err := findPair(drv, this, peer)
 	if err == nil && !ok {
 		err = fmt.Errorf("cuda: %s and %s are not both CUDA devices", this, peer)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if can, err := canAccess(devs); err != nil || !can {
+	if can, err := canAccess(drv, devs); err != nil || !can {
 		return nil, errors.Join(err, fmt.Errorf("cuda: cuDeviceCanAccessPeer: %s and %s cannot access each other", this, peer))
 	}
-	e := &cudaEngine{dev: devs}
+	e := &cudaEngine{drv: drv, dev: devs}
 	if err := e.setup(); err != nil {
 		e.release()
 		return nil, err
@@ -111,9 +111,10 @@ func openCUDA(this, peer string) (*cudaEngine, error) {
 
 // setup does openCUDA's work; the caller releases e on error.
 func (e *cudaEngine) setup() error {
+	var err error
 	for s := range 2 {
-		if err := call("cuDevicePrimaryCtxRetain", C.peer_cu_retain(&e.ctx[s], e.dev[s])); err != nil {
-			return err
+		if e.ctx[s], err = e.drv.Retain(e.dev[s]); err != nil {
+			return call(err)
 		}
 		e.retained[s] = true
 	}
@@ -121,19 +122,19 @@ func (e *cudaEngine) setup() error {
 		if err := e.use(s); err != nil {
 			return err
 		}
-		switch r := C.peer_cu_enable(e.ctx[1-s]); r {
-		case cuSuccess:
+		switch err := e.drv.EnablePeer(e.ctx[1-s]); {
+		case err == nil:
 			e.enabled[s] = true
-		case cuErrPeerAccessAlreadyOn:
+		case alreadyEnabled(err):
 		default:
-			return call("cuCtxEnablePeerAccess", r)
+			return call(err)
 		}
-		if err := call("cuStreamCreate", C.peer_cu_stream(&e.stream[s])); err != nil {
-			return err
+		if e.stream[s], err = e.drv.NewStream(); err != nil {
+			return call(err)
 		}
 		for k := range 2 {
-			if err := call("cuEventCreate", C.peer_cu_event(&e.ev[s][k])); err != nil {
-				return err
+			if e.ev[s][k], err = e.drv.NewEvent(); err != nil {
+				return call(err)
 			}
 		}
 	}
@@ -141,40 +142,42 @@ func (e *cudaEngine) setup() error {
 }
 
 // use makes side s's context current on this thread.
-func (e *cudaEngine) use(s int) error { return call("cuCtxSetCurrent", C.peer_cu_current(e.ctx[s])) }
+func (e *cudaEngine) use(s int) error { return call(e.drv.SetCurrent(e.ctx[s])) }
 
 // release frees everything e made, in reverse. Safe on a partial engine
-// and safe twice.
+// and safe twice; the driver's errors are dropped, as nothing more can be
+// done about them and the measurement's own error, if any, comes first.
 func (e *cudaEngine) release() {
+	drv := e.drv
 	for s := range 2 {
 		if !e.retained[s] || e.use(s) != nil {
 			continue
 		}
 		for _, b := range e.bufs {
 			if b.side == s {
-				C.peer_cu_free(C.CUdeviceptr(b.ptr))
+				drv.Free(cuda.Ptr(b.ptr))
 			}
 		}
 		for k := range 2 {
-			if e.ev[s][k] != nil {
-				C.peer_cu_event_destroy(e.ev[s][k])
-				e.ev[s][k] = nil
+			if e.ev[s][k].Valid() {
+				drv.DestroyEvent(e.ev[s][k])
+				e.ev[s][k] = cuda.Event{}
 			}
 		}
-		if e.stream[s] != nil {
-			C.peer_cu_stream_destroy(e.stream[s])
-			e.stream[s] = nil
+		if e.stream[s].Valid() {
+			drv.DestroyStream(e.stream[s])
+			e.stream[s] = cuda.Stream{}
 		}
 		if e.enabled[s] {
-			C.peer_cu_disable(e.ctx[1-s])
+			drv.DisablePeer(e.ctx[1-s])
 			e.enabled[s] = false
 		}
 	}
 	e.bufs = nil
-	C.peer_cu_current(nil)
+	drv.SetCurrent(cuda.Context{})
 	for s := range 2 {
 		if e.retained[s] {
-			C.peer_cu_release(e.dev[s])
+			drv.Release(e.dev[s])
 			e.retained[s] = false
 		}
 	}
@@ -184,9 +187,9 @@ func (e *cudaEngine) alloc(s int, n uint64) (buffer, error) {
 	if err := e.use(s); err != nil {
 		return buffer{}, err
 	}
-	var p C.CUdeviceptr
-	if err := call("cuMemAlloc", C.peer_cu_alloc(&p, C.size_t(n))); err != nil {
-		return buffer{}, err
+	p, err := e.drv.Alloc(n)
+	if err != nil {
+		return buffer{}, call(err)
 	}
 	b := buffer{side: s, ptr: uint64(p), n: n}
 	e.bufs = append(e.bufs, b)
@@ -199,17 +202,17 @@ func (e *cudaEngine) upload(b buffer, off uint64, p []byte) error {
 	if err := e.use(b.side); err != nil {
 		return err
 	}
-	if err := call("cuMemcpyHtoD", C.peer_cu_htod(C.CUdeviceptr(b.ptr+off), ptr(p), C.size_t(len(p)))); err != nil {
-		return err
+	if err := e.drv.HtoD(cuda.Ptr(b.ptr+off), p); err != nil {
+		return call(err)
 	}
-	return call("cuCtxSynchronize", C.peer_cu_sync())
+	return call(e.drv.Sync())
 }
 
 func (e *cudaEngine) download(p []byte, b buffer, off uint64) error {
 	if err := e.use(b.side); err != nil {
 		return err
 	}
-	return call("cuMemcpyDtoH", C.peer_cu_dtoh(ptr(p), C.CUdeviceptr(b.ptr+off), C.size_t(len(p))))
+	return call(e.drv.DtoH(p, cuda.Ptr(b.ptr+off)))
 }
 
 // fill sets every word of b to w and waits (cuMemsetD32 on device memory
@@ -218,10 +221,10 @@ func (e *cudaEngine) fill(b buffer, w uint32) error {
 	if err := e.use(b.side); err != nil {
 		return err
 	}
-	if err := call("cuMemsetD32", C.peer_cu_memset32(C.CUdeviceptr(b.ptr), C.uint(w), C.size_t(b.n/4))); err != nil {
-		return err
+	if err := e.drv.MemsetD32(cuda.Ptr(b.ptr), w, b.n/4); err != nil {
+		return call(err)
 	}
-	return call("cuCtxSynchronize", C.peer_cu_sync())
+	return call(e.drv.Sync())
 }
 
 // copies issues each job on its source side's stream between that side's
@@ -238,14 +241,14 @@ func (e *cudaEngine) copies(jobs []job) ([]float64, error) {
 	ts := make([]float64, len(jobs))
 	for i, j := range jobs {
 		s := j.src.side
-		if err := call("cuEventSynchronize", C.peer_cu_event_sync(e.ev[s][1])); err != nil {
-			return nil, err
+		if err := e.drv.WaitEvent(e.ev[s][1]); err != nil {
+			return nil, call(err)
 		}
-		var ms C.float
-		if err := call("cuEventElapsedTime", C.peer_cu_elapsed(&ms, e.ev[s][0], e.ev[s][1])); err != nil {
-			return nil, err
+		t, err := e.drv.Elapsed(e.ev[s][0], e.ev[s][1])
+		if err != nil {
+			return nil, call(err)
 		}
-		ts[i] = float64(ms) / 1e3
+		ts[i] = t
 	}
 	return ts, nil
 }
@@ -257,15 +260,14 @@ func (e *cudaEngine) issue(j job) error {
 	if err := e.use(s); err != nil {
 		return err
 	}
-	if err := call("cuEventRecord", C.peer_cu_record(e.ev[s][0], e.stream[s])); err != nil {
-		return err
+	if err := e.drv.Record(e.ev[s][0], e.stream[s]); err != nil {
+		return call(err)
 	}
-	err := call("cuMemcpyPeerAsync", C.peer_cu_peercopy(C.CUdeviceptr(j.dst.ptr), e.ctx[j.dst.side],
-		C.CUdeviceptr(j.src.ptr), e.ctx[s], C.size_t(j.n), e.stream[s]))
+	err := e.drv.PeerCopyAsync(cuda.Ptr(j.dst.ptr), e.ctx[j.dst.side], cuda.Ptr(j.src.ptr), e.ctx[s], j.n, e.stream[s])
 	if err != nil {
-		return err
+		return call(err)
 	}
-	return call("cuEventRecord", C.peer_cu_record(e.ev[s][1], e.stream[s]))
+	return call(e.drv.Record(e.ev[s][1], e.stream[s]))
 }
 
 func (e *cudaEngine) timing() schema.TimingMethod { return schema.TimingGPUTimestamp }

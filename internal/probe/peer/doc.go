@@ -3,15 +3,17 @@
 // at once, and small-transfer latency, every transfer's received data
 // checked on the host.
 //
-// Start with [Pairs], which lists the ordered pairs of a run (none for one
-// device: record interconnect.peers as not measured, see [PeersOmission]).
-// For each pair, fill an [Availability] ([DetectCUDA] fills its CUDA part)
-// and let [Choose] pick the path, in the order "vulkan-device-group",
-// "cuda-peer", "host-staged". [MeasurePair] is the "cuda-peer" path: the
-// CUDA driver library is loaded at run time, so binaries start on hosts
-// without it and get [ErrNoCUDA]. [MeasureHostStaged] is the "host-staged"
-// path, over two [Endpoint]s the caller opens (the WebGPU devices). [PairResult.PeerLink] turns a result into the
-// card's schema.PeerLink.
+// The orchestrator runs [LinksFrom], the probe of one device's links to
+// every other device of a [Devices] set. For each ordered pair it fills
+// an [Availability] ([DetectCUDA] fills its CUDA part) and lets [Choose]
+// pick the path, in the order "vulkan-device-group", "cuda-peer",
+// "host-staged". [MeasurePair] is the "cuda-peer" path: the CUDA driver
+// library is loaded at run time, so binaries start on hosts without it
+// and get [ErrNoCUDA]. [MeasureHostStaged] is the "host-staged" path,
+// over two [Endpoint]s the caller opens (the WebGPU devices).
+// [PairResult.PeerLink] turns a result into the card's schema.PeerLink.
+// A run of one device has no pair: its card records interconnect.peers
+// as not measured ([PeersOmission]).
 //
 // Nothing here names or classifies a link: the card records what was
 // measured and the path and probe that measured it, never a link kind.

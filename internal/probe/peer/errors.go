@@ -2,7 +2,8 @@ package peer
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/everycycle/appraise/internal/platform/cuda"
 )
 
 // ErrNoCUDA is wrapped when the CUDA driver library cannot be used: it is
@@ -10,12 +11,6 @@ import (
 // probe needs, or cuInit fails. Callers branch on it to fall back.
 var ErrNoCUDA = errors.New("CUDA driver library unavailable")
 
-// Error is a failed CUDA driver call's result.
-type Error struct {
-	// Code is the CUresult.
-	Code int
-	// Name is cuGetErrorName's name for it, e.g. "CUDA_ERROR_OUT_OF_MEMORY".
-	Name string
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Name, e.Code) }
+// Error is a failed CUDA driver call's result: the CUresult and
+// cuGetErrorName's name for it, e.g. "CUDA_ERROR_OUT_OF_MEMORY".
+type Error = cuda.Error

@@ -46,25 +46,6 @@ type Transfer struct {
 	CheckedWords uint64
 }
 
-// Pair is one ordered pair of devices, by PCI bus address.
-type Pair struct {
-	This, Peer string
-}
-
-// Pairs lists every ordered pair of distinct devices in bdfs, in order:
-// for each device, every other device. One device (or none) gives none.
-func Pairs(bdfs []string) []Pair {
-	var ps []Pair
-	for i, a := range bdfs {
-		for j, b := range bdfs {
-			if i != j {
-				ps = append(ps, Pair{This: a, Peer: b})
-			}
-		}
-	}
-	return ps
-}
-
 // PeersOmission is the omission a card records when its run has one
 // device, so interconnect.peers has nothing to measure.
 func PeersOmission() schema.Omission {
@@ -100,10 +81,13 @@ func (r PairResult) PeerLink() (schema.PeerLink, error) {
 }
 
 // transfer turns t into a schema.Transfer named by r's path and probe.
+// Its check is the comparison of every word received with what was sent:
+// a word that differs fails the measurement (ErrCheckFailed), so the
+// check passed when words were compared.
 func (r PairResult) transfer(t Transfer) schema.Transfer {
 	return schema.Transfer{BytesPerS: t.BytesPerS, TransferBytes: t.TransferBytes,
 		Path: string(r.Path), Probe: r.Path.Probe(), Timing: t.Timing,
-		Check: schema.Check{Reference: "cpu", Elements: t.CheckedWords, ErrorKind: "exact", Passed: true}}
+		Check: schema.Check{Reference: "cpu", Elements: t.CheckedWords, ErrorKind: "exact", Passed: t.CheckedWords > 0}}
 }
 
 // Links returns the card links of device this among rs, in order: nil when

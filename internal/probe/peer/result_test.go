@@ -27,25 +27,6 @@ func TestNormalizeBusID(t *testing.T) {
 	}
 }
 
-func TestPairs(t *testing.T) {
-	if ps := Pairs([]string{"0000:01:00.0"}); len(ps) != 0 {
-		t.Errorf("one device: %v, want none", ps)
-	}
-	if ps := Pairs(nil); len(ps) != 0 {
-		t.Errorf("no device: %v", ps)
-	}
-	ps := Pairs([]string{"a", "b", "c"})
-	want := []Pair{{"a", "b"}, {"a", "c"}, {"b", "a"}, {"b", "c"}, {"c", "a"}, {"c", "b"}}
-	if len(ps) != len(want) {
-		t.Fatalf("Pairs = %v", ps)
-	}
-	for i := range want {
-		if ps[i] != want[i] {
-			t.Errorf("Pairs[%d] = %v, want %v", i, ps[i], want[i])
-		}
-	}
-}
-
 func fakeResult() PairResult {
 	st := func(m float64) schema.Stat { return schema.Stat{Samples: 7, Median: m, Min: m * 0.98, Max: m * 1.01} }
 	tr := func(m float64) Transfer {

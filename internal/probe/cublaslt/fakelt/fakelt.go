@@ -1,5 +1,5 @@
 // Package fakelt builds the fake cuBLASLt and CUDA driver of
-// internal/cublaslt/testdata/fakelt.c for tests, so that tests of other
+// internal/probe/cublaslt/testdata/fakelt.c for tests, so that tests of other
 // packages (the appraisal's merge of the BLAS probe) run the whole probe
 // without a GPU. The fake's behaviour is set by its environment variables,
 // documented at the top of fakelt.c (FAKE_LT_MODE, FAKE_LT_ALGOS, …).

@@ -86,6 +86,16 @@ int cuMemAlloc_v2(unsigned long long* p, size_t n) { *p = (unsigned long long)(u
 int cuMemFree_v2(unsigned long long p) { unobj((void*)(uintptr_t)p); return 0; }
 int cuMemcpyHtoD_v2(unsigned long long d, const void* s, size_t n) { memcpy((void*)(uintptr_t)d, s, n); return 0; }
 int cuMemcpyDtoH_v2(void* d, unsigned long long s, size_t n) { memcpy(d, (void*)(uintptr_t)s, n); return 0; }
+// One fake device has no peer: the peer-access entry points the shared
+// driver loader (internal/platform/cuda) resolves say so.
+int cuDeviceCanAccessPeer(int* ok, int d, int p) { *ok = 0; return 0; }
+int cuCtxEnablePeerAccess(void* c, unsigned f) { return 801; }
+int cuCtxDisablePeerAccess(void* c) { return 801; }
+int cuMemsetD32_v2(unsigned long long d, unsigned v, size_t n) {
+	for (size_t i = 0; i < n; i++) ((unsigned*)(uintptr_t)d)[i] = v;
+	return 0;
+}
+int cuMemcpyPeerAsync(unsigned long long d, void* dc, unsigned long long s, void* sc, size_t n, void* st) { return 801; }
 int cuStreamCreate(void** s, unsigned f) { *s = obj(8); return 0; }
 int cuStreamDestroy_v2(void* s) { unobj(s); return 0; }
 // The model clock (FAKE_LT_PEAK), in seconds.

@@ -1,0 +1,76 @@
+package cpu
+
+import (
+	"context"
+
+	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/schema"
+)
+
+// ProbeName is the CPU baseline's name in the box report's figures.
+const ProbeName = "cpu-baseline"
+
+// ProbeVersion changes whenever what the baseline measures, or how,
+// changes.
+const ProbeVersion = "1"
+
+// Host is the device the baseline runs on: the host CPU, which needs no
+// opening, so the handle holds nothing.
+type Host struct{}
+
+// Probe is the CPU baseline as a probe.Probe: its contribution is the
+// host baseline alone, which the orchestrator puts in the box report.
+type Probe struct {
+	// Options configure Measure.
+	Options Options
+}
+
+var _ probe.Probe[Host] = Probe{}
+
+// Name is ProbeName.
+func (Probe) Name() string { return ProbeName }
+
+// Version is ProbeVersion.
+func (Probe) Version() string { return ProbeVersion }
+
+// Run measures the host CPU (Measure) and returns its baseline; a failed
+// check is an error.
+func (p Probe) Run(ctx context.Context, _ Host) (*probe.Contribution, error) {
+	r, err := Measure(ctx, p.Options)
+	if err != nil {
+		return nil, err
+	}
+	return &probe.Contribution{HostBaseline: r.Baseline()}, nil
+}
+
+// Baseline is r as the box report carries it: one bandwidth entry per
+// streaming kernel and one FMA entry per throughput kernel, each with
+// the check its output passed.
+func (r *Result) Baseline() *schema.HostBaseline {
+	h := &schema.HostBaseline{Threads: r.Threads, ISA: r.ISA}
+	for _, b := range r.Bandwidth {
+		h.Bandwidth = append(h.Bandwidth, schema.Bandwidth{Kernel: b.Kernel, BytesPerS: b.BytesPerS, ArrayBytes: b.ArrayBytes,
+			BytesPerElement: b.BytesPerElement, Probe: ProbeName, Timing: r.Timing, Check: check(b.Checked, b.MaxError, b.Tolerance)})
+	}
+	for _, t := range r.Throughput {
+		op := "fma"
+		if !t.Vector {
+			op = "fma_scalar"
+		}
+		h.Precisions = append(h.Precisions, schema.PrecisionThroughput{Operation: op, InputType: t.InputType, AccumulatorType: t.InputType,
+			OpsPerS: t.OpsPerS, OpCounting: "fma=2", Probe: ProbeName, Timing: r.Timing, Check: check(t.Checked, t.MaxError, t.Tolerance)})
+	}
+	return h
+}
+
+// check is the card's record of a comparison with the closed form: over
+// elements values, the largest relative error against the tolerance
+// (0: exact).
+func check(elements uint64, maxErr, tol float64) schema.Check {
+	kind := "relative"
+	if tol == 0 {
+		kind = "exact"
+	}
+	return schema.Check{Reference: "closed-form", Elements: elements, ErrorKind: kind, MaxError: maxErr, Tolerance: tol,
+		Passed: elements > 0 && maxErr <= tol}
+}
