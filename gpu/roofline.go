@@ -19,6 +19,13 @@ type RooflineKernel struct {
 	// Entry and Fill are its entry points in wgsl/roofline.wgsl: the sweep
 	// kernel and the kernel that writes its input.
 	Entry, Fill string
+	// Unroll is the counted operations per scalar of one trip of Entry's
+	// main loop; Short is the entry point that runs the same operations
+	// one to a trip, which a software adapter runs for points of fewer
+	// than Unroll (Entry's loop bodies run there even when they have no
+	// trip to make: wgsl/roofline.wgsl).
+	Unroll uint32
+	Short  string
 	// Counted is the WGSL operation the table counts.
 	Counted string
 	// OpsPerOperation is the operations one counted operation on one
@@ -50,9 +57,9 @@ func (k RooflineKernel) Intensity(iters uint32) float64 {
 // knob. The arrays hold vec4 elements; each invocation handles four.
 func RooflineKernels() []RooflineKernel {
 	return []RooflineKernel{
-		{Precision: "fma.fp32", Entry: "roofline_f32", Fill: "roofline_fill_f32",
+		{Precision: "fma.fp32", Entry: "roofline_f32", Fill: "roofline_fill_f32", Unroll: 16, Short: "roofline_f32_short",
 			Counted: "fma(x, a, b) on vec4<f32>", OpsPerOperation: 2, BytesPerElement: 8, kind: roofF32},
-		{Precision: "mad.int32", Entry: "roofline_i32", Fill: "roofline_fill_i32",
+		{Precision: "mad.int32", Entry: "roofline_i32", Fill: "roofline_fill_i32", Unroll: 8, Short: "roofline_i32_short",
 			Counted: "x*a + y on vec2<i32>", OpsPerOperation: 2, BytesPerElement: 8, kind: roofI32},
 	}
 }
@@ -142,6 +149,9 @@ type rooflineLimits struct {
 	// hidden, when set, runs roofline_f32_hidden with hidden(iters)
 	// uncounted FMA quads per scalar: a degraded device for the tests.
 	hidden func(iters uint32) uint32
+	// noShort, when set, runs each row's Entry at every point, on a
+	// software adapter too (the tests check both kernels there).
+	noShort bool
 }
 
 // Sizing rules of the roofline probe: the workgroup's block of vec4

@@ -124,7 +124,7 @@ type rooflineProbe struct {
 }
 
 func (rooflineProbe) Name() string    { return "webgpu-roofline" }
-func (rooflineProbe) Version() string { return "2" }
+func (rooflineProbe) Version() string { return "3" }
 
 // quickRooflineArray is each array's size in quick mode: the smallest the
 // probe accepts.
