@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -298,7 +299,7 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
-	per, err := r.d.warmUp(ctx, a.dispatch, r.lim.PointWarmUp, r.lim.cal.MaxIterations)
+	per, err := r.d.warmUp(ctx, a.dispatch, r.pointWarmUp(), r.lim.cal.MaxIterations)
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
@@ -321,6 +322,17 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	}
 	checked, err := r.check(a)
 	return p, checked, err
+}
+
+// pointWarmUp is the load before a point's samples: PointWarmUp on a
+// GPU, whose clocks can drop while the host checks the point before; on
+// a software adapter, which has no clocks of its own and has just run
+// the point before, none: one dispatch, whose time plans the samples.
+func (r *rooflineRun) pointWarmUp() time.Duration {
+	if r.d.info.Software {
+		return 0
+	}
+	return r.lim.PointWarmUp
 }
 
 // sample times cal.Samples submissions of cal.Iterations dispatches and

@@ -534,3 +534,19 @@ func TestRooflineEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestRooflinePointWarmUp: a GPU warms up PointWarmUp before each point,
+// a software adapter for one dispatch.
+func TestRooflinePointWarmUp(t *testing.T) {
+	lim := newRooflineLimits(RooflineOptions{}, true)
+	for _, software := range []bool{false, true} {
+		r := &rooflineRun{d: &Device{info: AdapterInfo{Software: software}}, lim: lim}
+		want := lim.PointWarmUp
+		if software {
+			want = 0
+		}
+		if got := r.pointWarmUp(); got != want {
+			t.Errorf("software %t: %v, want %v", software, got, want)
+		}
+	}
+}
