@@ -205,8 +205,8 @@ func quickIters(its []uint32) []uint32 {
 	return out
 }
 
-// MeasureRoofline sweeps each selected precision over RooflineIters: at
-// each intensity it warms up, times at least 3 samples and keeps their
+// MeasureRoofline sweeps each selected precision over RooflineIters (in
+// quick mode fewer of them, rooflineLimitsFor): at each intensity it warms up, times at least 3 samples and keeps their
 // median, and checks every output element exactly against the closed form
 // (roofline_ref.go). The arrays (two, each up to 1 GiB) are sized from the
 // device's limits, its memory limit and o. A failed check returns an
@@ -222,7 +222,21 @@ func MeasureRoofline(ctx context.Context, d *Device, o RooflineOptions) ([]Roofl
 	if o.MaxArrayBytes > 0 && o.MaxArrayBytes < minArrayBytes {
 		return nil, fmt.Errorf("gpu: roofline arrays capped at %d bytes, below the %d-byte minimum", o.MaxArrayBytes, minArrayBytes)
 	}
-	return measureRoofline(ctx, d, rows, newRooflineLimits(o, d.opts.Quick), nil)
+	return measureRoofline(ctx, d, rows, rooflineLimitsFor(o, d), nil)
+}
+
+// rooflineLimitsFor are the probe's limits for o on d: newRooflineLimits
+// for d's mode, and in quick mode on a software adapter, whose points cost
+// the most of any device's (a few hundred milliseconds each, the host's
+// cores running them and checking every element), quickIters of the quick
+// points again: 1, 16, 256 and 1024 operations per element, still from
+// memory-bound to compute-bound.
+func rooflineLimitsFor(o RooflineOptions, d *Device) rooflineLimits {
+	lim := newRooflineLimits(o, d.opts.Quick)
+	if d.opts.Quick && d.info.Software {
+		lim.Iters = quickIters(lim.Iters)
+	}
+	return lim
 }
 
 // selectRooflineKernels returns the rows named, in table order; none
