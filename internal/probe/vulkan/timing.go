@@ -19,9 +19,15 @@ const (
 	MinSamples = 5
 )
 
+// SoftwareMinWarmup is MinWarmup on a CPU device (lavapipe): it has no
+// clocks of its own to bring up, so it needs only the first dispatches,
+// which touch its memory and start its threads (as gpu.SoftwareWarmUp).
+const SoftwareMinWarmup = 50 * time.Millisecond
+
 // Timing says how long to warm up and how many samples to keep.
 type Timing struct {
-	// Warmup is the sustained load before timing (raised to MinWarmup).
+	// Warmup is the sustained load before timing (raised to MinWarmup,
+	// or to SoftwareMinWarmup on a CPU device).
 	Warmup time.Duration
 	// Samples is the number of timed samples kept (raised to MinSamples).
 	Samples int
@@ -30,13 +36,23 @@ type Timing struct {
 	SampleTime time.Duration
 }
 
-func (t Timing) normalized() Timing {
-	t.Warmup = max(t.Warmup, MinWarmup)
+// normalized raises t to the timing limits of a device, a CPU device
+// when cpu is set.
+func (t Timing) normalized(cpu bool) Timing {
+	t.Warmup = max(t.Warmup, minWarmup(cpu))
 	t.Samples = max(t.Samples, MinSamples)
 	if t.SampleTime <= 0 {
 		t.SampleTime = 20 * time.Millisecond
 	}
 	return t
+}
+
+// minWarmup is the least warm-up of a device, a CPU device when cpu is set.
+func minWarmup(cpu bool) time.Duration {
+	if cpu {
+		return SoftwareMinWarmup
+	}
+	return MinWarmup
 }
 
 // measurement is the outcome of timing one kernel.
@@ -88,7 +104,7 @@ func planWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
 // warm-up's own dispatch time and the samples from theirs, and run again at
 // once. Warm-up dispatches are discarded.
 func (d *Device) measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
-	tm = tm.normalized()
+	tm = tm.normalized(d.Info.Type == "cpu")
 	c, err := d.newCommands()
 	if err != nil {
 		return measurement{}, err

@@ -19,6 +19,13 @@ type RooflineKernel struct {
 	// Entry and Fill are its entry points in wgsl/roofline.wgsl: the sweep
 	// kernel and the kernel that writes its input.
 	Entry, Fill string
+	// Unroll is the counted operations per scalar of one trip of Entry's
+	// main loop; Short is the entry point that runs the same operations
+	// one to a trip, which a software adapter runs for points of fewer
+	// than Unroll (Entry's loop bodies run there even when they have no
+	// trip to make: wgsl/roofline.wgsl).
+	Unroll uint32
+	Short  string
 	// Counted is the WGSL operation the table counts.
 	Counted string
 	// OpsPerOperation is the operations one counted operation on one
@@ -50,9 +57,9 @@ func (k RooflineKernel) Intensity(iters uint32) float64 {
 // knob. The arrays hold vec4 elements; each invocation handles four.
 func RooflineKernels() []RooflineKernel {
 	return []RooflineKernel{
-		{Precision: "fma.fp32", Entry: "roofline_f32", Fill: "roofline_fill_f32",
+		{Precision: "fma.fp32", Entry: "roofline_f32", Fill: "roofline_fill_f32", Unroll: 16, Short: "roofline_f32_short",
 			Counted: "fma(x, a, b) on vec4<f32>", OpsPerOperation: 2, BytesPerElement: 8, kind: roofF32},
-		{Precision: "mad.int32", Entry: "roofline_i32", Fill: "roofline_fill_i32",
+		{Precision: "mad.int32", Entry: "roofline_i32", Fill: "roofline_fill_i32", Unroll: 8, Short: "roofline_i32_short",
 			Counted: "x*a + y on vec2<i32>", OpsPerOperation: 2, BytesPerElement: 8, kind: roofI32},
 	}
 }
@@ -143,6 +150,9 @@ type rooflineLimits struct {
 	// hidden, when set, runs roofline_f32_hidden with hidden(iters)
 	// uncounted FMA quads per scalar: a degraded device for the tests.
 	hidden func(iters uint32) uint32
+	// noShort, when set, runs each row's Entry at every point, on a
+	// software adapter too (the tests check both kernels there).
+	noShort bool
 }
 
 // Sizing rules of the roofline probe: the workgroup's block of vec4
@@ -196,8 +206,8 @@ func quickIters(its []uint32) []uint32 {
 	return out
 }
 
-// MeasureRoofline sweeps each selected precision over RooflineIters: at
-// each intensity it warms up, times at least 3 samples and keeps their
+// MeasureRoofline sweeps each selected precision over RooflineIters (in
+// quick mode fewer of them, rooflineLimitsFor): at each intensity it warms up, times at least 3 samples and keeps their
 // median, and checks every output element exactly against the closed form
 // (roofline_ref.go). The arrays (two, each up to 1 GiB) are sized from the
 // device's limits, its memory limit and o. A failed check returns an
@@ -213,7 +223,21 @@ func MeasureRoofline(ctx context.Context, d *Device, o RooflineOptions) ([]Roofl
 	if o.MaxArrayBytes > 0 && o.MaxArrayBytes < minArrayBytes {
 		return nil, fmt.Errorf("gpu: roofline arrays capped at %d bytes, below the %d-byte minimum", o.MaxArrayBytes, minArrayBytes)
 	}
-	return measureRoofline(ctx, d, rows, newRooflineLimits(o, d.opts.Quick), nil)
+	return measureRoofline(ctx, d, rows, rooflineLimitsFor(o, d), nil)
+}
+
+// rooflineLimitsFor are the probe's limits for o on d: newRooflineLimits
+// for d's mode, and in quick mode on a software adapter, whose points cost
+// the most of any device's (a few hundred milliseconds each, the host's
+// cores running them and checking every element), quickIters of the quick
+// points again: 1, 16, 256 and 1024 operations per element, still from
+// memory-bound to compute-bound.
+func rooflineLimitsFor(o RooflineOptions, d *Device) rooflineLimits {
+	lim := newRooflineLimits(o, d.opts.Quick)
+	if d.opts.Quick && d.info.Software {
+		lim.Iters = quickIters(lim.Iters)
+	}
+	return lim
 }
 
 // selectRooflineKernels returns the rows named, in table order; none

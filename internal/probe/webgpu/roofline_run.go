@@ -3,6 +3,7 @@ package webgpu
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -56,7 +57,7 @@ func (r *rooflineRun) release() {
 func (r *rooflineRun) entries() []string {
 	var es []string
 	for _, k := range RooflineKernels() {
-		es = append(es, k.Entry, k.Fill)
+		es = append(es, k.Entry, k.Short, k.Fill)
 	}
 	if r.lim.hidden != nil {
 		es = append(es, "roofline_f32_hidden")
@@ -158,13 +159,25 @@ func (r *rooflineRun) set(a *roofDispatch, m uint64) error {
 
 // newDispatch is the dispatch of row k's point at iters over m elements.
 func (r *rooflineRun) newDispatch(k RooflineKernel, iters uint32, m uint64) (*roofDispatch, error) {
-	entry := k.Entry
+	entry := r.entry(k, iters)
 	a := &roofDispatch{row: k, iters: iters}
 	if r.lim.hidden != nil && k.kind == roofF32 {
 		entry, a.hidden = "roofline_f32_hidden", r.lim.hidden(iters)
 	}
 	a.dispatch = dispatch{k: r.ks.kernels[entry], bg: r.sweepBG[entry]}
 	return a, r.set(a, m)
+}
+
+// entry is the sweep kernel of row k's point at iters: k.Short on a
+// software adapter for a point of fewer operations than k.Unroll (there
+// every loop body of k.Entry runs, masked off when it has no trip to
+// make, and its cost would fall on the point uncounted), k.Entry
+// otherwise.
+func (r *rooflineRun) entry(k RooflineKernel, iters uint32) string {
+	if r.d.info.Software && !r.lim.noShort && iters < k.Unroll {
+		return k.Short
+	}
+	return k.Entry
 }
 
 // fillSrc writes row k's input pattern over all of src.
@@ -286,7 +299,7 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
-	per, err := r.d.warmUp(ctx, a.dispatch, r.lim.PointWarmUp, r.lim.cal.MaxIterations)
+	per, err := r.d.warmUp(ctx, a.dispatch, r.pointWarmUp(), r.lim.cal.MaxIterations)
 	if err != nil {
 		return RooflinePoint{}, 0, err
 	}
@@ -309,6 +322,17 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	}
 	checked, err := r.check(a)
 	return p, checked, err
+}
+
+// pointWarmUp is the load before a point's samples: PointWarmUp on a
+// GPU, whose clocks can drop while the host checks the point before; on
+// a software adapter, which has no clocks of its own and has just run
+// the point before, none: one dispatch, whose time plans the samples.
+func (r *rooflineRun) pointWarmUp() time.Duration {
+	if r.d.info.Software {
+		return 0
+	}
+	return r.lim.PointWarmUp
 }
 
 // sample times cal.Samples submissions of cal.Iterations dispatches and

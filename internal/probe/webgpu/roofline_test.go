@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cogentcore/webgpu/wgpu"
+
 	"github.com/everycycle/appraise/internal/probe/webgpu/wgsl"
 )
 
@@ -414,5 +416,84 @@ func TestMeasureRooflineOptions(t *testing.T) {
 	}
 	if _, err := MeasureRoofline(t.Context(), d, RooflineOptions{MaxArrayBytes: 1 << 20}); err == nil {
 		t.Error("1 MiB arrays accepted")
+	}
+}
+
+// TestRooflineShortKernels runs each row's Entry and Short at counts of
+// operations around Unroll (none, part or several of Entry's unrolled
+// trips, odd and even) on the device and checks every element of each
+// exactly: both compute the same closed form, whichever the sweep picks.
+func TestRooflineShortKernels(t *testing.T) {
+	d := newDevice(t)
+	lim := testRooflineLimits()
+	lim.MaxArrayBytes = 1 << 20
+	n, err := rooflineElements(d.limits, d.memLimit, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rooflineRun{d: d, lim: lim, maxPerDim: d.limits.MaxWorkgroupsPerDimension}
+	defer r.release()
+	if err := r.setup(t.Context(), n); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range RooflineKernels() {
+		if err := r.fillSrc(k); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range []uint32{1, 2, 3, k.Unroll - 1, k.Unroll, k.Unroll + 1, 2*k.Unroll + 3} {
+			for _, entry := range []string{k.Entry, k.Short} {
+				a := &roofDispatch{row: k, iters: it, dispatch: dispatch{k: r.ks.kernels[entry], bg: r.sweepBG[entry]}}
+				if err := r.set(a, n); err != nil {
+					t.Fatal(err)
+				}
+				if err := r.clearDst(n); err != nil {
+					t.Fatal(err)
+				}
+				if err := r.d.run(func(enc *wgpu.CommandEncoder) error { return record(enc, []dispatch{a.dispatch}, 1) }); err != nil {
+					t.Fatal(err)
+				}
+				checked, err := r.check(a)
+				if err != nil || checked != n*4 {
+					t.Errorf("%s %s at %d operations: %d of %d checked, %v", k.Precision, entry, it, checked, n*4, err)
+				}
+			}
+		}
+	}
+}
+
+// TestRooflineEntry: a software adapter runs Short below Unroll
+// operations, Entry from there on, and Entry everywhere with noShort; a
+// GPU runs Entry everywhere.
+func TestRooflineEntry(t *testing.T) {
+	for _, k := range RooflineKernels() {
+		for _, c := range []struct {
+			software, noShort bool
+			iters             uint32
+			want              string
+		}{
+			{true, false, 1, k.Short}, {true, false, k.Unroll - 1, k.Short}, {true, false, k.Unroll, k.Entry},
+			{true, true, 1, k.Entry}, {false, false, 1, k.Entry}, {false, false, k.Unroll - 1, k.Entry},
+		} {
+			r := &rooflineRun{d: &Device{info: AdapterInfo{Software: c.software}}, lim: rooflineLimits{noShort: c.noShort}}
+			if got := r.entry(k, c.iters); got != c.want {
+				t.Errorf("%s, software %t, noShort %t, %d operations: %s, want %s", k.Precision, c.software, c.noShort, c.iters, got, c.want)
+			}
+		}
+	}
+}
+
+// TestRooflinePointWarmUp: a GPU warms up PointWarmUp before each point,
+// a software adapter for one dispatch.
+func TestRooflinePointWarmUp(t *testing.T) {
+	lim := newRooflineLimits(RooflineOptions{}, true)
+	for _, software := range []bool{false, true} {
+		r := &rooflineRun{d: &Device{info: AdapterInfo{Software: software}}, lim: lim}
+		want := lim.PointWarmUp
+		if software {
+			want = 0
+		}
+		if got := r.pointWarmUp(); got != want {
+			t.Errorf("software %t: %v, want %v", software, got, want)
+		}
 	}
 }

@@ -176,6 +176,40 @@ fn roofline_f32_hidden(@builtin(workgroup_id) wid: vec3<u32>,
     sweep_f32(wid, nwg, lid, p.hidden);
 }
 
+// roofline_f32_short: the same p.iters FMAs per scalar as roofline_f32, one
+// to a loop trip, taking the two halves of a pair in turn (x*2 + 6g on even
+// trips, x*0.5 - 2g on odd ones), so its output is roofline_f32's. A
+// software adapter (lavapipe) runs it for the points of fewer than sixteen
+// FMAs: it runs invocations as the SIMD lanes of a CPU, where a branch is a
+// mask, not a jump, and a loop tests its mask only at the end of a trip, so
+// every loop body runs at least once. roofline_f32's eight-pair body (16
+// FMAs) and its one-pair body (2) would then run, masked off, at every
+// point below them: 19 FMAs per scalar at the 1-FMA point, uncounted work
+// that the CPU does between the point's loads and stores.
+@compute @workgroup_size(256)
+fn roofline_f32_short(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    if (!in_use(wid, nwg)) {
+        return;
+    }
+    let e = first(wid, nwg, lid);
+    var x0 = bitcast<vec4<f32>>(src[e]);
+    var x1 = bitcast<vec4<f32>>(src[e + WG]);
+    var x2 = bitcast<vec4<f32>>(src[e + 2u * WG]);
+    var x3 = bitcast<vec4<f32>>(src[e + 3u * WG]);
+    for (var k = 0u; k < p.iters; k++) {
+        let odd = (k & 1u) == 1u;
+        let m = vec4<f32>(select(p.a, p.c, odd));
+        let b = vec4<f32>(select(p.b1, p.b2, odd));
+        x0 = fma(x0, m, b); x1 = fma(x1, m, b); x2 = fma(x2, m, b); x3 = fma(x3, m, b);
+    }
+    dst[e] = bitcast<vec4<u32>>(x0);
+    dst[e + WG] = bitcast<vec4<u32>>(x1);
+    dst[e + 2u * WG] = bitcast<vec4<u32>>(x2);
+    dst[e + 3u * WG] = bitcast<vec4<u32>>(x3);
+}
+
 // mad_round runs one int32 round on the chains (.xy, .zw): two dependent
 // multiply-adds on vec2, one per scalar.
 fn mad_round(v: vec4<i32>) -> vec4<i32> {
@@ -212,6 +246,31 @@ fn roofline_i32(@builtin(workgroup_id) wid: vec3<u32>,
         v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
     }
     for (; k < p.iters; k++) {
+        v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
+    }
+    dst[e] = bitcast<vec4<u32>>(v0);
+    dst[e + WG] = bitcast<vec4<u32>>(v1);
+    dst[e + 2u * WG] = bitcast<vec4<u32>>(v2);
+    dst[e + 3u * WG] = bitcast<vec4<u32>>(v3);
+}
+
+// roofline_i32_short: roofline_i32's p.iters rounds, one to a loop trip,
+// for a software adapter's points of fewer than eight rounds (see
+// roofline_f32_short: roofline_i32's eight-round body would run, masked
+// off, at each of them).
+@compute @workgroup_size(256)
+fn roofline_i32_short(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    if (!in_use(wid, nwg)) {
+        return;
+    }
+    let e = first(wid, nwg, lid);
+    var v0 = bitcast<vec4<i32>>(src[e]);
+    var v1 = bitcast<vec4<i32>>(src[e + WG]);
+    var v2 = bitcast<vec4<i32>>(src[e + 2u * WG]);
+    var v3 = bitcast<vec4<i32>>(src[e + 3u * WG]);
+    for (var k = 0u; k < p.iters; k++) {
         v0 = mad_round(v0); v1 = mad_round(v1); v2 = mad_round(v2); v3 = mad_round(v3);
     }
     dst[e] = bitcast<vec4<u32>>(v0);
