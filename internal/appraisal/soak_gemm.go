@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/everycycle/appraise/internal/platform/nvml"
-	"github.com/everycycle/appraise/internal/platform/thermal"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
@@ -80,73 +78,9 @@ func gemmSoakBlocked(c Candidate, o Options) string {
 	return ""
 }
 
-// gemmSoakProbe holds the vendor library's GEMM for the soak and records
-// the thermal envelope, with the same telemetry and thermal rules as the
-// FMA soak. Its device is the PCI bus address the library finds the CUDA
-// device by.
-type gemmSoakProbe struct {
-	duration  time.Duration
-	load      cublaslt.LoadOptions
-	size      int // the GEMM's m = n = k; 0 is the library's default
-	telemetry thermal.Telemetry
-	step      func(stage string, done, total float64)
-}
-
-var _ probe.Probe[string] = gemmSoakProbe{}
-
-func (gemmSoakProbe) Name() string    { return cublaslt.ProbeName + "-soak" }
-func (gemmSoakProbe) Version() string { return cublaslt.ProbeVersion }
-
-// Run holds the GEMM on the device at busID. A contribution of skips
-// alone means it did not: the library offers none of the soak's
-// precisions, or finds no CUDA device there (the caller then soaks the
-// FMA).
-func (p gemmSoakProbe) Run(ctx context.Context, busID string) (*probe.Contribution, error) {
-	lib, err := cublaslt.Open(p.load)
-	if err != nil {
-		return nil, err
-	}
-	defer lib.Close()
-	var refused []string
-	var soak thermal.Soak
-	readings, err := thermal.Sampled(p.telemetry, func() error {
-		res, err := lib.Soak(ctx, busID, cublaslt.SoakOptions{M: p.size, N: p.size, K: p.size, Duration: p.duration,
-			OnPoint: func(at time.Duration, _ float64) { p.step(p.Name(), at.Seconds(), p.duration.Seconds()) }})
-		refused = res.Refused
-		if err != nil {
-			return err
-		}
-		points := make([]thermal.Point, len(res.Points))
-		for i, pt := range res.Points {
-			points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
-		}
-		chk := res.Check.Schema()
-		soak = thermal.Soak{Duration: res.Duration, Points: points, Workload: res.Workload(), Probe: cublaslt.ProbeName, Check: &chk}
-		return nil
-	})
-	c := &probe.Contribution{}
-	switch {
-	case errors.Is(err, cublaslt.ErrNoSoakLoad):
-		for _, r := range refused {
-			c.Skipped = append(c.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "soak", Reason: clip(r)})
-		}
-		return c, nil
-	case errors.Is(err, cublaslt.ErrNoDevice), errors.Is(err, cublaslt.ErrNoDriver):
-		c.Skipped = append(c.Skipped, schema.Skip{Probe: cublaslt.ProbeName, Item: "soak", Reason: clip(err.Error())})
-		return c, nil
-	case err != nil:
-		return nil, err
-	}
-	if c.Thermal, c.NotMeasured, err = thermal.Card(soak, readings, p.telemetry); err != nil {
-		return nil, err
-	}
-	c.Probes = []schema.ProbeRecord{{Name: p.Name(), Version: p.Version()}}
-	return c, nil
-}
-
-// run holds the GEMM on c and adds what it measured to v; ran is false
+// runGEMMSoak holds p's GEMM on c and adds what it measured to v; ran is false
 // when the soak did not run (Run's skips are then in v).
-func (p gemmSoakProbe) run(ctx context.Context, c Candidate, v *schema.CapabilityVector) (ran bool, err error) {
+func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *schema.CapabilityVector) (ran bool, err error) {
 	contrib, err := p.Run(ctx, c.BusAddress)
 	if err != nil {
 		return false, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
@@ -163,9 +97,9 @@ func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Op
 	d := soakLength(c, o)
 	tel := driverTelemetry(lib, c, o.SysfsRoot)
 	step := o.stepper(c)
-	o.stage(c.Addr, gemmSoakProbe{}.Name())
-	g := gemmSoakProbe{duration: d, load: o.BLAS.Load, size: blasOptions(o).Probe.M, telemetry: tel, step: step}
-	ran, err := g.run(ctx, c, v)
+	o.stage(c.Addr, cublaslt.SoakProbe{}.Name())
+	g := cublaslt.SoakProbe{Duration: d, Load: o.BLAS.Load, Size: blasOptions(o).Probe.M, Telemetry: tel, Steps: step}
+	ran, err := runGEMMSoak(ctx, g, c, v)
 	if err != nil {
 		return err
 	}
@@ -178,7 +112,7 @@ func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Op
 	return settleSoak(v, c.Adapter.Software, func() error {
 		o.stage(c.Addr, "consistency: "+g.Name()+" again")
 		scratch := &schema.CapabilityVector{}
-		if _, err := g.run(ctx, c, scratch); err != nil {
+		if _, err := runGEMMSoak(ctx, g, c, scratch); err != nil {
 			return err
 		}
 		replaceFigures(webgpu.SoakProbe{}.Name(), nil, scratch, v)

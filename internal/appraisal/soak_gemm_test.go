@@ -36,9 +36,8 @@ func TestGEMMSoakFake(t *testing.T) {
 	o := fakeBLAS(t, "", false)
 	t.Setenv("FAKE_LT_PEAK", "1e7") // 52 ms a GEMM on the model clock: two to a piece, quick on the host
 	v := &schema.CapabilityVector{}
-	g := gemmSoakProbe{duration: 600 * time.Millisecond, load: o.Load, size: 64, step: func(string, float64, float64) {},
-		telemetry: fakeTelemetry{powerW: 630, limitW: 700}}
-	ran, err := g.run(context.Background(), h200(), v)
+	g := cublaslt.SoakProbe{Duration: 600 * time.Millisecond, Load: o.Load, Size: 64, Telemetry: fakeTelemetry{powerW: 630, limitW: 700}}
+	ran, err := runGEMMSoak(context.Background(), g, h200(), v)
 	if err != nil || !ran {
 		t.Fatalf("ran %v, err %v", ran, err)
 	}
@@ -103,13 +102,13 @@ func TestSettleSoakOwnRulesOnly(t *testing.T) {
 // fails the appraisal.
 func TestGEMMSoakFakeRefusals(t *testing.T) {
 	o := fakeBLAS(t, "wrong", false)
-	g := gemmSoakProbe{duration: 50 * time.Millisecond, load: o.Load, size: 64, step: func(string, float64, float64) {}}
-	if _, err := g.run(context.Background(), h200(), &schema.CapabilityVector{}); !errors.Is(err, ErrProbe) || !errors.Is(err, cublaslt.ErrCheckFailed) {
+	g := cublaslt.SoakProbe{Duration: 50 * time.Millisecond, Load: o.Load, Size: 64}
+	if _, err := runGEMMSoak(context.Background(), g, h200(), &schema.CapabilityVector{}); !errors.Is(err, ErrProbe) || !errors.Is(err, cublaslt.ErrCheckFailed) {
 		t.Errorf("wrong output: err %v; want ErrProbe wrapping ErrCheckFailed", err)
 	}
 	t.Setenv("FAKE_CUDA_BUSID", "0000:00:07.0")
 	v := &schema.CapabilityVector{}
-	if ran, err := g.run(context.Background(), h200(), v); ran || err != nil || len(v.Skipped) != 1 || !strings.Contains(v.Skipped[0].Reason, "0000:00:06.0") {
+	if ran, err := runGEMMSoak(context.Background(), g, h200(), v); ran || err != nil || len(v.Skipped) != 1 || !strings.Contains(v.Skipped[0].Reason, "0000:00:06.0") {
 		t.Errorf("no device: ran %v, err %v, skipped %+v", ran, err, v.Skipped)
 	}
 }
