@@ -96,7 +96,7 @@ func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *sche
 func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
 	d := soakLength(c, o)
 	tel := driverTelemetry(lib, c, o.SysfsRoot)
-	step := o.stepper(c)
+	step := steps(c, o)
 	o.stage(c.Addr, cublaslt.SoakProbe{}.Name())
 	g := cublaslt.SoakProbe{Duration: d, Load: o.BLAS.Load, Size: blasOptions(o).Probe.M, Telemetry: tel, Steps: step}
 	ran, err := runGEMMSoak(ctx, g, c, v)
@@ -162,12 +162,4 @@ func settleSoak(v *schema.CapabilityVector, software bool, again func() error) e
 	})
 	v.Consistency = append(v.Consistency, soak.Consistency...)
 	return err
-}
-
-// stepper is o.Steps for c's device, or a no-op.
-func (o Options) stepper(c Candidate) func(stage string, done, total float64) {
-	if o.Steps == nil {
-		return func(string, float64, float64) {}
-	}
-	return func(stage string, done, total float64) { o.Steps(c.Addr, stage, done, total) }
 }
