@@ -17,21 +17,21 @@ import (
 // subgroups where the device can (lavapipe can).
 func TestAddressedInputs(t *testing.T) {
 	d := newDevice(t)
-	if !d.enabled.BufferAddress || d.addressFn == nil {
+	if !d.Enabled.BufferAddress || d.addressFn == nil {
 		t.Skipf("%s: no buffer device addresses", d.Info.Name)
 	}
 	const n, local = 4096, 64 // vectors, invocations per workgroup
-	g := &cmGen{builder: newBuilder(spirvVersion(d.Info.apiVersion))}
-	g.uvec4 = g.builder.m.TypeVector(g.u32, 4)
+	g := &cmGen{Builder: NewBuilder(SpirvVersion(d.Info.API))}
+	g.uvec4 = g.Builder.M.TypeVector(g.U32, 4)
 	g.addressInputs()
 	g.binding = 2
-	out, outPtr := g.storage(g.uvec4, 16)
-	gid := g.builtin(spirv.BuiltInGlobalInvocationID, false)
+	out, outPtr := g.Storage(g.uvec4, 16)
+	gid := g.Builtin(spirv.BuiltInGlobalInvocationID, false)
 	load := func(base spirv.ID) spirv.ID {
-		return g.f.LoadAligned(g.uvec4, g.elem(g.gPtr, base, gid), 16)
+		return g.F.LoadAligned(g.uvec4, g.Elem(g.gPtr, base, gid), 16)
 	}
-	g.f.Store(g.elem(outPtr, out, gid), g.f.Binary(spirv.OpISub, g.uvec4, load(g.aG), load(g.bG)))
-	words := g.finish(local, 1, 1)
+	g.F.Store(g.Elem(outPtr, out, gid), g.F.Binary(spirv.OpISub, g.uvec4, load(g.aG), load(g.bG)))
+	words := g.Finish(local, 1, 1)
 
 	a, b := make([]byte, 16*n), make([]byte, 16*n)
 	for i := range 4 * n {
@@ -39,12 +39,12 @@ func TestAddressedInputs(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[4*i:], ^uint32(i)*40503)
 	}
 	// Also with the pipeline requiring full subgroups, where the device can.
-	setups := []kernelSetup{{addressed: true}}
-	if d.enabled.FullSubgroups {
-		setups = append(setups, kernelSetup{addressed: true, fullSubgroups: true})
+	setups := []KernelSetup{{addressed: true}}
+	if d.Enabled.FullSubgroups {
+		setups = append(setups, KernelSetup{addressed: true, fullSubgroups: true})
 	}
 	for _, setup := range setups {
-		got, _, err := d.runKernel(context.Background(), words, [][]byte{a, b}, setup, 16*n,
+		got, _, err := d.RunKernel(context.Background(), words, [][]byte{a, b}, setup, 16*n,
 			[3]uint32{n / local, 1, 1}, n, Timing{SampleTime: time.Millisecond})
 		if err != nil {
 			t.Fatalf("%+v: %v", setup, err)
@@ -56,5 +56,5 @@ func TestAddressedInputs(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s: %d setups (full subgroups: %v)", d.Info.Name, len(setups), d.enabled.FullSubgroups)
+	t.Logf("%s: %d setups (full subgroups: %v)", d.Info.Name, len(setups), d.Enabled.FullSubgroups)
 }

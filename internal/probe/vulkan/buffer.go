@@ -68,7 +68,7 @@ func (d *Device) newAddressedBuffer(size uint64) (*Buffer, error) {
 		b.Release()
 		return nil, err
 	}
-	b.address = bufferAddress(d.addressFn, d.dev, b.buf)
+	b.address = bufferAddress(d.addressFn, d.Dev, b.buf)
 	if b.address == 0 {
 		b.Release()
 		return nil, fmt.Errorf("vulkan: vkGetBufferDeviceAddress returned 0")
@@ -98,12 +98,12 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 		info.PNext = imp.buffer
 	}
 	var buf vk.Buffer
-	if r := vk.CreateBuffer(d.dev, &info, nil, &buf); r != vk.Success {
+	if r := vk.CreateBuffer(d.Dev, &info, nil, &buf); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateBuffer (%d bytes): %w", b.size, vk.Error(r))
 	}
 	b.buf = buf
 	var req vk.MemoryRequirements
-	vk.GetBufferMemoryRequirements(d.dev, buf, &req)
+	vk.GetBufferMemoryRequirements(d.Dev, buf, &req)
 	req.Deref()
 	alloc := vk.MemoryAllocateInfo{SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size}
 	if imp != nil {
@@ -123,18 +123,18 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 	}
 	alloc.MemoryTypeIndex = idx
 	var mem vk.DeviceMemory
-	if r := vk.AllocateMemory(d.dev, &alloc, nil, &mem); r != vk.Success {
+	if r := vk.AllocateMemory(d.Dev, &alloc, nil, &mem); r != vk.Success {
 		return fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(alloc.AllocationSize), vk.Error(r))
 	}
 	b.mem = mem
-	if r := vk.BindBufferMemory(d.dev, buf, mem, 0); r != vk.Success {
+	if r := vk.BindBufferMemory(d.Dev, buf, mem, 0); r != vk.Success {
 		return fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
 	}
 	if imp != nil {
 		b.mapped = imp.ptr
 	} else if mapped {
 		var p unsafe.Pointer
-		if r := vk.MapMemory(d.dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
+		if r := vk.MapMemory(d.Dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
 			return fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))
 		}
 		b.mapped = p
@@ -157,16 +157,16 @@ func (b *Buffer) Release() {
 	if b == nil {
 		return
 	}
-	if b.d != nil && b.d.dev != nil {
+	if b.d != nil && b.d.Dev != nil {
 		if b.mapped != nil && b.host == nil {
-			vk.UnmapMemory(b.d.dev, b.mem)
+			vk.UnmapMemory(b.d.Dev, b.mem)
 		}
 		if b.buf != nil {
-			vk.DestroyBuffer(b.d.dev, b.buf, nil)
+			vk.DestroyBuffer(b.d.Dev, b.buf, nil)
 			b.buf = nil
 		}
 		if b.mem != nil {
-			vk.FreeMemory(b.d.dev, b.mem, nil)
+			vk.FreeMemory(b.d.Dev, b.mem, nil)
 			b.mem = nil
 		}
 	}

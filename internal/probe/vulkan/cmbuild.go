@@ -8,7 +8,7 @@ import (
 
 // cmGen carries the IDs shared by the pieces of the cooperative-matrix GEMM.
 type cmGen struct {
-	*builder
+	*Builder
 	l                  cmLayout
 	m, n, k            uint32
 	steps              uint32 // K steps of BK
@@ -56,14 +56,14 @@ func buildCoopGEMM(version uint32, l cmLayout, m, n, k uint32) ([]uint32, error)
 		acc = g.loopSingle()
 	}
 	g.storeC(acc)
-	return g.finish(l.threads, 1, 1), nil
+	return g.Finish(l.threads, 1, 1), nil
 }
 
 func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
-	b := newBuilder(version)
-	mod, s := b.m, l.s
+	b := NewBuilder(version)
+	mod, s := b.M, l.s
 	mod.AddCapability(spirv.CapabilityGroupNonUniform)
-	g := &cmGen{builder: b, l: l, m: m, n: n, k: k, steps: k / l.t.BK, ops: matrixOperands(s)}
+	g := &cmGen{Builder: b, l: l, m: m, n: n, k: k, steps: k / l.t.BK, ops: matrixOperands(s)}
 	tA, err := componentType(mod, s.A)
 	if err != nil {
 		return nil, err
@@ -84,26 +84,26 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	// stores are made available to the workgroup, fragment loads from
 	// shared memory made visible, and the global loads stay private.
 	vulkanMemoryModel(mod, version, spirv.AddressingLogical)
-	g.wgScope = b.c(uint32(spirv.ScopeWorkgroup))
-	g.uvec4 = mod.TypeVector(b.u32, 4)
+	g.wgScope = b.C(uint32(spirv.ScopeWorkgroup))
+	g.uvec4 = mod.TypeVector(b.U32, 4)
 	if l.t.Addressed {
 		g.addressInputs()
 		b.binding = 2 // A and B keep their bindings in the layout, unused
 	} else {
-		g.aG, g.gPtr = b.storage(g.uvec4, 16)
-		g.bG, _ = b.storage(g.uvec4, 16)
+		g.aG, g.gPtr = b.Storage(g.uvec4, 16)
+		g.bG, _ = b.Storage(g.uvec4, 16)
 	}
 	if l.t.ReadOnly {
 		mod.Decorate(g.aG, spirv.DecorationNonWritable)
 		mod.Decorate(g.bG, spirv.DecorationNonWritable)
 	}
 	g.tC = tC
-	g.cG, g.cPtr = b.storage(tC, uint32(s.Result.Bytes()))
+	g.cG, g.cPtr = b.Storage(tC, uint32(s.Result.Bytes()))
 	g.shElem = g.uvec4
 	if q := l.perVec(); q > 1 {
-		g.shElem = mod.TypeVector(b.u32, 4/q)
+		g.shElem = mod.TypeVector(b.U32, 4/q)
 		if q == 4 {
-			g.shElem = b.u32
+			g.shElem = b.U32
 		}
 	}
 	g.aS, g.shPtr = b.shared(g.shElem, l.t.stages()*l.stageA()*l.perVec())
@@ -130,7 +130,7 @@ func vulkanMemoryModel(m *spirv.Module, version uint32, a spirv.AddressingModel)
 // addresses arrive in a push-constant block {A, B} and loads the two
 // pointers (aG, bG; gPtr becomes a pointer to one of their vectors).
 func (g *cmGen) addressInputs() {
-	mod, f := g.builder.m, g.f
+	mod, f := g.Builder.M, g.F
 	mod.AddCapability(spirv.CapabilityPhysicalStorageBufferAddresses)
 	if g.version < spirv.Version15 {
 		mod.AddExtension("SPV_KHR_physical_storage_buffer")
@@ -142,8 +142,8 @@ func (g *cmGen) addressInputs() {
 	v := mod.Variable(mod.TypePointer(spirv.StoragePushConstant, pc), spirv.StoragePushConstant)
 	g.global(v, spirv.StoragePushConstant)
 	member := mod.TypePointer(spirv.StoragePushConstant, ptr)
-	g.aG = f.Load(ptr, f.AccessChain(member, v, g.c(0)))
-	g.bG = f.Load(ptr, f.AccessChain(member, v, g.c(1)))
+	g.aG = f.Load(ptr, f.AccessChain(member, v, g.C(0)))
+	g.bG = f.Load(ptr, f.AccessChain(member, v, g.C(1)))
 	g.gPtr = mod.TypePointer(spirv.StoragePhysicalStorageBuffer, g.uvec4)
 }
 
@@ -151,32 +151,32 @@ func (g *cmGen) addressInputs() {
 // invocation's staging indices.
 func (g *cmGen) setup() {
 	l, s := g.l, g.l.s
-	lid := g.builtin(spirv.BuiltInLocalInvocationIndex, true)
-	sg := g.builtin(spirv.BuiltInSubgroupID, true)
+	lid := g.Builtin(spirv.BuiltInLocalInvocationIndex, true)
+	sg := g.Builtin(spirv.BuiltInSubgroupID, true)
 	wgx, wgy := g.builtinVec(spirv.BuiltInWorkgroupID)
-	g.m0, g.n0 = g.mulC(wgy, l.bm), g.mulC(wgx, l.bn)
-	sgM, sgN := g.div(sg, g.c(l.t.WN)), g.mod(sg, g.c(l.t.WN))
+	g.m0, g.n0 = g.MulC(wgy, l.bm), g.MulC(wgx, l.bn)
+	sgM, sgN := g.div(sg, g.C(l.t.WN)), g.Mod(sg, g.C(l.t.WN))
 	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
-	g.rowA, g.colB = g.mulC(sgM, l.t.TM*s.M), g.mulC(sgN, l.t.TN*s.N)
-	g.baseA = g.mulC(g.rowA, l.strideA*l.perVec())
-	g.stA = g.newStager(lid, g.m0, g.c(0), l.vecRowA, l.loadsA, g.k*ab/16, l.strideA, l.stageA(), l.vecRowA)
+	g.rowA, g.colB = g.MulC(sgM, l.t.TM*s.M), g.MulC(sgN, l.t.TN*s.N)
+	g.baseA = g.MulC(g.rowA, l.strideA*l.perVec())
+	g.stA = g.newStager(lid, g.m0, g.C(0), l.vecRowA, l.loadsA, g.k*ab/16, l.strideA, l.stageA(), l.vecRowA)
 	if l.t.BRowMajor {
-		g.baseB = g.mulC(sgN, l.t.TN*s.N*bb/l.unit)
+		g.baseB = g.MulC(sgN, l.t.TN*s.N*bb/l.unit)
 		rowVecs := g.n * bb / 16
-		g.stB = g.newStager(lid, g.c(0), g.div(g.mulC(g.n0, bb), g.c(16)), l.vecRowB, l.loadsB, rowVecs, l.strideB, l.stageB(), l.t.BK*rowVecs)
+		g.stB = g.newStager(lid, g.C(0), g.div(g.MulC(g.n0, bb), g.C(16)), l.vecRowB, l.loadsB, rowVecs, l.strideB, l.stageB(), l.t.BK*rowVecs)
 	} else {
-		g.baseB = g.mulC(g.colB, l.strideB*l.perVec())
-		g.stB = g.newStager(lid, g.n0, g.c(0), l.vecRowB, l.loadsB, g.k*bb/16, l.strideB, l.stageB(), l.vecRowB)
+		g.baseB = g.MulC(g.colB, l.strideB*l.perVec())
+		g.stB = g.newStager(lid, g.n0, g.C(0), l.vecRowB, l.loadsB, g.k*bb/16, l.strideB, l.stageB(), l.vecRowB)
 	}
 }
 
 // newStager places invocation lid in the staging of an operand whose block
 // starts at global row row0 and vector column col0 (at K step 0).
 func (g *cmGen) newStager(lid, row0, col0 spirv.ID, vecRow, loads, rowVecs, stride, stage, stepVecs uint32) stager {
-	r, c := g.div(lid, g.c(vecRow)), g.mod(lid, g.c(vecRow))
+	r, c := g.div(lid, g.C(vecRow)), g.Mod(lid, g.C(vecRow))
 	st := stager{loads: loads, dRow: g.l.threads / vecRow, rowVecs: rowVecs, stride: stride, stage: stage, stepVecs: stepVecs}
-	st.global = g.add(g.mulC(g.add(row0, r), rowVecs), g.add(col0, c))
-	st.shared = g.add(g.mulC(r, stride), c)
+	st.global = g.Add(g.MulC(g.Add(row0, r), rowVecs), g.Add(col0, c))
+	st.shared = g.Add(g.MulC(r, stride), c)
 	return st
 }
 
@@ -187,13 +187,13 @@ func (g *cmGen) newStager(lid, row0, col0 spirv.ID, vecRow, loads, rowVecs, stri
 // Vars the accumulators and the registers live in Function variables,
 // loaded and stored each step, instead of loop-carried values.
 func (g *cmGen) loopSingle() []spirv.ID {
-	l, f := g.l, g.f
+	l, f := g.l, g.F
 	nAcc := int(l.t.TM * l.t.TN)
 	ahead := l.t.prefetch()
 	// regs holds the data of steps 0…ahead-1, one step after another.
 	var regs []spirv.ID
 	for i := range ahead {
-		regs = append(regs, g.loadGlobal(g.c(min(i, g.steps-1)))...)
+		regs = append(regs, g.loadGlobal(g.C(min(i, g.steps-1)))...)
 	}
 	init := make([]spirv.Carried, 0, nAcc+len(regs))
 	for range nAcc {
@@ -225,9 +225,9 @@ func (g *cmGen) loopSingle() []spirv.ID {
 	}
 	control, params := g.loopControl()
 	if !l.t.Vars {
-		return f.LoopWith(control, params, g.c(g.steps), init, step)[:nAcc]
+		return f.LoopWith(control, params, g.C(g.steps), init, step)[:nAcc]
 	}
-	mod := g.builder.m
+	mod := g.Builder.M
 	vars := make([]spirv.ID, len(init))
 	for i, c := range init {
 		vars[i] = f.Var(mod.TypePointer(spirv.StorageFunction, c.Type))
@@ -240,7 +240,7 @@ func (g *cmGen) loopSingle() []spirv.ID {
 		}
 		return out
 	}
-	f.LoopWith(control, params, g.c(g.steps), nil, func(kt spirv.ID, _ []spirv.ID) []spirv.ID {
+	f.LoopWith(control, params, g.C(g.steps), nil, func(kt spirv.ID, _ []spirv.ID) []spirv.ID {
 		for i, v := range step(kt, load()) {
 			f.Store(vars[i], v)
 		}
@@ -265,18 +265,18 @@ func (g *cmGen) loopControl() (spirv.LoopControl, []uint32) {
 // offsets are constants: prefetch step kt+1 into registers, multiply from
 // buffer kt%2, store the registers to the other buffer, one barrier.
 func (g *cmGen) loopDouble() []spirv.ID {
-	l, f := g.l, g.f
+	l, f := g.l, g.F
 	nAcc := int(l.t.TM * l.t.TN)
-	g.storeShared(g.loadGlobal(g.c(0)), 0)
+	g.storeShared(g.loadGlobal(g.C(0)), 0)
 	g.stepBarrier()
 	carried := make([]spirv.Carried, nAcc)
 	for i := range carried {
 		carried[i] = spirv.Carried{Type: g.matC, Init: g.zeroAcc()}
 	}
 	control, params := g.loopControl()
-	return f.LoopWith(control, params, g.c(g.steps/2), carried, func(j spirv.ID, acc []spirv.ID) []spirv.ID {
+	return f.LoopWith(control, params, g.C(g.steps/2), carried, func(j spirv.ID, acc []spirv.ID) []spirv.ID {
 		for h := uint32(0); h < 2; h++ {
-			kt := g.addC(g.mulC(j, 2), h)
+			kt := g.AddC(g.MulC(j, 2), h)
 			next := g.loadGlobal(g.stepAhead(kt, 1))
 			acc = g.multiply(acc, h)
 			g.storeShared(next, 1-h)
@@ -292,14 +292,14 @@ func (g *cmGen) loopDouble() []spirv.ID {
 // ordering costs (docs/performance.md).
 func (g *cmGen) stepBarrier() {
 	if g.l.variant == variantNoSemantics {
-		g.f.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup, 0)
+		g.F.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup, 0)
 		return
 	}
 	g.barrier()
 }
 
 func (g *cmGen) zeroAcc() spirv.ID {
-	mod := g.builder.m
+	mod := g.Builder.M
 	return mod.ConstComposite(g.matC, zeroOf(mod, g.l.s.Result, g.tC))
 }
 
@@ -310,12 +310,12 @@ func (g *cmGen) loadAhead(kt spirv.ID, ahead uint32, spare []spirv.ID) []spirv.I
 	if !g.l.t.Guard || g.l.variant == variantNoGlobal {
 		return g.loadGlobal(g.stepAhead(kt, ahead))
 	}
-	step := g.addC(kt, ahead)
+	step := g.AddC(kt, ahead)
 	types := make([]spirv.ID, len(spare))
 	for i := range types {
 		types[i] = g.uvec4
 	}
-	return g.f.If(g.f.Binary(spirv.OpULessThan, g.boolT, step, g.c(g.steps)), types, spare,
+	return g.F.If(g.F.Binary(spirv.OpULessThan, g.boolT, step, g.C(g.steps)), types, spare,
 		func() []spirv.ID { return g.loadGlobal(step) })
 }
 
@@ -324,16 +324,16 @@ func (g *cmGen) loadAhead(kt spirv.ID, ahead uint32, spare []spirv.ID) []spirv.I
 // the operands carry padding for the steps past the end (padBytes).
 func (g *cmGen) stepAhead(kt spirv.ID, ahead uint32) spirv.ID {
 	if g.l.t.Pad {
-		return g.addC(kt, ahead)
+		return g.AddC(kt, ahead)
 	}
-	return g.f.ExtInst(g.u32, g.glsl, spirv.GLSLUMin, g.addC(kt, ahead), g.c(g.steps-1))
+	return g.F.ExtInst(g.U32, g.Glsl, spirv.GLSLUMin, g.AddC(kt, ahead), g.C(g.steps-1))
 }
 
 // multiply runs one K step on the shared buffer stage: for each K slice,
 // TM fragments of A, then each of TN fragments of B against all of them.
 // Offsets and strides count shared elements (l.unit bytes, q per vector).
 func (g *cmGen) multiply(acc []spirv.ID, stage uint32) []spirv.ID {
-	l, f, s := g.l, g.f, g.l.s
+	l, f, s := g.l, g.F, g.l.s
 	if l.variant == variantNoMMA {
 		return acc
 	}
@@ -343,14 +343,14 @@ func (g *cmGen) multiply(acc []spirv.ID, stage uint32) []spirv.ID {
 		as := make([]spirv.ID, l.t.TM)
 		for i := range as {
 			off := (stage*l.stageA()+uint32(i)*s.M*l.strideA)*q + kk*s.K*ab/l.unit
-			as[i] = g.loadFragment(g.matA, g.aS, g.addC(g.baseA, off), spirv.RowMajor, l.strideA*q)
+			as[i] = g.loadFragment(g.matA, g.aS, g.AddC(g.baseA, off), spirv.RowMajor, l.strideA*q)
 		}
 		for j := uint32(0); j < l.t.TN; j++ {
 			off, layout := (stage*l.stageB()+j*s.N*l.strideB)*q+kk*s.K*bb/l.unit, spirv.ColumnMajor
 			if l.t.BRowMajor {
 				off, layout = (stage*l.stageB()+kk*s.K*l.strideB)*q+j*s.N*bb/l.unit, spirv.RowMajor
 			}
-			bm := g.loadFragment(g.matB, g.bS, g.addC(g.baseB, off), layout, l.strideB*q)
+			bm := g.loadFragment(g.matB, g.bS, g.AddC(g.baseB, off), layout, l.strideB*q)
 			for i := uint32(0); i < l.t.TM; i++ {
 				acc[i*l.t.TN+j] = f.MatrixMulAdd(g.matC, as[i], bm, acc[i*l.t.TN+j], g.ops)
 			}
@@ -363,19 +363,19 @@ func (g *cmGen) multiply(acc []spirv.ID, stage uint32) []spirv.ID {
 // of v, made visible to the workgroup (the staging stores made it
 // available; the barrier between orders them).
 func (g *cmGen) loadFragment(typ, v, idx spirv.ID, layout spirv.MatrixLayout, stride uint32) spirv.ID {
-	return g.f.MatrixLoadWith(typ, g.f.AccessChain(g.shPtr, v, idx), layout, g.c(stride),
+	return g.F.MatrixLoadWith(typ, g.F.AccessChain(g.shPtr, v, idx), layout, g.C(stride),
 		spirv.MemoryAccessMakePointerVisible|spirv.MemoryAccessNonPrivatePointer, uint32(g.wgScope))
 }
 
 // storeC writes the accumulators to the row-major result.
 func (g *cmGen) storeC(acc []spirv.ID) {
-	l, f, s := g.l, g.f, g.l.s
+	l, f, s := g.l, g.F, g.l.s
 	for i := uint32(0); i < l.t.TM; i++ {
-		row := g.add(g.m0, g.addC(g.rowA, i*s.M))
+		row := g.Add(g.m0, g.AddC(g.rowA, i*s.M))
 		for j := uint32(0); j < l.t.TN; j++ {
-			col := g.add(g.n0, g.addC(g.colB, j*s.N))
-			ptr := g.elem(g.cPtr, g.cG, g.add(g.mulC(row, g.n), col))
-			f.MatrixStore(ptr, acc[i*l.t.TN+j], spirv.RowMajor, g.c(g.n))
+			col := g.Add(g.n0, g.AddC(g.colB, j*s.N))
+			ptr := g.Elem(g.cPtr, g.cG, g.Add(g.MulC(row, g.n), col))
+			f.MatrixStore(ptr, acc[i*l.t.TN+j], spirv.RowMajor, g.C(g.n))
 		}
 	}
 }
@@ -391,14 +391,14 @@ func (g *cmGen) loadGlobal(kt spirv.ID) []spirv.ID {
 		v  spirv.ID
 		st stager
 	}{{g.aG, g.stA}, {g.bG, g.stB}} {
-		base := g.add(st.st.global, g.mulC(kt, st.st.stepVecs))
+		base := g.Add(st.st.global, g.MulC(kt, st.st.stepVecs))
 		for i := uint32(0); i < st.st.loads; i++ {
-			idx := g.addC(base, i*st.st.dRow*st.st.rowVecs)
-			ptr := g.elem(g.gPtr, st.v, idx)
+			idx := g.AddC(base, i*st.st.dRow*st.st.rowVecs)
+			ptr := g.Elem(g.gPtr, st.v, idx)
 			if g.l.t.Addressed {
-				regs = append(regs, g.f.LoadAligned(g.uvec4, ptr, 16))
+				regs = append(regs, g.F.LoadAligned(g.uvec4, ptr, 16))
 			} else {
-				regs = append(regs, g.f.Load(g.uvec4, ptr))
+				regs = append(regs, g.F.Load(g.uvec4, ptr))
 			}
 		}
 	}
@@ -412,21 +412,21 @@ func (g *cmGen) storeShared(regs []spirv.ID, stage uint32) {
 	if len(regs) == 0 {
 		return
 	}
-	f, q := g.f, g.l.perVec()
+	f, q := g.F, g.l.perVec()
 	put := func(v, idx, val spirv.ID) {
 		f.StoreWith(f.AccessChain(g.shPtr, v, idx), val,
 			spirv.MemoryAccessMakePointerAvailable|spirv.MemoryAccessNonPrivatePointer, uint32(g.wgScope))
 	}
 	store := func(v spirv.ID, regs []spirv.ID, st stager) {
 		for i, reg := range regs {
-			idx := g.addC(st.shared, stage*st.stage+uint32(i)*st.dRow*st.stride)
+			idx := g.AddC(st.shared, stage*st.stage+uint32(i)*st.dRow*st.stride)
 			if q == 1 {
 				put(v, idx, reg)
 				continue
 			}
-			first := g.mulC(idx, q)
+			first := g.MulC(idx, q)
 			for p := range q {
-				put(v, g.addC(first, p), g.vecPart(reg, p, q))
+				put(v, g.AddC(first, p), g.vecPart(reg, p, q))
 			}
 		}
 	}
@@ -439,11 +439,11 @@ func (g *cmGen) storeShared(regs []spirv.ID, stage uint32) {
 func (g *cmGen) vecPart(reg spirv.ID, p, q uint32) spirv.ID {
 	n := 4 / q
 	if n == 1 {
-		return g.f.Extract(g.u32, reg, p)
+		return g.F.Extract(g.U32, reg, p)
 	}
 	words := make([]spirv.ID, n)
 	for i := range words {
-		words[i] = g.f.Extract(g.u32, reg, p*n+uint32(i))
+		words[i] = g.F.Extract(g.U32, reg, p*n+uint32(i))
 	}
-	return g.f.Composite(g.shElem, words...)
+	return g.F.Composite(g.shElem, words...)
 }

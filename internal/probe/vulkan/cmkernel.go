@@ -233,14 +233,14 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 		return fmt.Errorf("tile %v: row-major B needs block rows of 16 bytes, not %d", t, l.bn*bb)
 	case t.Stages > 2 || t.Prefetch > 2 || (t.stages() > 1 && t.prefetch() > 1):
 		return fmt.Errorf("tile %v: at most 2 stages or 2 steps of prefetch, not both", t)
-	case t.Addressed && !info.features.BufferAddress:
+	case t.Addressed && !info.Features.BufferAddress:
 		return fmt.Errorf("tile %v: no buffer device addresses: %w", t, ErrFeatureMissing)
 	case t.Unroll > 1 && t.NoUnroll:
 		return fmt.Errorf("tile %v: a partial unroll count and nounroll exclude each other", t)
-	case t.FullSubgroups && !info.features.FullSubgroups:
+	case t.FullSubgroups && !info.Features.FullSubgroups:
 		return fmt.Errorf("tile %v: no computeFullSubgroups: %w", t, ErrFeatureMissing)
-	case t.Version != 0 && t.Version > spirvVersion(info.apiVersion):
-		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, spirvVersion(info.apiVersion))
+	case t.Version != 0 && t.Version > SpirvVersion(info.API):
+		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, SpirvVersion(info.API))
 	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars) && t.stages() > 1:
 		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads, top barriers and variables need one buffer", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:

@@ -21,7 +21,7 @@ func Run(ctx context.Context, d *Device, o Options) ([]Result, []Skip, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if !d.enabled.CoopMat {
+	if !d.Enabled.CoopMat {
 		return nil, nil, fmt.Errorf("coopmat: cooperativeMatrix feature: %w", ErrFeatureMissing)
 	}
 	var res []Result
@@ -36,7 +36,7 @@ func Run(ctx context.Context, d *Device, o Options) ([]Result, []Skip, error) {
 		switch {
 		case err == nil:
 			res = append(res, r)
-		case isSkip(err):
+		case IsSkip(err):
 			skips = append(skips, Skip{Probe: ProbeCoopMatGEMM, Shape: s, Reason: err.Error()})
 		default:
 			errs = append(errs, err)
@@ -54,7 +54,7 @@ func (d *Device) RunShape(ctx context.Context, s Shape, o Options) (Result, erro
 // supports says why the device or our kernels cannot run shape s (nil if
 // they can).
 func (d *Device) supports(s Shape) error {
-	f := d.enabled
+	f := d.Enabled
 	switch {
 	case s.Scope != ScopeSubgroup:
 		return fmt.Errorf("scope %v: only subgroup-scope kernels are implemented: %w", s.Scope, ErrFeatureMissing)
@@ -231,20 +231,20 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 		}
 		cache.operands(o.Seed, l, n) // drawn before the trial's clock starts
 		if why := guard.refuse(l.mulAdds()); why != "" {
-			o.progress("coopmat: search %v %v n=%d: not tried: %s", s, t, n, why)
+			o.Progressf("coopmat: search %v %v n=%d: not tried: %s", s, t, n, why)
 			return nil
 		}
 		r, err := d.runCoop(ctx, l, n, o.searchOptions(), cache)
 		guard.done(l.mulAdds())
 		if err != nil {
-			o.progress("coopmat: search %v %v n=%d: %v", s, t, n, err)
+			o.Progressf("coopmat: search %v %v n=%d: %v", s, t, n, err)
 			if errors.Is(err, ErrCheckFailed) || ctx.Err() != nil {
 				return err
 			}
 			lastErr = err // a tile the driver cannot build: try the next one
 			return nil
 		}
-		o.progress("coopmat: search %v %v n=%d: %.4g ops/s (check worst %.3g)", s, t, n, r.OpsPerSecond.Median, r.Check.Worst)
+		o.Progressf("coopmat: search %v %v n=%d: %.4g ops/s (check worst %.3g)", s, t, n, r.OpsPerSecond.Median, r.Check.Worst)
 		if r.OpsPerSecond.Median > bestRate {
 			best, bestRate = &t, r.OpsPerSecond.Median
 		}
@@ -279,7 +279,7 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 		return Result{}, fmt.Errorf("coopmat: %v: %w", s, err)
 	}
 	a, bt, bRaw := cache.operands(o.Seed, l, n)
-	version := spirvVersion(d.Info.apiVersion)
+	version := SpirvVersion(d.Info.API)
 	if l.t.Version != 0 {
 		version = l.t.Version
 	}
@@ -290,7 +290,7 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
 	padA, padB := l.padBytes(n)
-	setup := kernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups, pad: []uint64{padA, padB}, inspect: o.inspect}
+	setup := KernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups, pad: []uint64{padA, padB}, inspect: o.inspect}
 	out, m, err := d.runGEMM(ctx, words, a.raw, bRaw, setup, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)

@@ -40,13 +40,13 @@ func (d *Device) newCommandsOn(q *queue) (*commands, error) {
 		Level: vk.CommandBufferLevelPrimary, CommandBufferCount: 1,
 	}
 	cbs := make([]vk.CommandBuffer, 1)
-	if r := vk.AllocateCommandBuffers(d.dev, &info, cbs); r != vk.Success {
+	if r := vk.AllocateCommandBuffers(d.Dev, &info, cbs); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkAllocateCommandBuffers: %w", vk.Error(r))
 	}
 	c.cb = cbs[0]
 	var f vk.Fence
 	fi := vk.FenceCreateInfo{SType: vk.StructureTypeFenceCreateInfo}
-	if r := vk.CreateFence(d.dev, &fi, nil, &f); r != vk.Success {
+	if r := vk.CreateFence(d.Dev, &fi, nil, &f); r != vk.Success {
 		c.release()
 		return nil, fmt.Errorf("vulkan: vkCreateFence: %w", vk.Error(r))
 	}
@@ -55,15 +55,15 @@ func (d *Device) newCommandsOn(q *queue) (*commands, error) {
 }
 
 func (c *commands) release() {
-	if c == nil || c.d.dev == nil {
+	if c == nil || c.d.Dev == nil {
 		return
 	}
 	if c.fence != nil {
-		vk.DestroyFence(c.d.dev, c.fence, nil)
+		vk.DestroyFence(c.d.Dev, c.fence, nil)
 		c.fence = nil
 	}
 	if c.cb != nil {
-		vk.FreeCommandBuffers(c.d.dev, c.q.pool, 1, []vk.CommandBuffer{c.cb})
+		vk.FreeCommandBuffers(c.d.Dev, c.q.pool, 1, []vk.CommandBuffer{c.cb})
 		c.cb = nil
 	}
 }
@@ -110,7 +110,7 @@ func (c *commands) issue(w fenceWait) error {
 }
 
 func (c *commands) resetFence() error {
-	if r := vk.ResetFences(c.d.dev, 1, []vk.Fence{c.fence}); r != vk.Success {
+	if r := vk.ResetFences(c.d.Dev, 1, []vk.Fence{c.fence}); r != vk.Success {
 		return fmt.Errorf("vulkan: vkResetFences: %w", vk.Error(r))
 	}
 	return nil
@@ -148,7 +148,7 @@ func (w fenceWait) String() string {
 func (c *commands) wait(w fenceWait) error {
 	err := c.waitFence(w)
 	if errors.Is(err, errNotSignalled) {
-		vk.DeviceWaitIdle(c.d.dev)
+		vk.DeviceWaitIdle(c.d.Dev)
 	}
 	return err
 }
@@ -161,7 +161,7 @@ func (c *commands) waitFence(w fenceWait) error {
 	if w == fenceSpin {
 		return c.spin()
 	}
-	switch r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r {
+	switch r := vk.WaitForFences(c.d.Dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r {
 	case vk.Success:
 		return nil
 	case vk.Timeout:
@@ -175,7 +175,7 @@ func (c *commands) waitFence(w fenceWait) error {
 func (c *commands) spin() error {
 	start := time.Now()
 	for i := 0; ; i++ {
-		switch r := vk.GetFenceStatus(c.d.dev, c.fence); r {
+		switch r := vk.GetFenceStatus(c.d.Dev, c.fence); r {
 		case vk.Success:
 			return nil
 		case vk.NotReady:
@@ -225,7 +225,7 @@ func (d *Device) newTimerOn(q *queue, n uint32) (*timer, error) {
 	}
 	info := vk.QueryPoolCreateInfo{SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryTypeTimestamp, QueryCount: n}
 	var qp vk.QueryPool
-	if r := vk.CreateQueryPool(d.dev, &info, nil, &qp); r != vk.Success {
+	if r := vk.CreateQueryPool(d.Dev, &info, nil, &qp); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkCreateQueryPool: %w", vk.Error(r))
 	}
 	t.pool = qp
@@ -233,8 +233,8 @@ func (d *Device) newTimerOn(q *queue, n uint32) (*timer, error) {
 }
 
 func (t *timer) release() {
-	if t != nil && t.pool != nil && t.d.dev != nil {
-		vk.DestroyQueryPool(t.d.dev, t.pool, nil)
+	if t != nil && t.pool != nil && t.d.Dev != nil {
+		vk.DestroyQueryPool(t.d.Dev, t.pool, nil)
 		t.pool = nil
 	}
 }
@@ -278,7 +278,7 @@ func (t *timer) stamp(cb vk.CommandBuffer, i uint32, stage vk.PipelineStageFlagB
 func (t *timer) intervals(n uint32) ([]float64, error) {
 	ts := make([]uint64, n)
 	flags := vk.QueryResultFlags(vk.QueryResult64Bit | vk.QueryResultWaitBit)
-	if r := vk.GetQueryPoolResults(t.d.dev, t.pool, 0, n, uint(8*n), unsafePointer(ts), 8, flags); r != vk.Success {
+	if r := vk.GetQueryPoolResults(t.d.Dev, t.pool, 0, n, uint(8*n), unsafePointer(ts), 8, flags); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkGetQueryPoolResults: %w", vk.Error(r))
 	}
 	bits := t.bits

@@ -37,10 +37,10 @@ func runCoopMat(t *testing.T, d *Device, o Options, match func(Shape) bool, afte
 		start := time.Now()
 		r, err := d.RunShape(context.Background(), s, o)
 		switch {
-		case isSkip(err) && os.Getenv("CI") == "true":
+		case IsSkip(err) && os.Getenv("CI") == "true":
 			t.Errorf("FAIL %v: skipped in CI: %v", s, err)
 			continue
-		case isSkip(err):
+		case IsSkip(err):
 			t.Logf("SKIP %v: %v", s, err)
 			continue
 		case err != nil:

@@ -11,7 +11,7 @@ import (
 const (
 	extCoopMat      = "VK_KHR_cooperative_matrix"
 	extBFloat16     = "VK_KHR_shader_bfloat16"
-	extFloat16Int8  = "VK_KHR_shader_float16_int8"
+	ExtFloat16Int8  = "VK_KHR_shader_float16_int8"
 	ext8BitStorage  = "VK_KHR_8bit_storage"
 	ext16BitStorage = "VK_KHR_16bit_storage"
 	extMemoryModel  = "VK_KHR_vulkan_memory_model"
@@ -21,13 +21,13 @@ const (
 	// extSubgroupControl (core in Vulkan 1.3) lets a pipeline require
 	// full subgroups.
 	extSubgroupControl = "VK_EXT_subgroup_size_control"
-	// extExecutableInfo reports what the driver compiled a pipeline into
+	// ExtExecutableInfo reports what the driver compiled a pipeline into
 	// (used by the kernel diagnostics in tests).
-	extExecutableInfo = "VK_KHR_pipeline_executable_properties"
+	ExtExecutableInfo = "VK_KHR_pipeline_executable_properties"
 	extPCIBusInfo     = "VK_EXT_pci_bus_info"
-	extMemoryBudget   = "VK_EXT_memory_budget"
+	ExtMemoryBudget   = "VK_EXT_memory_budget"
 	extDriverProps    = "VK_KHR_driver_properties"
-	extIntDot         = "VK_KHR_shader_integer_dot_product"
+	ExtIntDot         = "VK_KHR_shader_integer_dot_product"
 )
 
 // PCIBusInfo is the device's PCI address (VK_EXT_pci_bus_info).
@@ -79,14 +79,14 @@ type DeviceInfo struct {
 	// Extensions lists the device extensions, sorted.
 	Extensions []string
 
-	apiVersion uint32
-	family     uint32
+	API    uint32
+	family uint32
 	// copyFamily is a transfer-only queue family (a copy engine) or -1;
 	// copyTimestampBits is its valid timestamp bits.
 	copyFamily        int
 	copyTimestampBits uint32
-	features          featureSet
-	structs           map[uint32]bool
+	Features          featureSet
+	Structs           map[uint32]bool
 }
 
 // HasExtension reports whether the device lists the named extension.
@@ -187,7 +187,7 @@ func (in *instance) describe(index int, pd vk.PhysicalDevice) (DeviceInfo, error
 		Type: deviceTypes[p.DeviceType], APIVersion: versionString(p.ApiVersion), DriverVersion: p.DriverVersion,
 		TimestampPeriodNs: float64(p.Limits.TimestampPeriod), MaxSharedBytes: p.Limits.MaxComputeSharedMemorySize,
 		MaxInvocations: p.Limits.MaxComputeWorkGroupInvocations, MaxStorageBufferRange: p.Limits.MaxStorageBufferRange,
-		Extensions: exts, apiVersion: p.ApiVersion,
+		Extensions: exts, API: p.ApiVersion,
 	}
 	if p.ApiVersion < vk.MakeVersion(1, 1, 0) {
 		return info, fmt.Errorf("vulkan: %s: device API %s below 1.1", info.Name, info.APIVersion)
@@ -202,15 +202,15 @@ func (in *instance) describe(index int, pd vk.PhysicalDevice) (DeviceInfo, error
 	if err != nil {
 		return info, fmt.Errorf("vulkan: %s: %w", info.Name, err)
 	}
-	info.structs = featureStructs(info)
-	info.features = in.ext.queryFeatures(pd, info.structs)
+	info.Structs = featureStructs(info)
+	info.Features = in.ext.queryFeatures(pd, info.Structs)
 	return info, nil
 }
 
 func (in *instance) describeMemory(pd vk.PhysicalDevice, info *DeviceInfo) {
 	best, size, heaps := deviceLocalHeap(pd)
 	info.DeviceLocalBytes = size
-	if best >= 0 && info.HasExtension(extMemoryBudget) {
+	if best >= 0 && info.HasExtension(ExtMemoryBudget) {
 		if b, _ := in.ext.queryBudget(pd, heaps); best < len(b) {
 			info.DeviceLocalBudgetBytes = b[best]
 		}
@@ -285,25 +285,25 @@ func pickFamily(fams []vk.QueueFamilyProperties, ok func(vk.QueueFlags) bool) (i
 
 // featureStructs says which feature structures the device understands.
 func featureStructs(info DeviceInfo) map[uint32]bool {
-	v12 := info.apiVersion >= vk.MakeVersion(1, 2, 0)
+	v12 := info.API >= vk.MakeVersion(1, 2, 0)
 	return map[uint32]bool{
-		sTypeIntDotFeatures:   hasIntDot(info),
-		sTypeFloat16Int8:      v12 || info.HasExtension(extFloat16Int8),
+		sTypeIntDotFeatures:   HasIntDot(info),
+		STypeFloat16Int8:      v12 || info.HasExtension(ExtFloat16Int8),
 		sType16BitStorage:     true,
 		sType8BitStorage:      v12 || info.HasExtension(ext8BitStorage),
 		sTypeMemoryModel:      v12 || info.HasExtension(extMemoryModel),
 		sTypeBFloat16Features: info.HasExtension(extBFloat16),
 		sTypeCoopMatFeatures:  info.HasExtension(extCoopMat),
 		sTypeAddressFeatures:  v12 || info.HasExtension(extBufferAddress),
-		sTypeSubgroupControl:  info.apiVersion >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extSubgroupControl),
-		sTypeExecFeatures:     info.HasExtension(extExecutableInfo),
+		sTypeSubgroupControl:  info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extSubgroupControl),
+		sTypeExecFeatures:     info.HasExtension(ExtExecutableInfo),
 	}
 }
 
-// hasIntDot reports whether the device knows integer dot products: Vulkan
+// HasIntDot reports whether the device knows integer dot products: Vulkan
 // 1.3 made VK_KHR_shader_integer_dot_product core.
-func hasIntDot(info DeviceInfo) bool {
-	return info.apiVersion >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extIntDot)
+func HasIntDot(info DeviceInfo) bool {
+	return info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(ExtIntDot)
 }
 
 // Devices lists every Vulkan physical device. It returns an error wrapping

@@ -10,13 +10,13 @@
 //   - Device.Shapes lists every cooperative-matrix shape the driver offers;
 //     without the extension it returns an error wrapping ErrExtensionMissing.
 //   - Run measures every shape: a short measured tile search (never a table
-//     of device names), then the chosen tile at Options.Size. RunFMA64,
-//     RunFMA16 and RunDot4 measure the vector-ALU kernels: fp64 FMA
-//     (fma.go), fp16 FMA on packed vectors (fma16.go) and packed 4×8-bit
-//     dot products (dot4.go), run and checked exactly by vector.go.
+//     of device names), then the chosen tile at Options.Size. The vector-ALU
+//     kernels (fp64 and fp16 FMA, packed dot products) are in the alu
+//     sub-package; the kernels build on Builder (builder.go) and run through
+//     Device.RunKernel (kernel.go).
 //   - The probes (probe.Probe[*Device]) turn those figures into the card's,
-//     each carrying the check its kernel passed: VectorProbes
-//     (probe_vector.go), HostLinkProbe (probe_link.go: the host link and
+//     each carrying the check its kernel passed: alu.VectorProbes,
+//     HostLinkProbe (probe_link.go: the host link and
 //     launch, MeasureTransfer in transfer*.go) and CoopMatProbe
 //     (probe_coopmat.go: the GEMMs and their K-sweep rooflines).
 //   - HeapUsage reads a device-local heap's usage and budget afresh

@@ -27,7 +27,6 @@ var (
 	flagSearch = flag.Uint("coopmat.search", 0, "GEMM edge of the tile search (0: min(size, 4096))")
 	flagShapes = flag.String("coopmat.shapes", "", "regexp: measure only the shapes whose name matches")
 	flagAll    = flag.Bool("coopmat.explore", false, "search every tile of the candidate space, not the default subset")
-	flagFMA16  = flag.Bool("coopmat.fma16", false, "log every fp16 FMA form at full size")
 	flagLink   = flag.Bool("coopmat.transfer", false, "log every host-link path (each queue, 256 MiB) and every 1 MiB upload method")
 	flagDiag   = flag.String("coopmat.variants", "", "regexp: for matching shapes, time diagnostic variants (no global loads, no MulAdds) of a few tiles")
 )
@@ -152,7 +151,7 @@ func peerOperands(t ComponentType, n uint32) *operandCache {
 		op := operand{raw: make([]byte, 2*n*n), values: make([]float64, n*n)}
 		for i := range op.values {
 			x := float32(rng.IntN(4)-1) / 2
-			h := f16Bits(x)
+			h := F16Bits(x)
 			if t == BFloat16 {
 				h = bf16Bits(x)
 			}
@@ -230,34 +229,4 @@ func TestCoopExploreCandidatesBuild(t *testing.T) {
 			t.Errorf("%v: only %d explored candidates fit the H200's limits", s, fits)
 		}
 	}
-}
-
-// TestFMA16FormsFullSize logs every fp16 form at the default size with
-// the fold guards' verdict (full work, half the work, a quarter of the
-// unroll), for a look at how a driver runs them. It runs only with
-// -coopmat.fma16 on a device with shaderFloat16.
-func TestFMA16FormsFullSize(t *testing.T) {
-	if !*flagFMA16 {
-		t.Skip("pass -coopmat.fma16")
-	}
-	d := newDevice(t)
-	if !d.enabled.Float16 {
-		t.Skipf("%s has no shaderFloat16", d.Info.Name)
-	}
-	for _, k := range fma16Explore() {
-		r, why, err := d.measureForm(context.Background(), Options{}, k)
-		if err != nil {
-			t.Errorf("%s lanes=%d: %v", k.Form, k.Lanes, err)
-			continue
-		}
-		logVector(t, r)
-		if why != "" {
-			t.Logf("  folded: %s", why)
-		}
-	}
-	r, err := RunFMA16(context.Background(), d, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logVector(t, r)
 }

@@ -168,7 +168,7 @@ func leadRun(t *testing.T, d *Device, s Shape, tile CoopTile, o Options, cache *
 // writeExecutables saves what the driver compiled k into (see
 // saveExecutables).
 func writeExecutables(t *testing.T, name string, k *Kernel) {
-	x, err := k.d.ext.executables(k.d.dev, k.pipe)
+	x, err := k.d.Ext.Executables(k.d.Dev, k.Pipe)
 	saveExecutables(t, name, x, err)
 }
 

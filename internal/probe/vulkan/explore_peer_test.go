@@ -70,7 +70,7 @@ func TestPeerModule(t *testing.T) {
 	if err := d.Upload(pb, params); err != nil {
 		t.Fatal(err)
 	}
-	k, err := d.newKernel(words, nil, pipelineOpts{fullSubgroups: true, capture: *flagInspect != ""}, [][]*Buffer{{pb}})
+	k, err := d.NewKernelOpts(words, nil, PipelineOpts{fullSubgroups: true, Capture: *flagInspect != ""}, [][]*Buffer{{pb}})
 	if err != nil {
 		t.Fatal(err)
 	}

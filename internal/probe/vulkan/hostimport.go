@@ -139,7 +139,7 @@ func (d *Device) hostImportAlign() (uint64, bool) {
 	if !d.Info.HasExtension(extExternalMemoryHost) {
 		return 0, false
 	}
-	return d.ext.queryHostImport(d.pd, hostUsage)
+	return d.Ext.queryHostImport(d.pd, hostUsage)
 }
 
 // newImportedBuffer creates a host buffer of size bytes in memory mapped by
@@ -171,7 +171,7 @@ func (b *Buffer) createImported(minAlign uint64) (hostMemory, error) {
 		return hostMemory{}, err
 	}
 	imp := &hostImport{ptr: unsafe.Pointer(&data[0]), size: n}
-	if imp.types, err = b.d.ext.hostPointerTypes(b.d.dev, imp.ptr); err != nil {
+	if imp.types, err = b.d.Ext.hostPointerTypes(b.d.Dev, imp.ptr); err != nil {
 		return hostMemory{}, err
 	}
 	var free func()

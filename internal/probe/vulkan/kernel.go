@@ -17,7 +17,7 @@ type Kernel struct {
 	module vk.ShaderModule
 	dsl    vk.DescriptorSetLayout
 	layout vk.PipelineLayout
-	pipe   vk.Pipeline
+	Pipe   vk.Pipeline
 	pool   vk.DescriptorPool
 	// sets are the bindings' descriptor sets: one for NewKernel, one per
 	// list of buffers for newKernelSets.
@@ -26,7 +26,7 @@ type Kernel struct {
 	// (empty: none).
 	push []byte
 	// opts are how the pipeline was made.
-	opts pipelineOpts
+	opts PipelineOpts
 }
 
 // NewKernel creates a compute pipeline from words (entry point "main") and
@@ -39,26 +39,26 @@ func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) 
 // of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
 // sets[i].
 func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
-	return d.newKernel(words, nil, pipelineOpts{}, sets)
+	return d.NewKernelOpts(words, nil, PipelineOpts{}, sets)
 }
 
-// pipelineOpts are how newKernel creates a pipeline beyond its words.
-type pipelineOpts struct {
+// PipelineOpts are how newKernel creates a pipeline beyond its words.
+type PipelineOpts struct {
 	// fullSubgroups requires full subgroups (the device has
 	// computeFullSubgroups).
 	fullSubgroups bool
-	// capture keeps what the driver compiled, for executables (the device
+	// Capture keeps what the driver compiled, for executables (the device
 	// has ExecutableInfo).
-	capture bool
+	Capture bool
 }
 
-// newKernel is newKernelSets for a kernel that also takes push as its
+// NewKernelOpts is newKernelSets for a kernel that also takes push as its
 // push-constant block (offset 0, compute stage), its pipeline made with o.
-func (d *Device) newKernel(words []uint32, push []byte, o pipelineOpts, sets [][]*Buffer) (*Kernel, error) {
+func (d *Device) NewKernelOpts(words []uint32, push []byte, o PipelineOpts, sets [][]*Buffer) (*Kernel, error) {
 	switch {
-	case o.fullSubgroups && !d.enabled.FullSubgroups:
+	case o.fullSubgroups && !d.Enabled.FullSubgroups:
 		return nil, fmt.Errorf("vulkan: computeFullSubgroups: %w", ErrFeatureMissing)
-	case o.capture && !d.enabled.ExecutableInfo:
+	case o.Capture && !d.Enabled.ExecutableInfo:
 		return nil, fmt.Errorf("vulkan: pipelineExecutableInfo: %w", ErrFeatureMissing)
 	}
 	k := &Kernel{d: d, push: push, opts: o}
@@ -75,7 +75,7 @@ func (k *Kernel) create(words []uint32, sets [][]*Buffer) error {
 		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(4 * len(words)), PCode: words,
 	}
 	var sm vk.ShaderModule
-	if r := vk.CreateShaderModule(d.dev, &smi, nil, &sm); r != vk.Success {
+	if r := vk.CreateShaderModule(d.Dev, &smi, nil, &sm); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateShaderModule: %w", vk.Error(r))
 	}
 	k.module = sm
@@ -101,7 +101,7 @@ func (k *Kernel) createLayout(n int) error {
 		SType: vk.StructureTypeDescriptorSetLayoutCreateInfo, BindingCount: uint32(n), PBindings: binds,
 	}
 	var dsl vk.DescriptorSetLayout
-	if r := vk.CreateDescriptorSetLayout(d.dev, &dli, nil, &dsl); r != vk.Success {
+	if r := vk.CreateDescriptorSetLayout(d.Dev, &dli, nil, &dsl); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateDescriptorSetLayout: %w", vk.Error(r))
 	}
 	k.dsl = dsl
@@ -115,7 +115,7 @@ func (k *Kernel) createLayout(n int) error {
 		}}
 	}
 	var pl vk.PipelineLayout
-	if r := vk.CreatePipelineLayout(d.dev, &pli, nil, &pl); r != vk.Success {
+	if r := vk.CreatePipelineLayout(d.Dev, &pli, nil, &pl); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreatePipelineLayout: %w", vk.Error(r))
 	}
 	k.layout = pl
@@ -128,7 +128,7 @@ func (k *Kernel) createPipeline() error {
 		stageFlags = stageRequireFullSubgroups
 	}
 	var flags vk.PipelineCreateFlags
-	if k.opts.capture {
+	if k.opts.Capture {
 		flags = pipelineCapture
 	}
 	ci := []vk.ComputePipelineCreateInfo{{
@@ -140,10 +140,10 @@ func (k *Kernel) createPipeline() error {
 		Layout: k.layout, Flags: flags,
 	}}
 	pipes := make([]vk.Pipeline, 1)
-	if r := vk.CreateComputePipelines(k.d.dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
+	if r := vk.CreateComputePipelines(k.d.Dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateComputePipelines: %w", vk.Error(r))
 	}
-	k.pipe = pipes[0]
+	k.Pipe = pipes[0]
 	return nil
 }
 
@@ -155,7 +155,7 @@ func (k *Kernel) createSets(sets [][]*Buffer) error {
 		PPoolSizes: []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: max(n*ns, 1)}},
 	}
 	var pool vk.DescriptorPool
-	if r := vk.CreateDescriptorPool(d.dev, &pi, nil, &pool); r != vk.Success {
+	if r := vk.CreateDescriptorPool(d.Dev, &pi, nil, &pool); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateDescriptorPool: %w", vk.Error(r))
 	}
 	k.pool = pool
@@ -168,7 +168,7 @@ func (k *Kernel) createSets(sets [][]*Buffer) error {
 		DescriptorSetCount: ns, PSetLayouts: layouts,
 	}
 	k.sets = make([]vk.DescriptorSet, ns)
-	if r := vk.AllocateDescriptorSets(d.dev, &ai, &k.sets[0]); r != vk.Success {
+	if r := vk.AllocateDescriptorSets(d.Dev, &ai, &k.sets[0]); r != vk.Success {
 		k.sets = nil
 		return fmt.Errorf("vulkan: vkAllocateDescriptorSets: %w", vk.Error(r))
 	}
@@ -185,7 +185,7 @@ func (k *Kernel) createSets(sets [][]*Buffer) error {
 			})
 		}
 	}
-	vk.UpdateDescriptorSets(d.dev, uint32(len(writes)), writes, 0, nil)
+	vk.UpdateDescriptorSets(d.Dev, uint32(len(writes)), writes, 0, nil)
 	return nil
 }
 
@@ -194,7 +194,7 @@ func (k *Kernel) dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.dispatchSet
 
 // dispatchSet is dispatch on the buffers of set i.
 func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
-	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.pipe)
+	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.Pipe)
 	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.sets[i]}, 0, nil)
 	if len(k.push) > 0 {
 		vk.CmdPushConstants(cb, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(k.push)), unsafe.Pointer(&k.push[0]))
@@ -204,17 +204,17 @@ func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
 
 // Release destroys the pipeline and its descriptor objects. Safe twice.
 func (k *Kernel) Release() {
-	if k == nil || k.d == nil || k.d.dev == nil {
+	if k == nil || k.d == nil || k.d.Dev == nil {
 		return
 	}
-	dev := k.d.dev
+	dev := k.d.Dev
 	if k.pool != nil {
 		vk.DestroyDescriptorPool(dev, k.pool, nil)
 		k.pool, k.sets = nil, nil
 	}
-	if k.pipe != nil {
-		vk.DestroyPipeline(dev, k.pipe, nil)
-		k.pipe = nil
+	if k.Pipe != nil {
+		vk.DestroyPipeline(dev, k.Pipe, nil)
+		k.Pipe = nil
 	}
 	if k.layout != nil {
 		vk.DestroyPipelineLayout(dev, k.layout, nil)
@@ -232,12 +232,12 @@ func (k *Kernel) Release() {
 
 func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
 
-// runKernel uploads inputs to device-local buffers (bindings 0…), adds an
+// RunKernel uploads inputs to device-local buffers (bindings 0…), adds an
 // output buffer of outBytes as the last binding, builds the pipeline, times
 // it over groups counting ops per dispatch, and downloads the output of the
 // last timed dispatch for checking.
 // setup says how to build it beyond that.
-func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte, setup kernelSetup, outBytes uint64,
+func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
 	bufs := make([]*Buffer, 0, len(inputs)+1)
 	defer func() {
@@ -274,13 +274,13 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		return nil, measurement{}, fmt.Errorf("output: %w", err)
 	}
 	bufs = append(bufs, out)
-	k, err := d.newKernel(words, push, pipelineOpts{fullSubgroups: setup.fullSubgroups, capture: setup.inspect != nil}, [][]*Buffer{bufs})
+	k, err := d.NewKernelOpts(words, push, PipelineOpts{fullSubgroups: setup.fullSubgroups, Capture: setup.inspect != nil}, [][]*Buffer{bufs})
 	if err != nil {
 		return nil, measurement{}, err
 	}
 	defer k.Release()
 	if setup.inspect != nil {
-		setup.inspect(d.ext.executables(d.dev, k.pipe))
+		setup.inspect(d.Ext.Executables(d.Dev, k.Pipe))
 	}
 	m, err := d.measure(ctx, k, groups, ops, tm)
 	if err != nil {
@@ -294,14 +294,14 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 }
 
 // runGEMM is runKernel for kernels with inputs A and B.
-func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, setup kernelSetup, outBytes uint64,
+func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
-	return d.runKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
+	return d.RunKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
 }
 
-// kernelSetup is how runKernel builds a kernel beyond its words and
+// KernelSetup is how runKernel builds a kernel beyond its words and
 // buffers; the zero value is a plain kernel.
-type kernelSetup struct {
+type KernelSetup struct {
 	// addressed gives the inputs device addresses too, pushed to the kernel
 	// as a push-constant block of one 64-bit address per input, in order.
 	addressed bool

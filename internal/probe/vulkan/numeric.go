@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// f16Bits rounds f to the nearest IEEE binary16 (ties to even).
-func f16Bits(f float32) uint16 {
+// F16Bits rounds f to the nearest IEEE binary16 (ties to even).
+func F16Bits(f float32) uint16 {
 	b := math.Float32bits(f)
 	sign := uint16(b>>16) & 0x8000
 	exp := int32(b>>23&0xff) - 127 + 15
@@ -38,8 +38,8 @@ func f16Bits(f float32) uint16 {
 	return sign | uint16(r)
 }
 
-// f16Value decodes an IEEE binary16.
-func f16Value(h uint16) float64 {
+// F16Value decodes an IEEE binary16.
+func F16Value(h uint16) float64 {
 	sign := 1.0
 	if h&0x8000 != 0 {
 		sign = -1
@@ -101,9 +101,9 @@ func fill(rng *rand.Rand, t ComponentType, op operand, lo, hi int) {
 			binary.LittleEndian.PutUint32(op.raw[4*i:], math.Float32bits(x))
 			op.values[i] = float64(x)
 		case Float16:
-			h := f16Bits(x)
+			h := F16Bits(x)
 			binary.LittleEndian.PutUint16(op.raw[2*i:], h)
-			op.values[i] = f16Value(h)
+			op.values[i] = F16Value(h)
 		case BFloat16:
 			h := bf16Bits(x)
 			binary.LittleEndian.PutUint16(op.raw[2*i:], h)
@@ -124,7 +124,7 @@ func decode(raw []byte, t ComponentType, i int) float64 {
 	case Float32:
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
 	case Float16:
-		return f16Value(binary.LittleEndian.Uint16(raw[2*i:]))
+		return F16Value(binary.LittleEndian.Uint16(raw[2*i:]))
 	case BFloat16:
 		return bf16Value(binary.LittleEndian.Uint16(raw[2*i:]))
 	case Uint32:

@@ -17,12 +17,12 @@ func TestF16RoundTrip(t *testing.T) {
 		{1 + 3.0/2048, 0x3c02},
 	}
 	for _, c := range cases {
-		if got := f16Bits(c.in); got != c.bits {
+		if got := F16Bits(c.in); got != c.bits {
 			t.Errorf("f16Bits(%g) = %#04x, want %#04x", c.in, got, c.bits)
 		}
 	}
 	for h := range uint32(0x7c00) {
-		if got := f16Bits(float32(f16Value(uint16(h)))); got != uint16(h) {
+		if got := F16Bits(float32(F16Value(uint16(h)))); got != uint16(h) {
 			t.Fatalf("round trip of %#04x gave %#04x", h, got)
 		}
 	}

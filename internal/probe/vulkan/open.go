@@ -15,13 +15,13 @@ type Device struct {
 	Info DeviceInfo
 
 	inst    *instance
-	ext     ext
+	Ext     ext
 	pd      vk.PhysicalDevice
-	dev     vk.Device
+	Dev     vk.Device
 	queue   *queue // compute
 	copyQ   *queue // transfer-only; nil when the device has none
 	memory  vk.PhysicalDeviceMemoryProperties
-	enabled featureSet
+	Enabled featureSet
 	// addressFn is vkGetBufferDeviceAddress; nil unless the device has
 	// buffer device addresses enabled.
 	addressFn unsafe.Pointer
@@ -34,7 +34,7 @@ func Open(index int) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{inst: in, ext: in.ext}
+	d := &Device{inst: in, Ext: in.ext}
 	if err := d.open(index); err != nil {
 		d.Release()
 		return nil, err
@@ -75,15 +75,15 @@ type queue struct {
 }
 
 // wanted lists the device extensions we enable when present.
-var wanted = []string{extCoopMat, extBFloat16, extFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, extIntDot,
+var wanted = []string{extCoopMat, extBFloat16, ExtFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, ExtIntDot,
 	extExternalMemoryHost, extBufferAddress, extSubgroupControl,
-	extExecutableInfo}
+	ExtExecutableInfo}
 
 func (d *Device) createDevice() error {
-	f := d.Info.features
+	f := d.Info.Features
 	f.MemoryModelDevice = false
-	d.enabled = f
-	chain := newDeviceChain(d.Info.structs, f)
+	d.Enabled = f
+	chain := newDeviceChain(d.Info.Structs, f)
 	defer chain.free()
 	var exts []string
 	for _, e := range wanted {
@@ -111,9 +111,9 @@ func (d *Device) createDevice() error {
 	if r := vk.CreateDevice(d.pd, &info, nil, &dev); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateDevice: %w", vk.Error(r))
 	}
-	d.dev = dev
+	d.Dev = dev
 	if f.BufferAddress {
-		d.addressFn = d.ext.addressFunc(dev)
+		d.addressFn = d.Ext.addressFunc(dev)
 	}
 	var err error
 	if d.queue, err = d.newQueue(d.Info.family, d.Info.TimestampValidBits, "compute-queue"); err != nil {
@@ -128,12 +128,12 @@ func (d *Device) createDevice() error {
 // newQueue gets queue 0 of family and makes its command pool.
 func (d *Device) newQueue(family, tsBits uint32, name string) (*queue, error) {
 	q := &queue{family: family, tsBits: tsBits, name: name}
-	vk.GetDeviceQueue(d.dev, family, 0, &q.q)
+	vk.GetDeviceQueue(d.Dev, family, 0, &q.q)
 	info := vk.CommandPoolCreateInfo{
 		SType: vk.StructureTypeCommandPoolCreateInfo, QueueFamilyIndex: family,
 		Flags: vk.CommandPoolCreateFlags(vk.CommandPoolCreateResetCommandBufferBit),
 	}
-	if r := vk.CreateCommandPool(d.dev, &info, nil, &q.pool); r != vk.Success {
+	if r := vk.CreateCommandPool(d.Dev, &info, nil, &q.pool); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkCreateCommandPool (%s): %w", name, vk.Error(r))
 	}
 	return q, nil
@@ -154,16 +154,16 @@ func (d *Device) Release() {
 	if d == nil {
 		return
 	}
-	if d.dev != nil {
-		vk.DeviceWaitIdle(d.dev)
+	if d.Dev != nil {
+		vk.DeviceWaitIdle(d.Dev)
 		for _, q := range []*queue{d.queue, d.copyQ} {
 			if q != nil {
-				vk.DestroyCommandPool(d.dev, q.pool, nil)
+				vk.DestroyCommandPool(d.Dev, q.pool, nil)
 			}
 		}
 		d.queue, d.copyQ = nil, nil
-		vk.DestroyDevice(d.dev, nil)
-		d.dev = nil
+		vk.DestroyDevice(d.Dev, nil)
+		d.Dev = nil
 	}
 	d.inst.release()
 }

@@ -40,7 +40,7 @@ func (CoopMatProbe) Version() string { return ProbeVersion }
 // A failed check, or a kernel that failed to run, is an error.
 func (p CoopMatProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
 	res, skips, err := Run(ctx, d, p.Options)
-	if isSkip(err) {
+	if IsSkip(err) {
 		return &probe.Contribution{Skipped: []schema.Skip{{Probe: ProbeCoopMatGEMM, Item: "matrix engine",
 			Reason: "matrix path unreachable: " + err.Error() + "; figures are vector-ALU only"}}}, nil
 	}
@@ -49,7 +49,7 @@ func (p CoopMatProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, 
 	}
 	c := &probe.Contribution{}
 	for _, r := range res {
-		c.Precisions = append(c.Precisions, precision(r, "gemm", "gemm=2mnk"))
+		c.Precisions = append(c.Precisions, Precision(r, "gemm", "gemm=2mnk"))
 		if len(c.Probes) == 0 {
 			c.Probes = []schema.ProbeRecord{{Name: r.Probe, Version: ProbeVersion}}
 		}
@@ -129,9 +129,9 @@ func fastestPerTypes(res []Result) []Result {
 // coopMatTypes names a shape's types, e.g. "fp16-fp32" (inputs, then the
 // result), "int8xuint8-int32" when the inputs differ.
 func coopMatTypes(s Shape) string {
-	name := typeName(s.A)
+	name := TypeName(s.A)
 	if s.B != s.A {
-		name += "x" + typeName(s.B)
+		name += "x" + TypeName(s.B)
 	}
-	return name + "-" + typeName(s.Result)
+	return name + "-" + TypeName(s.Result)
 }

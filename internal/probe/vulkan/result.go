@@ -115,7 +115,7 @@ func (o Options) searchOptions() Options {
 	return o
 }
 
-func (o Options) progress(format string, args ...any) {
+func (o Options) Progressf(format string, args ...any) {
 	if o.Progress != nil {
 		o.Progress(fmt.Sprintf(format, args...))
 	}

@@ -70,7 +70,7 @@ func (d *Device) rooflinePoint(ctx context.Context, l cmLayout, n, k uint32, a, 
 	if l.t.BRowMajor {
 		bRaw = transposeRaw(bRaw, int(n), int(k), s.B.Bytes())
 	}
-	version := spirvVersion(d.Info.apiVersion)
+	version := SpirvVersion(d.Info.API)
 	if l.t.Version != 0 {
 		version = l.t.Version
 	}
@@ -84,7 +84,7 @@ func (d *Device) rooflinePoint(ctx context.Context, l cmLayout, n, k uint32, a, 
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
 	padA, padB := l.padBytes(n)
-	setup := kernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups, pad: []uint64{padA, padB}}
+	setup := KernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups, pad: []uint64{padA, padB}}
 	raw, m, err := d.runGEMM(ctx, words, aRaw, bRaw, setup, outBytes, groups, ops, o.searchOptions().Timing)
 	if err != nil {
 		return RooflinePoint{}, err

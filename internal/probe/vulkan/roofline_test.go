@@ -26,7 +26,7 @@ func TestRooflineCoopMat(t *testing.T) {
 	o := Options{Size: 256, SearchSize: 128, Seed: 3, Timing: Timing{SampleTime: 5 * time.Millisecond}}
 	for _, s := range shapes {
 		r, err := d.RunShape(context.Background(), s, o)
-		if isSkip(err) {
+		if IsSkip(err) {
 			continue
 		}
 		if err != nil {

@@ -133,7 +133,7 @@ func (d *Device) Shapes() ([]Shape, error) {
 	if !d.Info.HasExtension(extCoopMat) {
 		return nil, fmt.Errorf("coopmat: %s: %w", extCoopMat, ErrExtensionMissing)
 	}
-	shapes, err := d.ext.queryCoopMat(d.pd)
+	shapes, err := d.Ext.queryCoopMat(d.pd)
 	if err != nil {
 		return nil, fmt.Errorf("coopmat: %w", err)
 	}

@@ -48,17 +48,8 @@ func validate(t *testing.T, name string, words []uint32) (string, bool) {
 	return strings.TrimSpace(string(out)), err == nil
 }
 
-func TestSpirvValFMA(t *testing.T) {
-	for _, v := range []uint32{spirv.Version13, spirv.Version16} {
-		words := fmaKernel{Chains: 4, Iters: 8, Unroll: 4, Local: 64}.build(v)
-		if out, ok := validate(t, "fma", words); !ok {
-			t.Errorf("fma (SPIR-V %#x): spirv-val: %s", v, out)
-		}
-	}
-}
-
 func TestSpirvValCoopMat(t *testing.T) {
-	info := DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10, features: featureSet{BufferAddress: true}}
+	info := DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10, Features: featureSet{BufferAddress: true}}
 	// Every schedule the emitter has, on every shape, in every SPIR-V
 	// version we emit.
 	variants := []func(*CoopTile){
@@ -138,26 +129,4 @@ var testShapes = []Shape{
 	{M: 8, N: 8, K: 8, A: Float16, B: Float16, C: Float32, Result: Float32, Scope: ScopeSubgroup},
 	{M: 8, N: 8, K: 8, A: Uint8, B: Uint8, C: Uint32, Result: Uint32, Scope: ScopeSubgroup},
 	{M: 8, N: 8, K: 8, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup},
-}
-
-func TestSpirvValFMA16(t *testing.T) {
-	for _, v := range []uint32{spirv.Version13, spirv.Version15, spirv.Version16} {
-		for _, k := range fma16Explore() {
-			k.Iters = 8
-			if out, ok := validate(t, "fma16", k.build(v)); !ok {
-				t.Errorf("fma16 %s lanes=%d (SPIR-V %#x): spirv-val: %s", k.Form, k.Lanes, v, out)
-			}
-		}
-	}
-}
-
-func TestSpirvValDot4(t *testing.T) {
-	for _, v := range []uint32{spirv.Version13, spirv.Version15, spirv.Version16} {
-		for _, signed := range []bool{true, false} {
-			words := dot4Kernel{Signed: signed, Chains: 4, Iters: 8, Unroll: 2, Local: 64}.build(v)
-			if out, ok := validate(t, "dot4", words); !ok {
-				t.Errorf("dot4 signed=%v (SPIR-V %#x): spirv-val: %s", signed, v, out)
-			}
-		}
-	}
 }

@@ -79,21 +79,21 @@ func streamShape(n uint64) (groups, per uint32, err error) {
 // streamKernel emits the kernel that copies binding 0 into binding 1,
 // both arrays of 16-byte words, in the shape streamShape gives.
 func streamKernel(version uint32, groups, per uint32) []uint32 {
-	b := newBuilder(version)
-	m := b.m
-	vec := m.TypeVector(b.u32, 4)
-	src, srcPtr := b.storage(vec, streamWordBytes)
+	b := NewBuilder(version)
+	m := b.M
+	vec := m.TypeVector(b.U32, 4)
+	src, srcPtr := b.Storage(vec, streamWordBytes)
 	m.Decorate(src, spirv.DecorationNonWritable)
-	dst, dstPtr := b.storage(vec, streamWordBytes)
+	dst, dstPtr := b.Storage(vec, streamWordBytes)
 	m.Decorate(dst, spirv.DecorationNonReadable)
-	gid := b.builtin(spirv.BuiltInGlobalInvocationID, false)
-	stride := b.c(groups * streamGroupSize)
-	b.f.Loop(b.c(per), nil, func(j spirv.ID, _ []spirv.ID) []spirv.ID {
-		i := b.add(b.mul(j, stride), gid)
-		b.f.Store(b.elem(dstPtr, dst, i), b.f.Load(vec, b.elem(srcPtr, src, i)))
+	gid := b.Builtin(spirv.BuiltInGlobalInvocationID, false)
+	stride := b.C(groups * streamGroupSize)
+	b.F.Loop(b.C(per), nil, func(j spirv.ID, _ []spirv.ID) []spirv.ID {
+		i := b.Add(b.mul(j, stride), gid)
+		b.F.Store(b.Elem(dstPtr, dst, i), b.F.Load(vec, b.Elem(srcPtr, src, i)))
 		return nil
 	})
-	return b.finish(streamGroupSize, 1, 1)
+	return b.Finish(streamGroupSize, 1, 1)
 }
 
 // stream is the stream kernel for buffers of n bytes, built once and run on
@@ -110,7 +110,7 @@ func (d *Device) newStream(n uint64, pairs [][]*Buffer) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := d.newKernelSets(streamKernel(spirvVersion(d.Info.apiVersion), groups, per), pairs)
+	k, err := d.newKernelSets(streamKernel(SpirvVersion(d.Info.API), groups, per), pairs)
 	if err != nil {
 		return nil, err
 	}

@@ -24,11 +24,11 @@ type submitter struct {
 
 // counterKernel emits the kernel: binding 0's word 0 += 1, one invocation.
 func counterKernel(version uint32) []uint32 {
-	b := newBuilder(version)
-	out, ptr := b.storage(b.u32, 4)
-	p := b.elem(ptr, out, b.c(0))
-	b.f.Store(p, b.addC(b.f.Load(b.u32, p), 1))
-	return b.finish(1, 1, 1)
+	b := NewBuilder(version)
+	out, ptr := b.Storage(b.U32, 4)
+	p := b.Elem(ptr, out, b.C(0))
+	b.F.Store(p, b.AddC(b.F.Load(b.U32, p), 1))
+	return b.Finish(1, 1, 1)
 }
 
 // measureSubmit fills res's EmptySubmit and SubmitPath.
@@ -69,7 +69,7 @@ func (s *submitter) create() error {
 	if s.back, _, err = s.d.newMappedBuffer(4, true); err != nil {
 		return err
 	}
-	if s.k, err = s.d.NewKernel(counterKernel(spirvVersion(s.d.Info.apiVersion)), s.counter); err != nil {
+	if s.k, err = s.d.NewKernel(counterKernel(SpirvVersion(s.d.Info.API)), s.counter); err != nil {
 		return err
 	}
 	if s.run, err = s.d.newCommands(); err != nil {

@@ -110,7 +110,7 @@ func newFeatureChain(has map[uint32]bool) *featureChain {
 	c.f2 = (*C.cmFeatures2)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cmFeatures2{}))))
 	c.f2.sType = sTypeFeatures2
 	c.mem = append(c.mem, unsafe.Pointer(c.f2))
-	c.f16i8 = newBools(sTypeFloat16Int8, has[sTypeFloat16Int8], c)
+	c.f16i8 = newBools(STypeFloat16Int8, has[STypeFloat16Int8], c)
 	c.s16 = newBools(sType16BitStorage, has[sType16BitStorage], c)
 	c.s8 = newBools(sType8BitStorage, has[sType8BitStorage], c)
 	c.mm = newBools(sTypeMemoryModel, has[sTypeMemoryModel], c)

@@ -92,9 +92,9 @@ func addressAllocInfo() (unsafe.Pointer, func()) {
 	return unsafe.Pointer(p), func() { C.free(unsafe.Pointer(p)) }
 }
 
-// executables returns what the driver compiled pipeline into; the pipeline
+// Executables returns what the driver compiled pipeline into; the pipeline
 // was created with pipelineCapture on a device with ExecutableInfo enabled.
-func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]executable, error) {
+func (e ext) Executables(dev vk.Device, pipeline vk.Pipeline) ([]executable, error) {
 	props, stats := e.deviceProc(dev, "vkGetPipelineExecutablePropertiesKHR"), e.deviceProc(dev, "vkGetPipelineExecutableStatisticsKHR")
 	reprs := e.deviceProc(dev, "vkGetPipelineExecutableInternalRepresentationsKHR")
 	if props == nil || stats == nil || reprs == nil {

@@ -13,7 +13,7 @@ const (
 	sTypePCIProps         = 1000212000
 	sTypeBudgetProps      = 1000237000
 	sTypeDriverProps      = 1000196000
-	sTypeFloat16Int8      = 1000082000
+	STypeFloat16Int8      = 1000082000
 	sType16BitStorage     = 1000083000
 	sType8BitStorage      = 1000177000
 	sTypeMemoryModel      = 1000211000

@@ -1,10 +1,11 @@
-package vulkan
+package alu
 
 import (
 	"encoding/binary"
 	"sync"
 
 	"github.com/everycycle/appraise/internal/measure/packed"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
 )
 
@@ -78,13 +79,13 @@ func (k dot4Kernel) table() [dotClasses]uint32 {
 	var wg sync.WaitGroup
 	for s := range t {
 		wg.Go(func() {
-			h := fnvBasis
+			h := vulkan.FnvBasis
 			for c := range k.Chains {
 				a, b := dotStart(uint32(s), c)
 				for range k.rounds() {
 					a, b = k.round(a, b)
 				}
-				h = fnv(fnv(h, a), b)
+				h = vulkan.Fnv(vulkan.Fnv(h, a), b)
 			}
 			t[s] = h
 		})
@@ -97,41 +98,41 @@ func (k dot4Kernel) table() [dotClasses]uint32 {
 // uint32 output, one per invocation. Dispatch (invocations/Local, 1, 1)
 // workgroups.
 func (k dot4Kernel) build(version uint32) []uint32 {
-	b := newBuilder(version)
-	mod, f := b.m, b.f
-	in, inPtr := b.storage(b.u32, 4)
+	b := vulkan.NewBuilder(version)
+	mod, f := b.M, b.F
+	in, inPtr := b.Storage(b.U32, 4)
 	mod.Decorate(in, spirv.DecorationNonWritable)
-	out, ptr := b.storage(b.u32, 4)
-	gid := b.builtin(spirv.BuiltInGlobalInvocationID, false)
-	w := f.Load(b.u32, b.elem(inPtr, in, b.c(0)))
-	s := b.mulC(b.and(gid, b.c(dotClasses-1)), 0x9E3779B1)
+	out, ptr := b.Storage(b.U32, 4)
+	gid := b.Builtin(spirv.BuiltInGlobalInvocationID, false)
+	w := f.Load(b.U32, b.Elem(inPtr, in, b.C(0)))
+	s := b.MulC(b.And(gid, b.C(dotClasses-1)), 0x9E3779B1)
 	carried := make([]spirv.Carried, 0, 2*k.Chains)
 	for c := range k.Chains {
 		a0, _ := dotStart(0, c)
-		a := b.addC(s, a0)
-		carried = append(carried, spirv.Carried{Type: b.u32, Init: a},
-			spirv.Carried{Type: b.u32, Init: b.addC(b.mulC(a, 0x27D4EB2F), 0x165667B1)})
+		a := b.AddC(s, a0)
+		carried = append(carried, spirv.Carried{Type: b.U32, Init: a},
+			spirv.Carried{Type: b.U32, Init: b.AddC(b.MulC(a, 0x27D4EB2F), 0x165667B1)})
 	}
-	op, dt := spirv.OpUDot, b.u32
+	op, dt := spirv.OpUDot, b.U32
 	if k.Signed {
 		op, dt = spirv.OpSDot, mod.TypeInt(32, true)
 	}
-	vs := f.Loop(b.c(k.Iters), carried, func(_ spirv.ID, vs []spirv.ID) []spirv.ID {
+	vs := f.Loop(b.C(k.Iters), carried, func(_ spirv.ID, vs []spirv.ID) []spirv.ID {
 		next := append([]spirv.ID(nil), vs...)
 		for range k.Unroll {
 			for c := 0; c < len(next); c += 2 {
-				next[c] = b.add(next[c], f.DotPacked(op, dt, next[c+1], w))
+				next[c] = b.Add(next[c], f.DotPacked(op, dt, next[c+1], w))
 			}
 			for c := 0; c < len(next); c += 2 {
-				next[c+1] = b.add(next[c+1], f.DotPacked(op, dt, next[c], w))
+				next[c+1] = b.Add(next[c+1], f.DotPacked(op, dt, next[c], w))
 			}
 		}
 		return next
 	})
-	hash := b.c(fnvBasis)
+	hash := b.C(vulkan.FnvBasis)
 	for _, v := range vs {
-		hash = b.fnv(hash, v)
+		hash = b.Fnv(hash, v)
 	}
-	f.Store(b.elem(ptr, out, gid), hash)
-	return b.finish(k.Local, 1, 1)
+	f.Store(b.Elem(ptr, out, gid), hash)
+	return b.Finish(k.Local, 1, 1)
 }

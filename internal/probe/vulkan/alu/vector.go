@@ -1,4 +1,4 @@
-package vulkan
+package alu
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 )
 
 // Operations counted per kernel step, the way peers count them (mixbench,
@@ -28,8 +30,8 @@ type vectorRun struct {
 	local   uint32
 	ops     float64 // operations per invocation
 	want    func(gid uint32) uint32
-	shape   Shape
-	problem Problem
+	shape   vulkan.Shape
+	problem vulkan.Problem
 	tile    string
 }
 
@@ -60,22 +62,22 @@ func vectorSize(o Options, local uint32) (inv, steps uint32) {
 // (VK_KHR_shader_float16_int8 or Vulkan 1.2) it returns an error wrapping
 // ErrFeatureMissing. Options.FMAInvocations and FMASteps (FMAs per chain
 // lane, capped where fp16 stays exact) size each dispatch.
-func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
-	if !d.enabled.Float16 {
+func RunFMA16(ctx context.Context, d *vulkan.Device, o Options) (vulkan.Result, error) {
+	if !d.Enabled.Float16 {
 		why := "shaderFloat16"
-		if !d.Info.structs[sTypeFloat16Int8] {
-			why += " (neither Vulkan 1.2 nor " + extFloat16Int8 + ")"
+		if !d.Info.Structs[vulkan.STypeFloat16Int8] {
+			why += " (neither Vulkan 1.2 nor " + vulkan.ExtFloat16Int8 + ")"
 		}
-		return Result{}, fmt.Errorf("coopmat: %s: %s: %w", ProbeFMA16, why, ErrFeatureMissing)
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: %s: %w", vulkan.ProbeFMA16, why, vulkan.ErrFeatureMissing)
 	}
 	return chooseForm(fma16Forms(),
-		func(k fma16Kernel) (Result, error) {
-			o.progress("fma fp16: %s", k.tile())
-			return d.runFMA16(ctx, o, k)
+		func(k fma16Kernel) (vulkan.Result, error) {
+			o.Progressf("fma fp16: %s", k.tile())
+			return runFMA16(ctx, d, o, k)
 		},
-		func(k fma16Kernel, r Result) (string, error) {
-			o.progress("fma fp16: %s, at half the pairs and a quarter of the unroll", k.tile())
-			return d.foldGuard(ctx, o, k, r)
+		func(k fma16Kernel, r vulkan.Result) (string, error) {
+			o.Progressf("fma fp16: %s, at half the pairs and a quarter of the unroll", k.tile())
+			return foldGuard(ctx, d, o, k, r)
 		})
 }
 
@@ -86,20 +88,20 @@ func RunFMA16(ctx context.Context, d *Device, o Options) (Result, error) {
 // guarded, while one measured faster than the best that held remains.
 // Every form returned held; one never guarded could not have been
 // returned. When none holds, the error wraps ErrCheckFailed.
-func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (Result, error), guard func(fma16Kernel, Result) (string, error)) (Result, error) {
-	first := make([]Result, len(forms))
+func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vulkan.Result, error), guard func(fma16Kernel, vulkan.Result) (string, error)) (vulkan.Result, error) {
+	first := make([]vulkan.Result, len(forms))
 	order := make([]int, len(forms))
 	for i, k := range forms {
 		r, err := measure(k)
 		if err != nil {
-			return Result{}, err
+			return vulkan.Result{}, err
 		}
 		first[i], order[i] = r, i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		return cmp.Compare(first[b].OpsPerSecond.Median, first[a].OpsPerSecond.Median)
 	})
-	var best Result
+	var best vulkan.Result
 	var folded []string
 	for _, i := range order {
 		if best.Probe != "" && first[i].OpsPerSecond.Median <= best.OpsPerSecond.Median {
@@ -113,7 +115,7 @@ func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (Result, error), 
 			}
 		}
 		if err != nil {
-			return Result{}, err
+			return vulkan.Result{}, err
 		}
 		if why != "" {
 			folded = append(folded, why)
@@ -124,35 +126,35 @@ func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (Result, error), 
 		}
 	}
 	if best.Probe == "" {
-		return Result{}, fmt.Errorf("coopmat: %s: no form's rate held when its work or unroll changed (%s): %w", ProbeFMA16, strings.Join(folded, "; "), ErrCheckFailed)
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: no form's rate held when its work or unroll changed (%s): %w", vulkan.ProbeFMA16, strings.Join(folded, "; "), vulkan.ErrCheckFailed)
 	}
 	return best, nil
 }
 
 // measureForm measures k, then guards it (foldGuard): the result and why
 // k looks folded ("" when it does not).
-func (d *Device) measureForm(ctx context.Context, o Options, k fma16Kernel) (Result, string, error) {
-	r, err := d.runFMA16(ctx, o, k)
+func measureForm(ctx context.Context, d *vulkan.Device, o Options, k fma16Kernel) (vulkan.Result, string, error) {
+	r, err := runFMA16(ctx, d, o, k)
 	if err != nil {
-		return Result{}, "", err
+		return vulkan.Result{}, "", err
 	}
-	why, err := d.foldGuard(ctx, o, k, r)
+	why, err := foldGuard(ctx, d, o, k, r)
 	return r, why, err
 }
 
 // foldGuard runs k, measured at r, with half the pairs and with a quarter
 // of the unroll, and says why k looks folded ("" when it does not).
-func (d *Device) foldGuard(ctx context.Context, o Options, k fma16Kernel, r Result) (string, error) {
+func foldGuard(ctx context.Context, d *vulkan.Device, o Options, k fma16Kernel, r vulkan.Result) (string, error) {
 	half := o
 	_, steps := vectorSize(o, k.Local)
 	half.FMASteps = max(min(steps, 2*fp16MaxPairs)/2, 2*k.Unroll)
-	h, err := d.runFMA16(ctx, half, k)
+	h, err := runFMA16(ctx, d, half, k)
 	if err != nil {
 		return "", err
 	}
 	short := k
 	short.Unroll = max(k.Unroll/4, 1)
-	u, err := d.runFMA16(ctx, o, short)
+	u, err := runFMA16(ctx, d, o, short)
 	if err != nil {
 		return "", err
 	}
@@ -172,7 +174,7 @@ const foldLimit = 1.5
 // ran more than foldLimit faster per operation: the sign that the pairs
 // were not all executed. Equal work (a size too small to halve) says
 // nothing.
-func grows(full, half Result, k fma16Kernel) bool {
+func grows(full, half vulkan.Result, k fma16Kernel) bool {
 	if full.Problem.K <= half.Problem.K || half.OpsPerSecond.Median <= 0 {
 		return false
 	}
@@ -184,7 +186,7 @@ func grows(full, half Result, k fma16Kernel) bool {
 // a compiler that collapsed each unrolled block (reassociating it into
 // fewer operations) gains in proportion to the unroll, while loop overhead
 // alone gains far less (docs/performance.md).
-func apart(more, less Result) bool {
+func apart(more, less vulkan.Result) bool {
 	x, y := more.OpsPerSecond.Median, less.OpsPerSecond.Median
 	return y > 0 && x > foldLimit*y
 }
@@ -211,11 +213,11 @@ func (k fma16Kernel) tile() string {
 }
 
 // runFMA16 sizes k from o and measures it.
-func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result, error) {
+func runFMA16(ctx context.Context, d *vulkan.Device, o Options, k fma16Kernel) (vulkan.Result, error) {
 	inv, steps := vectorSize(o, k.Local)
 	k.Iters = max(min(steps/2, fp16MaxPairs)/k.Unroll, 1)
 	if !k.exact() {
-		return Result{}, fmt.Errorf("coopmat: %s: %d pairs per chain would leave fp16's exact range", ProbeFMA16, k.pairs())
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: %d pairs per chain would leave fp16's exact range", vulkan.ProbeFMA16, k.pairs())
 	}
 	var table [16]uint32
 	for i := range table {
@@ -225,11 +227,11 @@ func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result
 	if k.Form.loaded() {
 		inputs = [][]byte{k.input()}
 	}
-	return d.runVector(ctx, vectorRun{
-		probe: ProbeFMA16, words: k.build(spirvVersion(d.Info.apiVersion)), inputs: inputs, inv: inv, local: k.Local,
+	return runVector(ctx, d, vectorRun{
+		probe: vulkan.ProbeFMA16, words: k.build(vulkan.SpirvVersion(d.Info.API)), inputs: inputs, inv: inv, local: k.Local,
 		ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%16] },
-		shape:   Shape{M: 1, N: 1, K: 1, A: Float16, B: Float16, C: Float16, Result: Float16},
-		problem: Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
+		shape:   vulkan.Shape{M: 1, N: 1, K: 1, A: vulkan.Float16, B: vulkan.Float16, C: vulkan.Float16, Result: vulkan.Float16},
+		problem: vulkan.Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
 		tile:    k.tile(),
 	}, o)
 }
@@ -241,56 +243,56 @@ func (d *Device) runFMA16(ctx context.Context, o Options, k fma16Kernel) (Result
 // feature one wrapping ErrFeatureMissing. Options.FMAInvocations and
 // FMASteps (dot products per chain, capped by dotMaxRounds) size each
 // dispatch.
-func RunDot4(ctx context.Context, d *Device, o Options, signed bool) (Result, error) {
-	probe, shape := ProbeDot4U8, Shape{M: 1, N: 1, K: 1, A: Uint8, B: Uint8, C: Uint32, Result: Uint32}
+func RunDot4(ctx context.Context, d *vulkan.Device, o Options, signed bool) (vulkan.Result, error) {
+	probe, shape := vulkan.ProbeDot4U8, vulkan.Shape{M: 1, N: 1, K: 1, A: vulkan.Uint8, B: vulkan.Uint8, C: vulkan.Uint32, Result: vulkan.Uint32}
 	if signed {
-		probe, shape = ProbeDot4I8, Shape{M: 1, N: 1, K: 1, A: Sint8, B: Sint8, C: Sint32, Result: Sint32}
+		probe, shape = vulkan.ProbeDot4I8, vulkan.Shape{M: 1, N: 1, K: 1, A: vulkan.Sint8, B: vulkan.Sint8, C: vulkan.Sint32, Result: vulkan.Sint32}
 	}
 	switch {
-	case !hasIntDot(d.Info):
-		return Result{}, fmt.Errorf("coopmat: %s: %s (device API %s): %w", probe, extIntDot, d.Info.APIVersion, ErrExtensionMissing)
-	case !d.enabled.IntDot:
-		return Result{}, fmt.Errorf("coopmat: %s: shaderIntegerDotProduct: %w", probe, ErrFeatureMissing)
+	case !vulkan.HasIntDot(d.Info):
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: %s (device API %s): %w", probe, vulkan.ExtIntDot, d.Info.APIVersion, vulkan.ErrExtensionMissing)
+	case !d.Enabled.IntDot:
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: shaderIntegerDotProduct: %w", probe, vulkan.ErrFeatureMissing)
 	}
 	k := dot4Kernel{Signed: signed, Chains: 16, Unroll: 4, Local: 256}
 	inv, steps := vectorSize(o, k.Local)
 	k.Iters = max(min(steps/2, dotMaxRounds)/k.Unroll, 1)
 	table := k.table()
-	return d.runVector(ctx, vectorRun{
-		probe: probe, words: k.build(spirvVersion(d.Info.apiVersion)), inputs: [][]byte{k.input()},
+	return runVector(ctx, d, vectorRun{
+		probe: probe, words: k.build(vulkan.SpirvVersion(d.Info.API)), inputs: [][]byte{k.input()},
 		inv: inv, local: k.Local, ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%dotClasses] },
-		shape: shape, problem: Problem{M: inv, N: k.Chains, K: 2 * k.rounds()},
+		shape: shape, problem: vulkan.Problem{M: inv, N: k.Chains, K: 2 * k.rounds()},
 		tile: fmt.Sprintf("local=%d chains=%d unroll=%d", k.Local, k.Chains, k.Unroll),
 	}, o)
 }
 
 // runVector measures v and checks every invocation's output word exactly.
-func (d *Device) runVector(ctx context.Context, v vectorRun, o Options) (Result, error) {
-	out, m, err := d.runKernel(ctx, v.words, v.inputs, kernelSetup{}, uint64(v.inv)*4,
+func runVector(ctx context.Context, d *vulkan.Device, v vectorRun, o Options) (vulkan.Result, error) {
+	out, m, err := d.RunKernel(ctx, v.words, v.inputs, vulkan.KernelSetup{}, uint64(v.inv)*4,
 		[3]uint32{v.inv / v.local, 1, 1}, v.ops*float64(v.inv), o.Timing)
 	if err != nil {
-		return Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
 	}
 	if o.tamper != nil {
 		o.tamper(v.probe, out)
 	}
 	c, err := checkWords(out, v.inv, v.want)
 	if err != nil {
-		return Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
 	}
-	return Result{
+	return vulkan.Result{
 		Probe: v.probe, Shape: v.shape, Problem: v.problem, OpsPerSecond: m.Rate, Timing: m.Method,
 		Repeats: m.Repeats, Tile: v.tile, Check: c,
 	}, nil
 }
 
 // checkWords compares every invocation's output word with want, exactly.
-func checkWords(out []byte, inv uint32, want func(gid uint32) uint32) (Check, error) {
+func checkWords(out []byte, inv uint32, want func(gid uint32) uint32) (vulkan.Check, error) {
 	for gid := range inv {
 		if got, w := binary.LittleEndian.Uint32(out[4*gid:]), want(gid); got != w {
-			return Check{Elements: int(gid) + 1, Worst: math.Inf(1)}, fmt.Errorf(
-				"invocation %d output %#08x, want %#08x (exact): %w", gid, got, w, ErrCheckFailed)
+			return vulkan.Check{Elements: int(gid) + 1, Worst: math.Inf(1)}, fmt.Errorf(
+				"invocation %d output %#08x, want %#08x (exact): %w", gid, got, w, vulkan.ErrCheckFailed)
 		}
 	}
-	return Check{Elements: int(inv)}, nil
+	return vulkan.Check{Elements: int(inv)}, nil
 }

@@ -1,8 +1,9 @@
-package vulkan
+package alu
 
 import (
 	"math"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
 )
 
@@ -44,13 +45,13 @@ func (k fmaKernel) reference(gid uint32) float64 {
 // build emits the kernel; binding 0 is the fp64 output, one per invocation.
 // Dispatch (invocations/Local, 1, 1) workgroups.
 func (k fmaKernel) build(version uint32) []uint32 {
-	b := newBuilder(version)
-	mod, f := b.m, b.f
+	b := vulkan.NewBuilder(version)
+	mod, f := b.M, b.F
 	mod.AddCapability(spirv.CapabilityFloat64)
 	f64 := mod.TypeFloat(64)
-	out, ptr := b.storage(f64, 8)
-	gid := b.builtin(spirv.BuiltInGlobalInvocationID, false)
-	base := f.Value(spirv.OpConvertUToF, f64, uint32(b.mod(gid, b.c(1024))))
+	out, ptr := b.Storage(f64, 8)
+	gid := b.Builtin(spirv.BuiltInGlobalInvocationID, false)
+	base := f.Value(spirv.OpConvertUToF, f64, uint32(b.Mod(gid, b.C(1024))))
 	base = f.Binary(spirv.OpFMul, f64, base, mod.ConstFloat64(1.0/1024))
 	carried := make([]spirv.Carried, k.Chains)
 	for c := range carried {
@@ -58,11 +59,11 @@ func (k fmaKernel) build(version uint32) []uint32 {
 		carried[c] = spirv.Carried{Type: f64, Init: x}
 	}
 	a, bb := mod.ConstFloat64(fmaA), mod.ConstFloat64(fmaB)
-	xs := f.Loop(b.c(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
+	xs := f.Loop(b.C(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
 		next := append([]spirv.ID(nil), xs...)
 		for range k.Unroll {
 			for c := range next {
-				next[c] = f.ExtInst(f64, b.glsl, spirv.GLSLFma, next[c], a, bb)
+				next[c] = f.ExtInst(f64, b.Glsl, spirv.GLSLFma, next[c], a, bb)
 			}
 		}
 		return next
@@ -71,6 +72,6 @@ func (k fmaKernel) build(version uint32) []uint32 {
 	for _, x := range xs[1:] {
 		sum = f.Binary(spirv.OpFAdd, f64, sum, x)
 	}
-	f.Store(b.elem(ptr, out, gid), sum)
-	return b.finish(k.Local, 1, 1)
+	f.Store(b.Elem(ptr, out, gid), sum)
+	return b.Finish(k.Local, 1, 1)
 }

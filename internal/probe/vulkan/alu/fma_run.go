@@ -1,27 +1,20 @@
-package vulkan
+package alu
 
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 )
-
-// roundDown rounds v down to a multiple of to.
-func roundDown(v, to uint32) uint32 { return v / to * to }
-
-// isSkip reports whether err means "cannot run here" rather than "wrong".
-func isSkip(err error) bool {
-	return errors.Is(err, ErrFeatureMissing) || errors.Is(err, ErrExtensionMissing)
-}
 
 // RunFMA64 measures fp64 FMA throughput. Without shaderFloat64 it returns an
 // error wrapping ErrFeatureMissing.
-func RunFMA64(ctx context.Context, d *Device, o Options) (Result, error) {
-	if !d.enabled.Float64 {
-		return Result{}, fmt.Errorf("coopmat: %s: shaderFloat64: %w", ProbeFMA64, ErrFeatureMissing)
+func RunFMA64(ctx context.Context, d *vulkan.Device, o Options) (vulkan.Result, error) {
+	if !d.Enabled.Float64 {
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: shaderFloat64: %w", vulkan.ProbeFMA64, vulkan.ErrFeatureMissing)
 	}
 	inv, steps := o.FMAInvocations, o.FMASteps
 	if inv == 0 {
@@ -33,21 +26,21 @@ func RunFMA64(ctx context.Context, d *Device, o Options) (Result, error) {
 	k := fmaKernel{Chains: 8, Unroll: 16, Local: 256}
 	k.Iters = max(steps/k.Unroll, 1)
 	inv = max(inv/k.Local, 1) * k.Local
-	out, m, err := d.runKernel(ctx, k.build(spirvVersion(d.Info.apiVersion)), nil, kernelSetup{}, uint64(inv)*8,
+	out, m, err := d.RunKernel(ctx, k.build(vulkan.SpirvVersion(d.Info.API)), nil, vulkan.KernelSetup{}, uint64(inv)*8,
 		[3]uint32{inv / k.Local, 1, 1}, k.ops()*float64(inv), o.Timing)
 	if err != nil {
-		return Result{}, fmt.Errorf("coopmat: %s: %w", ProbeFMA64, err)
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: %w", vulkan.ProbeFMA64, err)
 	}
 	if o.tamper != nil {
-		o.tamper(ProbeFMA64, out)
+		o.tamper(vulkan.ProbeFMA64, out)
 	}
 	c, err := checkFMA(k, out, inv, o.Seed)
 	if err != nil {
-		return Result{}, fmt.Errorf("coopmat: %s: %w", ProbeFMA64, err)
+		return vulkan.Result{}, fmt.Errorf("coopmat: %s: %w", vulkan.ProbeFMA64, err)
 	}
-	return Result{
-		Probe: ProbeFMA64, Shape: Shape{M: 1, N: 1, K: 1, A: Float64, B: Float64, C: Float64, Result: Float64},
-		Problem: Problem{M: inv, N: k.Chains, K: k.Iters * k.Unroll}, OpsPerSecond: m.Rate, Timing: m.Method,
+	return vulkan.Result{
+		Probe: vulkan.ProbeFMA64, Shape: vulkan.Shape{M: 1, N: 1, K: 1, A: vulkan.Float64, B: vulkan.Float64, C: vulkan.Float64, Result: vulkan.Float64},
+		Problem: vulkan.Problem{M: inv, N: k.Chains, K: k.Iters * k.Unroll}, OpsPerSecond: m.Rate, Timing: m.Method,
 		Repeats: m.Repeats, Tile: fmt.Sprintf("local=%d chains=%d unroll=%d", k.Local, k.Chains, k.Unroll), Check: c,
 	}, nil
 }
@@ -58,9 +51,9 @@ func RunFMA64(ctx context.Context, d *Device, o Options) (Result, error) {
 const fmaTolerance = 1e-11
 
 // checkFMA compares 4096 sampled invocations (all when fewer) with the CPU.
-func checkFMA(k fmaKernel, out []byte, inv uint32, seed uint64) (Check, error) {
+func checkFMA(k fmaKernel, out []byte, inv uint32, seed uint64) (vulkan.Check, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x666d61))
-	var c Check
+	var c vulkan.Check
 	for s := range min(inv, 4096) {
 		gid := s
 		if inv > 4096 {
@@ -72,7 +65,7 @@ func checkFMA(k fmaKernel, out []byte, inv uint32, seed uint64) (Check, error) {
 		c.Elements++
 		c.MaxError, c.Tolerance, c.Worst = math.Max(c.MaxError, diff), math.Max(c.Tolerance, tol), math.Max(c.Worst, diff/tol)
 		if !(diff <= tol) {
-			return c, fmt.Errorf("out[%d] = %g, reference %g: %w", gid, got, ref, ErrCheckFailed)
+			return c, fmt.Errorf("out[%d] = %g, reference %g: %w", gid, got, ref, vulkan.ErrCheckFailed)
 		}
 	}
 	return c, nil

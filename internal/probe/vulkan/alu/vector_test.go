@@ -1,4 +1,4 @@
-package vulkan
+package alu
 
 import (
 	"context"
@@ -11,12 +11,14 @@ import (
 	"github.com/everycycle/appraise/internal/measure/packed"
 	"github.com/everycycle/appraise/schema"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 )
 
 // r16 rounds v to the nearest fp16 value (v a small multiple of 2^-2, so
 // the float32 conversion is exact).
-func r16(v float64) float64 { return f16Value(f16Bits(float32(v))) }
+func r16(v float64) float64 { return vulkan.F16Value(vulkan.F16Bits(float32(v))) }
 
 // stepFP16 runs pairs of the fp16 recurrence from start, rounding to fp16
 // after every FMA (fused) or after every multiply and add (unfused); it
@@ -52,7 +54,7 @@ func TestFMA16Exact(t *testing.T) {
 		for _, fused := range []bool{true, false} {
 			n := int64(k.base()) + off
 			got, rounded := stepFP16(float64(n)*fp16Grid, k.pairs(), fused)
-			if want := f16Value(fp16At(n + int64(k.pairs()))); rounded || got != want {
+			if want := vulkan.F16Value(fp16At(n + int64(k.pairs()))); rounded || got != want {
 				t.Fatalf("offset %d fused=%v: end %g (rounded %v), closed form %g", off, fused, got, rounded, want)
 			}
 		}
@@ -71,14 +73,14 @@ func TestFMA16Exact(t *testing.T) {
 func TestFMA16Reference(t *testing.T) {
 	k := fma16Kernel{Chains: 3, Lanes: 4, Iters: 5, Unroll: 2}
 	for gid := range uint32(40) {
-		h := fnvBasis
+		h := vulkan.FnvBasis
 		for c := range k.Chains {
 			var bits [4]uint32
 			for l := range k.Lanes {
 				x, _ := stepFP16(float64(int64(k.base())+int64(k.offset(gid, c, l)))*fp16Grid, k.pairs(), true)
-				bits[l] = uint32(f16Bits(float32(x)))
+				bits[l] = uint32(vulkan.F16Bits(float32(x)))
 			}
-			h = fnv(fnv(h, bits[0]|bits[1]<<16), bits[2]|bits[3]<<16)
+			h = vulkan.Fnv(vulkan.Fnv(h, bits[0]|bits[1]<<16), bits[2]|bits[3]<<16)
 		}
 		if got := k.reference(gid); got != h {
 			t.Fatalf("gid %d: reference %#x, stepped %#x", gid, got, h)
@@ -106,20 +108,20 @@ func TestDot4Products(t *testing.T) {
 // TestBuilderFNVWords checks the words of the emitted FNV-1a step and of
 // an fp16 splat constant.
 func TestBuilderFNVWords(t *testing.T) {
-	b := newBuilder(spirv.Version16)
-	h, w := b.c(11), b.c(22)
-	r := b.fnv(h, w)
-	hv := b.m.TypeVector(b.m.TypeFloat(16), 2)
-	c := b.half(hv, 2, -0.5)
-	words := b.finish(1, 1, 1)
-	prime := b.c(fnvPrime) // allocated between the XOR and the multiply
+	b := vulkan.NewBuilder(spirv.Version16)
+	h, w := b.C(11), b.C(22)
+	r := b.Fnv(h, w)
+	hv := b.M.TypeVector(b.M.TypeFloat(16), 2)
+	c := half(b, hv, 2, -0.5)
+	words := b.Finish(1, 1, 1)
+	prime := b.C(vulkan.FnvPrime) // allocated between the XOR and the multiply
 	x := uint32(prime) - 1
-	xor := []uint32{5<<16 | 198, uint32(b.u32), x, uint32(h), uint32(w),
-		5<<16 | 132, uint32(b.u32), uint32(r), x, uint32(prime)}
+	xor := []uint32{5<<16 | 198, uint32(b.U32), x, uint32(h), uint32(w),
+		5<<16 | 132, uint32(b.U32), uint32(r), x, uint32(prime)}
 	if !containsRun(words, xor) {
 		t.Errorf("module lacks %#x", xor)
 	}
-	half := b.m.TypeFloat(16)
+	half := b.M.TypeFloat(16)
 	splat := []uint32{4<<16 | 43, uint32(half), uint32(c) - 1, 0xB800, 5<<16 | 44, uint32(hv), uint32(c), uint32(c) - 1, uint32(c) - 1}
 	if !containsRun(words, splat) {
 		t.Errorf("module lacks %#x", splat)
@@ -139,12 +141,12 @@ func containsRun(words, run []uint32) bool {
 // loaded operands, fused or multiply-and-add, contractable or not) in vec2
 // and vec4 lanes, each checked exactly against the same closed form.
 func TestFMA16EveryForm(t *testing.T) {
-	d := newDevice(t)
-	if !d.enabled.Float16 {
+	d := vktest.Device(t)
+	if !d.Enabled.Float16 {
 		t.Skipf("%s has no shaderFloat16", d.Info.Name)
 	}
 	for _, k := range fma16Explore() {
-		r, err := d.runFMA16(context.Background(), smallOptions(), k)
+		r, err := runFMA16(context.Background(), d, smallOptions(), k)
 		if err != nil {
 			t.Fatalf("%s lanes=%d: %v", k.Form, k.Lanes, err)
 		}
@@ -170,13 +172,13 @@ func fma16Explore() []fma16Kernel {
 // output word is one bitcast vector rather than two), each checked
 // exactly, and RunFMA16 names the fastest.
 func TestFMA16Forms(t *testing.T) {
-	d := newDevice(t)
-	if !d.enabled.Float16 {
+	d := vktest.Device(t)
+	if !d.Enabled.Float16 {
 		t.Skipf("%s has no shaderFloat16", d.Info.Name)
 	}
 	best := 0.0
 	for _, k := range fma16Forms() {
-		r, err := d.runFMA16(context.Background(), smallOptions(), k)
+		r, err := runFMA16(context.Background(), d, smallOptions(), k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,12 +197,12 @@ func TestFMA16Forms(t *testing.T) {
 // TestFoldedFormRejected: a form that runs more than foldLimit faster per
 // operation with twice the work was not run as written.
 func TestFoldedFormRejected(t *testing.T) {
-	at := func(rate float64, pairs uint32) Result {
-		return Result{OpsPerSecond: schema.Stat{Samples: 5, Median: rate}, Problem: Problem{K: 2 * pairs}}
+	at := func(rate float64, pairs uint32) vulkan.Result {
+		return vulkan.Result{OpsPerSecond: schema.Stat{Samples: 5, Median: rate}, Problem: vulkan.Problem{K: 2 * pairs}}
 	}
 	k := fma16Forms()[0]
 	for _, tc := range []struct {
-		full, half Result
+		full, half vulkan.Result
 		folded     bool
 	}{
 		{at(7.19e15, 3580), at(3.6e15, 1790), true}, // the H200's folded mul-add form
@@ -243,15 +245,15 @@ func TestChooseForm(t *testing.T) {
 			runs := map[uint32]int{}
 			fails := map[uint32]int{}
 			var guarded []uint32
-			measure := func(k fma16Kernel) (Result, error) {
+			measure := func(k fma16Kernel) (vulkan.Result, error) {
 				rate := tc.rates[k.Unroll-1]
 				if runs[k.Unroll] > 0 {
 					rate = tc.again[k.Unroll]
 				}
 				runs[k.Unroll]++
-				return Result{Probe: ProbeFMA16, Tile: fmt.Sprint(k.Unroll), OpsPerSecond: schema.Stat{Median: rate}}, nil
+				return vulkan.Result{Probe: vulkan.ProbeFMA16, Tile: fmt.Sprint(k.Unroll), OpsPerSecond: schema.Stat{Median: rate}}, nil
 			}
-			guard := func(k fma16Kernel, r Result) (string, error) {
+			guard := func(k fma16Kernel, r vulkan.Result) (string, error) {
 				guarded = append(guarded, k.Unroll)
 				if fails[k.Unroll] < tc.folds[k.Unroll] {
 					fails[k.Unroll]++
@@ -261,7 +263,7 @@ func TestChooseForm(t *testing.T) {
 			}
 			r, err := chooseForm(forms, measure, guard)
 			switch {
-			case tc.want == 0 && !errors.Is(err, ErrCheckFailed):
+			case tc.want == 0 && !errors.Is(err, vulkan.ErrCheckFailed):
 				t.Errorf("err = %v, want ErrCheckFailed", err)
 			case tc.want != 0 && (err != nil || r.OpsPerSecond.Median != tc.want):
 				t.Errorf("got %g, %v; want %g", r.OpsPerSecond.Median, err, tc.want)
@@ -277,7 +279,7 @@ func TestChooseForm(t *testing.T) {
 	}
 }
 
-func logVector(t *testing.T, r Result) {
+func logVector(t *testing.T, r vulkan.Result) {
 	t.Helper()
 	t.Logf("%s %v %s: %.3g Gop/s median (min %.3g, max %.3g, %d samples, %s, %d reps), %d outputs checked, tolerance %g",
 		r.Probe, r.Problem, r.Tile, r.OpsPerSecond.Median/1e9, r.OpsPerSecond.Min/1e9, r.OpsPerSecond.Max/1e9,
@@ -287,45 +289,45 @@ func logVector(t *testing.T, r Result) {
 // TestVectorSkipReasons takes the features away from an opened device and
 // checks the reason each kernel gives; no kernel runs.
 func TestVectorSkipReasons(t *testing.T) {
-	d := newDevice(t)
-	saved := d.enabled
-	defer func() { d.enabled = saved }()
-	d.enabled.Float16, d.enabled.IntDot = false, false
+	d := vktest.Device(t)
+	saved := d.Enabled
+	defer func() { d.Enabled = saved }()
+	d.Enabled.Float16, d.Enabled.IntDot = false, false
 	_, err := RunFMA16(context.Background(), d, smallOptions())
-	if !errors.Is(err, ErrFeatureMissing) || !strings.Contains(err.Error(), "shaderFloat16") {
+	if !errors.Is(err, vulkan.ErrFeatureMissing) || !strings.Contains(err.Error(), "shaderFloat16") {
 		t.Errorf("fp16 without shaderFloat16: %v", err)
 	}
 	_, err = RunDot4(context.Background(), d, smallOptions(), true)
-	if hasIntDot(d.Info) && (!errors.Is(err, ErrFeatureMissing) || !strings.Contains(err.Error(), "shaderIntegerDotProduct")) {
+	if vulkan.HasIntDot(d.Info) && (!errors.Is(err, vulkan.ErrFeatureMissing) || !strings.Contains(err.Error(), "shaderIntegerDotProduct")) {
 		t.Errorf("dot4 without shaderIntegerDotProduct: %v", err)
 	}
 	info := d.Info
-	d.Info.apiVersion, d.Info.Extensions = 1<<22|2<<12, slices.DeleteFunc(slices.Clone(info.Extensions), func(e string) bool { return e == extIntDot })
+	d.Info.API, d.Info.Extensions = 1<<22|2<<12, slices.DeleteFunc(slices.Clone(info.Extensions), func(e string) bool { return e == vulkan.ExtIntDot })
 	defer func() { d.Info = info }()
 	_, err = RunDot4(context.Background(), d, smallOptions(), false)
-	if !errors.Is(err, ErrExtensionMissing) || !strings.Contains(err.Error(), extIntDot) {
-		t.Errorf("dot4 on a Vulkan 1.2 device without %s: %v", extIntDot, err)
+	if !errors.Is(err, vulkan.ErrExtensionMissing) || !strings.Contains(err.Error(), vulkan.ExtIntDot) {
+		t.Errorf("dot4 on a Vulkan 1.2 device without %s: %v", vulkan.ExtIntDot, err)
 	}
 }
 
 // runVectorKernels runs every vector kernel: the results of those that ran
 // and the skips of those the device cannot run.
-func runVectorKernels(ctx context.Context, d *Device, o Options) ([]Result, []Skip, error) {
-	var res []Result
-	var skips []Skip
+func runVectorKernels(ctx context.Context, d *vulkan.Device, o Options) ([]vulkan.Result, []vulkan.Skip, error) {
+	var res []vulkan.Result
+	var skips []vulkan.Skip
 	for _, k := range []struct {
 		probe string
-		run   func() (Result, error)
+		run   func() (vulkan.Result, error)
 	}{
-		{ProbeFMA64, func() (Result, error) { return RunFMA64(ctx, d, o) }},
-		{ProbeFMA16, func() (Result, error) { return RunFMA16(ctx, d, o) }},
-		{ProbeDot4I8, func() (Result, error) { return RunDot4(ctx, d, o, true) }},
-		{ProbeDot4U8, func() (Result, error) { return RunDot4(ctx, d, o, false) }},
+		{vulkan.ProbeFMA64, func() (vulkan.Result, error) { return RunFMA64(ctx, d, o) }},
+		{vulkan.ProbeFMA16, func() (vulkan.Result, error) { return RunFMA16(ctx, d, o) }},
+		{vulkan.ProbeDot4I8, func() (vulkan.Result, error) { return RunDot4(ctx, d, o, true) }},
+		{vulkan.ProbeDot4U8, func() (vulkan.Result, error) { return RunDot4(ctx, d, o, false) }},
 	} {
 		r, err := k.run()
 		switch {
-		case isSkip(err):
-			skips = append(skips, Skip{Probe: k.probe, Reason: err.Error()})
+		case vulkan.IsSkip(err):
+			skips = append(skips, vulkan.Skip{Probe: k.probe, Reason: err.Error()})
 		case err != nil:
 			return res, skips, err
 		default:
@@ -338,7 +340,7 @@ func runVectorKernels(ctx context.Context, d *Device, o Options) ([]Result, []Sk
 // TestVectorKernels runs every vector kernel: each either passes its check
 // or is skipped for a missing feature, never both, never neither.
 func TestVectorKernels(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	res, skips, err := runVectorKernels(context.Background(), d, smallOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -358,7 +360,7 @@ func TestVectorKernels(t *testing.T) {
 		}
 		seen[s.Probe] = true
 	}
-	for _, p := range []string{ProbeFMA64, ProbeFMA16, ProbeDot4I8, ProbeDot4U8} {
+	for _, p := range []string{vulkan.ProbeFMA64, vulkan.ProbeFMA16, vulkan.ProbeDot4I8, vulkan.ProbeDot4U8} {
 		if !seen[p] {
 			t.Errorf("%s neither measured nor skipped", p)
 		}
@@ -368,21 +370,21 @@ func TestVectorKernels(t *testing.T) {
 
 // checkVectorResults checks the types and sizes of the fp16 and dot4
 // results, and that a device offering the features measured them.
-func checkVectorResults(t *testing.T, d *Device, res []Result) {
+func checkVectorResults(t *testing.T, d *vulkan.Device, res []vulkan.Result) {
 	t.Helper()
-	want := map[string]Shape{
-		ProbeFMA16:  {M: 1, N: 1, K: 1, A: Float16, B: Float16, C: Float16, Result: Float16},
-		ProbeDot4I8: {M: 1, N: 1, K: 1, A: Sint8, B: Sint8, C: Sint32, Result: Sint32},
-		ProbeDot4U8: {M: 1, N: 1, K: 1, A: Uint8, B: Uint8, C: Uint32, Result: Uint32},
+	want := map[string]vulkan.Shape{
+		vulkan.ProbeFMA16:  {M: 1, N: 1, K: 1, A: vulkan.Float16, B: vulkan.Float16, C: vulkan.Float16, Result: vulkan.Float16},
+		vulkan.ProbeDot4I8: {M: 1, N: 1, K: 1, A: vulkan.Sint8, B: vulkan.Sint8, C: vulkan.Sint32, Result: vulkan.Sint32},
+		vulkan.ProbeDot4U8: {M: 1, N: 1, K: 1, A: vulkan.Uint8, B: vulkan.Uint8, C: vulkan.Uint32, Result: vulkan.Uint32},
 	}
-	offered := map[string]bool{ProbeFMA16: d.Info.features.Float16, ProbeDot4I8: d.Info.features.IntDot, ProbeDot4U8: d.Info.features.IntDot}
+	offered := map[string]bool{vulkan.ProbeFMA16: d.Info.Features.Float16, vulkan.ProbeDot4I8: d.Info.Features.IntDot, vulkan.ProbeDot4U8: d.Info.Features.IntDot}
 	for _, r := range res {
 		s, ok := want[r.Probe]
 		if !ok {
 			continue
 		}
 		delete(offered, r.Probe)
-		if r.Shape != s || r.Check.Elements != 1024 || r.OpsPerSecond.Samples < MinSamples || r.Check.Tolerance != 0 {
+		if r.Shape != s || r.Check.Elements != 1024 || r.OpsPerSecond.Samples < vulkan.MinSamples || r.Check.Tolerance != 0 {
 			t.Errorf("%s: unexpected result %+v", r.Probe, r)
 		}
 	}
@@ -397,13 +399,13 @@ func checkVectorResults(t *testing.T, d *Device, res []Result) {
 // heap's usage to rise by at least that much; without VK_EXT_memory_budget
 // (lavapipe) it expects that precise reason.
 func TestHeapUsage(t *testing.T) {
-	d := newDevice(t)
-	before, budget, err := HeapUsage(d.Info.Index)
-	if !d.Info.HasExtension(extMemoryBudget) {
-		if !errors.Is(err, ErrExtensionMissing) || !strings.Contains(err.Error(), extMemoryBudget) {
-			t.Fatalf("HeapUsage without %s: err = %v", extMemoryBudget, err)
+	d := vktest.Device(t)
+	before, budget, err := vulkan.HeapUsage(d.Info.Index)
+	if !d.Info.HasExtension(vulkan.ExtMemoryBudget) {
+		if !errors.Is(err, vulkan.ErrExtensionMissing) || !strings.Contains(err.Error(), vulkan.ExtMemoryBudget) {
+			t.Fatalf("HeapUsage without %s: err = %v", vulkan.ExtMemoryBudget, err)
 		}
-		t.Skipf("%s lacks %s: %v", d.Info.Name, extMemoryBudget, err)
+		t.Skipf("%s lacks %s: %v", d.Info.Name, vulkan.ExtMemoryBudget, err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -414,12 +416,27 @@ func TestHeapUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer buf.Release()
-	after, _, err := HeapUsage(d.Info.Index)
+	after, _, err := vulkan.HeapUsage(d.Info.Index)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("usage %d → %d bytes, budget %d", before, after, budget)
 	if after < before+size {
 		t.Errorf("usage rose by %d bytes after a %d-byte allocation", int64(after)-int64(before), size)
+	}
+}
+
+// TestVectorNotMatrixEngine: no vector kernel claims the matrix engine (the
+// cooperative-matrix half of this rule is gemm's TestMatrixEngineHonest).
+func TestVectorNotMatrixEngine(t *testing.T) {
+	d := vktest.Device(t)
+	res, _, err := runVectorKernels(context.Background(), d, smallOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.MatrixEngine {
+			t.Errorf("the vector kernel %s says matrix_engine=true: %+v", r.Probe, r)
+		}
 	}
 }

@@ -1,8 +1,11 @@
-package vulkan
+package alu
 
 import (
 	"errors"
 	"testing"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 )
 
 // TestExecutables: a pipeline created to capture what the driver compiled
@@ -10,10 +13,10 @@ import (
 // that has VK_KHR_pipeline_executable_properties (the H200's driver has;
 // Debian 12's lavapipe has not, so there it skips).
 func TestExecutables(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	k := fmaKernel{Chains: 4, Iters: 8, Unroll: 4, Local: 64}
-	words := k.build(spirvVersion(d.Info.apiVersion))
-	bufs := make([]*Buffer, 1)
+	words := k.build(vulkan.SpirvVersion(d.Info.API))
+	bufs := make([]*vulkan.Buffer, 1)
 	for i := range bufs {
 		b, err := d.NewBuffer(uint64(k.Local)*8, false)
 		if err != nil {
@@ -22,10 +25,10 @@ func TestExecutables(t *testing.T) {
 		defer b.Release()
 		bufs[i] = b
 	}
-	kern, err := d.newKernel(words, nil, pipelineOpts{capture: true}, [][]*Buffer{bufs})
-	if errors.Is(err, ErrFeatureMissing) {
-		if d.Info.HasExtension(extExecutableInfo) {
-			t.Fatalf("%s listed but not enabled: %v", extExecutableInfo, err)
+	kern, err := d.NewKernelOpts(words, nil, vulkan.PipelineOpts{Capture: true}, [][]*vulkan.Buffer{bufs})
+	if errors.Is(err, vulkan.ErrFeatureMissing) {
+		if d.Info.HasExtension(vulkan.ExtExecutableInfo) {
+			t.Fatalf("%s listed but not enabled: %v", vulkan.ExtExecutableInfo, err)
 		}
 		t.Skipf("%s: %v", d.Info.Name, err)
 	}
@@ -33,7 +36,7 @@ func TestExecutables(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer kern.Release()
-	x, err := d.ext.executables(d.dev, kern.pipe)
+	x, err := d.Ext.Executables(d.Dev, kern.Pipe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +55,8 @@ func TestExecutables(t *testing.T) {
 		t.Logf("%s (%s): %d statistics, %d listings", e.Name, e.Description, len(e.Stats), len(e.Listings))
 	}
 	// With the feature off, newKernel refuses to capture.
-	d.enabled.ExecutableInfo = false
-	if _, err := d.newKernel(words, nil, pipelineOpts{capture: true}, [][]*Buffer{bufs}); !errors.Is(err, ErrFeatureMissing) {
+	d.Enabled.ExecutableInfo = false
+	if _, err := d.NewKernelOpts(words, nil, vulkan.PipelineOpts{Capture: true}, [][]*vulkan.Buffer{bufs}); !errors.Is(err, vulkan.ErrFeatureMissing) {
 		t.Errorf("capture without the feature: %v, want ErrFeatureMissing", err)
 	}
 }

@@ -1,8 +1,9 @@
-package vulkan
+package alu
 
 import (
 	"encoding/binary"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
 )
 
@@ -97,19 +98,19 @@ func (k fma16Kernel) exact() bool {
 
 // reference is the output of every invocation whose index is gid mod 16.
 func (k fma16Kernel) reference(gid uint32) uint32 {
-	h := fnvBasis
+	h := vulkan.FnvBasis
 	for c := range k.Chains {
 		for l := uint32(0); l < k.Lanes; l += 2 {
 			lo := fp16At(int64(k.base()) + int64(k.offset(gid, c, l)) + int64(k.pairs()))
 			hi := fp16At(int64(k.base()) + int64(k.offset(gid, c, l+1)) + int64(k.pairs()))
-			h = fnv(h, uint32(lo)|uint32(hi)<<16)
+			h = vulkan.Fnv(h, uint32(lo)|uint32(hi)<<16)
 		}
 	}
 	return h
 }
 
 // fp16At is the binary16 bit pattern of n·g (exact for |n| ≤ 2^11).
-func fp16At(n int64) uint16 { return f16Bits(float32(float64(n) * fp16Grid)) }
+func fp16At(n int64) uint16 { return vulkan.F16Bits(float32(float64(n) * fp16Grid)) }
 
 // fp16Operands are the loaded forms' operands, in the order of binding 0's
 // words: m and a of a pair's first step, then of its second.
@@ -120,7 +121,7 @@ var fp16Operands = [4]float32{2, 6 * fp16Grid, 0.5, -2 * fp16Grid}
 func (k fma16Kernel) input() []byte {
 	out := make([]byte, 0, 4*len(fp16Operands))
 	for _, v := range fp16Operands {
-		h := uint32(f16Bits(v))
+		h := uint32(vulkan.F16Bits(v))
 		out = binary.LittleEndian.AppendUint32(out, h|h<<16)
 	}
 	return out
@@ -130,18 +131,18 @@ func (k fma16Kernel) input() []byte {
 // forms' operands) is one uint32 per invocation. Dispatch
 // (invocations/Local, 1, 1) workgroups.
 func (k fma16Kernel) build(version uint32) []uint32 {
-	b := newBuilder(version)
-	mod, f := b.m, b.f
+	b := vulkan.NewBuilder(version)
+	mod, f := b.M, b.F
 	mod.AddCapability(spirv.CapabilityFloat16)
 	h := mod.TypeFloat(16)
-	hv, uv := mod.TypeVector(h, k.Lanes), mod.TypeVector(b.u32, k.Lanes)
+	hv, uv := mod.TypeVector(h, k.Lanes), mod.TypeVector(b.U32, k.Lanes)
 	var operands [len(fp16Operands)]spirv.ID
 	if k.Form.loaded() {
-		in, inPtr := b.storage(b.u32, 4)
+		in, inPtr := b.Storage(b.U32, 4)
 		mod.Decorate(in, spirv.DecorationNonWritable)
 		h2 := mod.TypeVector(h, 2)
 		for i := range operands {
-			v := f.Value(spirv.OpBitcast, h2, uint32(f.Load(b.u32, b.elem(inPtr, in, b.c(uint32(i))))))
+			v := f.Value(spirv.OpBitcast, h2, uint32(f.Load(b.U32, b.Elem(inPtr, in, b.C(uint32(i))))))
 			if k.Lanes > 2 {
 				v = f.Composite(hv, repeat(v, k.Lanes/2)...)
 			}
@@ -149,26 +150,26 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 		}
 	} else {
 		for i, v := range fp16Operands {
-			operands[i] = b.half(hv, k.Lanes, float64(v))
+			operands[i] = half(b, hv, k.Lanes, float64(v))
 		}
 	}
-	out, ptr := b.storage(b.u32, 4)
-	gid := b.builtin(spirv.BuiltInGlobalInvocationID, false)
-	first := b.addC(b.shl(b.and(gid, b.c(15)), 5), uint32(k.base()))
+	out, ptr := b.Storage(b.U32, 4)
+	gid := b.Builtin(spirv.BuiltInGlobalInvocationID, false)
+	first := b.AddC(b.Shl(b.And(gid, b.C(15)), 5), uint32(k.base()))
 	firstV := f.Composite(uv, repeat(first, k.Lanes)...)
 	carried := make([]spirv.Carried, k.Chains)
 	for c := range carried {
 		lanes := make([]spirv.ID, k.Lanes)
 		for l := range lanes {
-			lanes[l] = b.c(k.Lanes*uint32(c) + uint32(l))
+			lanes[l] = b.C(k.Lanes*uint32(c) + uint32(l))
 		}
 		n := f.Binary(spirv.OpIAdd, uv, firstV, mod.ConstComposite(uv, lanes...))
-		x := f.Binary(spirv.OpFMul, hv, f.Value(spirv.OpConvertSToF, hv, uint32(n)), b.half(hv, k.Lanes, fp16Grid))
+		x := f.Binary(spirv.OpFMul, hv, f.Value(spirv.OpConvertSToF, hv, uint32(n)), half(b, hv, k.Lanes, fp16Grid))
 		carried[c] = spirv.Carried{Type: hv, Init: x}
 	}
 	step := func(x, m, a spirv.ID) spirv.ID {
 		if k.Form == fp16FMA || k.Form == fp16FMALoaded {
-			return f.ExtInst(hv, b.glsl, spirv.GLSLFma, x, m, a)
+			return f.ExtInst(hv, b.Glsl, spirv.GLSLFma, x, m, a)
 		}
 		p := f.Binary(spirv.OpFMul, hv, x, m)
 		s := f.Binary(spirv.OpFAdd, hv, p, a)
@@ -178,7 +179,7 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 		}
 		return s
 	}
-	xs := f.Loop(b.c(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
+	xs := f.Loop(b.C(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
 		next := append([]spirv.ID(nil), xs...)
 		for range k.Unroll {
 			for c := range next {
@@ -190,30 +191,30 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 		}
 		return next
 	})
-	words := b.u32
+	words := b.U32
 	if k.Lanes > 2 {
-		words = mod.TypeVector(b.u32, k.Lanes/2)
+		words = mod.TypeVector(b.U32, k.Lanes/2)
 	}
-	hash := b.c(fnvBasis)
+	hash := b.C(vulkan.FnvBasis)
 	for _, x := range xs {
 		w := f.Value(spirv.OpBitcast, words, uint32(x))
 		if k.Lanes == 2 {
-			hash = b.fnv(hash, w)
+			hash = b.Fnv(hash, w)
 			continue
 		}
 		for i := range k.Lanes / 2 {
-			hash = b.fnv(hash, f.Extract(b.u32, w, i))
+			hash = b.Fnv(hash, f.Extract(b.U32, w, i))
 		}
 	}
-	f.Store(b.elem(ptr, out, gid), hash)
-	return b.finish(k.Local, 1, 1)
+	f.Store(b.Elem(ptr, out, gid), hash)
+	return b.Finish(k.Local, 1, 1)
 }
 
 // half returns the constant of type hv (an fp16 vector of n lanes) with
 // every lane v.
-func (b *builder) half(hv spirv.ID, n uint32, v float64) spirv.ID {
-	s := b.m.ConstBits(b.m.TypeFloat(16), uint32(f16Bits(float32(v))))
-	return b.m.ConstComposite(hv, repeat(s, n)...)
+func half(b *vulkan.Builder, hv spirv.ID, n uint32, v float64) spirv.ID {
+	s := b.M.ConstBits(b.M.TypeFloat(16), uint32(vulkan.F16Bits(float32(v))))
+	return b.M.ConstComposite(hv, repeat(s, n)...)
 }
 
 func repeat(id spirv.ID, n uint32) []spirv.ID {
