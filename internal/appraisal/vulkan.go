@@ -9,6 +9,7 @@ import (
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/alu"
+	"github.com/everycycle/appraise/internal/probe/vulkan/gemm"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
@@ -88,7 +89,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		return nil
 	}
 	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
-	return runVulkan(ctx, vulkan.CoopMatProbe{Options: opts, Software: c.Adapter.Software}, d, v)
+	return runVulkan(ctx, gemm.CoopMatProbe{Options: gemm.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
 }
 
 // runVulkan runs p on d and adds what it measured to v. Unlike runProbes

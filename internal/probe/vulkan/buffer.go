@@ -20,9 +20,9 @@ type Buffer struct {
 	// host is the whole mapping of imported host memory, unmapped after mem
 	// is freed; nil for memory the driver allocated.
 	host []byte
-	// address is the buffer's device address (0 unless made by
+	// Address is the buffer's device address (0 unless made by
 	// newAddressedBuffer).
-	address uint64
+	Address uint64
 }
 
 // Size is the buffer's size in bytes.
@@ -56,11 +56,11 @@ func (b *Buffer) create(host bool, extra vk.BufferUsageFlagBits) error {
 	}, host, nil)
 }
 
-// newAddressedBuffer creates a device-local buffer that kernels reach
+// NewAddressedBuffer creates a device-local buffer that kernels reach
 // through its 64-bit device address (Buffer.address) as well as through a
 // descriptor. The device must have buffer device addresses enabled.
-func (d *Device) newAddressedBuffer(size uint64) (*Buffer, error) {
-	if d.addressFn == nil {
+func (d *Device) NewAddressedBuffer(size uint64) (*Buffer, error) {
+	if d.AddressFn == nil {
 		return nil, fmt.Errorf("vulkan: buffer device addresses: %w", ErrFeatureMissing)
 	}
 	b := &Buffer{d: d, size: size}
@@ -68,8 +68,8 @@ func (d *Device) newAddressedBuffer(size uint64) (*Buffer, error) {
 		b.Release()
 		return nil, err
 	}
-	b.address = bufferAddress(d.addressFn, d.Dev, b.buf)
-	if b.address == 0 {
+	b.Address = bufferAddress(d.AddressFn, d.Dev, b.buf)
+	if b.Address == 0 {
 		b.Release()
 		return nil, fmt.Errorf("vulkan: vkGetBufferDeviceAddress returned 0")
 	}

@@ -10,12 +10,12 @@ import (
 type Builder struct {
 	M       *spirv.Module
 	F       *spirv.Func
-	version uint32
+	Version uint32
 	iface   []spirv.ID
 	U32     spirv.ID
-	boolT   spirv.ID
+	BoolT   spirv.ID
 	Glsl    spirv.ID
-	binding uint32
+	Binding uint32
 }
 
 // SpirvVersion picks the SPIR-V version for a device's Vulkan API version.
@@ -33,17 +33,17 @@ func NewBuilder(version uint32) *Builder {
 	m := spirv.New(version)
 	m.AddCapability(spirv.CapabilityShader)
 	m.SetMemoryModel(spirv.AddressingLogical, spirv.MemoryModelGLSL450)
-	b := &Builder{M: m, version: version, U32: m.TypeInt(32, false), boolT: m.TypeBool()}
+	b := &Builder{M: m, Version: version, U32: m.TypeInt(32, false), BoolT: m.TypeBool()}
 	b.Glsl = m.AddExtInstImport("GLSL.std.450")
 	void := m.TypeVoid()
 	b.F = m.BeginFunction(void, m.TypeFunction(void))
 	return b
 }
 
-// global records a module-scope variable for the entry point's interface:
+// Global records a module-scope variable for the entry point's interface:
 // Input variables always, every other one from SPIR-V 1.4 on.
-func (b *Builder) global(v spirv.ID, sc spirv.StorageClass) {
-	if sc == spirv.StorageInput || b.version >= 0x00010400 {
+func (b *Builder) Global(v spirv.ID, sc spirv.StorageClass) {
+	if sc == spirv.StorageInput || b.Version >= 0x00010400 {
 		b.iface = append(b.iface, v)
 	}
 }
@@ -56,18 +56,18 @@ func (b *Builder) Storage(elem spirv.ID, stride uint32) (v, elemPtr spirv.ID) {
 	block := m.TypeStorageBlock(m.TypeRuntimeArray(elem, stride))
 	v = m.Variable(m.TypePointer(spirv.StorageStorageBuffer, block), spirv.StorageStorageBuffer)
 	m.Decorate(v, spirv.DecorationDescriptorSet, 0)
-	m.Decorate(v, spirv.DecorationBinding, b.binding)
-	b.binding++
-	b.global(v, spirv.StorageStorageBuffer)
+	m.Decorate(v, spirv.DecorationBinding, b.Binding)
+	b.Binding++
+	b.Global(v, spirv.StorageStorageBuffer)
 	return v, m.TypePointer(spirv.StorageStorageBuffer, elem)
 }
 
-// shared declares a Workgroup array of n elem; it returns the variable and
+// Shared declares a Workgroup array of n elem; it returns the variable and
 // the pointer type of one element.
-func (b *Builder) shared(elem spirv.ID, n uint32) (v, elemPtr spirv.ID) {
+func (b *Builder) Shared(elem spirv.ID, n uint32) (v, elemPtr spirv.ID) {
 	m := b.M
 	v = m.Variable(m.TypePointer(spirv.StorageWorkgroup, m.TypeArray(elem, n)), spirv.StorageWorkgroup)
-	b.global(v, spirv.StorageWorkgroup)
+	b.Global(v, spirv.StorageWorkgroup)
 	return v, m.TypePointer(spirv.StorageWorkgroup, elem)
 }
 
@@ -81,7 +81,7 @@ func (b *Builder) Builtin(bi spirv.BuiltIn, scalar bool) spirv.ID {
 	}
 	v := m.Variable(m.TypePointer(spirv.StorageInput, t), spirv.StorageInput)
 	m.Decorate(v, spirv.DecorationBuiltIn, uint32(bi))
-	b.global(v, spirv.StorageInput)
+	b.Global(v, spirv.StorageInput)
 	val := b.F.Load(t, v)
 	if scalar {
 		return val
@@ -89,13 +89,13 @@ func (b *Builder) Builtin(bi spirv.BuiltIn, scalar bool) spirv.ID {
 	return b.F.Extract(b.U32, val, 0)
 }
 
-// builtinVec loads a uvec3 built-in and returns its x and y components.
-func (b *Builder) builtinVec(bi spirv.BuiltIn) (x, y spirv.ID) {
+// BuiltinVec loads a uvec3 built-in and returns its x and y components.
+func (b *Builder) BuiltinVec(bi spirv.BuiltIn) (x, y spirv.ID) {
 	m := b.M
 	t := m.TypeVector(b.U32, 3)
 	v := m.Variable(m.TypePointer(spirv.StorageInput, t), spirv.StorageInput)
 	m.Decorate(v, spirv.DecorationBuiltIn, uint32(bi))
-	b.global(v, spirv.StorageInput)
+	b.Global(v, spirv.StorageInput)
 	val := b.F.Load(t, v)
 	return b.F.Extract(b.U32, val, 0), b.F.Extract(b.U32, val, 1)
 }
@@ -103,7 +103,7 @@ func (b *Builder) builtinVec(bi spirv.BuiltIn) (x, y spirv.ID) {
 func (b *Builder) C(v uint32) spirv.ID                { return b.M.ConstUint32(v) }
 func (b *Builder) Add(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpIAdd, b.U32, x, y) }
 func (b *Builder) mul(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpIMul, b.U32, x, y) }
-func (b *Builder) div(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpUDiv, b.U32, x, y) }
+func (b *Builder) Div(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpUDiv, b.U32, x, y) }
 func (b *Builder) Mod(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpUMod, b.U32, x, y) }
 func (b *Builder) AddC(x spirv.ID, v uint32) spirv.ID { return b.Add(x, b.C(v)) }
 func (b *Builder) And(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpBitwiseAnd, b.U32, x, y) }
@@ -133,8 +133,8 @@ func (b *Builder) Elem(ptr, v, idx spirv.ID) spirv.ID {
 	return b.F.AccessChain(ptr, v, b.C(0), idx)
 }
 
-// barrier is a workgroup execution and shared-memory barrier.
-func (b *Builder) barrier() {
+// Barrier is a workgroup execution and shared-memory barrier.
+func (b *Builder) Barrier() {
 	b.F.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup,
 		spirv.SemanticsAcquireRelease|spirv.SemanticsWorkgroupMemory)
 }

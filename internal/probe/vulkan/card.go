@@ -22,7 +22,7 @@ func Precision(r Result, op, counting string) schema.PrecisionThroughput {
 		OpCounting:      counting,
 		Probe:           r.Probe,
 		Timing:          r.Timing,
-		Check:           r.Check.record(),
+		Check:           r.Check.Record(),
 	}
 	if !r.MatrixEngine {
 		p.Kernel = r.Tile
@@ -35,10 +35,10 @@ func Precision(r Result, op, counting string) schema.PrecisionThroughput {
 	return p
 }
 
-// record is the card's record of a check the kernel passed (a Check
+// Record is the card's record of a check the kernel passed (a Check
 // exists only for a kernel whose output matched its CPU reference): exact
 // when it allowed no error, absolute otherwise.
-func (c Check) record() schema.Check {
+func (c Check) Record() schema.Check {
 	kind := "absolute"
 	if c.Tolerance == 0 {
 		kind = "exact"
@@ -63,8 +63,8 @@ func TypeName(t ComponentType) string {
 	}
 }
 
-// roundDown rounds v down to a multiple of to.
-func roundDown(v, to uint32) uint32 { return v / to * to }
+// RoundDown rounds v down to a multiple of to.
+func RoundDown(v, to uint32) uint32 { return v / to * to }
 
 // IsSkip reports whether err means "cannot run here" rather than "wrong".
 func IsSkip(err error) bool {

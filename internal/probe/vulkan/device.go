@@ -9,8 +9,8 @@ import (
 
 // Extension names we look for.
 const (
-	extCoopMat      = "VK_KHR_cooperative_matrix"
-	extBFloat16     = "VK_KHR_shader_bfloat16"
+	ExtCoopMat      = "VK_KHR_cooperative_matrix"
+	ExtBFloat16     = "VK_KHR_shader_bfloat16"
 	ExtFloat16Int8  = "VK_KHR_shader_float16_int8"
 	ext8BitStorage  = "VK_KHR_8bit_storage"
 	ext16BitStorage = "VK_KHR_16bit_storage"
@@ -85,7 +85,7 @@ type DeviceInfo struct {
 	// copyTimestampBits is its valid timestamp bits.
 	copyFamily        int
 	copyTimestampBits uint32
-	Features          featureSet
+	Features          FeatureSet
 	Structs           map[uint32]bool
 }
 
@@ -292,8 +292,8 @@ func featureStructs(info DeviceInfo) map[uint32]bool {
 		sType16BitStorage:     true,
 		sType8BitStorage:      v12 || info.HasExtension(ext8BitStorage),
 		sTypeMemoryModel:      v12 || info.HasExtension(extMemoryModel),
-		sTypeBFloat16Features: info.HasExtension(extBFloat16),
-		sTypeCoopMatFeatures:  info.HasExtension(extCoopMat),
+		sTypeBFloat16Features: info.HasExtension(ExtBFloat16),
+		sTypeCoopMatFeatures:  info.HasExtension(ExtCoopMat),
 		sTypeAddressFeatures:  v12 || info.HasExtension(extBufferAddress),
 		sTypeSubgroupControl:  info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extSubgroupControl),
 		sTypeExecFeatures:     info.HasExtension(ExtExecutableInfo),

@@ -84,7 +84,7 @@ func TestBufferRoundTrip(t *testing.T) {
 
 func TestShapesWithoutExtension(t *testing.T) {
 	d := newDevice(t)
-	if d.Info.HasExtension(extCoopMat) {
+	if d.Info.HasExtension(ExtCoopMat) {
 		shapes, err := d.Shapes()
 		if err != nil {
 			t.Fatal(err)
@@ -95,7 +95,7 @@ func TestShapesWithoutExtension(t *testing.T) {
 		return
 	}
 	if _, err := d.Shapes(); !errors.Is(err, ErrExtensionMissing) {
-		t.Fatalf("Shapes on a device without %s: err = %v, want ErrExtensionMissing", extCoopMat, err)
+		t.Fatalf("Shapes on a device without %s: err = %v, want ErrExtensionMissing", ExtCoopMat, err)
 	}
 }
 

@@ -5,6 +5,7 @@ package vulkan
 import (
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 )
+
+var flagLink = flag.Bool("coopmat.transfer", false, "log every host-link path (each queue, 256 MiB) and every 1 MiB upload method")
 
 // TestTransferPathsFullSize logs the bulk host link on every queue from
 // every host memory kind at sizes up to the default, and every 1 MiB upload

@@ -13,7 +13,7 @@ import (
 // buffers bound to set 0, bindings 0…n-1 in order. Release it before its
 // Device; the buffers must outlive it.
 type Kernel struct {
-	d      *Device
+	D      *Device
 	module vk.ShaderModule
 	dsl    vk.DescriptorSetLayout
 	layout vk.PipelineLayout
@@ -44,9 +44,9 @@ func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error
 
 // PipelineOpts are how newKernel creates a pipeline beyond its words.
 type PipelineOpts struct {
-	// fullSubgroups requires full subgroups (the device has
+	// FullSubgroups requires full subgroups (the device has
 	// computeFullSubgroups).
-	fullSubgroups bool
+	FullSubgroups bool
 	// Capture keeps what the driver compiled, for executables (the device
 	// has ExecutableInfo).
 	Capture bool
@@ -56,12 +56,12 @@ type PipelineOpts struct {
 // push-constant block (offset 0, compute stage), its pipeline made with o.
 func (d *Device) NewKernelOpts(words []uint32, push []byte, o PipelineOpts, sets [][]*Buffer) (*Kernel, error) {
 	switch {
-	case o.fullSubgroups && !d.Enabled.FullSubgroups:
+	case o.FullSubgroups && !d.Enabled.FullSubgroups:
 		return nil, fmt.Errorf("vulkan: computeFullSubgroups: %w", ErrFeatureMissing)
 	case o.Capture && !d.Enabled.ExecutableInfo:
 		return nil, fmt.Errorf("vulkan: pipelineExecutableInfo: %w", ErrFeatureMissing)
 	}
-	k := &Kernel{d: d, push: push, opts: o}
+	k := &Kernel{D: d, push: push, opts: o}
 	if err := k.create(words, sets); err != nil {
 		k.Release()
 		return nil, err
@@ -70,7 +70,7 @@ func (d *Device) NewKernelOpts(words []uint32, push []byte, o PipelineOpts, sets
 }
 
 func (k *Kernel) create(words []uint32, sets [][]*Buffer) error {
-	d := k.d
+	d := k.D
 	smi := vk.ShaderModuleCreateInfo{
 		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(4 * len(words)), PCode: words,
 	}
@@ -89,7 +89,7 @@ func (k *Kernel) create(words []uint32, sets [][]*Buffer) error {
 }
 
 func (k *Kernel) createLayout(n int) error {
-	d := k.d
+	d := k.D
 	binds := make([]vk.DescriptorSetLayoutBinding, n)
 	for i := range binds {
 		binds[i] = vk.DescriptorSetLayoutBinding{
@@ -124,7 +124,7 @@ func (k *Kernel) createLayout(n int) error {
 
 func (k *Kernel) createPipeline() error {
 	var stageFlags vk.PipelineShaderStageCreateFlags
-	if k.opts.fullSubgroups {
+	if k.opts.FullSubgroups {
 		stageFlags = stageRequireFullSubgroups
 	}
 	var flags vk.PipelineCreateFlags
@@ -140,7 +140,7 @@ func (k *Kernel) createPipeline() error {
 		Layout: k.layout, Flags: flags,
 	}}
 	pipes := make([]vk.Pipeline, 1)
-	if r := vk.CreateComputePipelines(k.d.Dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
+	if r := vk.CreateComputePipelines(k.D.Dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateComputePipelines: %w", vk.Error(r))
 	}
 	k.Pipe = pipes[0]
@@ -148,7 +148,7 @@ func (k *Kernel) createPipeline() error {
 }
 
 func (k *Kernel) createSets(sets [][]*Buffer) error {
-	d := k.d
+	d := k.D
 	n, ns := uint32(len(sets[0])), uint32(len(sets))
 	pi := vk.DescriptorPoolCreateInfo{
 		SType: vk.StructureTypeDescriptorPoolCreateInfo, MaxSets: ns, PoolSizeCount: 1,
@@ -204,10 +204,10 @@ func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
 
 // Release destroys the pipeline and its descriptor objects. Safe twice.
 func (k *Kernel) Release() {
-	if k == nil || k.d == nil || k.d.Dev == nil {
+	if k == nil || k.D == nil || k.D.Dev == nil {
 		return
 	}
-	dev := k.d.Dev
+	dev := k.D.Dev
 	if k.pool != nil {
 		vk.DestroyDescriptorPool(dev, k.pool, nil)
 		k.pool, k.sets = nil, nil
@@ -250,11 +250,11 @@ func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		var b *Buffer
 		var err error
 		size := uint64(len(in))
-		if i < len(setup.pad) {
-			size += setup.pad[i]
+		if i < len(setup.Pad) {
+			size += setup.Pad[i]
 		}
-		if setup.addressed {
-			b, err = d.newAddressedBuffer(size)
+		if setup.Addressed {
+			b, err = d.NewAddressedBuffer(size)
 		} else {
 			b, err = d.NewBuffer(size, false)
 		}
@@ -262,8 +262,8 @@ func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte,
 			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
 		}
 		bufs = append(bufs, b)
-		if setup.addressed {
-			push = binary.LittleEndian.AppendUint64(push, b.address)
+		if setup.Addressed {
+			push = binary.LittleEndian.AppendUint64(push, b.Address)
 		}
 		if err := d.Upload(b, in); err != nil {
 			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
@@ -274,15 +274,15 @@ func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		return nil, measurement{}, fmt.Errorf("output: %w", err)
 	}
 	bufs = append(bufs, out)
-	k, err := d.NewKernelOpts(words, push, PipelineOpts{fullSubgroups: setup.fullSubgroups, Capture: setup.inspect != nil}, [][]*Buffer{bufs})
+	k, err := d.NewKernelOpts(words, push, PipelineOpts{FullSubgroups: setup.FullSubgroups, Capture: setup.Inspect != nil}, [][]*Buffer{bufs})
 	if err != nil {
 		return nil, measurement{}, err
 	}
 	defer k.Release()
-	if setup.inspect != nil {
-		setup.inspect(d.Ext.Executables(d.Dev, k.Pipe))
+	if setup.Inspect != nil {
+		setup.Inspect(d.Ext.Executables(d.Dev, k.Pipe))
 	}
-	m, err := d.measure(ctx, k, groups, ops, tm)
+	m, err := d.Measure(ctx, k, groups, ops, tm)
 	if err != nil {
 		return nil, measurement{}, err
 	}
@@ -293,8 +293,8 @@ func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte,
 	return raw, m, nil
 }
 
-// runGEMM is runKernel for kernels with inputs A and B.
-func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, setup KernelSetup, outBytes uint64,
+// RunGEMM is runKernel for kernels with inputs A and B.
+func (d *Device) RunGEMM(ctx context.Context, words []uint32, a, b []byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
 	return d.RunKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
 }
@@ -302,15 +302,15 @@ func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, setup
 // KernelSetup is how runKernel builds a kernel beyond its words and
 // buffers; the zero value is a plain kernel.
 type KernelSetup struct {
-	// addressed gives the inputs device addresses too, pushed to the kernel
+	// Addressed gives the inputs device addresses too, pushed to the kernel
 	// as a push-constant block of one 64-bit address per input, in order.
-	addressed bool
-	// fullSubgroups creates the pipeline requiring full subgroups.
-	fullSubgroups bool
-	// pad[i] is how many bytes input i's buffer has past its data: read
+	Addressed bool
+	// FullSubgroups creates the pipeline requiring full subgroups.
+	FullSubgroups bool
+	// Pad[i] is how many bytes input i's buffer has past its data: read
 	// by the kernel, never used, so left as the allocation leaves them.
-	pad []uint64
-	// inspect, when set, receives what the driver compiled the pipeline
+	Pad []uint64
+	// Inspect, when set, receives what the driver compiled the pipeline
 	// into (the pipeline captures it; the device has ExecutableInfo).
-	inspect func([]executable, error)
+	Inspect func([]Executable, error)
 }

@@ -21,10 +21,10 @@ type Device struct {
 	queue   *queue // compute
 	copyQ   *queue // transfer-only; nil when the device has none
 	memory  vk.PhysicalDeviceMemoryProperties
-	Enabled featureSet
-	// addressFn is vkGetBufferDeviceAddress; nil unless the device has
+	Enabled FeatureSet
+	// AddressFn is vkGetBufferDeviceAddress; nil unless the device has
 	// buffer device addresses enabled.
-	addressFn unsafe.Pointer
+	AddressFn unsafe.Pointer
 }
 
 // Open opens physical device index (vkEnumeratePhysicalDevices order), with
@@ -75,7 +75,7 @@ type queue struct {
 }
 
 // wanted lists the device extensions we enable when present.
-var wanted = []string{extCoopMat, extBFloat16, ExtFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, ExtIntDot,
+var wanted = []string{ExtCoopMat, ExtBFloat16, ExtFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, ExtIntDot,
 	extExternalMemoryHost, extBufferAddress, extSubgroupControl,
 	ExtExecutableInfo}
 
@@ -113,7 +113,7 @@ func (d *Device) createDevice() error {
 	}
 	d.Dev = dev
 	if f.BufferAddress {
-		d.addressFn = d.Ext.addressFunc(dev)
+		d.AddressFn = d.Ext.addressFunc(dev)
 	}
 	var err error
 	if d.queue, err = d.newQueue(d.Info.family, d.Info.TimestampValidBits, "compute-queue"); err != nil {

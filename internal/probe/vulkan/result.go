@@ -3,7 +3,6 @@ package vulkan
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/everycycle/appraise/schema"
 )
@@ -57,9 +56,6 @@ type Result struct {
 	Tile string `json:"tile"`
 	// Check is the comparison with the CPU reference (passed).
 	Check Check `json:"check"`
-
-	// tile is the chosen tile itself, for Roofline.
-	tile CoopTile
 }
 
 // Skip says why a shape or kernel was not measured.
@@ -98,32 +94,12 @@ type Options struct {
 	// Progress, when set, receives one line per measured tile candidate:
 	// diagnostics for stderr, never results.
 	Progress func(line string)
-
-	// tamper, set by tests only, alters a kernel's raw output before its check.
-	tamper func(probe string, out []byte)
-	// inspect, set by tests only, receives what the driver compiled each
-	// cooperative-matrix GEMM into.
-	inspect func([]executable, error)
-	// coopTiles, set by tests only, replaces the cooperative-matrix tile
-	// candidates of a shape.
-	coopTiles func(s Shape) []CoopTile
 }
 
-// searchOptions is o with the short timing used by tile searches.
-func (o Options) searchOptions() Options {
-	o.Timing = Timing{Warmup: MinWarmup, Samples: MinSamples, SampleTime: 10 * time.Millisecond}
-	return o
-}
-
+// Progressf sends one formatted progress line to o.Progress, when set:
+// diagnostics for stderr, never results.
 func (o Options) Progressf(format string, args ...any) {
 	if o.Progress != nil {
 		o.Progress(fmt.Sprintf(format, args...))
 	}
-}
-
-func (o Options) lines() int {
-	if o.CheckLines <= 0 {
-		return 4
-	}
-	return o.CheckLines
 }

@@ -1,4 +1,4 @@
-package vulkan
+package gemm
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 )
 
 // runCoopMat runs the search and the measurement of every shape of d that
@@ -14,15 +16,15 @@ import (
 // result. Without VK_KHR_cooperative_matrix it expects Run and Shapes to
 // say so. In CI a shape the device reports must run: lavapipe reports
 // only shapes our kernels run.
-func runCoopMat(t *testing.T, d *Device, o Options, match func(Shape) bool, after func(Shape)) {
+func runCoopMat(t *testing.T, d *vulkan.Device, o Options, match func(vulkan.Shape) bool, after func(vulkan.Shape)) {
 	shapes, err := d.Shapes()
 	expectCoopMat(t, d)
-	if !d.Info.HasExtension(extCoopMat) {
-		if !errors.Is(err, ErrExtensionMissing) {
-			t.Fatalf("Shapes without %s: err = %v, want ErrExtensionMissing", extCoopMat, err)
+	if !d.Info.HasExtension(vulkan.ExtCoopMat) {
+		if !errors.Is(err, vulkan.ErrExtensionMissing) {
+			t.Fatalf("Shapes without %s: err = %v, want ErrExtensionMissing", vulkan.ExtCoopMat, err)
 		}
-		if _, _, err := Run(context.Background(), d, o); !errors.Is(err, ErrExtensionMissing) {
-			t.Fatalf("Run without %s: err = %v, want ErrExtensionMissing", extCoopMat, err)
+		if _, _, err := Run(context.Background(), d, o); !errors.Is(err, vulkan.ErrExtensionMissing) {
+			t.Fatalf("Run without %s: err = %v, want ErrExtensionMissing", vulkan.ExtCoopMat, err)
 		}
 		return
 	}
@@ -35,12 +37,12 @@ func runCoopMat(t *testing.T, d *Device, o Options, match func(Shape) bool, afte
 			continue
 		}
 		start := time.Now()
-		r, err := d.RunShape(context.Background(), s, o)
+		r, err := RunShape(context.Background(), d, s, o)
 		switch {
-		case IsSkip(err) && os.Getenv("CI") == "true":
+		case vulkan.IsSkip(err) && os.Getenv("CI") == "true":
 			t.Errorf("FAIL %v: skipped in CI: %v", s, err)
 			continue
-		case IsSkip(err):
+		case vulkan.IsSkip(err):
 			t.Logf("SKIP %v: %v", s, err)
 			continue
 		case err != nil:

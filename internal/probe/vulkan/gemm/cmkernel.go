@@ -1,8 +1,9 @@
-package vulkan
+package gemm
 
 import (
 	"fmt"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
 )
 
@@ -134,7 +135,7 @@ const (
 // the arrays hold 8-byte halves, each staged vector stored as two.
 type cmLayout struct {
 	t                CoopTile
-	s                Shape
+	s                vulkan.Shape
 	sub              uint32 // subgroup size
 	bm, bn           uint32
 	threads          uint32
@@ -149,7 +150,7 @@ type cmLayout struct {
 // sharedUnit is the largest power of two up to 16 bytes dividing the
 // offsets at which fragments start in the shared blocks: K elements of A
 // along a row, and K elements of column-major B or N of row-major B.
-func sharedUnit(s Shape, bRowMajor bool) uint32 {
+func sharedUnit(s vulkan.Shape, bRowMajor bool) uint32 {
 	along := s.K * uint32(s.B.Bytes())
 	if bRowMajor {
 		along = s.N * uint32(s.B.Bytes())
@@ -164,7 +165,7 @@ func sharedUnit(s Shape, bRowMajor bool) uint32 {
 // perVec is the number of shared elements per 16-byte vector.
 func (l cmLayout) perVec() uint32 { return 16 / l.unit }
 
-func newLayout(t CoopTile, s Shape, sub uint32) cmLayout {
+func newLayout(t CoopTile, s vulkan.Shape, sub uint32) cmLayout {
 	l := cmLayout{t: t, s: s, sub: sub, unit: sharedUnit(s, t.BRowMajor)}
 	l.bm, l.bn = t.WM*t.TM*s.M, t.WN*t.TN*s.N
 	l.threads = t.WM * t.WN * sub
@@ -219,7 +220,7 @@ func (l cmLayout) mulAdds() uint32 {
 }
 
 // check reports why the layout cannot run an m×n×k GEMM on info (nil if it can).
-func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
+func (l cmLayout) check(m, n, k uint32, info vulkan.DeviceInfo) error {
 	t, s := l.t, l.s
 	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
 	switch {
@@ -234,13 +235,13 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 	case t.Stages > 2 || t.Prefetch > 2 || (t.stages() > 1 && t.prefetch() > 1):
 		return fmt.Errorf("tile %v: at most 2 stages or 2 steps of prefetch, not both", t)
 	case t.Addressed && !info.Features.BufferAddress:
-		return fmt.Errorf("tile %v: no buffer device addresses: %w", t, ErrFeatureMissing)
+		return fmt.Errorf("tile %v: no buffer device addresses: %w", t, vulkan.ErrFeatureMissing)
 	case t.Unroll > 1 && t.NoUnroll:
 		return fmt.Errorf("tile %v: a partial unroll count and nounroll exclude each other", t)
 	case t.FullSubgroups && !info.Features.FullSubgroups:
-		return fmt.Errorf("tile %v: no computeFullSubgroups: %w", t, ErrFeatureMissing)
-	case t.Version != 0 && t.Version > SpirvVersion(info.API):
-		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, SpirvVersion(info.API))
+		return fmt.Errorf("tile %v: no computeFullSubgroups: %w", t, vulkan.ErrFeatureMissing)
+	case t.Version != 0 && t.Version > vulkan.SpirvVersion(info.API):
+		return fmt.Errorf("tile %v: the device takes SPIR-V up to %#x", t, vulkan.SpirvVersion(info.API))
 	case t.Addressed && t.ReadOnly, (t.Guard || t.TopBarrier || t.Vars) && t.stages() > 1:
 		return fmt.Errorf("tile %v: read-only inputs are descriptor bindings; guarded loads, top barriers and variables need one buffer", t)
 	case l.threads == 0 || l.threads > info.MaxInvocations:
@@ -257,40 +258,40 @@ func (l cmLayout) check(m, n, k uint32, info DeviceInfo) error {
 }
 
 // componentType returns the SPIR-V type for c, declaring what it needs.
-func componentType(m *spirv.Module, c ComponentType) (spirv.ID, error) {
+func componentType(m *spirv.Module, c vulkan.ComponentType) (spirv.ID, error) {
 	switch c {
-	case Float16:
+	case vulkan.Float16:
 		m.AddCapability(spirv.CapabilityFloat16)
 		return m.TypeFloat(16), nil
-	case BFloat16:
+	case vulkan.BFloat16:
 		m.AddCapability(spirv.CapabilityBFloat16CooperativeMatrixKHR)
 		return m.TypeBFloat16(), nil
-	case Float32:
+	case vulkan.Float32:
 		return m.TypeFloat(32), nil
-	case Sint8, Uint8:
+	case vulkan.Sint8, vulkan.Uint8:
 		m.AddCapability(spirv.CapabilityInt8)
-		return m.TypeInt(8, c == Sint8), nil
-	case Sint32, Uint32:
-		return m.TypeInt(32, c == Sint32), nil
+		return m.TypeInt(8, c == vulkan.Sint8), nil
+	case vulkan.Sint32, vulkan.Uint32:
+		return m.TypeInt(32, c == vulkan.Sint32), nil
 	}
-	return 0, fmt.Errorf("component type %v: %w", c, ErrFeatureMissing)
+	return 0, fmt.Errorf("component type %v: %w", c, vulkan.ErrFeatureMissing)
 }
 
 // zeroOf returns the zero constant of component type c (SPIR-V type t).
-func zeroOf(m *spirv.Module, c ComponentType, t spirv.ID) spirv.ID {
+func zeroOf(m *spirv.Module, c vulkan.ComponentType, t spirv.ID) spirv.ID {
 	switch c {
-	case Float32:
+	case vulkan.Float32:
 		return m.ConstFloat32(0)
-	case Sint32:
+	case vulkan.Sint32:
 		return m.ConstInt32(0)
-	case Uint32:
+	case vulkan.Uint32:
 		return m.ConstUint32(0)
 	}
 	return m.ConstBits(t, 0)
 }
 
 // matrixOperands is the MulAdd mask: signedness and saturation.
-func matrixOperands(s Shape) spirv.MatrixOperands {
+func matrixOperands(s vulkan.Shape) spirv.MatrixOperands {
 	var o spirv.MatrixOperands
 	if s.A.Signed() {
 		o |= spirv.MatrixASigned

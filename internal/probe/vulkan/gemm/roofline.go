@@ -1,9 +1,10 @@
-package vulkan
+package gemm
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -20,7 +21,7 @@ type RooflinePoint struct {
 	// Timing says how the samples were timed.
 	Timing schema.TimingMethod
 	// Check is the point's comparison with the CPU reference (passed).
-	Check Check
+	Check vulkan.Check
 }
 
 // Intensity is the point's arithmetic intensity, operations per byte.
@@ -32,7 +33,7 @@ func (p RooflinePoint) Intensity() float64 { return p.Ops / p.Bytes }
 // dominates) to compute-bound. Each point's kernel is built for its K,
 // timed with the tile search's short policy (after the minimum warm-up)
 // and its output checked; a failed check wraps ErrCheckFailed.
-func (d *Device) Roofline(ctx context.Context, r Result, o Options) ([]RooflinePoint, error) {
+func Roofline(ctx context.Context, d *vulkan.Device, r Result, o Options) ([]RooflinePoint, error) {
 	if !r.MatrixEngine || r.tile.BK == 0 {
 		return nil, fmt.Errorf("coopmat: roofline of %s %v: not a cooperative-matrix GEMM result of Run", r.Probe, r.Shape)
 	}
@@ -49,7 +50,7 @@ func (d *Device) Roofline(ctx context.Context, r Result, o Options) ([]RooflineP
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p, err := d.rooflinePoint(ctx, l, n, k, a, bt, o)
+		p, err := rooflinePoint(ctx, d, l, n, k, a, bt, o)
 		if err != nil {
 			return nil, fmt.Errorf("coopmat: roofline %v K %d: %w", s, k, err)
 		}
@@ -60,7 +61,7 @@ func (d *Device) Roofline(ctx context.Context, r Result, o Options) ([]RooflineP
 
 // rooflinePoint runs one N×N×k GEMM of layout l on the first N·k
 // elements of a and bt (the same random draw, a narrower shape).
-func (d *Device) rooflinePoint(ctx context.Context, l cmLayout, n, k uint32, a, bt operand, o Options) (RooflinePoint, error) {
+func rooflinePoint(ctx context.Context, d *vulkan.Device, l cmLayout, n, k uint32, a, bt operand, o Options) (RooflinePoint, error) {
 	s := l.s
 	if err := l.check(n, n, k, d.Info); err != nil {
 		return RooflinePoint{}, err
@@ -70,7 +71,7 @@ func (d *Device) rooflinePoint(ctx context.Context, l cmLayout, n, k uint32, a, 
 	if l.t.BRowMajor {
 		bRaw = transposeRaw(bRaw, int(n), int(k), s.B.Bytes())
 	}
-	version := SpirvVersion(d.Info.API)
+	version := vulkan.SpirvVersion(d.Info.API)
 	if l.t.Version != 0 {
 		version = l.t.Version
 	}
@@ -84,13 +85,13 @@ func (d *Device) rooflinePoint(ctx context.Context, l cmLayout, n, k uint32, a, 
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
 	padA, padB := l.padBytes(n)
-	setup := KernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups, pad: []uint64{padA, padB}}
-	raw, m, err := d.runGEMM(ctx, words, aRaw, bRaw, setup, outBytes, groups, ops, o.searchOptions().Timing)
+	setup := vulkan.KernelSetup{Addressed: l.t.Addressed, FullSubgroups: l.t.FullSubgroups, Pad: []uint64{padA, padB}}
+	raw, m, err := d.RunGEMM(ctx, words, aRaw, bRaw, setup, outBytes, groups, ops, o.searchOptions().Timing)
 	if err != nil {
 		return RooflinePoint{}, err
 	}
 	if o.tamper != nil {
-		o.tamper(ProbeCoopMatGEMM, raw)
+		o.tamper(vulkan.ProbeCoopMatGEMM, raw)
 	}
 	g := gemmCheck{m: n, n: n, k: k, a: a.values[:cnt], bt: bt.values[:cnt], acc: s.C, out: s.Result, lines: 1,
 		seed: o.Seed ^ uint64(k)}

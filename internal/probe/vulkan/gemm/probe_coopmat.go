@@ -1,4 +1,4 @@
-package vulkan
+package gemm
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/everycycle/appraise/internal/measure/roofline"
 	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -29,19 +30,19 @@ type CoopMatProbe struct {
 }
 
 // Name is ProbeCoopMatGEMM.
-func (CoopMatProbe) Name() string { return ProbeCoopMatGEMM }
+func (CoopMatProbe) Name() string { return vulkan.ProbeCoopMatGEMM }
 
 // Version is ProbeVersion.
-func (CoopMatProbe) Version() string { return ProbeVersion }
+func (CoopMatProbe) Version() string { return vulkan.ProbeVersion }
 
 // Run measures on d. Without VK_KHR_cooperative_matrix, or the features
 // its kernels need, the contribution is one skip saying the matrix path is
 // unreachable; a shape the kernels cannot run is a skip naming the shape.
 // A failed check, or a kernel that failed to run, is an error.
-func (p CoopMatProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
+func (p CoopMatProbe) Run(ctx context.Context, d *vulkan.Device) (*probe.Contribution, error) {
 	res, skips, err := Run(ctx, d, p.Options)
-	if IsSkip(err) {
-		return &probe.Contribution{Skipped: []schema.Skip{{Probe: ProbeCoopMatGEMM, Item: "matrix engine",
+	if vulkan.IsSkip(err) {
+		return &probe.Contribution{Skipped: []schema.Skip{{Probe: vulkan.ProbeCoopMatGEMM, Item: "matrix engine",
 			Reason: "matrix path unreachable: " + err.Error() + "; figures are vector-ALU only"}}}, nil
 	}
 	if err != nil {
@@ -49,9 +50,9 @@ func (p CoopMatProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, 
 	}
 	c := &probe.Contribution{}
 	for _, r := range res {
-		c.Precisions = append(c.Precisions, Precision(r, "gemm", "gemm=2mnk"))
+		c.Precisions = append(c.Precisions, vulkan.Precision(r.Result, "gemm", "gemm=2mnk"))
 		if len(c.Probes) == 0 {
-			c.Probes = []schema.ProbeRecord{{Name: r.Probe, Version: ProbeVersion}}
+			c.Probes = []schema.ProbeRecord{{Name: r.Probe, Version: vulkan.ProbeVersion}}
 		}
 	}
 	for _, s := range skips {
@@ -59,7 +60,7 @@ func (p CoopMatProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, 
 	}
 	for _, r := range fastestPerTypes(res) {
 		if p.Software {
-			c.Skipped = append(c.Skipped, schema.Skip{Probe: ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
+			c.Skipped = append(c.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
 				Reason: "not swept on a software adapter: the sweep builds a kernel per K, and its compiler takes minutes for each"})
 			continue
 		}
@@ -72,19 +73,19 @@ func (p CoopMatProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, 
 
 // sweep sweeps K for r and adds the sweep to c's roofline section; a sweep
 // with too few reduction lengths to draw a roofline is a skip saying so.
-func (p CoopMatProbe) sweep(ctx context.Context, d *Device, r Result, c *probe.Contribution) error {
+func (p CoopMatProbe) sweep(ctx context.Context, d *vulkan.Device, r Result, c *probe.Contribution) error {
 	name := coopMatRooflinePrefix + coopMatTypes(r.Shape)
-	pts, err := d.Roofline(ctx, r, p.Options)
+	pts, err := Roofline(ctx, d, r, p.Options)
 	if err != nil {
 		return fmt.Errorf("roofline %s: %w", name, err)
 	}
 	if len(pts) < roofline.MinPoints {
-		c.Skipped = append(c.Skipped, schema.Skip{Probe: ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
+		c.Skipped = append(c.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "roofline " + coopMatTypes(r.Shape),
 			Reason: fmt.Sprintf("N %d with tile %s gives %d reduction lengths to sweep, fewer than %d", r.Problem.M, r.Tile, len(pts), roofline.MinPoints)})
 		return nil
 	}
 	rp := make([]roofline.Point, len(pts))
-	chk := Check{}
+	chk := vulkan.Check{}
 	for i, pt := range pts {
 		rp[i] = roofline.Point{Intensity: pt.Intensity(), OpsPerS: pt.OpsPerSecond.Median}
 		chk.Elements += pt.Check.Elements
@@ -95,7 +96,7 @@ func (p CoopMatProbe) sweep(ctx context.Context, d *Device, r Result, c *probe.C
 		return fmt.Errorf("roofline %s: %w", name, err)
 	}
 	out := schema.RooflineRatio{Precision: name, Ratio: a.Ratio, RidgeRatio: a.RidgeRatio,
-		PeakOpsPerS: a.Peak, BandwidthBytesPerS: a.Bandwidth, Probe: ProbeCoopMatGEMM, Timing: pts[0].Timing, Check: chk.record()}
+		PeakOpsPerS: a.Peak, BandwidthBytesPerS: a.Bandwidth, Probe: vulkan.ProbeCoopMatGEMM, Timing: pts[0].Timing, Check: chk.Record()}
 	for i, pt := range rp {
 		out.Points = append(out.Points, schema.RooflinePoint{IntensityOpsPerByte: pt.Intensity, OpsPerS: pt.OpsPerS, ModelOpsPerS: a.Model[i]})
 	}
@@ -128,10 +129,10 @@ func fastestPerTypes(res []Result) []Result {
 
 // coopMatTypes names a shape's types, e.g. "fp16-fp32" (inputs, then the
 // result), "int8xuint8-int32" when the inputs differ.
-func coopMatTypes(s Shape) string {
-	name := TypeName(s.A)
+func coopMatTypes(s vulkan.Shape) string {
+	name := vulkan.TypeName(s.A)
 	if s.B != s.A {
-		name += "x" + TypeName(s.B)
+		name += "x" + vulkan.TypeName(s.B)
 	}
-	return name + "-" + TypeName(s.Result)
+	return name + "-" + vulkan.TypeName(s.Result)
 }

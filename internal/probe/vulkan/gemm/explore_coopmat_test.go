@@ -6,7 +6,7 @@
 // bench/vkpeer.sh, bench/h200.sh EXPLORE=1). Nothing here changes what the
 // product measures: a tile becomes a candidate only through cmrun.go.
 
-package vulkan
+package gemm
 
 import (
 	"context"
@@ -18,7 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 )
 
 // Flags for runs on a GPU host (-coopmat.size=8192).
@@ -27,7 +29,6 @@ var (
 	flagSearch = flag.Uint("coopmat.search", 0, "GEMM edge of the tile search (0: min(size, 4096))")
 	flagShapes = flag.String("coopmat.shapes", "", "regexp: measure only the shapes whose name matches")
 	flagAll    = flag.Bool("coopmat.explore", false, "search every tile of the candidate space, not the default subset")
-	flagLink   = flag.Bool("coopmat.transfer", false, "log every host-link path (each queue, 256 MiB) and every 1 MiB upload method")
 	flagDiag   = flag.String("coopmat.variants", "", "regexp: for matching shapes, time diagnostic variants (no global loads, no MulAdds) of a few tiles")
 )
 
@@ -35,14 +36,14 @@ var (
 // for the matching shapes, over the whole candidate space with
 // -coopmat.explore, timing diagnostic variants with -coopmat.variants.
 func TestRunCoopMat(t *testing.T) {
-	d := newDevice(t)
-	o := Options{Size: uint32(*flagSize), SearchSize: uint32(*flagSearch), Seed: 7, Progress: func(l string) { t.Log(l) }}
-	o.Timing = Timing{SampleTime: 20 * time.Millisecond}
+	d := vktest.Device(t)
+	o := Options{Options: vulkan.Options{Size: uint32(*flagSize), SearchSize: uint32(*flagSearch), Seed: 7, Progress: func(l string) { t.Log(l) }}}
+	o.Timing = vulkan.Timing{SampleTime: 20 * time.Millisecond}
 	if *flagAll {
-		o.coopTiles = func(s Shape) []CoopTile { return exploreCandidates(s, d.Info.SubgroupSize) }
+		o.coopTiles = func(s vulkan.Shape) []CoopTile { return exploreCandidates(s, d.Info.SubgroupSize) }
 	}
 	match, diag := regexp.MustCompile(*flagShapes), regexp.MustCompile(*flagDiag)
-	runCoopMat(t, d, o, func(s Shape) bool { return match.MatchString(s.String()) }, func(s Shape) {
+	runCoopMat(t, d, o, func(s vulkan.Shape) bool { return match.MatchString(s.String()) }, func(s vulkan.Shape) {
 		if *flagDiag != "" && diag.MatchString(s.String()) {
 			timeVariants(t, d, s, o)
 		}
@@ -70,7 +71,7 @@ var (
 // time inside the GEMM; their output is wrong and not checked) and the full
 // kernel on the peer's operands (checked like any run, never reported). Each
 // line carries the wall time, to be matched with a clock and power log.
-func timeVariants(t *testing.T, d *Device, s Shape, o Options) {
+func timeVariants(t *testing.T, d *vulkan.Device, s vulkan.Shape, o Options) {
 	n := uint32(*flagSize)
 	caches := map[bool]*operandCache{false: {}}
 	for _, dt := range diagTiles(s) {
@@ -84,7 +85,7 @@ func timeVariants(t *testing.T, d *Device, s Shape, o Options) {
 				t.Logf("VARIANT %v %v: %v", s, dt.tile, err)
 				break
 			}
-			r, err := d.runCoop(context.Background(), l, n, o, caches[k.peer])
+			r, err := runCoop(context.Background(), d, l, n, o, caches[k.peer])
 			if err != nil && !errors.Is(err, errUnchecked) {
 				t.Errorf("VARIANT %v %v %s: %v", s, dt.tile, k.name, err)
 				continue
@@ -111,11 +112,11 @@ type diagTile struct {
 // results, the arrangement that won their search (128×256 blocks of 64×64
 // subgroups for fp32 accumulators, 128×128 blocks with 128-byte K steps
 // for 8-bit types) with and without its staging or MulAdds.
-func diagTiles(s Shape) []diagTile {
+func diagTiles(s vulkan.Shape) []diagTile {
 	bk := 64 / uint32(s.A.Bytes())
 	with := func(t CoopTile, f func(*CoopTile)) CoopTile { f(&t); return t }
 	full := []diagKind{kindFull}
-	if s.Result != Float16 {
+	if s.Result != vulkan.Float16 {
 		t := CoopTile{WM: 2, WN: 4, TM: 64 / s.M, TN: 64 / s.N, BK: bk, BRowMajor: s.B.Bytes() == 2}
 		if s.A.Bytes() == 1 {
 			t.WN, t.BK = 2, 128
@@ -141,9 +142,9 @@ func diagTiles(s Shape) []diagTile {
 // 0, 1/2 or 1, values with no mantissa bits that a matrix engine multiplies
 // at less power than uniform random ones (on an H200, about 290 W against
 // 380 W for the same fp16 kernel, which then ran 1.03× as fast).
-func peerOperands(t ComponentType, n uint32) *operandCache {
+func peerOperands(t vulkan.ComponentType, n uint32) *operandCache {
 	c := &operandCache{typ: t, ops: map[[2]uint32]operand{}}
-	if t != Float16 && t != BFloat16 {
+	if t != vulkan.Float16 && t != vulkan.BFloat16 {
 		return c // only 16-bit floats: other types fall back to random operands
 	}
 	for role := range uint32(2) {
@@ -151,9 +152,9 @@ func peerOperands(t ComponentType, n uint32) *operandCache {
 		op := operand{raw: make([]byte, 2*n*n), values: make([]float64, n*n)}
 		for i := range op.values {
 			x := float32(rng.IntN(4)-1) / 2
-			h := F16Bits(x)
-			if t == BFloat16 {
-				h = bf16Bits(x)
+			h := vulkan.F16Bits(x)
+			if t == vulkan.BFloat16 {
+				h = vulkan.Bf16Bits(x)
 			}
 			binary.LittleEndian.PutUint16(op.raw[2*i:], h)
 			op.values[i] = float64(x)
@@ -167,7 +168,7 @@ func peerOperands(t ComponentType, n uint32) *operandCache {
 // 4, 8 or 16 subgroups per workgroup, each computing 32×64 up to 128×64
 // elements of C, K steps of 32, 64 or 128 bytes, one or two shared buffers,
 // one- or two-step prefetch, and B column- or row-major.
-func exploreCandidates(s Shape, sub uint32) []CoopTile {
+func exploreCandidates(s vulkan.Shape, sub uint32) []CoopTile {
 	var out []CoopTile
 	for _, w := range [][4]uint32{
 		{2, 2, 64, 64}, {2, 4, 64, 64}, {4, 2, 64, 64}, {2, 2, 128, 64},

@@ -1,4 +1,4 @@
-package vulkan
+package gemm
 
 import (
 	"context"
@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 )
 
 // TestAddressedInputs runs a kernel that reads its two inputs through the
@@ -16,15 +18,15 @@ import (
 // (lavapipe has it), and runs again with the pipeline requiring full
 // subgroups where the device can (lavapipe can).
 func TestAddressedInputs(t *testing.T) {
-	d := newDevice(t)
-	if !d.Enabled.BufferAddress || d.addressFn == nil {
+	d := vktest.Device(t)
+	if !d.Enabled.BufferAddress || d.AddressFn == nil {
 		t.Skipf("%s: no buffer device addresses", d.Info.Name)
 	}
 	const n, local = 4096, 64 // vectors, invocations per workgroup
-	g := &cmGen{Builder: NewBuilder(SpirvVersion(d.Info.API))}
+	g := &cmGen{Builder: vulkan.NewBuilder(vulkan.SpirvVersion(d.Info.API))}
 	g.uvec4 = g.Builder.M.TypeVector(g.U32, 4)
 	g.addressInputs()
-	g.binding = 2
+	g.Binding = 2
 	out, outPtr := g.Storage(g.uvec4, 16)
 	gid := g.Builtin(spirv.BuiltInGlobalInvocationID, false)
 	load := func(base spirv.ID) spirv.ID {
@@ -39,13 +41,13 @@ func TestAddressedInputs(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[4*i:], ^uint32(i)*40503)
 	}
 	// Also with the pipeline requiring full subgroups, where the device can.
-	setups := []KernelSetup{{addressed: true}}
+	setups := []vulkan.KernelSetup{{Addressed: true}}
 	if d.Enabled.FullSubgroups {
-		setups = append(setups, KernelSetup{addressed: true, fullSubgroups: true})
+		setups = append(setups, vulkan.KernelSetup{Addressed: true, FullSubgroups: true})
 	}
 	for _, setup := range setups {
 		got, _, err := d.RunKernel(context.Background(), words, [][]byte{a, b}, setup, 16*n,
-			[3]uint32{n / local, 1, 1}, n, Timing{SampleTime: time.Millisecond})
+			[3]uint32{n / local, 1, 1}, n, vulkan.Timing{SampleTime: time.Millisecond})
 		if err != nil {
 			t.Fatalf("%+v: %v", setup, err)
 		}

@@ -1,4 +1,4 @@
-package vulkan
+package gemm
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 )
 
 // Run measures every cooperative-matrix shape the device reports. Shapes
@@ -16,28 +18,28 @@ import (
 // are joined into the returned error (results are still returned). Without
 // VK_KHR_cooperative_matrix, Run returns an error wrapping
 // ErrExtensionMissing.
-func Run(ctx context.Context, d *Device, o Options) ([]Result, []Skip, error) {
+func Run(ctx context.Context, d *vulkan.Device, o Options) ([]Result, []vulkan.Skip, error) {
 	shapes, err := d.Shapes()
 	if err != nil {
 		return nil, nil, err
 	}
 	if !d.Enabled.CoopMat {
-		return nil, nil, fmt.Errorf("coopmat: cooperativeMatrix feature: %w", ErrFeatureMissing)
+		return nil, nil, fmt.Errorf("coopmat: cooperativeMatrix feature: %w", vulkan.ErrFeatureMissing)
 	}
 	var res []Result
-	var skips []Skip
+	var skips []vulkan.Skip
 	var errs []error
 	cache := &operandCache{}
 	for _, s := range shapes {
 		if err := ctx.Err(); err != nil {
 			return res, skips, err
 		}
-		r, err := d.runShape(ctx, s, o, cache)
+		r, err := runShape(ctx, d, s, o, cache)
 		switch {
 		case err == nil:
 			res = append(res, r)
-		case IsSkip(err):
-			skips = append(skips, Skip{Probe: ProbeCoopMatGEMM, Shape: s, Reason: err.Error()})
+		case vulkan.IsSkip(err):
+			skips = append(skips, vulkan.Skip{Probe: vulkan.ProbeCoopMatGEMM, Shape: s, Reason: err.Error()})
 		default:
 			errs = append(errs, err)
 		}
@@ -47,33 +49,33 @@ func Run(ctx context.Context, d *Device, o Options) ([]Result, []Skip, error) {
 
 // RunShape measures one shape: a short measured search over tile
 // candidates at SearchSize, then the chosen tile at Size.
-func (d *Device) RunShape(ctx context.Context, s Shape, o Options) (Result, error) {
-	return d.runShape(ctx, s, o, &operandCache{})
+func RunShape(ctx context.Context, d *vulkan.Device, s vulkan.Shape, o Options) (Result, error) {
+	return runShape(ctx, d, s, o, &operandCache{})
 }
 
 // supports says why the device or our kernels cannot run shape s (nil if
 // they can).
-func (d *Device) supports(s Shape) error {
+func supports(d *vulkan.Device, s vulkan.Shape) error {
 	f := d.Enabled
 	switch {
-	case s.Scope != ScopeSubgroup:
-		return fmt.Errorf("scope %v: only subgroup-scope kernels are implemented: %w", s.Scope, ErrFeatureMissing)
+	case s.Scope != vulkan.ScopeSubgroup:
+		return fmt.Errorf("scope %v: only subgroup-scope kernels are implemented: %w", s.Scope, vulkan.ErrFeatureMissing)
 	case s.C != s.Result:
-		return fmt.Errorf("C type %v differs from result type %v: not implemented: %w", s.C, s.Result, ErrFeatureMissing)
+		return fmt.Errorf("C type %v differs from result type %v: not implemented: %w", s.C, s.Result, vulkan.ErrFeatureMissing)
 	case s.A != s.B:
-		return fmt.Errorf("mixed A/B types %v/%v: not implemented: %w", s.A, s.B, ErrFeatureMissing)
+		return fmt.Errorf("mixed A/B types %v/%v: not implemented: %w", s.A, s.B, vulkan.ErrFeatureMissing)
 	case !f.MemoryModel:
-		return fmt.Errorf("vulkanMemoryModel (cooperative-matrix kernels use the Vulkan memory model): %w", ErrFeatureMissing)
-	case (s.A == Float16 || s.Result == Float16) && !f.Float16:
-		return fmt.Errorf("shaderFloat16: %w", ErrFeatureMissing)
-	case s.Result == Float16 && !f.Storage16:
-		return fmt.Errorf("storageBuffer16BitAccess: %w", ErrFeatureMissing)
-	case (s.A == Sint8 || s.A == Uint8) && !f.Int8:
-		return fmt.Errorf("shaderInt8: %w", ErrFeatureMissing)
-	case s.A == BFloat16 && !(f.BFloat16Type && f.BFloat16CoopMat):
-		return fmt.Errorf("%s shaderBFloat16CooperativeMatrix: %w", extBFloat16, ErrExtensionMissing)
-	case s.A == E4M3 || s.A == E5M2:
-		return fmt.Errorf("fp8 component %v: kernel not implemented yet: %w", s.A, ErrFeatureMissing)
+		return fmt.Errorf("vulkanMemoryModel (cooperative-matrix kernels use the Vulkan memory model): %w", vulkan.ErrFeatureMissing)
+	case (s.A == vulkan.Float16 || s.Result == vulkan.Float16) && !f.Float16:
+		return fmt.Errorf("shaderFloat16: %w", vulkan.ErrFeatureMissing)
+	case s.Result == vulkan.Float16 && !f.Storage16:
+		return fmt.Errorf("storageBuffer16BitAccess: %w", vulkan.ErrFeatureMissing)
+	case (s.A == vulkan.Sint8 || s.A == vulkan.Uint8) && !f.Int8:
+		return fmt.Errorf("shaderInt8: %w", vulkan.ErrFeatureMissing)
+	case s.A == vulkan.BFloat16 && !(f.BFloat16Type && f.BFloat16CoopMat):
+		return fmt.Errorf("%s shaderBFloat16CooperativeMatrix: %w", vulkan.ExtBFloat16, vulkan.ErrExtensionMissing)
+	case s.A == vulkan.E4M3 || s.A == vulkan.E5M2:
+		return fmt.Errorf("fp8 component %v: kernel not implemented yet: %w", s.A, vulkan.ErrFeatureMissing)
 	}
 	return nil
 }
@@ -127,7 +129,7 @@ var defaultSpecs = []candidateSpec{
 // dropped by cmLayout.check. They come in the order of their code size
 // (mulAdds), smallest first, so that trialGuard can stop before a tile the
 // device would take too long to build.
-func coopCandidates(s Shape, sub uint32) []CoopTile {
+func coopCandidates(s vulkan.Shape, sub uint32) []CoopTile {
 	var out []CoopTile
 	brow := s.B.Bytes() >= 2 && (s.N*uint32(s.B.Bytes()))%16 == 0
 	for _, c := range defaultSpecs {
@@ -144,7 +146,7 @@ func coopCandidates(s Shape, sub uint32) []CoopTile {
 
 // addFitted appends t fitted to the register budgets, unless it cannot be
 // fitted or out has that tile already.
-func addFitted(out []CoopTile, t CoopTile, s Shape, sub uint32) []CoopTile {
+func addFitted(out []CoopTile, t CoopTile, s vulkan.Shape, sub uint32) []CoopTile {
 	t, ok := fitRegisters(t, s, sub)
 	if !ok || slices.Contains(out, t) {
 		return out
@@ -158,7 +160,7 @@ func addFitted(out []CoopTile, t CoopTile, s Shape, sub uint32) []CoopTile {
 // takes four times the registers with subgroups of 8 (lavapipe on 256-bit
 // vectors) as with 32. It reports false when one fragment per subgroup is
 // still too many.
-func fitRegisters(t CoopTile, s Shape, sub uint32) (CoopTile, bool) {
+func fitRegisters(t CoopTile, s vulkan.Shape, sub uint32) (CoopTile, bool) {
 	for !withinRegisters(newLayout(t, s, sub)) {
 		switch {
 		case t.TM >= t.TN && t.TM > 1:
@@ -173,7 +175,7 @@ func fitRegisters(t CoopTile, s Shape, sub uint32) (CoopTile, bool) {
 }
 
 // specTile resolves c against s (false when the shape does not tile it).
-func specTile(s Shape, c candidateSpec, stages uint32, brow bool) (CoopTile, bool) {
+func specTile(s vulkan.Shape, c candidateSpec, stages uint32, brow bool) (CoopTile, bool) {
 	tm, tn := c.rows/s.M, c.cols/s.N
 	bk := max(c.bytes/uint32(max(s.A.Bytes(), 1)), s.K)
 	if tm == 0 || tn == 0 {
@@ -208,8 +210,8 @@ func withinRegisters(l cmLayout) bool {
 	return l.accRegisters() <= maxAccRegisters && l.accRegisters()*l.threads <= maxGroupAccRegisters
 }
 
-func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operandCache) (Result, error) {
-	if err := d.supports(s); err != nil {
+func runShape(ctx context.Context, d *vulkan.Device, s vulkan.Shape, o Options, cache *operandCache) (Result, error) {
+	if err := supports(d, s); err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v: %w", s, err)
 	}
 	size := cmp.Or(o.Size, 8192)
@@ -225,7 +227,7 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 	}
 	try := func(t CoopTile) error {
 		l := newLayout(t, s, d.Info.SubgroupSize)
-		n := roundDown(search, max(l.bm, l.bn, t.BK))
+		n := vulkan.RoundDown(search, max(l.bm, l.bn, t.BK))
 		if n == 0 || l.check(n, n, n, d.Info) != nil {
 			return nil
 		}
@@ -234,11 +236,11 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 			o.Progressf("coopmat: search %v %v n=%d: not tried: %s", s, t, n, why)
 			return nil
 		}
-		r, err := d.runCoop(ctx, l, n, o.searchOptions(), cache)
+		r, err := runCoop(ctx, d, l, n, o.searchOptions(), cache)
 		guard.done(l.mulAdds())
 		if err != nil {
 			o.Progressf("coopmat: search %v %v n=%d: %v", s, t, n, err)
-			if errors.Is(err, ErrCheckFailed) || ctx.Err() != nil {
+			if errors.Is(err, vulkan.ErrCheckFailed) || ctx.Err() != nil {
 				return err
 			}
 			lastErr = err // a tile the driver cannot build: try the next one
@@ -264,22 +266,22 @@ func (d *Device) runShape(ctx context.Context, s Shape, o Options, cache *operan
 		}
 	}
 	if best == nil && lastErr == nil {
-		return Result{}, fmt.Errorf("coopmat: %v: no tile candidate fits the device's limits (%d candidates): %w", s, len(cands), ErrFeatureMissing)
+		return Result{}, fmt.Errorf("coopmat: %v: no tile candidate fits the device's limits (%d candidates): %w", s, len(cands), vulkan.ErrFeatureMissing)
 	}
 	if best == nil {
-		return Result{}, fmt.Errorf("coopmat: %v: no tile candidate ran: %v: %w", s, lastErr, ErrFeatureMissing)
+		return Result{}, fmt.Errorf("coopmat: %v: no tile candidate ran: %v: %w", s, lastErr, vulkan.ErrFeatureMissing)
 	}
 	l := newLayout(*best, s, d.Info.SubgroupSize)
-	return d.runCoop(ctx, l, roundDown(size, max(l.bm, l.bn, best.BK)), o, cache)
+	return runCoop(ctx, d, l, vulkan.RoundDown(size, max(l.bm, l.bn, best.BK)), o, cache)
 }
 
-func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, cache *operandCache) (Result, error) {
+func runCoop(ctx context.Context, d *vulkan.Device, l cmLayout, n uint32, o Options, cache *operandCache) (Result, error) {
 	s := l.s
 	if err := l.check(n, n, n, d.Info); err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v: %w", s, err)
 	}
 	a, bt, bRaw := cache.operands(o.Seed, l, n)
-	version := SpirvVersion(d.Info.API)
+	version := vulkan.SpirvVersion(d.Info.API)
 	if l.t.Version != 0 {
 		version = l.t.Version
 	}
@@ -290,28 +292,28 @@ func (d *Device) runCoop(ctx context.Context, l cmLayout, n uint32, o Options, c
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
 	padA, padB := l.padBytes(n)
-	setup := KernelSetup{addressed: l.t.Addressed, fullSubgroups: l.t.FullSubgroups, pad: []uint64{padA, padB}, inspect: o.inspect}
-	out, m, err := d.runGEMM(ctx, words, a.raw, bRaw, setup, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
+	setup := vulkan.KernelSetup{Addressed: l.t.Addressed, FullSubgroups: l.t.FullSubgroups, Pad: []uint64{padA, padB}, Inspect: o.inspect}
+	out, m, err := d.RunGEMM(ctx, words, a.raw, bRaw, setup, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
 	}
 	if l.variant != variantFull {
-		return Result{Probe: ProbeCoopMatGEMM, Shape: s, Problem: Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate,
-			Timing: m.Method, Repeats: m.Repeats, Tile: l.t.String()}, errUnchecked
+		return Result{Result: vulkan.Result{Probe: vulkan.ProbeCoopMatGEMM, Shape: s, Problem: vulkan.Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate,
+			Timing: m.Method, Repeats: m.Repeats, Tile: l.t.String()}}, errUnchecked
 	}
 	if o.tamper != nil {
-		o.tamper(ProbeCoopMatGEMM, out)
+		o.tamper(vulkan.ProbeCoopMatGEMM, out)
 	}
 	g := gemmCheck{m: n, n: n, k: n, a: a.values, bt: bt.values, acc: s.C, out: s.Result, lines: o.lines(), seed: o.Seed}
 	c, err := g.run(out)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
 	}
-	return Result{
-		Probe: ProbeCoopMatGEMM, Shape: s, BColumnMajor: !l.t.BRowMajor, MatrixEngine: true,
-		Problem: Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate, Timing: m.Method, Repeats: m.Repeats,
-		Tile: l.t.String(), Check: c, tile: l.t,
-	}, nil
+	return Result{Result: vulkan.Result{
+		Probe: vulkan.ProbeCoopMatGEMM, Shape: s, BColumnMajor: !l.t.BRowMajor, MatrixEngine: true,
+		Problem: vulkan.Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate, Timing: m.Method, Repeats: m.Repeats,
+		Tile: l.t.String(), Check: c,
+	}, tile: l.t}, nil
 }
 
 // errUnchecked marks the timing of a diagnostic kernel variant, whose
@@ -321,14 +323,14 @@ var errUnchecked = errors.New("diagnostic variant: output not checked")
 // operandCache keeps the random operands of the current component type, so
 // that consecutive shapes of one type share their inputs.
 type operandCache struct {
-	typ  ComponentType
+	typ  vulkan.ComponentType
 	ops  map[[2]uint32]operand
 	rows map[uint32][]byte // B transposed to row-major (K×N), by edge
 }
 
 // transposed returns bt's raw bytes (n×n elements of t, N×K row-major)
 // rearranged as K×N row-major, the row-major layout of B.
-func (c *operandCache) transposed(t ComponentType, n uint32, bt operand) []byte {
+func (c *operandCache) transposed(t vulkan.ComponentType, n uint32, bt operand) []byte {
 	if c.rows == nil {
 		c.rows = map[uint32][]byte{}
 	}
@@ -372,7 +374,7 @@ func (c *operandCache) operands(seed uint64, l cmLayout, n uint32) (a, bt operan
 	return a, bt, bRaw
 }
 
-func (c *operandCache) get(seed uint64, t ComponentType, n uint32, role uint32) operand {
+func (c *operandCache) get(seed uint64, t vulkan.ComponentType, n uint32, role uint32) operand {
 	if c.ops == nil || c.typ != t {
 		c.typ, c.ops, c.rows = t, map[[2]uint32]operand{}, nil
 	}

@@ -1,6 +1,6 @@
 //go:build explore
 
-package vulkan
+package gemm
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 )
 
 var (
@@ -40,15 +42,15 @@ func TestCoopLead(t *testing.T) {
 	if *flagLead == "" {
 		t.Skip("no -coopmat.lead")
 	}
-	d := newDevice(t)
+	d := vktest.Device(t)
 	shapes, err := d.Shapes()
 	if err != nil {
 		t.Skip(err)
 	}
 	match, tiles := regexp.MustCompile(*flagLead), regexp.MustCompile(*flagLeadTile)
-	o := Options{Size: uint32(*flagSize), Seed: 7, Timing: Timing{SampleTime: 20 * time.Millisecond}}
+	o := Options{Options: vulkan.Options{Size: uint32(*flagSize), Seed: 7, Timing: vulkan.Timing{SampleTime: 20 * time.Millisecond}}}
 	for _, s := range shapes {
-		if !match.MatchString(s.String()) || d.supports(s) != nil {
+		if !match.MatchString(s.String()) || supports(d, s) != nil {
 			continue
 		}
 		cache := &operandCache{}
@@ -145,17 +147,17 @@ func leadChange(t *CoopTile, c string) error {
 
 // leadRun times one tile of s at o.Size and logs it as a LEAD line (or why
 // it cannot run); a failed check fails the test.
-func leadRun(t *testing.T, d *Device, s Shape, tile CoopTile, o Options, cache *operandCache) {
+func leadRun(t *testing.T, d *vulkan.Device, s vulkan.Shape, tile CoopTile, o Options, cache *operandCache) {
 	l := newLayout(tile, s, d.Info.SubgroupSize)
-	n := roundDown(o.Size, max(l.bm, l.bn, tile.BK*tile.stages()))
+	n := vulkan.RoundDown(o.Size, max(l.bm, l.bn, tile.BK*tile.stages()))
 	if err := l.check(n, n, n, d.Info); err != nil {
 		t.Logf("LEAD %-34v %-28v cannot run: %v", s, tile, err)
 		return
 	}
 	if *flagInspect != "" {
-		o.inspect = func(x []executable, err error) { saveExecutables(t, tile.String(), x, err) }
+		o.inspect = func(x []vulkan.Executable, err error) { saveExecutables(t, tile.String(), x, err) }
 	}
-	r, err := d.runCoop(context.Background(), l, n, o, cache)
+	r, err := runCoop(context.Background(), d, l, n, o, cache)
 	if err != nil {
 		t.Errorf("LEAD %-34v %-28v: %v", s, tile, err)
 		return
@@ -167,14 +169,14 @@ func leadRun(t *testing.T, d *Device, s Shape, tile CoopTile, o Options, cache *
 
 // writeExecutables saves what the driver compiled k into (see
 // saveExecutables).
-func writeExecutables(t *testing.T, name string, k *Kernel) {
-	x, err := k.d.Ext.Executables(k.d.Dev, k.Pipe)
+func writeExecutables(t *testing.T, name string, k *vulkan.Kernel) {
+	x, err := k.D.Ext.Executables(k.D.Dev, k.Pipe)
 	saveExecutables(t, name, x, err)
 }
 
 // saveExecutables logs each executable's statistics as INSPECT lines and
 // writes its listings under -coopmat.inspect, one file per listing.
-func saveExecutables(t *testing.T, name string, x []executable, err error) {
+func saveExecutables(t *testing.T, name string, x []vulkan.Executable, err error) {
 	if err != nil {
 		t.Logf("INSPECT %s: %v", name, err)
 		return

@@ -1,9 +1,12 @@
-package vulkan
+package gemm
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 )
 
 // The roofline of a measured cooperative-matrix GEMM: K doubles from the
@@ -12,27 +15,27 @@ import (
 // refused. Without VK_KHR_cooperative_matrix there is nothing to sweep
 // (the extension's absence is TestRunCoopMat's to assert).
 func TestRooflineCoopMat(t *testing.T) {
-	d := newDevice(t)
-	if _, err := d.Roofline(context.Background(), Result{Probe: ProbeFMA64}, Options{}); err == nil {
+	d := vktest.Device(t)
+	if _, err := Roofline(context.Background(), d, Result{Result: vulkan.Result{Probe: vulkan.ProbeFMA64}}, Options{}); err == nil {
 		t.Error("Roofline of a vector result was accepted")
 	}
-	if !d.Info.HasExtension(extCoopMat) {
+	if !d.Info.HasExtension(vulkan.ExtCoopMat) {
 		return
 	}
 	shapes, err := d.Shapes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Size: 256, SearchSize: 128, Seed: 3, Timing: Timing{SampleTime: 5 * time.Millisecond}}
+	o := Options{Options: vulkan.Options{Size: 256, SearchSize: 128, Seed: 3, Timing: vulkan.Timing{SampleTime: 5 * time.Millisecond}}}
 	for _, s := range shapes {
-		r, err := d.RunShape(context.Background(), s, o)
-		if IsSkip(err) {
+		r, err := RunShape(context.Background(), d, s, o)
+		if vulkan.IsSkip(err) {
 			continue
 		}
 		if err != nil {
 			t.Fatalf("%v: %v", s, err)
 		}
-		pts, err := d.Roofline(context.Background(), r, o)
+		pts, err := Roofline(context.Background(), d, r, o)
 		if err != nil {
 			t.Fatalf("%v roofline: %v", s, err)
 		}

@@ -1,6 +1,6 @@
 //go:build explore
 
-package vulkan
+package gemm
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 )
 
 var flagPeerModule = flag.String("coopmat.peermodule", "", "path: the Vulkan peer's fp16->fp16 shmem module with its specialisation constants frozen (16x16x16, 256x256x32 blocks, B row-major, 8192^3, alpha 1, beta 0), run in our harness")
@@ -33,16 +35,16 @@ func TestPeerModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	words := uniformToStorage(t, raw)
-	d := newDevice(t)
+	d := vktest.Device(t)
 	const n = 8192
-	s := Shape{M: 16, N: 16, K: 16, A: Float16, B: Float16, C: Float16, Result: Float16, Scope: ScopeSubgroup}
+	s := vulkan.Shape{M: 16, N: 16, K: 16, A: vulkan.Float16, B: vulkan.Float16, C: vulkan.Float16, Result: vulkan.Float16, Scope: vulkan.ScopeSubgroup}
 	cache := &operandCache{}
 	if *flagLeadData == "peer" {
-		cache = peerOperands(Float16, n)
+		cache = peerOperands(vulkan.Float16, n)
 	}
-	a, bt := cache.get(7, Float16, n, 0), cache.get(7, Float16, n, 1)
-	inputs := [][]byte{a.raw, cache.transposed(Float16, n, bt), make([]byte, 2*n*n), nil}
-	var bufs []*Buffer
+	a, bt := cache.get(7, vulkan.Float16, n, 0), cache.get(7, vulkan.Float16, n, 1)
+	inputs := [][]byte{a.raw, cache.transposed(vulkan.Float16, n, bt), make([]byte, 2*n*n), nil}
+	var bufs []*vulkan.Buffer
 	t.Cleanup(func() {
 		for _, b := range bufs {
 			b.Release()
@@ -50,7 +52,7 @@ func TestPeerModule(t *testing.T) {
 	})
 	var params []byte
 	for i, in := range inputs {
-		b, err := d.newAddressedBuffer(2 * n * n)
+		b, err := d.NewAddressedBuffer(2 * n * n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +62,7 @@ func TestPeerModule(t *testing.T) {
 				t.Fatalf("input %d: %v", i, err)
 			}
 		}
-		params = binary.LittleEndian.AppendUint64(params, b.address)
+		params = binary.LittleEndian.AppendUint64(params, b.Address)
 	}
 	pb, err := d.NewBuffer(uint64(len(params)), false)
 	if err != nil {
@@ -70,7 +72,7 @@ func TestPeerModule(t *testing.T) {
 	if err := d.Upload(pb, params); err != nil {
 		t.Fatal(err)
 	}
-	k, err := d.NewKernelOpts(words, nil, PipelineOpts{fullSubgroups: true, Capture: *flagInspect != ""}, [][]*Buffer{{pb}})
+	k, err := d.NewKernelOpts(words, nil, vulkan.PipelineOpts{FullSubgroups: true, Capture: *flagInspect != ""}, [][]*vulkan.Buffer{{pb}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +80,8 @@ func TestPeerModule(t *testing.T) {
 	if *flagInspect != "" {
 		writeExecutables(t, "peer-module", k)
 	}
-	m, err := d.measure(context.Background(), k, [3]uint32{n / 256, n / 256, 1}, 2*float64(n)*n*n,
-		Timing{SampleTime: 20 * time.Millisecond})
+	m, err := d.Measure(context.Background(), k, [3]uint32{n / 256, n / 256, 1}, 2*float64(n)*n*n,
+		vulkan.Timing{SampleTime: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package vulkan
+package gemm
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 )
 
 // expectCoopMat fails the test when $APPRAISE_EXPECT_COOPMAT ("true" or
@@ -13,7 +16,7 @@ import (
 // VK_KHR_cooperative_matrix. CI sets it: false for Debian 12's lavapipe
 // (Mesa 22.3), true under scripts/with-mesa-next (Mesa 26), so a run on
 // the wrong driver fails instead of passing down the other branch.
-func expectCoopMat(t *testing.T, d *Device) {
+func expectCoopMat(t *testing.T, d *vulkan.Device) {
 	t.Helper()
 	want := os.Getenv("APPRAISE_EXPECT_COOPMAT")
 	if want == "" {
@@ -23,9 +26,9 @@ func expectCoopMat(t *testing.T, d *Device) {
 	if err != nil {
 		t.Fatalf("APPRAISE_EXPECT_COOPMAT=%q: %v", want, err)
 	}
-	if has := d.Info.HasExtension(extCoopMat); has != w {
+	if has := d.Info.HasExtension(vulkan.ExtCoopMat); has != w {
 		t.Fatalf("%s (%s %s): %s offered = %v, APPRAISE_EXPECT_COOPMAT=%v",
-			d.Info.Name, d.Info.DriverName, d.Info.DriverInfo, extCoopMat, has, w)
+			d.Info.Name, d.Info.DriverName, d.Info.DriverInfo, vulkan.ExtCoopMat, has, w)
 	}
 }
 
@@ -38,23 +41,23 @@ func expectCoopMat(t *testing.T, d *Device) {
 // driver offers for the subgroup scope our kernels use, so the search has
 // something to run (TestRunCoopMat runs it).
 func TestMatrixEngineHonest(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	expectCoopMat(t, d)
-	if d.Info.HasExtension(extCoopMat) {
+	if d.Info.HasExtension(vulkan.ExtCoopMat) {
 		shapes, err := d.Shapes()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(shapes) == 0 {
-			t.Fatalf("%s offers %s but reports no shape", d.Info.Name, extCoopMat)
+			t.Fatalf("%s offers %s but reports no shape", d.Info.Name, vulkan.ExtCoopMat)
 		}
 		for _, s := range shapes {
-			t.Logf("%v: %v", s, d.supports(s))
+			t.Logf("%v: %v", s, supports(d, s))
 		}
 	} else {
 		res, _, err := Run(context.Background(), d, smallOptions())
-		if !errors.Is(err, ErrExtensionMissing) || len(res) != 0 {
-			t.Fatalf("Run without %s: %d results, err = %v; want none and ErrExtensionMissing", extCoopMat, len(res), err)
+		if !errors.Is(err, vulkan.ErrExtensionMissing) || len(res) != 0 {
+			t.Fatalf("Run without %s: %d results, err = %v; want none and ErrExtensionMissing", vulkan.ExtCoopMat, len(res), err)
 		}
 	}
 }

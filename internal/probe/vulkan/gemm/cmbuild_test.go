@@ -1,16 +1,17 @@
-package vulkan
+package gemm
 
 import (
 	"bytes"
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
 )
 
 // h200Limits are the limits the H200's driver reports (48 KiB of shared
 // memory per workgroup, 1024 invocations), enough to exercise every tile.
-var h200Limits = DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10, SubgroupSize: 32}
+var h200Limits = vulkan.DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10, SubgroupSize: 32}
 
 func TestCoopCandidatesBuild(t *testing.T) {
 	for _, s := range testShapes {
@@ -128,12 +129,12 @@ func TestCoopLayoutSharedBytes(t *testing.T) {
 // fragments start less than 4 bytes apart is refused, and a row-major
 // block of B must still stage whole vectors.
 func TestCoopSharedUnit(t *testing.T) {
-	s8 := func(m, n, k uint32) Shape {
-		return Shape{M: m, N: n, K: k, A: Sint8, B: Sint8, C: Sint32, Result: Sint32, Scope: ScopeSubgroup}
+	s8 := func(m, n, k uint32) vulkan.Shape {
+		return vulkan.Shape{M: m, N: n, K: k, A: vulkan.Sint8, B: vulkan.Sint8, C: vulkan.Sint32, Result: vulkan.Sint32, Scope: vulkan.ScopeSubgroup}
 	}
-	f16 := Shape{M: 8, N: 8, K: 8, A: Float16, B: Float16, C: Float16, Result: Float16, Scope: ScopeSubgroup}
+	f16 := vulkan.Shape{M: 8, N: 8, K: 8, A: vulkan.Float16, B: vulkan.Float16, C: vulkan.Float16, Result: vulkan.Float16, Scope: vulkan.ScopeSubgroup}
 	for _, c := range []struct {
-		s    Shape
+		s    vulkan.Shape
 		brow bool
 		unit uint32
 	}{
@@ -162,7 +163,7 @@ func TestCoopSharedUnit(t *testing.T) {
 // 256-bit vectors) every arrangement still yields a candidate, its subgroup
 // tile shrunk to the register budgets, smallest code first, each building.
 func TestCoopCandidatesFitNarrowSubgroups(t *testing.T) {
-	lvp := DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 32 << 10, SubgroupSize: 8}
+	lvp := vulkan.DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 32 << 10, SubgroupSize: 8}
 	for _, s := range testShapes {
 		cands := coopCandidates(s, 8)
 		if len(cands) < 3 {
@@ -209,25 +210,25 @@ func TestTransposeRaw(t *testing.T) {
 }
 
 func TestPlanFor(t *testing.T) {
-	tm := Timing{Warmup: 250 * time.Millisecond, Samples: 5, SampleTime: 20 * time.Millisecond}
-	p := planFor(0.004, 0.004, tm) // 4 ms per dispatch
-	if p.reps != 5 || p.warm != 79 || p.samples != 5 {
+	tm := vulkan.Timing{Warmup: 250 * time.Millisecond, Samples: 5, SampleTime: 20 * time.Millisecond}
+	p := vulkan.PlanFor(0.004, 0.004, tm) // 4 ms per dispatch
+	if p.Reps != 5 || p.Warm != 79 || p.Samples != 5 {
 		t.Errorf("planFor(4ms) = %+v, want reps 5, warm 79, samples 5", p)
 	}
 	// The warm-up is sized from the warm-up's own dispatch time.
-	p = planFor(0.004, 0.002, tm)
-	if p.reps != 5 || p.warm != 157 {
+	p = vulkan.PlanFor(0.004, 0.002, tm)
+	if p.Reps != 5 || p.Warm != 157 {
 		t.Errorf("planFor(4ms, warm-up 2ms) = %+v, want reps 5, warm 157", p)
 	}
 	// A second plan doubles the margin: a warm-up sized for 2.5 x 250 ms
 	// still holds 250 ms on a device that then runs twice as fast.
-	p = planWithMargin(0.004, 0.004, tm, 2*warmMargin)
-	if p.warm != 157 || float64(p.warm)*0.002 < tm.Warmup.Seconds() {
+	p = vulkan.PlanWithMargin(0.004, 0.004, tm, 2*vulkan.WarmMargin)
+	if p.Warm != 157 || float64(p.Warm)*0.002 < tm.Warmup.Seconds() {
 		t.Errorf("planWithMargin(4ms, x2.5) = %+v, want warm 157", p)
 	}
-	p = planFor(1e-9, 1e-9, tm) // tiny kernels stay within maxDispatches
-	if p.warm+p.reps*p.samples > maxDispatches {
-		t.Errorf("planFor(1ns) = %+v: more than %d dispatches", p, maxDispatches)
+	p = vulkan.PlanFor(1e-9, 1e-9, tm) // tiny kernels stay within maxDispatches
+	if p.Warm+p.Reps*p.Samples > vulkan.MaxDispatches {
+		t.Errorf("planFor(1ns) = %+v: more than %d dispatches", p, vulkan.MaxDispatches)
 	}
 }
 

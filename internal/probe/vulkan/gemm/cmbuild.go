@@ -1,14 +1,15 @@
-package vulkan
+package gemm
 
 import (
 	"fmt"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
 )
 
 // cmGen carries the IDs shared by the pieces of the cooperative-matrix GEMM.
 type cmGen struct {
-	*Builder
+	*vulkan.Builder
 	l                  cmLayout
 	m, n, k            uint32
 	steps              uint32 // K steps of BK
@@ -60,7 +61,7 @@ func buildCoopGEMM(version uint32, l cmLayout, m, n, k uint32) ([]uint32, error)
 }
 
 func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
-	b := NewBuilder(version)
+	b := vulkan.NewBuilder(version)
 	mod, s := b.M, l.s
 	mod.AddCapability(spirv.CapabilityGroupNonUniform)
 	g := &cmGen{Builder: b, l: l, m: m, n: n, k: k, steps: k / l.t.BK, ops: matrixOperands(s)}
@@ -76,7 +77,7 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Result == Float16 {
+	if s.Result == vulkan.Float16 {
 		mod.AddCapability(spirv.CapabilityStorageBuffer16BitAccess)
 	}
 	// Cooperative-matrix modules use the Vulkan memory model
@@ -88,7 +89,7 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 	g.uvec4 = mod.TypeVector(b.U32, 4)
 	if l.t.Addressed {
 		g.addressInputs()
-		b.binding = 2 // A and B keep their bindings in the layout, unused
+		b.Binding = 2 // A and B keep their bindings in the layout, unused
 	} else {
 		g.aG, g.gPtr = b.Storage(g.uvec4, 16)
 		g.bG, _ = b.Storage(g.uvec4, 16)
@@ -106,8 +107,8 @@ func newCmGen(version uint32, l cmLayout, m, n, k uint32) (*cmGen, error) {
 			g.shElem = b.U32
 		}
 	}
-	g.aS, g.shPtr = b.shared(g.shElem, l.t.stages()*l.stageA()*l.perVec())
-	g.bS, _ = b.shared(g.shElem, l.t.stages()*l.stageB()*l.perVec())
+	g.aS, g.shPtr = b.Shared(g.shElem, l.t.stages()*l.stageA()*l.perVec())
+	g.bS, _ = b.Shared(g.shElem, l.t.stages()*l.stageB()*l.perVec())
 	scope := spirv.Scope(s.Scope)
 	g.matA = mod.TypeCooperativeMatrix(tA, scope, s.M, s.K, spirv.MatrixA)
 	g.matB = mod.TypeCooperativeMatrix(tB, scope, s.K, s.N, spirv.MatrixB)
@@ -132,15 +133,15 @@ func vulkanMemoryModel(m *spirv.Module, version uint32, a spirv.AddressingModel)
 func (g *cmGen) addressInputs() {
 	mod, f := g.Builder.M, g.F
 	mod.AddCapability(spirv.CapabilityPhysicalStorageBufferAddresses)
-	if g.version < spirv.Version15 {
+	if g.Version < spirv.Version15 {
 		mod.AddExtension("SPV_KHR_physical_storage_buffer")
 	}
-	vulkanMemoryModel(mod, g.version, spirv.AddressingPhysicalStorageBuffer64)
+	vulkanMemoryModel(mod, g.Version, spirv.AddressingPhysicalStorageBuffer64)
 	block := mod.TypeStorageBlock(mod.TypeRuntimeArray(g.uvec4, 16))
 	ptr := mod.TypePointer(spirv.StoragePhysicalStorageBuffer, block)
 	pc := mod.TypeBlock([]spirv.ID{ptr, ptr}, []uint32{0, 8})
 	v := mod.Variable(mod.TypePointer(spirv.StoragePushConstant, pc), spirv.StoragePushConstant)
-	g.global(v, spirv.StoragePushConstant)
+	g.Global(v, spirv.StoragePushConstant)
 	member := mod.TypePointer(spirv.StoragePushConstant, ptr)
 	g.aG = f.Load(ptr, f.AccessChain(member, v, g.C(0)))
 	g.bG = f.Load(ptr, f.AccessChain(member, v, g.C(1)))
@@ -153,9 +154,9 @@ func (g *cmGen) setup() {
 	l, s := g.l, g.l.s
 	lid := g.Builtin(spirv.BuiltInLocalInvocationIndex, true)
 	sg := g.Builtin(spirv.BuiltInSubgroupID, true)
-	wgx, wgy := g.builtinVec(spirv.BuiltInWorkgroupID)
+	wgx, wgy := g.BuiltinVec(spirv.BuiltInWorkgroupID)
 	g.m0, g.n0 = g.MulC(wgy, l.bm), g.MulC(wgx, l.bn)
-	sgM, sgN := g.div(sg, g.C(l.t.WN)), g.Mod(sg, g.C(l.t.WN))
+	sgM, sgN := g.Div(sg, g.C(l.t.WN)), g.Mod(sg, g.C(l.t.WN))
 	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
 	g.rowA, g.colB = g.MulC(sgM, l.t.TM*s.M), g.MulC(sgN, l.t.TN*s.N)
 	g.baseA = g.MulC(g.rowA, l.strideA*l.perVec())
@@ -163,7 +164,7 @@ func (g *cmGen) setup() {
 	if l.t.BRowMajor {
 		g.baseB = g.MulC(sgN, l.t.TN*s.N*bb/l.unit)
 		rowVecs := g.n * bb / 16
-		g.stB = g.newStager(lid, g.C(0), g.div(g.MulC(g.n0, bb), g.C(16)), l.vecRowB, l.loadsB, rowVecs, l.strideB, l.stageB(), l.t.BK*rowVecs)
+		g.stB = g.newStager(lid, g.C(0), g.Div(g.MulC(g.n0, bb), g.C(16)), l.vecRowB, l.loadsB, rowVecs, l.strideB, l.stageB(), l.t.BK*rowVecs)
 	} else {
 		g.baseB = g.MulC(g.colB, l.strideB*l.perVec())
 		g.stB = g.newStager(lid, g.n0, g.C(0), l.vecRowB, l.loadsB, g.k*bb/16, l.strideB, l.stageB(), l.vecRowB)
@@ -173,7 +174,7 @@ func (g *cmGen) setup() {
 // newStager places invocation lid in the staging of an operand whose block
 // starts at global row row0 and vector column col0 (at K step 0).
 func (g *cmGen) newStager(lid, row0, col0 spirv.ID, vecRow, loads, rowVecs, stride, stage, stepVecs uint32) stager {
-	r, c := g.div(lid, g.C(vecRow)), g.Mod(lid, g.C(vecRow))
+	r, c := g.Div(lid, g.C(vecRow)), g.Mod(lid, g.C(vecRow))
 	st := stager{loads: loads, dRow: g.l.threads / vecRow, rowVecs: rowVecs, stride: stride, stage: stage, stepVecs: stepVecs}
 	st.global = g.Add(g.MulC(g.Add(row0, r), rowVecs), g.Add(col0, c))
 	st.shared = g.Add(g.MulC(r, stride), c)
@@ -295,7 +296,7 @@ func (g *cmGen) stepBarrier() {
 		g.F.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup, 0)
 		return
 	}
-	g.barrier()
+	g.Barrier()
 }
 
 func (g *cmGen) zeroAcc() spirv.ID {
@@ -315,7 +316,7 @@ func (g *cmGen) loadAhead(kt spirv.ID, ahead uint32, spare []spirv.ID) []spirv.I
 	for i := range types {
 		types[i] = g.uvec4
 	}
-	return g.F.If(g.F.Binary(spirv.OpULessThan, g.boolT, step, g.C(g.steps)), types, spare,
+	return g.F.If(g.F.Binary(spirv.OpULessThan, g.BoolT, step, g.C(g.steps)), types, spare,
 		func() []spirv.ID { return g.loadGlobal(step) })
 }
 
