@@ -12,14 +12,17 @@ import (
 // allocated by the driver or mapped by us and imported. Release it before
 // its Device.
 type Buffer struct {
-	d      *Device
-	buf    vk.Buffer
-	mem    vk.DeviceMemory
-	size   uint64
-	mapped unsafe.Pointer
-	// host is the whole mapping of imported host memory, unmapped after mem
+	d *Device
+	// Buf is the Vulkan buffer, for recording copies and barriers.
+	Buf vk.Buffer
+	// Mem is the memory bound to Buf.
+	Mem  vk.DeviceMemory
+	size uint64
+	// Mapped is the host address of host-visible memory, nil otherwise.
+	Mapped unsafe.Pointer
+	// Host is the whole mapping of imported host memory, unmapped after mem
 	// is freed; nil for memory the driver allocated.
-	host []byte
+	Host []byte
 	// Address is the buffer's device address (0 unless made by
 	// newAddressedBuffer).
 	Address uint64
@@ -68,7 +71,7 @@ func (d *Device) NewAddressedBuffer(size uint64) (*Buffer, error) {
 		b.Release()
 		return nil, err
 	}
-	b.Address = bufferAddress(d.AddressFn, d.Dev, b.buf)
+	b.Address = bufferAddress(d.AddressFn, d.Dev, b.Buf)
 	if b.Address == 0 {
 		b.Release()
 		return nil, fmt.Errorf("vulkan: vkGetBufferDeviceAddress returned 0")
@@ -89,10 +92,10 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
 		Usage: vk.BufferUsageFlags(usage), SharingMode: vk.SharingModeExclusive,
 	}
-	if d.copyQ != nil {
+	if d.CopyQ != nil {
 		info.SharingMode = vk.SharingModeConcurrent
 		info.QueueFamilyIndexCount = 2
-		info.PQueueFamilyIndices = []uint32{d.queue.family, d.copyQ.family}
+		info.PQueueFamilyIndices = []uint32{d.Queue.family, d.CopyQ.family}
 	}
 	if imp != nil {
 		info.PNext = imp.buffer
@@ -101,7 +104,7 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 	if r := vk.CreateBuffer(d.Dev, &info, nil, &buf); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateBuffer (%d bytes): %w", b.size, vk.Error(r))
 	}
-	b.buf = buf
+	b.Buf = buf
 	var req vk.MemoryRequirements
 	vk.GetBufferMemoryRequirements(d.Dev, buf, &req)
 	req.Deref()
@@ -126,18 +129,18 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 	if r := vk.AllocateMemory(d.Dev, &alloc, nil, &mem); r != vk.Success {
 		return fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(alloc.AllocationSize), vk.Error(r))
 	}
-	b.mem = mem
+	b.Mem = mem
 	if r := vk.BindBufferMemory(d.Dev, buf, mem, 0); r != vk.Success {
 		return fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
 	}
 	if imp != nil {
-		b.mapped = imp.ptr
+		b.Mapped = imp.ptr
 	} else if mapped {
 		var p unsafe.Pointer
 		if r := vk.MapMemory(d.Dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
 			return fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))
 		}
-		b.mapped = p
+		b.Mapped = p
 	}
 	return nil
 }
@@ -145,10 +148,10 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 // Bytes returns the mapped contents of a host buffer (nil for device-local).
 // The slice is valid until Release.
 func (b *Buffer) Bytes() []byte {
-	if b.mapped == nil {
+	if b.Mapped == nil {
 		return nil
 	}
-	return unsafe.Slice((*byte)(b.mapped), b.size)
+	return unsafe.Slice((*byte)(b.Mapped), b.size)
 }
 
 // Release frees the buffer and its memory, then unmaps imported host
@@ -158,19 +161,19 @@ func (b *Buffer) Release() {
 		return
 	}
 	if b.d != nil && b.d.Dev != nil {
-		if b.mapped != nil && b.host == nil {
-			vk.UnmapMemory(b.d.Dev, b.mem)
+		if b.Mapped != nil && b.Host == nil {
+			vk.UnmapMemory(b.d.Dev, b.Mem)
 		}
-		if b.buf != nil {
-			vk.DestroyBuffer(b.d.Dev, b.buf, nil)
-			b.buf = nil
+		if b.Buf != nil {
+			vk.DestroyBuffer(b.d.Dev, b.Buf, nil)
+			b.Buf = nil
 		}
-		if b.mem != nil {
-			vk.FreeMemory(b.d.Dev, b.mem, nil)
-			b.mem = nil
+		if b.Mem != nil {
+			vk.FreeMemory(b.d.Dev, b.Mem, nil)
+			b.Mem = nil
 		}
 	}
-	b.mapped = nil
+	b.Mapped = nil
 	b.unmapHost()
 }
 
@@ -185,7 +188,7 @@ func (d *Device) Upload(dst *Buffer, data []byte) error {
 	}
 	defer st.Release()
 	copy(st.Bytes(), data)
-	return d.copyBuffer(st, dst, uint64(len(data)))
+	return d.CopyBuffer(st, dst, uint64(len(data)))
 }
 
 // Download copies the first n bytes of device buffer src to host memory.
@@ -195,16 +198,22 @@ func (d *Device) Download(src *Buffer, n uint64) ([]byte, error) {
 		return nil, err
 	}
 	defer st.Release()
-	if err := d.copyBuffer(src, st, n); err != nil {
+	if err := d.CopyBuffer(src, st, n); err != nil {
 		return nil, err
 	}
 	return append([]byte(nil), st.Bytes()...), nil
 }
 
-func (d *Device) copyBuffer(src, dst *Buffer, n uint64) error {
+// CopyBuffer copies n bytes from src to dst on the compute queue and waits.
+func (d *Device) CopyBuffer(src, dst *Buffer, n uint64) error {
 	return d.submitOnce(func(cb vk.CommandBuffer) {
-		vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(n)}})
-		memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessShaderReadBit,
+		vk.CmdCopyBuffer(cb, src.Buf, dst.Buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(n)}})
+		MemoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessShaderReadBit,
 			vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageComputeShaderBit)
 	})
+}
+
+// Words returns the mapped contents of a host buffer as 32-bit words.
+func (b *Buffer) Words() []uint32 {
+	return unsafe.Slice((*uint32)(b.Mapped), b.size/4)
 }

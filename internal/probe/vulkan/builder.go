@@ -8,13 +8,18 @@ import (
 // "main", storage buffers in set 0, GLSL450 memory model, and shorthands for
 // 32-bit unsigned arithmetic.
 type Builder struct {
-	M       *spirv.Module
-	F       *spirv.Func
+	// M is the module being built and F its main function.
+	M *spirv.Module
+	F *spirv.Func
+	// Version is the module's SPIR-V version.
 	Version uint32
 	iface   []spirv.ID
-	U32     spirv.ID
-	BoolT   spirv.ID
-	Glsl    spirv.ID
+	// U32 and BoolT are the 32-bit unsigned and boolean types; Glsl the
+	// GLSL.std.450 instruction set.
+	U32   spirv.ID
+	BoolT spirv.ID
+	Glsl  spirv.ID
+	// Binding is the next storage-buffer binding Storage declares.
 	Binding uint32
 }
 
@@ -29,6 +34,8 @@ func SpirvVersion(api uint32) uint32 {
 	return spirv.Version13
 }
 
+// NewBuilder starts a compute module of the given SPIR-V version with its
+// main function open.
 func NewBuilder(version uint32) *Builder {
 	m := spirv.New(version)
 	m.AddCapability(spirv.CapabilityShader)
@@ -71,7 +78,7 @@ func (b *Builder) Shared(elem spirv.ID, n uint32) (v, elemPtr spirv.ID) {
 	return v, m.TypePointer(spirv.StorageWorkgroup, elem)
 }
 
-// builtinX loads component x of a uvec3 built-in (or the scalar built-in
+// Builtin loads component x of a uvec3 built-in (or the scalar built-in
 // when scalar is set).
 func (b *Builder) Builtin(bi spirv.BuiltIn, scalar bool) spirv.ID {
 	m := b.M
@@ -100,9 +107,11 @@ func (b *Builder) BuiltinVec(bi spirv.BuiltIn) (x, y spirv.ID) {
 	return b.F.Extract(b.U32, val, 0), b.F.Extract(b.U32, val, 1)
 }
 
+// C is the 32-bit unsigned constant v; Add, Mul, Div, Mod, And, Shl and
+// their constant forms AddC, MulC emit 32-bit unsigned arithmetic.
 func (b *Builder) C(v uint32) spirv.ID                { return b.M.ConstUint32(v) }
 func (b *Builder) Add(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpIAdd, b.U32, x, y) }
-func (b *Builder) mul(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpIMul, b.U32, x, y) }
+func (b *Builder) Mul(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpIMul, b.U32, x, y) }
 func (b *Builder) Div(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpUDiv, b.U32, x, y) }
 func (b *Builder) Mod(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.OpUMod, b.U32, x, y) }
 func (b *Builder) AddC(x spirv.ID, v uint32) spirv.ID { return b.Add(x, b.C(v)) }
@@ -110,7 +119,7 @@ func (b *Builder) And(x, y spirv.ID) spirv.ID         { return b.F.Binary(spirv.
 func (b *Builder) Shl(x spirv.ID, n uint32) spirv.ID {
 	return b.F.Binary(spirv.OpShiftLeftLogical, b.U32, x, b.C(n))
 }
-func (b *Builder) MulC(x spirv.ID, v uint32) spirv.ID { return b.mul(x, b.C(v)) }
+func (b *Builder) MulC(x spirv.ID, v uint32) spirv.ID { return b.Mul(x, b.C(v)) }
 
 // FNV-1a, 32-bit: the vector-ALU kernels fold their final values into one
 // output word with it. Each step is a bijection of the word folded in, so a

@@ -79,14 +79,17 @@ type DeviceInfo struct {
 	// Extensions lists the device extensions, sorted.
 	Extensions []string
 
+	// API is the device's Vulkan API version (VK_MAKE_API_VERSION).
 	API    uint32
 	family uint32
 	// copyFamily is a transfer-only queue family (a copy engine) or -1;
 	// copyTimestampBits is its valid timestamp bits.
 	copyFamily        int
 	copyTimestampBits uint32
-	Features          FeatureSet
-	Structs           map[uint32]bool
+	// Features are the features the driver offers; Structs the feature
+	// structures (by sType) it knows.
+	Features FeatureSet
+	Structs  map[uint32]bool
 }
 
 // HasExtension reports whether the device lists the named extension.
@@ -197,8 +200,8 @@ func (in *instance) describe(index int, pd vk.PhysicalDevice) (DeviceInfo, error
 	info.SubgroupSize, info.PCI, info.DriverName, info.DriverInfo = ep.SubgroupSize, ep.PCI, ep.DriverName, ep.DriverInfo
 	in.describeMemory(pd, &info)
 	fams := queueFamilies(pd)
-	info.family, info.TimestampValidBits, err = computeFamily(fams)
-	info.copyFamily, info.copyTimestampBits = transferFamily(fams)
+	info.family, info.TimestampValidBits, err = ComputeFamily(fams)
+	info.copyFamily, info.copyTimestampBits = TransferFamily(fams)
 	if err != nil {
 		return info, fmt.Errorf("vulkan: %s: %w", info.Name, err)
 	}
@@ -246,9 +249,9 @@ func queueFamilies(pd vk.PhysicalDevice) []vk.QueueFamilyProperties {
 	return fams[:n]
 }
 
-// computeFamily picks a queue family with compute, preferring one that
+// ComputeFamily picks a queue family with compute, preferring one that
 // writes timestamps.
-func computeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
+func ComputeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
 	found, bits := pickFamily(fams, func(f vk.QueueFlags) bool { return f&vk.QueueFlags(vk.QueueComputeBit) != 0 })
 	if found < 0 {
 		return 0, 0, fmt.Errorf("no compute queue family")
@@ -256,11 +259,11 @@ func computeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
 	return uint32(found), bits, nil
 }
 
-// transferFamily picks a queue family that copies but neither draws nor
+// TransferFamily picks a queue family that copies but neither draws nor
 // computes: a driver's dedicated copy engines, which a host-link transfer
 // may cross faster than the compute queue's copies. It prefers one that
 // writes timestamps, and returns -1 when there is none.
-func transferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
+func TransferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
 	other := vk.QueueFlags(vk.QueueGraphicsBit | vk.QueueComputeBit)
 	return pickFamily(fams, func(f vk.QueueFlags) bool {
 		return f&vk.QueueFlags(vk.QueueTransferBit) != 0 && f&other == 0

@@ -13,12 +13,14 @@ import (
 // buffers bound to set 0, bindings 0…n-1 in order. Release it before its
 // Device; the buffers must outlive it.
 type Kernel struct {
+	// D is the device the kernel was built on.
 	D      *Device
 	module vk.ShaderModule
 	dsl    vk.DescriptorSetLayout
 	layout vk.PipelineLayout
-	Pipe   vk.Pipeline
-	pool   vk.DescriptorPool
+	// Pipe is the compute pipeline.
+	Pipe vk.Pipeline
+	pool vk.DescriptorPool
 	// sets are the bindings' descriptor sets: one for NewKernel, one per
 	// list of buffers for newKernelSets.
 	sets []vk.DescriptorSet
@@ -32,13 +34,13 @@ type Kernel struct {
 // NewKernel creates a compute pipeline from words (entry point "main") and
 // binds buffers as its storage buffers.
 func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) {
-	return d.newKernelSets(words, [][]*Buffer{buffers})
+	return d.NewKernelSets(words, [][]*Buffer{buffers})
 }
 
-// newKernelSets is NewKernel for one pipeline that runs on several lists
+// NewKernelSets is NewKernel for one pipeline that runs on several lists
 // of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
 // sets[i].
-func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
+func (d *Device) NewKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
 	return d.NewKernelOpts(words, nil, PipelineOpts{}, sets)
 }
 
@@ -181,7 +183,7 @@ func (k *Kernel) createSets(sets [][]*Buffer) error {
 			writes = append(writes, vk.WriteDescriptorSet{
 				SType: vk.StructureTypeWriteDescriptorSet, DstSet: k.sets[s], DstBinding: uint32(i),
 				DescriptorCount: 1, DescriptorType: vk.DescriptorTypeStorageBuffer,
-				PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.buf, Range: vk.DeviceSize(vk.WholeSize)}},
+				PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.Buf, Range: vk.DeviceSize(vk.WholeSize)}},
 			})
 		}
 	}
@@ -189,11 +191,11 @@ func (k *Kernel) createSets(sets [][]*Buffer) error {
 	return nil
 }
 
-// dispatch records binding and one dispatch of groups workgroups.
-func (k *Kernel) dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.dispatchSet(cb, 0, groups) }
+// Dispatch records binding and one dispatch of groups workgroups.
+func (k *Kernel) Dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.DispatchSet(cb, 0, groups) }
 
-// dispatchSet is dispatch on the buffers of set i.
-func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
+// DispatchSet is dispatch on the buffers of set i.
+func (k *Kernel) DispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
 	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.Pipe)
 	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.sets[i]}, 0, nil)
 	if len(k.push) > 0 {

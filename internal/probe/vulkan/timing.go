@@ -89,17 +89,17 @@ func PlanWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
 // once. Warm-up dispatches are discarded.
 func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	tm = tm.normalized()
-	c, err := d.newCommands()
+	c, err := d.NewCommands()
 	if err != nil {
 		return measurement{}, err
 	}
-	defer c.release()
+	defer c.Release()
 	t, err := d.newTimer(uint32(tm.Samples) + 2)
 	if err != nil {
 		return measurement{}, err
 	}
-	defer t.release()
-	if t.pool == nil {
+	defer t.Release()
+	if t.Pool == nil {
 		return d.measureHost(ctx, c, t, k, groups, ops, tm)
 	}
 	_, cold, err := d.runPlan(c, t, k, groups, plan{Warm: 1, Reps: 1, Samples: 1})
@@ -134,7 +134,7 @@ func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 			return measurement{}, fmt.Errorf("coopmat: %w", err)
 		}
 		if warm >= tm.Warmup.Seconds() && float64(p.Reps)*ops/st.Median >= tm.SampleTime.Seconds()/2 {
-			return measurement{Rate: st, Method: t.method(), Repeats: p.Reps}, nil
+			return measurement{Rate: st, Method: t.Method(), Repeats: p.Reps}, nil
 		}
 		one = ops / st.Median // the warm time of one dispatch in a sample
 		warmOne = warm / float64(p.Warm)
@@ -144,24 +144,24 @@ func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 
 // runPlan records p into c, runs it and returns the warm-up's GPU seconds
 // and each sample's.
-func (d *Device) runPlan(c *commands, t *timer, k *Kernel, groups [3]uint32, p plan) (float64, []float64, error) {
-	err := c.record(func(cb vk.CommandBuffer) {
-		t.reset(cb)
-		t.stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+func (d *Device) runPlan(c *Commands, t *Timer, k *Kernel, groups [3]uint32, p plan) (float64, []float64, error) {
+	err := c.Record(func(cb vk.CommandBuffer) {
+		t.Reset(cb)
+		t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
 		dispatchN(cb, k, groups, p.Warm, true)
-		t.stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+		t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
 		for i := range p.Samples {
 			dispatchN(cb, k, groups, p.Reps, false)
-			t.stamp(cb, uint32(i)+2, vk.PipelineStageBottomOfPipeBit)
+			t.Stamp(cb, uint32(i)+2, vk.PipelineStageBottomOfPipeBit)
 		}
 	})
 	if err != nil {
 		return 0, nil, err
 	}
-	if _, err := c.submit(); err != nil {
+	if _, err := c.Submit(); err != nil {
 		return 0, nil, err
 	}
-	secs, err := t.intervals(uint32(p.Samples) + 2)
+	secs, err := t.Intervals(uint32(p.Samples) + 2)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -173,25 +173,25 @@ func (d *Device) runPlan(c *commands, t *timer, k *Kernel, groups [3]uint32, p p
 func dispatchN(cb vk.CommandBuffer, k *Kernel, groups [3]uint32, n int, first bool) {
 	for i := range n {
 		if i > 0 || !first {
-			memoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit, vk.AccessShaderWriteBit|vk.AccessShaderReadBit,
+			MemoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit, vk.AccessShaderWriteBit|vk.AccessShaderReadBit,
 				vk.PipelineStageComputeShaderBit, vk.PipelineStageComputeShaderBit)
 		}
-		k.dispatch(cb, groups)
+		k.Dispatch(cb, groups)
 	}
 }
 
 // measureHost is measure for queues without timestamps: each sample is one
 // submission timed by the host clock, after a host-timed warm-up.
-func (d *Device) measureHost(ctx context.Context, c *commands, t *timer, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
+func (d *Device) measureHost(ctx context.Context, c *Commands, t *Timer, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	recorded := -1
 	run := func(reps int) (float64, error) {
 		if reps != recorded {
-			if err := c.record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
+			if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
 				return 0, err
 			}
 			recorded = reps
 		}
-		host, err := c.submit()
+		host, err := c.Submit()
 		return host.Seconds(), err
 	}
 	one, err := run(1)
@@ -200,7 +200,7 @@ func (d *Device) measureHost(ctx context.Context, c *commands, t *timer, k *Kern
 	}
 	reps := PlanFor(one, one, tm).Reps
 	var last float64
-	if err := warmUp(ctx, tm.Warmup, func() error { last, err = run(reps); return err }); err != nil {
+	if err := WarmUp(ctx, tm.Warmup, func() error { last, err = run(reps); return err }); err != nil {
 		return measurement{}, err
 	}
 	reps = PlanFor(last/float64(reps), last/float64(reps), tm).Reps
@@ -219,11 +219,11 @@ func (d *Device) measureHost(ctx context.Context, c *commands, t *timer, k *Kern
 	if err != nil {
 		return measurement{}, fmt.Errorf("coopmat: %w", err)
 	}
-	return measurement{Rate: st, Method: t.method(), Repeats: reps}, nil
+	return measurement{Rate: st, Method: t.Method(), Repeats: reps}, nil
 }
 
-// warmUp repeats fn until d has passed (at least once).
-func warmUp(ctx context.Context, d time.Duration, fn func() error) error {
+// WarmUp repeats fn until d has passed (at least once).
+func WarmUp(ctx context.Context, d time.Duration, fn func() error) error {
 	start := time.Now()
 	for first := true; first || time.Since(start) < d; first = false {
 		if err := ctx.Err(); err != nil {

@@ -1,5 +1,10 @@
 //go:build explore
 
+// The exploration harness of the fp16 FMA forms: every form at full size,
+// logged on a GPU host (go test -c -tags explore -o bin/vkalu.test
+// ./internal/probe/vulkan/alu/, then -test.run TestFMA16FormsFullSize
+// -coopmat.fma16). Nothing here changes what the product measures.
+
 package alu
 
 import (

@@ -1,10 +1,10 @@
 //go:build explore
 
-// The exploration harness of the cooperative-matrix GEMM and the host link:
-// flag-driven runs on a GPU host (go test -c -tags explore -o
-// bin/coopmat.test ./internal/probe/vulkan/; bench/coopmat.sh,
-// bench/vkpeer.sh, bench/h200.sh EXPLORE=1). Nothing here changes what the
-// product measures: a tile becomes a candidate only through cmrun.go.
+// The exploration harness of the cooperative-matrix GEMM: flag-driven runs
+// on a GPU host (go test -c -tags explore -o bin/coopmat.test
+// ./internal/probe/vulkan/gemm/; bench/coopmat.sh, bench/vkpeer.sh).
+// Nothing here changes what the product measures: a tile becomes a
+// candidate only through cmrun.go.
 
 package gemm
 

@@ -1,4 +1,4 @@
-package vulkan
+package link
 
 import (
 	"context"
@@ -6,63 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	vk "github.com/vulkan-go/vulkan"
-
 	"github.com/everycycle/appraise/internal/measure/stats"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
-
-// hostType picks a HOST_VISIBLE|HOST_COHERENT memory type allowed by bits:
-// one that is not device-local when any is (system memory, so that a copy
-// crosses the host link), then one whose HOST_CACHED flag is cached.
-func (d *Device) hostType(bits uint32, cached bool) (hostMemory, bool) {
-	want := vk.MemoryPropertyFlags(vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit)
-	best, score := hostMemory{}, -1
-	for i := uint32(0); i < d.memory.MemoryTypeCount; i++ {
-		flags := d.memory.MemoryTypes[i].PropertyFlags
-		if bits&(1<<i) == 0 || flags&want != want {
-			continue
-		}
-		isCached := flags&vk.MemoryPropertyFlags(vk.MemoryPropertyHostCachedBit) != 0
-		s := 0
-		if flags&vk.MemoryPropertyFlags(vk.MemoryPropertyDeviceLocalBit) == 0 {
-			s += 2
-		}
-		if isCached == cached {
-			s++
-		}
-		if s > score {
-			best, score = hostMemory{index: i, cached: isCached}, s
-		}
-	}
-	return best, score >= 0
-}
-
-// newMappedBuffer creates a persistently mapped host buffer of size bytes
-// in the memory type hostType picks. Release it before the Device.
-func (d *Device) newMappedBuffer(size uint64, cached bool) (*Buffer, hostMemory, error) {
-	b := &Buffer{d: d, size: size}
-	m, err := b.createMapped(cached)
-	if err != nil {
-		b.Release()
-		return nil, hostMemory{}, err
-	}
-	return b, m, nil
-}
-
-// createMapped is (*Buffer).create for a host buffer whose memory type is
-// chosen by hostType.
-func (b *Buffer) createMapped(cached bool) (hostMemory, error) {
-	var m hostMemory
-	err := b.allocate(hostUsage, func(bits uint32) (uint32, error) {
-		var ok bool
-		if m, ok = b.d.hostType(bits, cached); !ok {
-			return 0, fmt.Errorf("vulkan: no host-visible, coherent memory type for buffer")
-		}
-		return m.index, nil
-	}, true, nil)
-	return m, err
-}
 
 // latencyMethod is one way of doing a timed operation: once does it, checks
 // it and returns its host wall-clock seconds.
@@ -115,7 +62,7 @@ func fastestLatency(ctx context.Context, ms []latencyMethod, o TransferOptions) 
 // with the lowest median.
 func fastestOf(ctx context.Context, fns []func() (float64, error), warmup time.Duration, warm, runs int) (int, error) {
 	next := 0
-	err := warmUp(ctx, warmup, func() error {
+	err := vulkan.WarmUp(ctx, warmup, func() error {
 		_, err := fns[next%len(fns)]()
 		next++
 		return err
@@ -150,7 +97,7 @@ func fastestOf(ctx context.Context, fns []func() (float64, error), warmup time.D
 // sampleLatency runs m for warmup and latencyWarm more times, then n
 // timed times.
 func sampleLatency(ctx context.Context, m latencyMethod, warmup time.Duration, n int) (schema.Stat, error) {
-	err := warmUp(ctx, warmup, func() error { _, err := runLatency(ctx, m); return err })
+	err := vulkan.WarmUp(ctx, warmup, func() error { _, err := runLatency(ctx, m); return err })
 	if err != nil {
 		return schema.Stat{}, fmt.Errorf("warm-up: %w", err)
 	}

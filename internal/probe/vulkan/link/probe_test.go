@@ -1,8 +1,9 @@
-package vulkan
+package link
 
 import (
 	"testing"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -10,7 +11,7 @@ import (
 // checks and probe names; measured again on the paths chosen, they come
 // back on those paths.
 func TestHostLinkProbe(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	p := HostLinkProbe{Options: TransferOptions{Bytes: 8 << 20, Quick: true}}
 	c, paths, err := p.Measure(t.Context(), d)
 	if err != nil {

@@ -1,4 +1,4 @@
-package vulkan
+package link
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	vk "github.com/vulkan-go/vulkan"
 )
 
@@ -18,19 +19,19 @@ const uploadSlots = 8
 // uploader times 1 MiB uploads from each kind of mapped staging memory on
 // each route.
 type uploader struct {
-	d       *Device
+	d       *vulkan.Device
 	routes  []route
-	dsts    []*Buffer // device-local destinations, one per slot
-	back    *Buffer   // mapped readback of every slot
-	stages  []*Buffer // mapped staging buffers, one per memory kind
-	kinds   []hostMemory
-	streams []*stream       // the stream kernel of each stage, one pair per slot
-	copies  [][][]*commands // [route][kind][slot]: stage → slot, pre-recorded
+	dsts    []*vulkan.Buffer // device-local destinations, one per slot
+	back    *vulkan.Buffer   // mapped readback of every slot
+	stages  []*vulkan.Buffer // mapped staging buffers, one per memory kind
+	kinds   []vulkan.HostMemory
+	streams []*stream              // the stream kernel of each stage, one pair per slot
+	copies  [][][]*vulkan.Commands // [route][kind][slot]: stage → slot, pre-recorded
 	// mapped holds a device-mapped destination per slot, one after the
 	// other, for the host-write route (nil when the device has none).
-	mapped  *Buffer
+	mapped  *vulkan.Buffer
 	writers map[int]*writers // pools for host writes of more than one writer
-	read    *commands        // every slot → back (mapped ones after the rest)
+	read    *vulkan.Commands // every slot → back (mapped ones after the rest)
 	src     []uint32         // the pattern of the current upload
 	rounds  []upload         // what was uploaded into each slot since the last check
 	round   uint32
@@ -48,8 +49,8 @@ func (o TransferOptions) askedMethods(ms []latencyMethod, want string) []latency
 }
 
 // measureUpload fills res's 1 MiB upload figures and paths.
-func (d *Device) measureUpload(ctx context.Context, o TransferOptions, res *TransferResult) error {
-	u := &uploader{d: d, routes: d.routes(), tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
+func measureUpload(ctx context.Context, d *vulkan.Device, o TransferOptions, res *TransferResult) error {
+	u := &uploader{d: d, routes: routes(d), tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
 	defer u.release()
 	if err := u.create(); err != nil {
 		return err
@@ -95,8 +96,8 @@ func (u *uploader) methods(pinned bool) []latencyMethod {
 	var ms []latencyMethod
 	for ri, r := range u.routes {
 		for i, k := range u.kinds {
-			for _, w := range []fenceWait{fenceBlock, fenceSpin} {
-				ms = append(ms, latencyMethod{prefix + r.name(true) + "." + k.name() + "." + w.String(),
+			for _, w := range []vulkan.FenceWait{vulkan.FenceBlock, vulkan.FenceSpin} {
+				ms = append(ms, latencyMethod{prefix + r.name(true) + "." + k.Name() + "." + w.String(),
 					func() (float64, error) { return u.once(ri, i, w, pinned) }})
 			}
 		}
@@ -121,8 +122,8 @@ func (u *uploader) create() error {
 		u.dsts = append(u.dsts, b)
 	}
 	var err error
-	u.mapped, err = u.d.newDeviceMappedBuffer(uploadSlots * latencyUploadBytes)
-	if err != nil && !errors.Is(err, errNoHostMemory) {
+	u.mapped, err = u.d.NewDeviceMappedBuffer(uploadSlots * latencyUploadBytes)
+	if err != nil && !errors.Is(err, vulkan.ErrNoHostMemory) {
 		return err
 	}
 	backSlots := uint64(uploadSlots)
@@ -135,18 +136,18 @@ func (u *uploader) create() error {
 			}
 		}
 	}
-	if u.back, _, err = u.d.newMappedBuffer(backSlots*latencyUploadBytes, true); err != nil {
+	if u.back, _, err = u.d.NewMappedBuffer(backSlots*latencyUploadBytes, true); err != nil {
 		return err
 	}
-	for _, k := range hostKinds {
+	for _, k := range vulkan.HostKinds {
 		if err := u.addStage(k); err != nil {
 			return err
 		}
 	}
-	if u.read, err = u.d.newCommands(); err != nil {
+	if u.read, err = u.d.NewCommands(); err != nil {
 		return err
 	}
-	return u.read.record(func(cb vk.CommandBuffer) {
+	return u.read.Record(func(cb vk.CommandBuffer) {
 		for i, b := range u.dsts {
 			copyAfterTransfers(cb, b, u.back, uint64(i)*latencyUploadBytes)
 		}
@@ -159,9 +160,9 @@ func (u *uploader) create() error {
 // addStage adds a staging buffer of host memory of kind hk, unless the
 // device has none or it is memory already added, and records its uploads
 // on every route.
-func (u *uploader) addStage(hk hostKind) error {
-	st, k, err := u.d.newHostBuffer(latencyUploadBytes, hk)
-	if errors.Is(err, errNoHostMemory) {
+func (u *uploader) addStage(hk vulkan.HostKind) error {
+	st, k, err := u.d.NewHostBuffer(latencyUploadBytes, hk)
+	if errors.Is(err, vulkan.ErrNoHostMemory) {
 		return nil
 	}
 	if err != nil {
@@ -172,17 +173,17 @@ func (u *uploader) addStage(hk hostKind) error {
 		return nil
 	}
 	u.stages, u.kinds = append(u.stages, st), append(u.kinds, k)
-	pairs := make([][]*Buffer, len(u.dsts))
+	pairs := make([][]*vulkan.Buffer, len(u.dsts))
 	for i, dst := range u.dsts {
-		pairs[i] = []*Buffer{st, dst}
+		pairs[i] = []*vulkan.Buffer{st, dst}
 	}
-	s, err := u.d.newStream(latencyUploadBytes, pairs)
+	s, err := newStream(u.d, latencyUploadBytes, pairs)
 	if err != nil {
 		return fmt.Errorf("stream kernel: %w", err)
 	}
 	u.streams = append(u.streams, s)
 	if u.copies == nil {
-		u.copies = make([][][]*commands, len(u.routes))
+		u.copies = make([][][]*vulkan.Commands, len(u.routes))
 	}
 	for ri, r := range u.routes {
 		cs, err := u.recordUploads(r, st, s)
@@ -196,15 +197,15 @@ func (u *uploader) addStage(hk hostKind) error {
 
 // recordUploads records the upload of st into each slot on route r (for
 // the kernel, through s); on error it returns the commands made so far.
-func (u *uploader) recordUploads(r route, st *Buffer, s *stream) ([]*commands, error) {
-	cs := make([]*commands, 0, uploadSlots)
+func (u *uploader) recordUploads(r route, st *vulkan.Buffer, s *stream) ([]*vulkan.Commands, error) {
+	cs := make([]*vulkan.Commands, 0, uploadSlots)
 	for i, dst := range u.dsts {
-		c, err := u.d.newCommandsOn(r.q)
+		c, err := u.d.NewCommandsOn(r.q)
 		if err != nil {
 			return cs, err
 		}
 		cs = append(cs, c)
-		err = c.record(func(cb vk.CommandBuffer) {
+		err = c.Record(func(cb vk.CommandBuffer) {
 			if r.shader {
 				s.move(cb, nil, i)
 			} else {
@@ -220,20 +221,20 @@ func (u *uploader) recordUploads(r route, st *Buffer, s *stream) ([]*commands, e
 
 // copyAfterTransfers records a copy of all of src into dst at offset, after
 // every earlier transfer, visible to the host and later transfers.
-func copyAfterTransfers(cb vk.CommandBuffer, src, dst *Buffer, offset uint64) {
-	memoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
+func copyAfterTransfers(cb vk.CommandBuffer, src, dst *vulkan.Buffer, offset uint64) {
+	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
 		vk.PipelineStageTransferBit, vk.PipelineStageTransferBit)
-	vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{DstOffset: vk.DeviceSize(offset), Size: vk.DeviceSize(src.size)}})
-	memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
+	vk.CmdCopyBuffer(cb, src.Buf, dst.Buf, 1, []vk.BufferCopy{{DstOffset: vk.DeviceSize(offset), Size: vk.DeviceSize(src.Size())}})
+	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
 		vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit)
 }
 
 func (u *uploader) release() {
-	u.read.release()
+	u.read.Release()
 	for _, byKind := range u.copies {
 		for _, cs := range byKind {
 			for _, c := range cs {
-				c.release()
+				c.Release()
 			}
 		}
 	}
@@ -257,10 +258,10 @@ func (u *uploader) release() {
 // buffer i, the submit of the recorded upload into the next free slot on
 // route ri and the wait w. When pinned, the copy into the staging buffer is done before
 // the clock starts. Once every slot holds an upload, all are checked.
-func (u *uploader) once(ri, i int, w fenceWait, pinned bool) (float64, error) {
+func (u *uploader) once(ri, i int, w vulkan.FenceWait, pinned bool) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
-	stage, slot := u.stages[i].words(), len(u.rounds)
+	stage, slot := u.stages[i].Words(), len(u.rounds)
 	if pinned {
 		copy(stage, u.src)
 	}
@@ -268,7 +269,7 @@ func (u *uploader) once(ri, i int, w fenceWait, pinned bool) (float64, error) {
 	if !pinned {
 		copy(stage, u.src)
 	}
-	if err := u.copies[ri][i][slot].issue(w); err != nil {
+	if err := u.copies[ri][i][slot].Issue(w); err != nil {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()
@@ -283,7 +284,7 @@ func (u *uploader) write(parts int) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
 	slot := len(u.rounds)
-	dst := u.mapped.words()[slot*latencyUploadBytes/4 : (slot+1)*latencyUploadBytes/4]
+	dst := u.mapped.Words()[slot*latencyUploadBytes/4 : (slot+1)*latencyUploadBytes/4]
 	w := u.writers[parts]
 	if w != nil {
 		w.arm()
@@ -319,10 +320,10 @@ func (u *uploader) check() error {
 	if len(u.rounds) == 0 {
 		return nil
 	}
-	if _, err := u.read.submit(); err != nil {
+	if _, err := u.read.Submit(); err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
-	words := u.back.words()
+	words := u.back.Words()
 	for s, up := range u.rounds {
 		at := s
 		if up.mapped {

@@ -1,6 +1,11 @@
 //go:build explore
 
-package vulkan
+// The exploration harness of the host link: every route, memory and 1 MiB
+// upload method at full size, logged on a GPU host (go test -c -tags
+// explore -o bin/vklink.test ./internal/probe/vulkan/link/; bench/h200.sh
+// EXPLORE=1). Nothing here changes what the product measures.
+
+package link
 
 import (
 	"context"
@@ -11,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 	vk "github.com/vulkan-go/vulkan"
 )
 
@@ -25,7 +32,7 @@ func TestTransferPathsFullSize(t *testing.T) {
 	if !*flagLink {
 		t.Skip("pass -coopmat.transfer")
 	}
-	d := newDevice(t)
+	d := vktest.Device(t)
 	n, err := transferBytes(0, d.Info)
 	if err != nil {
 		t.Fatal(err)
@@ -33,10 +40,10 @@ func TestTransferPathsFullSize(t *testing.T) {
 	logImport(t, d, n)
 	logMemoryTypes(t, d)
 	for _, size := range []uint64{1 << 20, 4 << 20, 16 << 20, 64 << 20, n} {
-		for _, run := range []func(context.Context, uint64, TransferOptions) (Direction, uint64, error){d.bulkWrite, d.bulkSplit} {
-			up, _, err := run(t.Context(), size, TransferOptions{})
+		for _, run := range []func(context.Context, *vulkan.Device, uint64, TransferOptions) (Direction, uint64, error){bulkWrite, bulkSplit} {
+			up, _, err := run(t.Context(), d, size, TransferOptions{})
 			switch {
-			case errors.Is(err, errNoHostMemory):
+			case errors.Is(err, vulkan.ErrNoHostMemory):
 				t.Logf("%d MiB: %v", size>>20, err)
 			case err != nil:
 				t.Fatal(err)
@@ -46,10 +53,10 @@ func TestTransferPathsFullSize(t *testing.T) {
 					s.Median/1e9, s.Min/1e9, s.Max/1e9, s.Samples, up.Timing)
 			}
 		}
-		for _, r := range d.routes() {
-			for _, k := range hostKinds {
-				up, down, _, err := d.bulkOn(t.Context(), r, size, k, TransferOptions{})
-				if errors.Is(err, errNoHostMemory) {
+		for _, r := range routes(d) {
+			for _, k := range vulkan.HostKinds {
+				up, down, _, err := bulkOn(t.Context(), d, r, size, k, TransferOptions{})
+				if errors.Is(err, vulkan.ErrNoHostMemory) {
 					continue
 				}
 				if err != nil {
@@ -69,7 +76,7 @@ func TestTransferPathsFullSize(t *testing.T) {
 	u := newTestUploader(t, d)
 	for _, pinned := range []bool{false, true} {
 		for _, m := range u.methods(pinned) {
-			s, err := sampleLatency(t.Context(), m, MinWarmup, latencySamples)
+			s, err := sampleLatency(t.Context(), m, vulkan.MinWarmup, latencySamples)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,36 +89,36 @@ func TestTransferPathsFullSize(t *testing.T) {
 }
 
 // logMemoryTypes logs d's memory types and heaps.
-func logMemoryTypes(t *testing.T, d *Device) {
-	for i := range d.memory.MemoryHeapCount {
-		h := d.memory.MemoryHeaps[i]
+func logMemoryTypes(t *testing.T, d *vulkan.Device) {
+	for i := range d.Memory.MemoryHeapCount {
+		h := d.Memory.MemoryHeaps[i]
 		h.Deref()
 		t.Logf("heap %d: %d MiB, flags %#x", i, uint64(h.Size)>>20, h.Flags)
 	}
-	for i := range d.memory.MemoryTypeCount {
-		mt := d.memory.MemoryTypes[i]
+	for i := range d.Memory.MemoryTypeCount {
+		mt := d.Memory.MemoryTypes[i]
 		t.Logf("memory type %d: heap %d, flags %#x", i, mt.HeapIndex, mt.PropertyFlags)
 	}
 }
 
 // logImport logs whether d imports host memory and, if so, how much of an
 // n-byte imported buffer is in transparent huge pages.
-func logImport(t *testing.T, d *Device, n uint64) {
-	align, ok := d.hostImportAlign()
+func logImport(t *testing.T, d *vulkan.Device, n uint64) {
+	align, ok := d.HostImportAlign()
 	thp, _ := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	t.Logf("%s listed %v, host import offered %v (minImportedHostPointerAlignment %d), page %d bytes, THP %q",
-		extExternalMemoryHost, d.Info.HasExtension(extExternalMemoryHost), ok, align, os.Getpagesize(), strings.TrimSpace(string(thp)))
+		vulkan.ExtExternalMemoryHost, d.Info.HasExtension(vulkan.ExtExternalMemoryHost), ok, align, os.Getpagesize(), strings.TrimSpace(string(thp)))
 	if !ok {
 		return
 	}
-	b, m, err := d.newImportedBuffer(n)
+	b, m, err := d.NewImportedBuffer(n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Release()
-	flags := d.memory.MemoryTypes[m.index].PropertyFlags
+	flags := d.Memory.MemoryTypes[m.Index].PropertyFlags
 	t.Logf("%d MiB imported at %#x as memory type %d (flags %#x, cached %v): %d KiB in huge pages", n>>20,
-		uintptr(b.mapped), m.index, flags, m.cached, anonHugeKiB(uint64(uintptr(b.mapped))))
+		uintptr(b.Mapped), m.Index, flags, m.Cached, anonHugeKiB(uint64(uintptr(b.Mapped))))
 }
 
 // TestSplitCopyExploration times one copy split in halves over the compute
@@ -123,12 +130,12 @@ func TestSplitCopyExploration(t *testing.T) {
 	if !*flagLink {
 		t.Skip("pass -coopmat.transfer")
 	}
-	d := newDevice(t)
-	if d.copyQ == nil {
+	d := vktest.Device(t)
+	if d.CopyQ == nil {
 		t.Skipf("%s has no transfer-only queue family", d.Info.Name)
 	}
 	for _, n := range []uint64{1 << 20, 256 << 20} {
-		host, _, err := d.newMappedBuffer(n, true)
+		host, _, err := d.NewMappedBuffer(n, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,22 +143,22 @@ func TestSplitCopyExploration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cs [2][2]*commands // [direction][queue]
+		var cs [2][2]*vulkan.Commands // [direction][queue]
 		for dir := range cs {
-			for qi, q := range d.queues() {
-				c, err := d.newCommandsOn(q)
+			for qi, q := range d.Queues() {
+				c, err := d.NewCommandsOn(q)
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer c.release()
+				defer c.Release()
 				half := vk.DeviceSize(n / 2)
 				src, dst := host, dev
 				if dir == 1 {
 					src, dst = dev, host
 				}
-				err = c.record(func(cb vk.CommandBuffer) {
-					vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{SrcOffset: half * vk.DeviceSize(qi), DstOffset: half * vk.DeviceSize(qi), Size: half}})
-					memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit, vk.PipelineStageTransferBit, vk.PipelineStageHostBit)
+				err = c.Record(func(cb vk.CommandBuffer) {
+					vk.CmdCopyBuffer(cb, src.Buf, dst.Buf, 1, []vk.BufferCopy{{SrcOffset: half * vk.DeviceSize(qi), DstOffset: half * vk.DeviceSize(qi), Size: half}})
+					vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit, vk.PipelineStageTransferBit, vk.PipelineStageHostBit)
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -159,24 +166,24 @@ func TestSplitCopyExploration(t *testing.T) {
 				cs[dir][qi] = c
 			}
 		}
-		both := func(pair [2]*commands) float64 {
+		both := func(pair [2]*vulkan.Commands) float64 {
 			start := time.Now()
 			for _, c := range pair {
-				if err := c.resetFence(); err != nil {
+				if err := c.ResetFence(); err != nil {
 					t.Fatal(err)
 				}
-				if err := c.enqueue(); err != nil {
+				if err := c.Enqueue(); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, c := range pair {
-				if err := c.spin(); err != nil {
+				if err := c.Spin(); err != nil {
 					t.Fatal(err)
 				}
 			}
 			return time.Since(start).Seconds()
 		}
-		words := host.words()
+		words := host.Words()
 		var ups, downs []float64
 		for r := range uint32(60) {
 			fillPattern(words, r+1)

@@ -1,10 +1,11 @@
-package vulkan
+package link
 
 import (
 	"fmt"
 
 	vk "github.com/vulkan-go/vulkan"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
 )
 
@@ -15,17 +16,17 @@ import (
 // into it (downloads). Which is faster depends on the device and its
 // driver, so each is measured.
 type route struct {
-	q      *queue
+	q      *vulkan.Queue
 	shader bool
 }
 
 // routes are every queue's copies, then the compute queue's kernel.
-func (d *Device) routes() []route {
+func routes(d *vulkan.Device) []route {
 	var rs []route
-	for _, q := range d.queues() {
+	for _, q := range d.Queues() {
 		rs = append(rs, route{q: q})
 	}
-	return append(rs, route{q: d.queue, shader: true})
+	return append(rs, route{q: d.Queue, shader: true})
 }
 
 // name is the route's part of a path: "copy" or, for the kernel, "pull"
@@ -34,11 +35,11 @@ func (d *Device) routes() []route {
 func (r route) name(up bool) string {
 	switch {
 	case !r.shader:
-		return "copy." + r.q.name
+		return "copy." + r.q.Name
 	case up:
-		return "pull." + r.q.name
+		return "pull." + r.q.Name
 	}
-	return "push." + r.q.name
+	return "push." + r.q.Name
 }
 
 // Shape of the stream kernel: 16-byte words (uvec4), workgroups of
@@ -79,7 +80,7 @@ func streamShape(n uint64) (groups, per uint32, err error) {
 // streamKernel emits the kernel that copies binding 0 into binding 1,
 // both arrays of 16-byte words, in the shape streamShape gives.
 func streamKernel(version uint32, groups, per uint32) []uint32 {
-	b := NewBuilder(version)
+	b := vulkan.NewBuilder(version)
 	m := b.M
 	vec := m.TypeVector(b.U32, 4)
 	src, srcPtr := b.Storage(vec, streamWordBytes)
@@ -89,7 +90,7 @@ func streamKernel(version uint32, groups, per uint32) []uint32 {
 	gid := b.Builtin(spirv.BuiltInGlobalInvocationID, false)
 	stride := b.C(groups * streamGroupSize)
 	b.F.Loop(b.C(per), nil, func(j spirv.ID, _ []spirv.ID) []spirv.ID {
-		i := b.Add(b.mul(j, stride), gid)
+		i := b.Add(b.Mul(j, stride), gid)
 		b.F.Store(b.Elem(dstPtr, dst, i), b.F.Load(vec, b.Elem(srcPtr, src, i)))
 		return nil
 	})
@@ -99,18 +100,18 @@ func streamKernel(version uint32, groups, per uint32) []uint32 {
 // stream is the stream kernel for buffers of n bytes, built once and run on
 // several (source, destination) pairs.
 type stream struct {
-	k      *Kernel
+	k      *vulkan.Kernel
 	groups uint32
 }
 
 // newStream builds the stream kernel for n-byte buffers with one
 // descriptor set per pair: pairs[i] = {source, destination}.
-func (d *Device) newStream(n uint64, pairs [][]*Buffer) (*stream, error) {
+func newStream(d *vulkan.Device, n uint64, pairs [][]*vulkan.Buffer) (*stream, error) {
 	groups, per, err := streamShape(n)
 	if err != nil {
 		return nil, err
 	}
-	k, err := d.newKernelSets(streamKernel(SpirvVersion(d.Info.API), groups, per), pairs)
+	k, err := d.NewKernelSets(streamKernel(vulkan.SpirvVersion(d.Info.API), groups, per), pairs)
 	if err != nil {
 		return nil, err
 	}
@@ -126,13 +127,13 @@ func (s *stream) release() {
 // move records the stream over pair i after every earlier transfer and
 // kernel, made visible to later ones and to the host; with a timer t (nil
 // for none), between its timestamps 0 and 1.
-func (s *stream) move(cb vk.CommandBuffer, t *timer, i int) {
-	t.reset(cb)
-	memoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessShaderWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,
+func (s *stream) move(cb vk.CommandBuffer, t *vulkan.Timer, i int) {
+	t.Reset(cb)
+	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessShaderWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,
 		vk.PipelineStageTransferBit|vk.PipelineStageComputeShaderBit, vk.PipelineStageComputeShaderBit)
-	t.stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
-	s.k.dispatchSet(cb, i, [3]uint32{s.groups, 1, 1})
-	t.stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
-	memoryBarrier(cb, vk.AccessShaderWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit|vk.AccessShaderReadBit,
+	t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+	s.k.DispatchSet(cb, i, [3]uint32{s.groups, 1, 1})
+	t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+	vulkan.MemoryBarrier(cb, vk.AccessShaderWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit|vk.AccessShaderReadBit,
 		vk.PipelineStageComputeShaderBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit|vk.PipelineStageComputeShaderBit)
 }

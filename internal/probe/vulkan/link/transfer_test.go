@@ -1,4 +1,4 @@
-package vulkan
+package link
 
 import (
 	"context"
@@ -10,14 +10,16 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 	"github.com/everycycle/appraise/schema"
 )
 
 var identRe = regexp.MustCompile(`^[a-z0-9][a-z0-9.\-]*$`)
 
 func TestMeasureTransfer(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	r, err := MeasureTransfer(t.Context(), d, TransferOptions{Bytes: 8 << 20, Quick: true})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +48,7 @@ func TestMeasureTransfer(t *testing.T) {
 	}
 	// Every bulk round on every route and every upload (trial and warm-up
 	// included) was compared in full, and the counter word.
-	routes := uint64(len(d.routes()))
+	routes := uint64(len(routes(d)))
 	if min := routes*uint64(transferQuickSamples)*(8<<20)/4 + 2*uint64(latencyQuickSamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
 		t.Errorf("checked %d words, want at least %d", r.CheckedWords, min)
 	}
@@ -60,8 +62,8 @@ func TestMeasureTransfer(t *testing.T) {
 			}
 			continue
 		}
-		if q := d.queueNamed(t, dir.Path); dir.Timing != d.bulkTiming(q) {
-			t.Errorf("%s: timing %q, want %q", dir.Path, dir.Timing, d.bulkTiming(q))
+		if q := queueNamed(d, t, dir.Path); dir.Timing != bulkTiming(d, q) {
+			t.Errorf("%s: timing %q, want %q", dir.Path, dir.Timing, bulkTiming(d, q))
 		}
 	}
 	for _, p := range []string{r.HostToDevice.Path, r.DeviceToHost.Path, r.UploadPath, r.UploadPinnedPath, r.SubmitPath} {
@@ -71,7 +73,7 @@ func TestMeasureTransfer(t *testing.T) {
 	}
 	for _, p := range []string{r.UploadPath, r.UploadPinnedPath} {
 		if !isWrite(p) {
-			d.queueNamed(t, p)
+			queueNamed(d, t, p)
 		}
 	}
 	if isWrite(r.DeviceToHost.Path) {
@@ -84,7 +86,7 @@ func TestMeasureTransfer(t *testing.T) {
 // fewer words moved than the trial of every route; a path the device does
 // not offer is an error, not a figure of another path.
 func TestMeasureTransferOnly(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	o := TransferOptions{Bytes: 8 << 20, Quick: true}
 	first, err := MeasureTransfer(t.Context(), d, o)
 	if err != nil {
@@ -123,20 +125,20 @@ func TestMeasureTransferOnly(t *testing.T) {
 func isWrite(path string) bool { return strings.Contains(path, "-"+writeRoute) }
 
 // queueNamed returns the queue that path names.
-func (d *Device) queueNamed(t *testing.T, path string) *queue {
+func queueNamed(d *vulkan.Device, t *testing.T, path string) *vulkan.Queue {
 	t.Helper()
-	for _, q := range d.queues() {
-		if strings.Contains(path, "."+q.name+".") {
+	for _, q := range d.Queues() {
+		if strings.Contains(path, "."+q.Name+".") {
 			return q
 		}
 	}
 	t.Errorf("path %q names none of the device's queues", path)
-	return d.queue
+	return d.Queue
 }
 
 // bulkTiming is the timing MeasureTransfer should report for copies on q.
-func (d *Device) bulkTiming(q *queue) schema.TimingMethod {
-	if q.tsBits == 0 || d.Info.TimestampPeriodNs <= 0 {
+func bulkTiming(d *vulkan.Device, q *vulkan.Queue) schema.TimingMethod {
+	if q.TsBits == 0 || d.Info.TimestampPeriodNs <= 0 {
 		return schema.TimingQueueWallClock
 	}
 	return schema.TimingGPUTimestamp
@@ -165,20 +167,20 @@ func TestTransferFamily(t *testing.T) {
 			fam(vk.QueueComputeBit, 1, 48)}, 2, 36, 3, 48},
 		{"no queues in the family", []vk.QueueFamilyProperties{fam(all, 1, 64), fam(vk.QueueTransferBit, 0, 64)}, -1, 0, 0, 64},
 	} {
-		got, bits := transferFamily(tc.fams)
-		c, cbits, err := computeFamily(tc.fams)
+		got, bits := vulkan.TransferFamily(tc.fams)
+		c, cbits, err := vulkan.ComputeFamily(tc.fams)
 		if got != tc.want || bits != tc.wantBits || err != nil || c != tc.compute || cbits != tc.computeTS {
 			t.Errorf("%s: transfer family %d (%d bits), compute %d (%d bits, %v); want %d (%d), %d (%d)",
 				tc.name, got, bits, c, cbits, err, tc.want, tc.wantBits, tc.compute, tc.computeTS)
 		}
 	}
-	if _, _, err := computeFamily([]vk.QueueFamilyProperties{fam(vk.QueueTransferBit, 1, 64)}); err == nil {
+	if _, _, err := vulkan.ComputeFamily([]vk.QueueFamilyProperties{fam(vk.QueueTransferBit, 1, 64)}); err == nil {
 		t.Error("computeFamily found a compute family among copy-only ones")
 	}
 }
 
 func TestMeasureTransferTampered(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	for _, what := range []string{"transfer", "upload", "submit"} {
 		o := TransferOptions{Bytes: 1 << 20, Quick: true}
 		// Flip one bit of one word, in the middle of what came back.
@@ -187,14 +189,14 @@ func TestMeasureTransferTampered(t *testing.T) {
 				data[len(data)/2&^3] ^= 0x10
 			}
 		}
-		if _, err := MeasureTransfer(t.Context(), d, o); !errors.Is(err, ErrCheckFailed) {
+		if _, err := MeasureTransfer(t.Context(), d, o); !errors.Is(err, vulkan.ErrCheckFailed) {
 			t.Errorf("%s corrupted: err = %v, want ErrCheckFailed", what, err)
 		}
 	}
 }
 
 func TestTransferBytes(t *testing.T) {
-	big := DeviceInfo{DeviceLocalBytes: 80 << 30}
+	big := vulkan.DeviceInfo{DeviceLocalBytes: 80 << 30}
 	for _, bad := range []uint64{4096, 1<<20 - 4096, 1<<20 + 1, 1<<20 + 2048, 8<<20 + 4} {
 		if _, err := transferBytes(bad, big); err == nil {
 			t.Errorf("transferBytes(%d) accepted", bad)
@@ -202,13 +204,13 @@ func TestTransferBytes(t *testing.T) {
 	}
 	for _, c := range []struct {
 		want uint64
-		info DeviceInfo
+		info vulkan.DeviceInfo
 		n    uint64
 	}{
 		{0, big, 256 << 20},
-		{0, DeviceInfo{DeviceLocalBytes: 80 << 30, DeviceLocalBudgetBytes: 64 << 20}, 16 << 20},
-		{0, DeviceInfo{DeviceLocalBytes: 100 << 20}, 16 << 20},
-		{0, DeviceInfo{DeviceLocalBytes: 4 << 20}, 1 << 20},
+		{0, vulkan.DeviceInfo{DeviceLocalBytes: 80 << 30, DeviceLocalBudgetBytes: 64 << 20}, 16 << 20},
+		{0, vulkan.DeviceInfo{DeviceLocalBytes: 100 << 20}, 16 << 20},
+		{0, vulkan.DeviceInfo{DeviceLocalBytes: 4 << 20}, 1 << 20},
 		{1<<20 + 4096, big, 1<<20 + 4096},
 	} {
 		if n, err := transferBytes(c.want, c.info); err != nil || n != c.n {
@@ -216,13 +218,13 @@ func TestTransferBytes(t *testing.T) {
 				c.info.DeviceLocalBudgetBytes, n, err, c.n)
 		}
 	}
-	if _, err := transferBytes(0, DeviceInfo{DeviceLocalBytes: 2 << 20}); err == nil {
+	if _, err := transferBytes(0, vulkan.DeviceInfo{DeviceLocalBytes: 2 << 20}); err == nil {
 		t.Error("transferBytes on a 2 MiB device accepted")
 	}
 }
 
 func TestMeasureTransferBadBytes(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	for _, bad := range []uint64{512 << 10, 1<<20 + 100} {
 		if _, err := MeasureTransfer(t.Context(), d, TransferOptions{Bytes: bad, Quick: true}); err == nil {
 			t.Errorf("MeasureTransfer with %d bytes: no error", bad)
@@ -256,21 +258,21 @@ func TestPattern(t *testing.T) {
 		t.Fatal(err)
 	}
 	w[len(w)-1] ^= 2
-	if err := checkPattern(w, 7); !errors.Is(err, ErrCheckFailed) {
+	if err := checkPattern(w, 7); !errors.Is(err, vulkan.ErrCheckFailed) {
 		t.Fatalf("corrupt last word: err = %v", err)
 	}
 }
 
 func TestSpirvValCounter(t *testing.T) {
 	for _, v := range []uint32{spirv.Version13, spirv.Version16} {
-		if out, ok := validate(t, "counter", counterKernel(v)); !ok {
+		if out, ok := vktest.Validate(t, "counter", counterKernel(v)); !ok {
 			t.Errorf("counter (SPIR-V %#x): spirv-val: %s", v, out)
 		}
 	}
 }
 
 func TestMeasureTransferCancelled(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := MeasureTransfer(ctx, d, TransferOptions{Bytes: 1 << 20, Quick: true}); !errors.Is(err, context.Canceled) {
@@ -316,7 +318,7 @@ func TestStreamShape(t *testing.T) {
 func TestSpirvValStream(t *testing.T) {
 	for _, v := range []uint32{spirv.Version13, spirv.Version16} {
 		for _, per := range []uint32{1, 16} {
-			if out, ok := validate(t, "stream", streamKernel(v, 4096, per)); !ok {
+			if out, ok := vktest.Validate(t, "stream", streamKernel(v, 4096, per)); !ok {
 				t.Errorf("stream (SPIR-V %#x, %d per invocation): spirv-val: %s", v, per, out)
 			}
 		}
@@ -327,25 +329,25 @@ func TestSpirvValStream(t *testing.T) {
 // every word checked, at a size that takes several words per invocation;
 // a word altered on its way back fails the check.
 func TestShaderRoute(t *testing.T) {
-	d := newDevice(t)
-	r := route{q: d.queue, shader: true}
+	d := vktest.Device(t)
+	r := route{q: d.Queue, shader: true}
 	const n = 32 << 20 // 2 words per invocation
-	up, down, checked, err := d.bulkOn(t.Context(), r, n, hostCached, TransferOptions{Quick: true})
+	up, down, checked, err := bulkOn(t.Context(), d, r, n, vulkan.HostCached, TransferOptions{Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("up %s %.2f GB/s, down %s %.2f GB/s", up.Path, up.BytesPerS.Median/1e9, down.Path, down.BytesPerS.Median/1e9)
-	if want := transferPathPrefix + "pull." + d.queue.name + ".host-cached"; up.Path != want {
+	if want := transferPathPrefix + "pull." + d.Queue.Name + ".host-cached"; up.Path != want {
 		t.Errorf("up path %q, want %q", up.Path, want)
 	}
-	if want := transferPathPrefix + "push." + d.queue.name + ".host-cached"; down.Path != want {
+	if want := transferPathPrefix + "push." + d.Queue.Name + ".host-cached"; down.Path != want {
 		t.Errorf("down path %q, want %q", down.Path, want)
 	}
 	if want := uint64(transferQuickSamples) * n / 4; checked != want {
 		t.Errorf("checked %d words, want %d", checked, want)
 	}
 	tamper := func(what string, b []byte) { b[len(b)-1] ^= 0x80 }
-	if _, _, _, err := d.bulkOn(t.Context(), r, n, hostCached, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, ErrCheckFailed) {
+	if _, _, _, err := bulkOn(t.Context(), d, r, n, vulkan.HostCached, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, vulkan.ErrCheckFailed) {
 		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
 	}
 }
@@ -353,9 +355,9 @@ func TestShaderRoute(t *testing.T) {
 // TestShaderRouteUploads runs each 1 MiB upload through the kernel, from
 // every staging memory, and checks every slot.
 func TestShaderRouteUploads(t *testing.T) {
-	d := newDevice(t)
+	d := vktest.Device(t)
 	u := newTestUploader(t, d)
-	ran := runUploads(t, u, func(path string) bool { return strings.Contains(path, "-pull."+d.queue.name+".") })
+	ran := runUploads(t, u, func(path string) bool { return strings.Contains(path, "-pull."+d.Queue.Name+".") })
 	if want := 2 * 2 * len(u.kinds); ran != want {
 		t.Errorf("%d kernel upload methods, want %d (each staging memory, each wait, pinned or not)", ran, want)
 	}
@@ -388,7 +390,7 @@ func TestWriteMapped(t *testing.T) {
 func TestWriteRoute(t *testing.T) {
 	d := newMappedDevice(t)
 	const n = 8 << 20
-	up, checked := bulkOrFail(t, d.bulkWrite, n)
+	up, checked := bulkOrFail(t, d, bulkWrite, n)
 	if want := transferPathPrefix + "write.cpu.device-mapped"; up.Path != want || up.Timing != schema.TimingHostWallClock {
 		t.Errorf("path %q timed by %s, want %q by the host clock", up.Path, up.Timing, want)
 	}
@@ -396,7 +398,7 @@ func TestWriteRoute(t *testing.T) {
 		t.Errorf("%d samples, %d words checked", up.BytesPerS.Samples, checked)
 	}
 	tamper := func(what string, b []byte) { b[len(b)/2] ^= 1 }
-	if _, _, err := d.bulkWrite(t.Context(), n, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, ErrCheckFailed) {
+	if _, _, err := bulkWrite(t.Context(), d, n, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, vulkan.ErrCheckFailed) {
 		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
 	}
 
@@ -416,7 +418,7 @@ func TestWriteRoute(t *testing.T) {
 			}
 		}
 	}
-	if err := u.check(); !errors.Is(err, ErrCheckFailed) {
+	if err := u.check(); !errors.Is(err, vulkan.ErrCheckFailed) {
 		t.Errorf("tampered upload: err = %v, want ErrCheckFailed", err)
 	}
 }
@@ -452,8 +454,8 @@ func TestWriters(t *testing.T) {
 func TestSplitRoute(t *testing.T) {
 	d := newMappedDevice(t)
 	const n = 8 << 20
-	up, checked := bulkOrFail(t, d.bulkSplit, n)
-	prefix := transferPathPrefix + splitRoute + "." + d.queue.name + ".host-cached.device-mapped.pulled-"
+	up, checked := bulkOrFail(t, d, bulkSplit, n)
+	prefix := transferPathPrefix + splitRoute + "." + d.Queue.Name + ".host-cached.device-mapped.pulled-"
 	pct, err := strconv.Atoi(strings.TrimPrefix(up.Path, prefix))
 	if !strings.HasPrefix(up.Path, prefix) || err != nil || pct < 50 || pct > 87 || !identRe.MatchString(up.Path) {
 		t.Errorf("path %q, want %q and a share of 50–87 %%", up.Path, prefix)
@@ -466,28 +468,28 @@ func TestSplitRoute(t *testing.T) {
 		t.Errorf("checked %d words, want at least %d", checked, min)
 	}
 	tamper := func(what string, b []byte) { b[len(b)/3] ^= 4 }
-	if _, _, err := d.bulkSplit(t.Context(), n, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, ErrCheckFailed) {
+	if _, _, err := bulkSplit(t.Context(), d, n, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, vulkan.ErrCheckFailed) {
 		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
 	}
-	if _, _, err := d.bulkSplit(t.Context(), 4096, TransferOptions{Quick: true}); !errors.Is(err, errNoHostMemory) {
+	if _, _, err := bulkSplit(t.Context(), d, 4096, TransferOptions{Quick: true}); !errors.Is(err, vulkan.ErrNoHostMemory) {
 		t.Errorf("4096 bytes: err = %v, want errNoHostMemory (no share splits one page)", err)
 	}
 }
 
 // newMappedDevice opens the test device, skipping the test where it has no
 // device-local memory the host maps.
-func newMappedDevice(t *testing.T) *Device {
-	d := newDevice(t)
-	if _, _, ok := d.deviceMappedType(^uint32(0)); !ok {
+func newMappedDevice(t *testing.T) *vulkan.Device {
+	d := vktest.Device(t)
+	if _, _, ok := d.DeviceMappedType(^uint32(0)); !ok {
 		t.Skip("no device-local, host-visible memory on " + d.Info.Name)
 	}
 	return d
 }
 
 // bulkOrFail runs a quick bulk upload route over n bytes and logs its rate.
-func bulkOrFail(t *testing.T, run func(context.Context, uint64, TransferOptions) (Direction, uint64, error), n uint64) (Direction, uint64) {
+func bulkOrFail(t *testing.T, d *vulkan.Device, run func(context.Context, *vulkan.Device, uint64, TransferOptions) (Direction, uint64, error), n uint64) (Direction, uint64) {
 	t.Helper()
-	up, checked, err := run(t.Context(), n, TransferOptions{Quick: true})
+	up, checked, err := run(t.Context(), d, n, TransferOptions{Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,9 +499,9 @@ func bulkOrFail(t *testing.T, run func(context.Context, uint64, TransferOptions)
 
 // newTestUploader creates an uploader over every route of d, released when
 // the test ends.
-func newTestUploader(t *testing.T, d *Device) *uploader {
+func newTestUploader(t *testing.T, d *vulkan.Device) *uploader {
 	t.Helper()
-	u := &uploader{d: d, routes: d.routes(), src: make([]uint32, latencyUploadBytes/4)}
+	u := &uploader{d: d, routes: routes(d), src: make([]uint32, latencyUploadBytes/4)}
 	t.Cleanup(u.release)
 	if err := u.create(); err != nil {
 		t.Fatal(err)

@@ -1,9 +1,10 @@
-package vulkan
+package link
 
 import (
 	"context"
 
 	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -30,18 +31,18 @@ type HostLinkProbe struct {
 func (HostLinkProbe) Name() string { return ProbeHostLink }
 
 // Version is ProbeVersion.
-func (HostLinkProbe) Version() string { return ProbeVersion }
+func (HostLinkProbe) Version() string { return vulkan.ProbeVersion }
 
 // Run measures on d; every figure carries the exact check of the words it
 // moved. A mismatch is an error wrapping ErrCheckFailed.
-func (p HostLinkProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
+func (p HostLinkProbe) Run(ctx context.Context, d *vulkan.Device) (*probe.Contribution, error) {
 	c, _, err := p.Measure(ctx, d)
 	return c, err
 }
 
 // Measure is Run that also returns the path each figure was measured on,
 // for Again.
-func (p HostLinkProbe) Measure(ctx context.Context, d *Device) (*probe.Contribution, TransferPaths, error) {
+func (p HostLinkProbe) Measure(ctx context.Context, d *vulkan.Device) (*probe.Contribution, TransferPaths, error) {
 	r, err := MeasureTransfer(ctx, d, p.Options)
 	if err != nil {
 		return nil, TransferPaths{}, err
@@ -72,6 +73,6 @@ func linkContribution(r TransferResult) *probe.Contribution {
 		Launch: &schema.LaunchOverhead{EmptyDispatchS: r.EmptySubmit, DispatchPath: r.SubmitPath,
 			Upload1MiBS: r.Upload1MiBPinned, UploadPath: r.UploadPinnedPath, Probe: ProbeLaunch, Timing: schema.TimingHostWallClock,
 			Check: schema.Check{Reference: "closed-form", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}},
-		Probes: []schema.ProbeRecord{{Name: ProbeHostLink, Version: ProbeVersion}, {Name: ProbeLaunch, Version: ProbeVersion}},
+		Probes: []schema.ProbeRecord{{Name: ProbeHostLink, Version: vulkan.ProbeVersion}, {Name: ProbeLaunch, Version: vulkan.ProbeVersion}},
 	}
 }

@@ -1,4 +1,4 @@
-package vulkan
+package link
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 
 	"github.com/everycycle/appraise/internal/measure/stats"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -18,16 +19,16 @@ import (
 // (host-cached memory, which the host reads fast enough to check; src
 // itself when src is cached, imported or not).
 type bulk struct {
-	d          *Device
+	d          *vulkan.Device
 	r          route
 	n          uint64
 	shader     *stream // the route's kernel: pair 0 uploads, pair 1 downloads
-	src, back  *Buffer
-	dev        *Buffer
-	kind, into hostMemory
-	up, down   *commands
-	warm       *commands
-	upT, downT *timer
+	src, back  *vulkan.Buffer
+	dev        *vulkan.Buffer
+	kind, into vulkan.HostMemory
+	up, down   *vulkan.Commands
+	warm       *vulkan.Commands
+	upT, downT *vulkan.Timer
 	tamper     func(string, []byte)
 	round      uint32
 	checked    uint64
@@ -41,15 +42,15 @@ type bulk struct {
 // device has it from write-combined memory, which a copy reads without
 // snooping the host's caches, and where it imports host memory from memory
 // we mapped in huge pages (downloads too, when that memory is cached).
-func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, res *TransferResult) error {
+func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions, res *TransferResult) error {
 	var want TransferPaths
 	if o.Only != nil {
 		want = *o.Only
 	}
-	for _, r := range d.routes() {
-		for _, k := range hostKinds {
-			up, down, checked, err := d.bulkOn(ctx, r, n, k, o)
-			if errors.Is(err, errNoHostMemory) || errors.Is(err, errNotAsked) {
+	for _, r := range routes(d) {
+		for _, k := range vulkan.HostKinds {
+			up, down, checked, err := bulkOn(ctx, d, r, n, k, o)
+			if errors.Is(err, vulkan.ErrNoHostMemory) || errors.Is(err, errNotAsked) {
 				continue
 			}
 			if err != nil {
@@ -67,15 +68,15 @@ func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, r
 	for _, r := range []struct {
 		name string
 		path func(string) bool
-		run  func(context.Context, uint64, TransferOptions) (Direction, uint64, error)
-	}{{writeRoute, func(p string) bool { return p == writePathBulk }, d.bulkWrite}, {splitRoute, isSplit, d.bulkSplit}} {
+		run  func(context.Context, *vulkan.Device, uint64, TransferOptions) (Direction, uint64, error)
+	}{{writeRoute, func(p string) bool { return p == writePathBulk }, bulkWrite}, {splitRoute, isSplit, bulkSplit}} {
 		if o.Only != nil && !r.path(want.HostToDevice) {
 			continue
 		}
 		o.progress("host link: %s (%d MiB transfers)", r.name, n>>20)
-		up, checked, err := r.run(ctx, n, o)
+		up, checked, err := r.run(ctx, d, n, o)
 		switch {
-		case errors.Is(err, errNoHostMemory):
+		case errors.Is(err, vulkan.ErrNoHostMemory):
 		case err != nil:
 			return fmt.Errorf("%s: %w", r.name, err)
 		default:
@@ -94,21 +95,16 @@ const writePathBulk = transferPathPrefix + writeRoute + "." + deviceMapped
 // isSplit reports whether path is the split route's bulk path.
 func isSplit(path string) bool { return strings.HasPrefix(path, transferPathPrefix+splitRoute+".") }
 
-// errNoHostMemory says that the device has no host memory of the kind
-// asked for: no uncached memory (the configuration would repeat the cached
-// one), or no import of host memory.
-var errNoHostMemory = errors.New("no host memory of that kind")
-
 // bulkOn measures both directions on route r, uploading from host memory
 // of kind k; without such memory it returns errNoHostMemory.
-func (d *Device) bulkOn(ctx context.Context, r route, n uint64, k hostKind, o TransferOptions) (up, down Direction, checked uint64, err error) {
-	b, err := d.newBulk(r, n, k, o.tamper)
+func bulkOn(ctx context.Context, d *vulkan.Device, r route, n uint64, k vulkan.HostKind, o TransferOptions) (up, down Direction, checked uint64, err error) {
+	b, err := newBulk(d, r, n, k, o.tamper)
 	if err != nil {
 		return up, down, 0, err
 	}
 	defer b.release()
-	up = Direction{Path: transferPathPrefix + r.name(true) + "." + b.kind.name(), Timing: b.upT.method()}
-	down = Direction{Path: transferPathPrefix + r.name(false) + "." + b.into.name(), Timing: b.downT.method()}
+	up = Direction{Path: transferPathPrefix + r.name(true) + "." + b.kind.Name(), Timing: b.upT.Method()}
+	down = Direction{Path: transferPathPrefix + r.name(false) + "." + b.into.Name(), Timing: b.downT.Method()}
 	if o.Only != nil && up.Path != o.Only.HostToDevice && down.Path != o.Only.DeviceToHost {
 		return up, down, 0, errNotAsked
 	}
@@ -141,7 +137,7 @@ func rates(n uint64, secs []float64) (schema.Stat, error) {
 
 // newBulk creates the buffers, timers and recorded moves; on error
 // nothing is left behind.
-func (d *Device) newBulk(r route, n uint64, k hostKind, tamper func(string, []byte)) (*bulk, error) {
+func newBulk(d *vulkan.Device, r route, n uint64, k vulkan.HostKind, tamper func(string, []byte)) (*bulk, error) {
 	b := &bulk{d: d, r: r, n: n, tamper: tamper}
 	if err := b.create(k); err != nil {
 		b.release()
@@ -150,17 +146,17 @@ func (d *Device) newBulk(r route, n uint64, k hostKind, tamper func(string, []by
 	return b, nil
 }
 
-func (b *bulk) create(k hostKind) error {
+func (b *bulk) create(k vulkan.HostKind) error {
 	var err error
-	if b.src, b.kind, err = b.d.newHostBuffer(b.n, k); err != nil {
+	if b.src, b.kind, err = b.d.NewHostBuffer(b.n, k); err != nil {
 		return fmt.Errorf("host buffer: %w", err)
 	}
 	b.back, b.into = b.src, b.kind
-	if k == hostUncached && b.kind.cached {
-		return errNoHostMemory
+	if k == vulkan.HostUncached && b.kind.Cached {
+		return vulkan.ErrNoHostMemory
 	}
-	if !b.kind.cached {
-		if b.back, b.into, err = b.d.newMappedBuffer(b.n, true); err != nil {
+	if !b.kind.Cached {
+		if b.back, b.into, err = b.d.NewMappedBuffer(b.n, true); err != nil {
 			return fmt.Errorf("readback buffer: %w", err)
 		}
 	}
@@ -168,18 +164,18 @@ func (b *bulk) create(k hostKind) error {
 		return fmt.Errorf("device buffer: %w", err)
 	}
 	if b.r.shader {
-		if b.shader, err = b.d.newStream(b.n, [][]*Buffer{{b.src, b.dev}, {b.dev, b.back}}); err != nil {
+		if b.shader, err = newStream(b.d, b.n, [][]*vulkan.Buffer{{b.src, b.dev}, {b.dev, b.back}}); err != nil {
 			return fmt.Errorf("stream kernel: %w", err)
 		}
 	}
-	if b.upT, err = b.d.newTimerOn(b.r.q, 2); err != nil {
+	if b.upT, err = b.d.NewTimerOn(b.r.q, 2); err != nil {
 		return err
 	}
-	if b.downT, err = b.d.newTimerOn(b.r.q, 2); err != nil {
+	if b.downT, err = b.d.NewTimerOn(b.r.q, 2); err != nil {
 		return err
 	}
-	for _, c := range []**commands{&b.up, &b.down, &b.warm} {
-		if *c, err = b.d.newCommandsOn(b.r.q); err != nil {
+	for _, c := range []**vulkan.Commands{&b.up, &b.down, &b.warm} {
+		if *c, err = b.d.NewCommandsOn(b.r.q); err != nil {
 			return err
 		}
 	}
@@ -189,12 +185,12 @@ func (b *bulk) create(k hostKind) error {
 // record records the timed upload, the timed download and the warm-up
 // round trips.
 func (b *bulk) record() error {
-	err := b.up.record(func(cb vk.CommandBuffer) { b.move(cb, b.upT, true) })
+	err := b.up.Record(func(cb vk.CommandBuffer) { b.move(cb, b.upT, true) })
 	if err == nil {
-		err = b.down.record(func(cb vk.CommandBuffer) { b.move(cb, b.downT, false) })
+		err = b.down.Record(func(cb vk.CommandBuffer) { b.move(cb, b.downT, false) })
 	}
 	if err == nil {
-		err = b.warm.record(func(cb vk.CommandBuffer) {
+		err = b.warm.Record(func(cb vk.CommandBuffer) {
 			for range transferWarmCopies {
 				b.move(cb, nil, true)
 				b.move(cb, nil, false)
@@ -206,7 +202,7 @@ func (b *bulk) record() error {
 
 // move records one whole-buffer upload (src → dev) or download (dev →
 // back) on the route, timed by t unless t is nil.
-func (b *bulk) move(cb vk.CommandBuffer, t *timer, up bool) {
+func (b *bulk) move(cb vk.CommandBuffer, t *vulkan.Timer, up bool) {
 	switch {
 	case b.shader != nil && up:
 		b.shader.move(cb, t, 0)
@@ -222,23 +218,23 @@ func (b *bulk) move(cb vk.CommandBuffer, t *timer, up bool) {
 // copy records a whole-buffer copy after every earlier transfer, and makes
 // it visible to later transfers and to the host; with a timer t (nil for
 // none), between its timestamps 0 and 1.
-func (b *bulk) copy(cb vk.CommandBuffer, t *timer, src, dst *Buffer) {
-	t.reset(cb)
-	memoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
+func (b *bulk) copy(cb vk.CommandBuffer, t *vulkan.Timer, src, dst *vulkan.Buffer) {
+	t.Reset(cb)
+	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
 		vk.PipelineStageTransferBit, vk.PipelineStageTransferBit)
-	t.stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
-	vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(b.n)}})
-	t.stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
-	memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
+	t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+	vk.CmdCopyBuffer(cb, src.Buf, dst.Buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(b.n)}})
+	t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
 		vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit)
 }
 
 func (b *bulk) release() {
-	b.warm.release()
-	b.down.release()
-	b.up.release()
-	b.downT.release()
-	b.upT.release()
+	b.warm.Release()
+	b.down.Release()
+	b.up.Release()
+	b.downT.Release()
+	b.upT.Release()
 	b.shader.release()
 	b.dev.Release()
 	if b.back != b.src {
@@ -250,7 +246,7 @@ func (b *bulk) release() {
 // sample warms the link for warm, then runs n checked rounds and
 // returns each round's upload and download seconds.
 func (b *bulk) sample(ctx context.Context, warm time.Duration, n int) (ups, downs []float64, err error) {
-	if err := warmUp(ctx, warm, func() error { _, err := b.warm.submit(); return err }); err != nil {
+	if err := vulkan.WarmUp(ctx, warm, func() error { _, err := b.warm.Submit(); return err }); err != nil {
 		return nil, nil, fmt.Errorf("warm-up: %w", err)
 	}
 	for range n {
@@ -271,11 +267,11 @@ func (b *bulk) sample(ctx context.Context, warm time.Duration, n int) (ups, down
 // copy into it and compares every word with the pattern.
 func (b *bulk) roundTrip() (up, down float64, err error) {
 	b.round++
-	fillPattern(b.src.words(), b.round)
+	fillPattern(b.src.Words(), b.round)
 	if up, err = timedSubmit(b.up, b.upT); err != nil {
 		return 0, 0, fmt.Errorf("host to device: %w", err)
 	}
-	words := b.back.words()
+	words := b.back.Words()
 	fillWord(words, poisonWord)
 	if down, err = timedSubmit(b.down, b.downT); err != nil {
 		return 0, 0, fmt.Errorf("device to host: %w", err)
@@ -292,18 +288,18 @@ func (b *bulk) roundTrip() (up, down float64, err error) {
 
 // timedSubmit runs c and returns its duration: from t's timestamps when it
 // has them, else the host's time from submit until the fence.
-func timedSubmit(c *commands, t *timer) (float64, error) {
-	if err := t.prepare(); err != nil {
+func timedSubmit(c *vulkan.Commands, t *vulkan.Timer) (float64, error) {
+	if err := t.Prepare(); err != nil {
 		return 0, err
 	}
-	host, err := c.submit()
+	host, err := c.Submit()
 	if err != nil {
 		return 0, err
 	}
-	if t.pool == nil {
+	if t.Pool == nil {
 		return host.Seconds(), nil
 	}
-	secs, err := t.intervals(2)
+	secs, err := t.Intervals(2)
 	if err != nil {
 		return 0, err
 	}

@@ -1,8 +1,7 @@
-package vulkan
+package link
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -35,49 +35,6 @@ const (
 	deviceMapped   = "device-mapped"
 	writeWaitCheck = "read-back"
 )
-
-// deviceMappedType returns a memory type allowed by bits that is
-// device-local, host-visible and host-coherent, and its heap's size.
-func (d *Device) deviceMappedType(bits uint32) (index uint32, heap uint64, ok bool) {
-	want := vk.MemoryPropertyFlags(vk.MemoryPropertyDeviceLocalBit | vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit)
-	for i := uint32(0); i < d.memory.MemoryTypeCount; i++ {
-		t := d.memory.MemoryTypes[i]
-		if bits&(1<<i) == 0 || t.PropertyFlags&want != want {
-			continue
-		}
-		h := d.memory.MemoryHeaps[t.HeapIndex]
-		h.Deref()
-		return i, uint64(h.Size), true
-	}
-	return 0, 0, false
-}
-
-// newDeviceMappedBuffer creates a mapped buffer of size bytes in
-// device-local, host-visible memory. Without such memory, when its heap
-// holds less than twice size (such a heap is often a 256 MiB window the
-// driver shares) or when the driver has no room left in it, it returns an
-// error wrapping errNoHostMemory: the routes that need it are optional.
-func (d *Device) newDeviceMappedBuffer(size uint64) (*Buffer, error) {
-	b := &Buffer{d: d, size: size}
-	err := b.allocate(hostUsage, func(bits uint32) (uint32, error) {
-		i, heap, ok := d.deviceMappedType(bits)
-		if !ok {
-			return 0, fmt.Errorf("vulkan: no device-local, host-visible memory: %w", errNoHostMemory)
-		}
-		if heap < 2*size {
-			return 0, fmt.Errorf("vulkan: device-local, host-visible heap of %d bytes for %d: %w", heap, size, errNoHostMemory)
-		}
-		return i, nil
-	}, true, nil)
-	if errors.Is(err, vk.Error(vk.ErrorOutOfDeviceMemory)) || errors.Is(err, vk.Error(vk.ErrorOutOfHostMemory)) {
-		err = fmt.Errorf("%w: %w", err, errNoHostMemory)
-	}
-	if err != nil {
-		b.Release()
-		return nil, err
-	}
-	return b, nil
-}
 
 // writeMapped stores src into dst (mapped device memory of the same
 // length) from parts goroutines, each storing a contiguous range, fencing
@@ -113,7 +70,7 @@ func writeRange(dst, src []uint32, fence *atomic.Uint32) error {
 	fence.Add(1) // a locked instruction: drains the write-combining buffers
 	last := len(dst) - 1
 	if got := atomic.LoadUint32(&dst[last]); got != src[last] {
-		return fmt.Errorf("mapped device memory read back %#08x, want %#08x: %w", got, src[last], ErrCheckFailed)
+		return fmt.Errorf("mapped device memory read back %#08x, want %#08x: %w", got, src[last], vulkan.ErrCheckFailed)
 	}
 	return nil
 }
@@ -121,29 +78,29 @@ func writeRange(dst, src []uint32, fence *atomic.Uint32) error {
 // bulkWrite measures host → device by host writes into device-mapped
 // memory: n bytes per sample, every sample read back by the device and
 // checked. Without device-mapped memory it returns errNoHostMemory.
-func (d *Device) bulkWrite(ctx context.Context, n uint64, o TransferOptions) (Direction, uint64, error) {
-	dst, err := d.newDeviceMappedBuffer(n)
+func bulkWrite(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions) (Direction, uint64, error) {
+	dst, err := d.NewDeviceMappedBuffer(n)
 	if err != nil {
 		return Direction{}, 0, err
 	}
 	defer dst.Release()
-	back, _, err := d.newMappedBuffer(n, true)
+	back, _, err := d.NewMappedBuffer(n, true)
 	if err != nil {
 		return Direction{}, 0, err
 	}
 	defer back.Release()
-	read, err := d.newCommands()
+	read, err := d.NewCommands()
 	if err != nil {
 		return Direction{}, 0, err
 	}
-	defer read.release()
-	if err := read.record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, dst, back, 0) }); err != nil {
+	defer read.Release()
+	if err := read.Record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, dst, back, 0) }); err != nil {
 		return Direction{}, 0, err
 	}
 	src := make([]uint32, n/4)
 	parts := runtime.GOMAXPROCS(0)
 	round := uint32(0)
-	err = warmUp(ctx, o.warmup(), func() error { round++; return writeMapped(dst.words(), src, parts) })
+	err = vulkan.WarmUp(ctx, o.warmup(), func() error { round++; return writeMapped(dst.Words(), src, parts) })
 	if err != nil {
 		return Direction{}, 0, fmt.Errorf("warm-up: %w", err)
 	}
@@ -160,13 +117,13 @@ func (d *Device) bulkWrite(ctx context.Context, n uint64, o TransferOptions) (Di
 		round++
 		fillPattern(src, round)
 		start := time.Now()
-		if err := writeMapped(dst.words(), src, parts); err != nil {
+		if err := writeMapped(dst.Words(), src, parts); err != nil {
 			return Direction{}, 0, err
 		}
 		secs = append(secs, time.Since(start).Seconds())
-		words := back.words()
+		words := back.Words()
 		fillWord(words, poisonWord)
-		if _, err := read.submit(); err != nil {
+		if _, err := read.Submit(); err != nil {
 			return Direction{}, 0, fmt.Errorf("read back: %w", err)
 		}
 		if o.tamper != nil {

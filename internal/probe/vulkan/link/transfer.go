@@ -1,4 +1,4 @@
-package vulkan
+package link
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
-	"unsafe"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -145,7 +145,7 @@ func (o TransferOptions) warmup() time.Duration {
 	if o.Warmup > 0 {
 		return o.Warmup
 	}
-	return MinWarmup
+	return vulkan.MinWarmup
 }
 
 // progress tells o.Progress, when set, the step starting.
@@ -190,19 +190,19 @@ const (
 // of bulk moves sends a new pattern and poisons the host buffer before
 // moving it back, and every upload and dispatch is read back outside the
 // timed regions; a mismatch returns an error wrapping ErrCheckFailed.
-func MeasureTransfer(ctx context.Context, d *Device, o TransferOptions) (TransferResult, error) {
+func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (TransferResult, error) {
 	n, err := transferBytes(o.Bytes, d.Info)
 	if err != nil {
 		return TransferResult{}, err
 	}
 	res := TransferResult{TransferBytes: n}
-	if err := d.measureBulk(ctx, n, o, &res); err != nil {
+	if err := measureBulk(ctx, d, n, o, &res); err != nil {
 		return TransferResult{}, fmt.Errorf("coopmat: transfer: %w", err)
 	}
-	if err := d.measureUpload(ctx, o, &res); err != nil {
+	if err := measureUpload(ctx, d, o, &res); err != nil {
 		return TransferResult{}, fmt.Errorf("coopmat: transfer: 1 MiB upload: %w", err)
 	}
-	if err := d.measureSubmit(ctx, o, &res); err != nil {
+	if err := measureSubmit(ctx, d, o, &res); err != nil {
 		return TransferResult{}, fmt.Errorf("coopmat: transfer: empty submit: %w", err)
 	}
 	if o.Only != nil {
@@ -215,7 +215,7 @@ func MeasureTransfer(ctx context.Context, d *Device, o TransferOptions) (Transfe
 
 // transferBytes checks a requested transfer size, or picks one: 256 MiB,
 // halved until four of it fit the device-local heap (its budget if known).
-func transferBytes(want uint64, info DeviceInfo) (uint64, error) {
+func transferBytes(want uint64, info vulkan.DeviceInfo) (uint64, error) {
 	if want != 0 {
 		if want < transferMinBytes || want%transferAlign != 0 {
 			return 0, fmt.Errorf("coopmat: transfer: %d bytes: want a multiple of %d, at least %d", want, transferAlign, transferMinBytes)
@@ -266,11 +266,6 @@ func patternAt(k uint64, i int) uint32 {
 	return uint32((uint64(i)^k)*0x9e3779b97f4a7c15>>32) | 1
 }
 
-// words returns the mapped contents of a host buffer as 32-bit words.
-func (b *Buffer) words() []uint32 {
-	return unsafe.Slice((*uint32)(b.mapped), b.size/4)
-}
-
 // fillPattern writes round r's pattern into w.
 func fillPattern(w []uint32, r uint32) {
 	k := patternKey(r)
@@ -299,7 +294,7 @@ func checkPattern(w []uint32, r uint32) error {
 	return parallel(len(w), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			if want := patternAt(k, i); w[i] != want {
-				return fmt.Errorf("word %d is %#08x, want %#08x: %w", i, w[i], want, ErrCheckFailed)
+				return fmt.Errorf("word %d is %#08x, want %#08x: %w", i, w[i], want, vulkan.ErrCheckFailed)
 			}
 		}
 		return nil

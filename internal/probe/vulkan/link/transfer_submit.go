@@ -1,4 +1,4 @@
-package vulkan
+package link
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	vk "github.com/vulkan-go/vulkan"
 )
 
@@ -13,18 +14,18 @@ import (
 // a counter word, so that the count read back at the end confirms every
 // dispatch ran.
 type submitter struct {
-	d       *Device
-	counter *Buffer // device-local word
-	back    *Buffer // mapped readback
-	k       *Kernel
-	run     *commands
-	read    *commands
+	d       *vulkan.Device
+	counter *vulkan.Buffer // device-local word
+	back    *vulkan.Buffer // mapped readback
+	k       *vulkan.Kernel
+	run     *vulkan.Commands
+	read    *vulkan.Commands
 	count   uint32
 }
 
 // counterKernel emits the kernel: binding 0's word 0 += 1, one invocation.
 func counterKernel(version uint32) []uint32 {
-	b := NewBuilder(version)
+	b := vulkan.NewBuilder(version)
 	out, ptr := b.Storage(b.U32, 4)
 	p := b.Elem(ptr, out, b.C(0))
 	b.F.Store(p, b.AddC(b.F.Load(b.U32, p), 1))
@@ -32,14 +33,14 @@ func counterKernel(version uint32) []uint32 {
 }
 
 // measureSubmit fills res's EmptySubmit and SubmitPath.
-func (d *Device) measureSubmit(ctx context.Context, o TransferOptions, res *TransferResult) error {
+func measureSubmit(ctx context.Context, d *vulkan.Device, o TransferOptions, res *TransferResult) error {
 	s := &submitter{d: d}
 	defer s.release()
 	if err := s.create(); err != nil {
 		return err
 	}
 	var ms []latencyMethod
-	for _, w := range []fenceWait{fenceBlock, fenceSpin} {
+	for _, w := range []vulkan.FenceWait{vulkan.FenceBlock, vulkan.FenceSpin} {
 		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
 	}
 	if o.Only != nil {
@@ -66,35 +67,35 @@ func (s *submitter) create() error {
 	if err := s.d.Upload(s.counter, make([]byte, 4)); err != nil {
 		return err
 	}
-	if s.back, _, err = s.d.newMappedBuffer(4, true); err != nil {
+	if s.back, _, err = s.d.NewMappedBuffer(4, true); err != nil {
 		return err
 	}
-	if s.k, err = s.d.NewKernel(counterKernel(SpirvVersion(s.d.Info.API)), s.counter); err != nil {
+	if s.k, err = s.d.NewKernel(counterKernel(vulkan.SpirvVersion(s.d.Info.API)), s.counter); err != nil {
 		return err
 	}
-	if s.run, err = s.d.newCommands(); err != nil {
+	if s.run, err = s.d.NewCommands(); err != nil {
 		return err
 	}
-	err = s.run.record(func(cb vk.CommandBuffer) {
-		memoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit|vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,
+	err = s.run.Record(func(cb vk.CommandBuffer) {
+		vulkan.MemoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit|vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,
 			vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageComputeShaderBit)
-		s.k.dispatch(cb, [3]uint32{1, 1, 1})
+		s.k.Dispatch(cb, [3]uint32{1, 1, 1})
 	})
 	if err != nil {
 		return err
 	}
-	if s.read, err = s.d.newCommands(); err != nil {
+	if s.read, err = s.d.NewCommands(); err != nil {
 		return err
 	}
-	return s.read.record(func(cb vk.CommandBuffer) {
-		memoryBarrier(cb, vk.AccessShaderWriteBit, vk.AccessTransferReadBit, vk.PipelineStageComputeShaderBit, vk.PipelineStageTransferBit)
+	return s.read.Record(func(cb vk.CommandBuffer) {
+		vulkan.MemoryBarrier(cb, vk.AccessShaderWriteBit, vk.AccessTransferReadBit, vk.PipelineStageComputeShaderBit, vk.PipelineStageTransferBit)
 		copyAfterTransfers(cb, s.counter, s.back, 0)
 	})
 }
 
 func (s *submitter) release() {
-	s.read.release()
-	s.run.release()
+	s.read.Release()
+	s.run.Release()
 	s.k.Release()
 	s.back.Release()
 	s.counter.Release()
@@ -102,9 +103,9 @@ func (s *submitter) release() {
 
 // once times the submit of the recorded dispatch until its fence, waited
 // for the way w says.
-func (s *submitter) once(w fenceWait) (float64, error) {
+func (s *submitter) once(w vulkan.FenceWait) (float64, error) {
 	start := time.Now()
-	if err := s.run.issue(w); err != nil {
+	if err := s.run.Issue(w); err != nil {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()
@@ -114,7 +115,7 @@ func (s *submitter) once(w fenceWait) (float64, error) {
 
 // check reads the counter back: it must equal the dispatches submitted.
 func (s *submitter) check(tamper func(string, []byte)) error {
-	if _, err := s.read.submit(); err != nil {
+	if _, err := s.read.Submit(); err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
 	got := s.back.Bytes()
@@ -122,7 +123,7 @@ func (s *submitter) check(tamper func(string, []byte)) error {
 		tamper("submit", got)
 	}
 	if n := binary.LittleEndian.Uint32(got); n != s.count {
-		return fmt.Errorf("the kernel counted %d dispatches, %d were submitted: %w", n, s.count, ErrCheckFailed)
+		return fmt.Errorf("the kernel counted %d dispatches, %d were submitted: %w", n, s.count, vulkan.ErrCheckFailed)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package vulkan
+package link
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -40,12 +41,12 @@ const (
 // the kernel pulls its first bytes into devA, the writers store the rest
 // into the same offsets of devB; both are copied back into back.
 type split struct {
-	d       *Device
+	d       *vulkan.Device
 	n       uint64
-	host    *Buffer // host-cached source
-	devA    *Buffer // device-local destination of the kernel's part
-	devB    *Buffer // device-mapped destination of the writers' part
-	back    *Buffer // host-cached readback
+	host    *vulkan.Buffer // host-cached source
+	devA    *vulkan.Buffer // device-local destination of the kernel's part
+	devB    *vulkan.Buffer // device-mapped destination of the writers' part
+	back    *vulkan.Buffer // host-cached readback
 	shares  []*share
 	round   uint32
 	parts   int
@@ -58,13 +59,13 @@ type split struct {
 type share struct {
 	pulled     uint64
 	s          *stream
-	pull, read *commands
+	pull, read *vulkan.Commands
 }
 
 // newSplit creates the buffers and records the pulls and readbacks of
 // every share; on error nothing is left behind. Without device-mapped
 // memory it returns an error wrapping errNoHostMemory.
-func (d *Device) newSplit(n uint64, tamper func(string, []byte)) (*split, error) {
+func newSplit(d *vulkan.Device, n uint64, tamper func(string, []byte)) (*split, error) {
 	sp := &split{d: d, n: n, tamper: tamper, parts: runtime.GOMAXPROCS(0)}
 	if err := sp.create(); err != nil {
 		sp.release()
@@ -76,13 +77,13 @@ func (d *Device) newSplit(n uint64, tamper func(string, []byte)) (*split, error)
 func (sp *split) create() error {
 	d := sp.d
 	var err error
-	if sp.devB, err = d.newDeviceMappedBuffer(sp.n); err != nil {
+	if sp.devB, err = d.NewDeviceMappedBuffer(sp.n); err != nil {
 		return err
 	}
-	if sp.host, _, err = d.newMappedBuffer(sp.n, true); err != nil {
+	if sp.host, _, err = d.NewMappedBuffer(sp.n, true); err != nil {
 		return err
 	}
-	if sp.back, _, err = d.newMappedBuffer(sp.n, true); err != nil {
+	if sp.back, _, err = d.NewMappedBuffer(sp.n, true); err != nil {
 		return err
 	}
 	if sp.devA, err = d.NewBuffer(sp.n, false); err != nil {
@@ -100,7 +101,7 @@ func (sp *split) create() error {
 		}
 	}
 	if len(sp.shares) == 0 {
-		return fmt.Errorf("%d bytes do not split: %w", sp.n, errNoHostMemory)
+		return fmt.Errorf("%d bytes do not split: %w", sp.n, vulkan.ErrNoHostMemory)
 	}
 	return nil
 }
@@ -110,37 +111,37 @@ func (sp *split) create() error {
 func (sp *split) record(sh *share) error {
 	d := sp.d
 	var err error
-	if sh.s, err = d.newStream(sh.pulled, [][]*Buffer{{sp.host, sp.devA}}); err != nil {
+	if sh.s, err = newStream(d, sh.pulled, [][]*vulkan.Buffer{{sp.host, sp.devA}}); err != nil {
 		return fmt.Errorf("stream kernel: %w", err)
 	}
-	if sh.pull, err = d.newCommands(); err != nil {
+	if sh.pull, err = d.NewCommands(); err != nil {
 		return err
 	}
-	if err := sh.pull.record(func(cb vk.CommandBuffer) { sh.s.move(cb, nil, 0) }); err != nil {
+	if err := sh.pull.Record(func(cb vk.CommandBuffer) { sh.s.move(cb, nil, 0) }); err != nil {
 		return err
 	}
-	if sh.read, err = d.newCommands(); err != nil {
+	if sh.read, err = d.NewCommands(); err != nil {
 		return err
 	}
-	return sh.read.record(func(cb vk.CommandBuffer) {
-		memoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
+	return sh.read.Record(func(cb vk.CommandBuffer) {
+		vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
 			vk.PipelineStageTransferBit, vk.PipelineStageTransferBit)
-		vk.CmdCopyBuffer(cb, sp.devA.buf, sp.back.buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(sh.pulled)}})
-		vk.CmdCopyBuffer(cb, sp.devB.buf, sp.back.buf, 1, []vk.BufferCopy{
+		vk.CmdCopyBuffer(cb, sp.devA.Buf, sp.back.Buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(sh.pulled)}})
+		vk.CmdCopyBuffer(cb, sp.devB.Buf, sp.back.Buf, 1, []vk.BufferCopy{
 			{SrcOffset: vk.DeviceSize(sh.pulled), DstOffset: vk.DeviceSize(sh.pulled), Size: vk.DeviceSize(sp.n - sh.pulled)},
 		})
-		memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
+		vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit,
 			vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit)
 	})
 }
 
 func (sp *split) release() {
 	for _, sh := range sp.shares {
-		sh.read.release()
-		sh.pull.release()
+		sh.read.Release()
+		sh.pull.Release()
 		sh.s.release()
 	}
-	for _, b := range []*Buffer{sp.devA, sp.back, sp.host, sp.devB} {
+	for _, b := range []*vulkan.Buffer{sp.devA, sp.back, sp.host, sp.devB} {
 		b.Release()
 	}
 }
@@ -150,26 +151,26 @@ func (sp *split) release() {
 // writer's read back, then checks every word of the device's copy back.
 func (sp *split) once(sh *share) (float64, error) {
 	sp.round++
-	src := sp.host.words()
+	src := sp.host.Words()
 	fillPattern(src, sp.round)
 	a := sh.pulled / 4
 	start := time.Now()
-	if err := sh.pull.resetFence(); err != nil {
+	if err := sh.pull.ResetFence(); err != nil {
 		return 0, err
 	}
-	if err := sh.pull.enqueue(); err != nil {
+	if err := sh.pull.Enqueue(); err != nil {
 		return 0, err
 	}
-	if err := writeMapped(sp.devB.words()[a:], src[a:], sp.parts); err != nil {
+	if err := writeMapped(sp.devB.Words()[a:], src[a:], sp.parts); err != nil {
 		return 0, err
 	}
-	if err := sh.pull.wait(fenceSpin); err != nil {
+	if err := sh.pull.Wait(vulkan.FenceSpin); err != nil {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()
-	words := sp.back.words()
+	words := sp.back.Words()
 	fillWord(words, poisonWord)
-	if _, err := sh.read.submit(); err != nil {
+	if _, err := sh.read.Submit(); err != nil {
 		return 0, fmt.Errorf("read back: %w", err)
 	}
 	if sp.tamper != nil {
@@ -186,8 +187,8 @@ func (sp *split) once(sh *share) (float64, error) {
 // uploads: a trial of the kernel's shares (fastestOf), then the samples
 // of the best one. Without device-mapped memory it returns an
 // error wrapping errNoHostMemory.
-func (d *Device) bulkSplit(ctx context.Context, n uint64, o TransferOptions) (Direction, uint64, error) {
-	sp, err := d.newSplit(n, o.tamper)
+func bulkSplit(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions) (Direction, uint64, error) {
+	sp, err := newSplit(d, n, o.tamper)
 	if err != nil {
 		return Direction{}, 0, err
 	}
@@ -225,6 +226,6 @@ func (d *Device) bulkSplit(ctx context.Context, n uint64, o TransferOptions) (Di
 		return Direction{}, 0, err
 	}
 	pct := strconv.FormatUint(best.pulled*100/n, 10)
-	path := transferPathPrefix + splitRoute + "." + d.queue.name + ".host-cached." + deviceMapped + ".pulled-" + pct
+	path := transferPathPrefix + splitRoute + "." + d.Queue.Name + ".host-cached." + deviceMapped + ".pulled-" + pct
 	return Direction{BytesPerS: st, Path: path, Timing: schema.TimingHostWallClock}, sp.checked, nil
 }
