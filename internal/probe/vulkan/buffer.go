@@ -24,7 +24,7 @@ type Buffer struct {
 	// is freed; nil for memory the driver allocated.
 	Host []byte
 	// Address is the buffer's device address (0 unless made by
-	// newAddressedBuffer).
+	// NewAddressedBuffer).
 	Address uint64
 }
 

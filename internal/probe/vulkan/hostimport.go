@@ -40,7 +40,7 @@ const (
 	// HostUncached is driver-allocated write-combined memory, where the
 	// device has it.
 	HostUncached
-	// HostImported is memory we map and import (newImportedBuffer), where
+	// HostImported is memory we map and import (NewImportedBuffer), where
 	// the device can import host memory.
 	HostImported
 )
@@ -50,7 +50,7 @@ var HostKinds = []HostKind{HostCached, HostUncached, HostImported}
 
 // NewHostBuffer creates a mapped host buffer of size bytes of kind k:
 // driver memory of the type hostType picks, or imported memory. Without
-// imported memory it returns errNoHostMemory; for hostUncached it may
+// imported memory it returns ErrNoHostMemory; for HostUncached it may
 // return cached memory, where the device has no other.
 func (d *Device) NewHostBuffer(size uint64, k HostKind) (*Buffer, HostMemory, error) {
 	if k == HostImported {
@@ -93,7 +93,7 @@ type hostImport struct {
 func alignUp(n, a uint64) uint64 { return (n + a - 1) &^ (a - 1) }
 
 // importLayout returns the alignment of the host memory imported for an
-// n-byte buffer, the largest of hugePageBytes, the device's
+// n-byte buffer, the largest of HugePageBytes, the device's
 // minImportedHostPointerAlignment minAlign and the page size (all powers
 // of two), and its size: n rounded up to a multiple of that alignment.
 func importLayout(n, minAlign uint64, page int) (size, align uint64) {
@@ -146,7 +146,7 @@ func (d *Device) HostImportAlign() (uint64, bool) {
 
 // NewImportedBuffer creates a host buffer of size bytes in memory mapped by
 // mapHost and imported, of a host-visible, coherent memory type (host-cached
-// where one allows it); an error wrapping errNoHostMemory when the device
+// where one allows it); an error wrapping ErrNoHostMemory when the device
 // cannot import host memory, or only as memory the host cannot use without
 // flushes. Release it before the Device: it frees the Vulkan memory, then
 // unmaps.
@@ -268,7 +268,7 @@ func (d *Device) DeviceMappedType(bits uint32) (index uint32, heap uint64, ok bo
 // device-local, host-visible memory. Without such memory, when its heap
 // holds less than twice size (such a heap is often a 256 MiB window the
 // driver shares) or when the driver has no room left in it, it returns an
-// error wrapping errNoHostMemory: the routes that need it are optional.
+// error wrapping ErrNoHostMemory: the routes that need it are optional.
 func (d *Device) NewDeviceMappedBuffer(size uint64) (*Buffer, error) {
 	b := &Buffer{d: d, size: size}
 	err := b.allocate(hostUsage, func(bits uint32) (uint32, error) {

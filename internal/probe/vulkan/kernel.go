@@ -22,7 +22,7 @@ type Kernel struct {
 	Pipe vk.Pipeline
 	pool vk.DescriptorPool
 	// sets are the bindings' descriptor sets: one for NewKernel, one per
-	// list of buffers for newKernelSets.
+	// list of buffers for NewKernelSets.
 	sets []vk.DescriptorSet
 	// push is the kernel's push-constant block, pushed with every dispatch
 	// (empty: none).
@@ -38,13 +38,13 @@ func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) 
 }
 
 // NewKernelSets is NewKernel for one pipeline that runs on several lists
-// of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
+// of buffers, each of the same length: DispatchSet(cb, i, …) runs it on
 // sets[i].
 func (d *Device) NewKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
 	return d.NewKernelOpts(words, nil, PipelineOpts{}, sets)
 }
 
-// PipelineOpts are how newKernel creates a pipeline beyond its words.
+// PipelineOpts are how NewKernelOpts creates a pipeline beyond its words.
 type PipelineOpts struct {
 	// FullSubgroups requires full subgroups (the device has
 	// computeFullSubgroups).
@@ -54,7 +54,7 @@ type PipelineOpts struct {
 	Capture bool
 }
 
-// NewKernelOpts is newKernelSets for a kernel that also takes push as its
+// NewKernelOpts is NewKernelSets for a kernel that also takes push as its
 // push-constant block (offset 0, compute stage), its pipeline made with o.
 func (d *Device) NewKernelOpts(words []uint32, push []byte, o PipelineOpts, sets [][]*Buffer) (*Kernel, error) {
 	switch {
@@ -295,13 +295,13 @@ func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte,
 	return raw, m, nil
 }
 
-// RunGEMM is runKernel for kernels with inputs A and B.
+// RunGEMM is RunKernel for kernels with inputs A and B.
 func (d *Device) RunGEMM(ctx context.Context, words []uint32, a, b []byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
 	return d.RunKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
 }
 
-// KernelSetup is how runKernel builds a kernel beyond its words and
+// KernelSetup is how RunKernel builds a kernel beyond its words and
 // buffers; the zero value is a plain kernel.
 type KernelSetup struct {
 	// Addressed gives the inputs device addresses too, pushed to the kernel

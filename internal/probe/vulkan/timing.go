@@ -69,7 +69,7 @@ func PlanFor(sample, warmOne float64, tm Timing) plan {
 // tm.Warmup without a second plan.
 const WarmMargin = 1.25
 
-// PlanWithMargin is planFor with the warm-up sized margin times tm.Warmup.
+// PlanWithMargin is PlanFor with the warm-up sized margin times tm.Warmup.
 func PlanWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
 	sample, warmOne = math.Max(sample, 1e-7), math.Max(warmOne, 1e-7)
 	reps := min(max(int(math.Ceil(tm.SampleTime.Seconds()/sample)), 1), 4096)

@@ -54,7 +54,7 @@ func TestExecutables(t *testing.T) {
 		}
 		t.Logf("%s (%s): %d statistics, %d listings", e.Name, e.Description, len(e.Stats), len(e.Listings))
 	}
-	// With the feature off, newKernel refuses to capture.
+	// With the feature off, NewKernelOpts refuses to capture.
 	d.Enabled.ExecutableInfo = false
 	if _, err := d.NewKernelOpts(words, nil, vulkan.PipelineOpts{Capture: true}, [][]*vulkan.Buffer{bufs}); !errors.Is(err, vulkan.ErrFeatureMissing) {
 		t.Errorf("capture without the feature: %v, want ErrFeatureMissing", err)

@@ -12,7 +12,7 @@ import (
 )
 
 // TestAddressedInputs runs a kernel that reads its two inputs through the
-// 64-bit buffer device addresses runKernel pushes (the path the
+// 64-bit buffer device addresses RunKernel pushes (the path the
 // cooperative-matrix GEMM takes with Addressed), out[i] = a[i] - b[i] over
 // 16-byte vectors, and checks every word. It needs bufferDeviceAddress
 // (lavapipe has it), and runs again with the pipeline requiring full

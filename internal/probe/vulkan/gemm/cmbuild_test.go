@@ -226,7 +226,7 @@ func TestPlanFor(t *testing.T) {
 	if p.Warm != 157 || float64(p.Warm)*0.002 < tm.Warmup.Seconds() {
 		t.Errorf("planWithMargin(4ms, x2.5) = %+v, want warm 157", p)
 	}
-	p = vulkan.PlanFor(1e-9, 1e-9, tm) // tiny kernels stay within maxDispatches
+	p = vulkan.PlanFor(1e-9, 1e-9, tm) // tiny kernels stay within MaxDispatches
 	if p.Warm+p.Reps*p.Samples > vulkan.MaxDispatches {
 		t.Errorf("planFor(1ns) = %+v: more than %d dispatches", p, vulkan.MaxDispatches)
 	}

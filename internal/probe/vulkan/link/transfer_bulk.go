@@ -96,7 +96,7 @@ const writePathBulk = transferPathPrefix + writeRoute + "." + deviceMapped
 func isSplit(path string) bool { return strings.HasPrefix(path, transferPathPrefix+splitRoute+".") }
 
 // bulkOn measures both directions on route r, uploading from host memory
-// of kind k; without such memory it returns errNoHostMemory.
+// of kind k; without such memory it returns ErrNoHostMemory.
 func bulkOn(ctx context.Context, d *vulkan.Device, r route, n uint64, k vulkan.HostKind, o TransferOptions) (up, down Direction, checked uint64, err error) {
 	b, err := newBulk(d, r, n, k, o.tamper)
 	if err != nil {

@@ -64,7 +64,7 @@ type share struct {
 
 // newSplit creates the buffers and records the pulls and readbacks of
 // every share; on error nothing is left behind. Without device-mapped
-// memory it returns an error wrapping errNoHostMemory.
+// memory it returns an error wrapping ErrNoHostMemory.
 func newSplit(d *vulkan.Device, n uint64, tamper func(string, []byte)) (*split, error) {
 	sp := &split{d: d, n: n, tamper: tamper, parts: runtime.GOMAXPROCS(0)}
 	if err := sp.create(); err != nil {
@@ -186,7 +186,7 @@ func (sp *split) once(sh *share) (float64, error) {
 // bulkSplit measures host → device over the split route for n-byte
 // uploads: a trial of the kernel's shares (fastestOf), then the samples
 // of the best one. Without device-mapped memory it returns an
-// error wrapping errNoHostMemory.
+// error wrapping ErrNoHostMemory.
 func bulkSplit(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions) (Direction, uint64, error) {
 	sp, err := newSplit(d, n, o.tamper)
 	if err != nil {

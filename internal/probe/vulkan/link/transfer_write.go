@@ -77,7 +77,7 @@ func writeRange(dst, src []uint32, fence *atomic.Uint32) error {
 
 // bulkWrite measures host → device by host writes into device-mapped
 // memory: n bytes per sample, every sample read back by the device and
-// checked. Without device-mapped memory it returns errNoHostMemory.
+// checked. Without device-mapped memory it returns ErrNoHostMemory.
 func bulkWrite(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions) (Direction, uint64, error) {
 	dst, err := d.NewDeviceMappedBuffer(n)
 	if err != nil {
