@@ -68,7 +68,9 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
-// Options steer Run and the vector kernels. The zero value measures the default sizes.
+// Options steer the kernels of the probe sub-packages: gemm (Run, Roofline)
+// and alu (the vector kernels) each embed them in their own Options. The
+// zero value measures the default sizes.
 type Options struct {
 	// Timing is the warm-up and sample policy (raised to the minimums).
 	Timing Timing
