@@ -44,11 +44,11 @@ if [ "${CROSSCHECK:-1}" = 1 ]; then
 fi
 
 # EXPLORE=1: every host-link route, memory and 1 MiB upload method, logged
-# (bin/coopmat.test built on the development machine with go test -c -tags
-# explore -o bin/coopmat.test ./internal/probe/vulkan/), into transfer.log.
+# (bin/vklink.test built on the development machine with go test -c -tags
+# explore -o bin/vklink.test ./internal/probe/vulkan/link/), into transfer.log.
 if [ "${EXPLORE:-0}" = 1 ]; then
-	timeout 200 bin/coopmat.test -test.run 'TransferPathsFullSize' -test.v -coopmat.transfer >"$out/transfer.log" 2>&1
-	echo "coopmat.test transfer exploration rc=$?" >>"$log"
+	timeout 200 bin/vklink.test -test.run 'TransferPathsFullSize' -test.v -coopmat.transfer >"$out/transfer.log" 2>&1
+	echo "vklink.test transfer exploration rc=$?" >>"$log"
 fi
 
 # A second appraisal: every throughput should be within 3 % of the first.

@@ -3,7 +3,7 @@ package appraisal
 import (
 	"testing"
 
-	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/link"
 	gpupkg "github.com/everycycle/appraise/internal/probe/webgpu"
 )
 
@@ -19,12 +19,12 @@ func TestTransferOptions(t *testing.T) {
 		name string
 		c    Candidate
 		o    Options
-		want vulkan.TransferOptions
+		want link.TransferOptions
 	}{
-		{"software", sw, Options{}, vulkan.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
-		{"software quick", sw, Options{Quick: true}, vulkan.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
-		{"gpu", gpu, Options{}, vulkan.TransferOptions{}},
-		{"gpu quick", gpu, Options{Quick: true}, vulkan.TransferOptions{Quick: true}},
+		{"software", sw, Options{}, link.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
+		{"software quick", sw, Options{Quick: true}, link.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
+		{"gpu", gpu, Options{}, link.TransferOptions{}},
+		{"gpu quick", gpu, Options{Quick: true}, link.TransferOptions{Quick: true}},
 	} {
 		if got := transferOptions(tc.c, tc.o); got.Quick != tc.want.Quick || got.Bytes != tc.want.Bytes || got.Warmup != tc.want.Warmup {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/alu"
+	"github.com/everycycle/appraise/internal/probe/vulkan/gemm"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
@@ -43,7 +45,7 @@ func matchVulkan(a webgpu.AdapterInfo, infos []vulkan.DeviceInfo, proven map[int
 // GEMMs when asked.
 func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.CapabilityVector, again webgpuAgain) error {
 	if c.Vulkan == nil {
-		for _, p := range vulkan.VectorProbes(vulkan.Options{}) {
+		for _, p := range alu.VectorProbes(alu.Options{}) {
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: p.Name(), Item: p.Item(), Reason: c.vulkanWhy})
 		}
 		return nil
@@ -68,7 +70,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		// every form and fold guard measures in a fraction of the time.
 		opts.FMASteps = softwareFMASteps
 	}
-	for _, p := range vulkan.VectorProbes(opts) {
+	for _, p := range alu.VectorProbes(alu.Options{Options: opts}) {
 		o.stage(c.Addr, "vulkan: "+p.Item())
 		if err := runVulkan(ctx, p, d, v); err != nil {
 			return err
@@ -87,7 +89,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		return nil
 	}
 	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
-	return runVulkan(ctx, vulkan.CoopMatProbe{Options: opts, Software: c.Adapter.Software}, d, v)
+	return runVulkan(ctx, gemm.CoopMatProbe{Options: gemm.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
 }
 
 // runVulkan runs p on d and adds what it measured to v. Unlike runProbes

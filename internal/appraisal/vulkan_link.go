@@ -6,6 +6,7 @@ import (
 
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/link"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
@@ -78,8 +79,8 @@ const softwareTransferBytes = 64 << 20
 // samples on a software adapter or with --quick, smaller transfers and
 // warm-ups as short as WebGPU's (webgpu.SoftwareWarmUp) on a software
 // adapter.
-func transferOptions(c Candidate, o Options) vulkan.TransferOptions {
-	to := vulkan.TransferOptions{Quick: c.Adapter.Software || o.Quick}
+func transferOptions(c Candidate, o Options) link.TransferOptions {
+	to := link.TransferOptions{Quick: c.Adapter.Software || o.Quick}
 	if c.Adapter.Software {
 		to.Bytes, to.Warmup = softwareTransferBytes, webgpu.SoftwareWarmUp
 	}
@@ -107,15 +108,15 @@ func (c linkChoice) anyVulkan() bool { return c.h2d || c.d2h || c.dispatch || c.
 func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch || !c.upload }
 
 // vulkanLink measures the host link, the 1 MiB upload and the empty
-// dispatch round trip again through raw Vulkan (vulkan.HostLinkProbe) and
+// dispatch round trip again through raw Vulkan (link.HostLinkProbe) and
 // keeps, figure by figure, the path that was faster (chooseLink). The
 // larger of two medians is biased upward (each carries its noise), so the
 // kept path is measured once more (that path alone, with no trial of the
 // others) and that second figure is the one signed; the other path's
 // first figure stays beside it, named (mergeLink). v holds WebGPU's first
 // figures on entry; they are taken out, and the kept ones added.
-func vulkanLink(ctx context.Context, d *vulkan.Device, to vulkan.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
-	p := vulkan.HostLinkProbe{Options: to}
+func vulkanLink(ctx context.Context, d *vulkan.Device, to link.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
+	p := link.HostLinkProbe{Options: to}
 	first, paths, err := p.Measure(ctx, d)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
@@ -165,11 +166,11 @@ func mergeLink(webFirst, webAgain, vkFirst, vkKept *probe.Contribution, ch linkC
 	out.HostToDevice = pick(ch.h2d, webFirst.HostToDevice, webAgain.HostToDevice, vkFirst.HostToDevice, vkKept.HostToDevice)
 	out.DeviceToHost = pick(ch.d2h, webFirst.DeviceToHost, webAgain.DeviceToHost, vkFirst.DeviceToHost, vkKept.DeviceToHost)
 	if used {
-		out.Probes = append(out.Probes, schema.ProbeRecord{Name: vulkan.ProbeHostLink, Version: vulkan.ProbeVersion})
+		out.Probes = append(out.Probes, schema.ProbeRecord{Name: link.ProbeHostLink, Version: vulkan.ProbeVersion})
 	}
 	out.Launch = mergeLaunch(webFirst.Launch, webAgain.Launch, vkFirst.Launch, vkKept.Launch, ch)
 	if ch.dispatch || ch.upload {
-		out.Probes = append(out.Probes, schema.ProbeRecord{Name: vulkan.ProbeLaunch, Version: vulkan.ProbeVersion})
+		out.Probes = append(out.Probes, schema.ProbeRecord{Name: link.ProbeLaunch, Version: vulkan.ProbeVersion})
 	}
 	return out
 }

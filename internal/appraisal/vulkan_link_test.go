@@ -5,24 +5,24 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/link"
 	"github.com/everycycle/appraise/schema"
 )
 
 func st(m float64) schema.Stat { return schema.Stat{Samples: 101, Median: m, Min: m, Max: m} }
 
 // vulkanRun is a raw-Vulkan host-link contribution with the given figures,
-// as vulkan.HostLinkProbe returns it.
+// as link.HostLinkProbe returns it.
 func vulkanRun(h2d, dispatch, upload float64) *probe.Contribution {
 	t := func() *schema.Transfer {
-		return &schema.Transfer{BytesPerS: st(h2d), TransferBytes: 256 << 20, Path: "vulkan-copy.host-cached.compute", Probe: vulkan.ProbeHostLink,
+		return &schema.Transfer{BytesPerS: st(h2d), TransferBytes: 256 << 20, Path: "vulkan-copy.host-cached.compute", Probe: link.ProbeHostLink,
 			Timing: schema.TimingGPUTimestamp, Check: schema.Check{Reference: "cpu", Elements: 1 << 20, ErrorKind: "exact", Passed: true}}
 	}
 	return &probe.Contribution{HostToDevice: t(), DeviceToHost: t(),
 		Launch: &schema.LaunchOverhead{EmptyDispatchS: st(dispatch), DispatchPath: "vulkan-dispatch.fence-spin",
-			Upload1MiBS: st(upload), UploadPath: "vulkan-pinned-copy.host-cached.fence-spin", Probe: vulkan.ProbeLaunch, Timing: schema.TimingHostWallClock,
+			Upload1MiBS: st(upload), UploadPath: "vulkan-pinned-copy.host-cached.fence-spin", Probe: link.ProbeLaunch, Timing: schema.TimingHostWallClock,
 			Check: schema.Check{Reference: "closed-form", Elements: 1 << 20, ErrorKind: "exact", Passed: true}},
-		Probes: []schema.ProbeRecord{{Name: vulkan.ProbeHostLink, Version: "1"}, {Name: vulkan.ProbeLaunch, Version: "1"}}}
+		Probes: []schema.ProbeRecord{{Name: link.ProbeHostLink, Version: "1"}, {Name: link.ProbeLaunch, Version: "1"}}}
 }
 
 // webgpuRun is the WebGPU probes' figures, as their run leaves them in a
@@ -152,7 +152,7 @@ func TestNoWebGPUFigures(t *testing.T) {
 	if err := add(v, mergeLink(web, web, r, r, ch)); err != nil {
 		t.Fatal(err)
 	}
-	if v.Interconnect.HostToDevice.OtherPath != nil || len(v.LaunchOverhead.OtherPaths) != 0 || v.LaunchOverhead.Probe != vulkan.ProbeLaunch {
+	if v.Interconnect.HostToDevice.OtherPath != nil || len(v.LaunchOverhead.OtherPaths) != 0 || v.LaunchOverhead.Probe != link.ProbeLaunch {
 		t.Errorf("%+v %+v", v.Interconnect.HostToDevice, v.LaunchOverhead)
 	}
 }

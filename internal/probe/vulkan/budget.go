@@ -29,8 +29,8 @@ func HeapUsage(index int) (usage, budget uint64, err error) {
 		if err != nil {
 			return err
 		}
-		if !(DeviceInfo{Extensions: exts}).HasExtension(extMemoryBudget) {
-			return fmt.Errorf("vulkan: device %d: %s: %w", index, extMemoryBudget, ErrExtensionMissing)
+		if !(DeviceInfo{Extensions: exts}).HasExtension(ExtMemoryBudget) {
+			return fmt.Errorf("vulkan: device %d: %s: %w", index, ExtMemoryBudget, ErrExtensionMissing)
 		}
 		heap, _, heaps := deviceLocalHeap(pd)
 		if heap < 0 {

@@ -12,17 +12,20 @@ import (
 // allocated by the driver or mapped by us and imported. Release it before
 // its Device.
 type Buffer struct {
-	d      *Device
-	buf    vk.Buffer
-	mem    vk.DeviceMemory
-	size   uint64
-	mapped unsafe.Pointer
-	// host is the whole mapping of imported host memory, unmapped after mem
+	d *Device
+	// Buf is the Vulkan buffer, for recording copies and barriers.
+	Buf vk.Buffer
+	// Mem is the memory bound to Buf.
+	Mem  vk.DeviceMemory
+	size uint64
+	// Mapped is the host address of host-visible memory, nil otherwise.
+	Mapped unsafe.Pointer
+	// Host is the whole mapping of imported host memory, unmapped after mem
 	// is freed; nil for memory the driver allocated.
-	host []byte
-	// address is the buffer's device address (0 unless made by
-	// newAddressedBuffer).
-	address uint64
+	Host []byte
+	// Address is the buffer's device address (0 unless made by
+	// NewAddressedBuffer).
+	Address uint64
 }
 
 // Size is the buffer's size in bytes.
@@ -56,11 +59,11 @@ func (b *Buffer) create(host bool, extra vk.BufferUsageFlagBits) error {
 	}, host, nil)
 }
 
-// newAddressedBuffer creates a device-local buffer that kernels reach
+// NewAddressedBuffer creates a device-local buffer that kernels reach
 // through its 64-bit device address (Buffer.address) as well as through a
 // descriptor. The device must have buffer device addresses enabled.
-func (d *Device) newAddressedBuffer(size uint64) (*Buffer, error) {
-	if d.addressFn == nil {
+func (d *Device) NewAddressedBuffer(size uint64) (*Buffer, error) {
+	if d.AddressFn == nil {
 		return nil, fmt.Errorf("vulkan: buffer device addresses: %w", ErrFeatureMissing)
 	}
 	b := &Buffer{d: d, size: size}
@@ -68,8 +71,8 @@ func (d *Device) newAddressedBuffer(size uint64) (*Buffer, error) {
 		b.Release()
 		return nil, err
 	}
-	b.address = bufferAddress(d.addressFn, d.dev, b.buf)
-	if b.address == 0 {
+	b.Address = bufferAddress(d.AddressFn, d.Dev, b.Buf)
+	if b.Address == 0 {
 		b.Release()
 		return nil, fmt.Errorf("vulkan: vkGetBufferDeviceAddress returned 0")
 	}
@@ -89,21 +92,21 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(b.size),
 		Usage: vk.BufferUsageFlags(usage), SharingMode: vk.SharingModeExclusive,
 	}
-	if d.copyQ != nil {
+	if d.CopyQ != nil {
 		info.SharingMode = vk.SharingModeConcurrent
 		info.QueueFamilyIndexCount = 2
-		info.PQueueFamilyIndices = []uint32{d.queue.family, d.copyQ.family}
+		info.PQueueFamilyIndices = []uint32{d.Queue.family, d.CopyQ.family}
 	}
 	if imp != nil {
 		info.PNext = imp.buffer
 	}
 	var buf vk.Buffer
-	if r := vk.CreateBuffer(d.dev, &info, nil, &buf); r != vk.Success {
+	if r := vk.CreateBuffer(d.Dev, &info, nil, &buf); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateBuffer (%d bytes): %w", b.size, vk.Error(r))
 	}
-	b.buf = buf
+	b.Buf = buf
 	var req vk.MemoryRequirements
-	vk.GetBufferMemoryRequirements(d.dev, buf, &req)
+	vk.GetBufferMemoryRequirements(d.Dev, buf, &req)
 	req.Deref()
 	alloc := vk.MemoryAllocateInfo{SType: vk.StructureTypeMemoryAllocateInfo, AllocationSize: req.Size}
 	if imp != nil {
@@ -123,21 +126,21 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 	}
 	alloc.MemoryTypeIndex = idx
 	var mem vk.DeviceMemory
-	if r := vk.AllocateMemory(d.dev, &alloc, nil, &mem); r != vk.Success {
+	if r := vk.AllocateMemory(d.Dev, &alloc, nil, &mem); r != vk.Success {
 		return fmt.Errorf("vulkan: vkAllocateMemory (%d bytes): %w", uint64(alloc.AllocationSize), vk.Error(r))
 	}
-	b.mem = mem
-	if r := vk.BindBufferMemory(d.dev, buf, mem, 0); r != vk.Success {
+	b.Mem = mem
+	if r := vk.BindBufferMemory(d.Dev, buf, mem, 0); r != vk.Success {
 		return fmt.Errorf("vulkan: vkBindBufferMemory: %w", vk.Error(r))
 	}
 	if imp != nil {
-		b.mapped = imp.ptr
+		b.Mapped = imp.ptr
 	} else if mapped {
 		var p unsafe.Pointer
-		if r := vk.MapMemory(d.dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
+		if r := vk.MapMemory(d.Dev, mem, 0, vk.DeviceSize(b.size), 0, &p); r != vk.Success {
 			return fmt.Errorf("vulkan: vkMapMemory: %w", vk.Error(r))
 		}
-		b.mapped = p
+		b.Mapped = p
 	}
 	return nil
 }
@@ -145,10 +148,10 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 // Bytes returns the mapped contents of a host buffer (nil for device-local).
 // The slice is valid until Release.
 func (b *Buffer) Bytes() []byte {
-	if b.mapped == nil {
+	if b.Mapped == nil {
 		return nil
 	}
-	return unsafe.Slice((*byte)(b.mapped), b.size)
+	return unsafe.Slice((*byte)(b.Mapped), b.size)
 }
 
 // Release frees the buffer and its memory, then unmaps imported host
@@ -157,20 +160,20 @@ func (b *Buffer) Release() {
 	if b == nil {
 		return
 	}
-	if b.d != nil && b.d.dev != nil {
-		if b.mapped != nil && b.host == nil {
-			vk.UnmapMemory(b.d.dev, b.mem)
+	if b.d != nil && b.d.Dev != nil {
+		if b.Mapped != nil && b.Host == nil {
+			vk.UnmapMemory(b.d.Dev, b.Mem)
 		}
-		if b.buf != nil {
-			vk.DestroyBuffer(b.d.dev, b.buf, nil)
-			b.buf = nil
+		if b.Buf != nil {
+			vk.DestroyBuffer(b.d.Dev, b.Buf, nil)
+			b.Buf = nil
 		}
-		if b.mem != nil {
-			vk.FreeMemory(b.d.dev, b.mem, nil)
-			b.mem = nil
+		if b.Mem != nil {
+			vk.FreeMemory(b.d.Dev, b.Mem, nil)
+			b.Mem = nil
 		}
 	}
-	b.mapped = nil
+	b.Mapped = nil
 	b.unmapHost()
 }
 
@@ -185,7 +188,7 @@ func (d *Device) Upload(dst *Buffer, data []byte) error {
 	}
 	defer st.Release()
 	copy(st.Bytes(), data)
-	return d.copyBuffer(st, dst, uint64(len(data)))
+	return d.CopyBuffer(st, dst, uint64(len(data)))
 }
 
 // Download copies the first n bytes of device buffer src to host memory.
@@ -195,16 +198,22 @@ func (d *Device) Download(src *Buffer, n uint64) ([]byte, error) {
 		return nil, err
 	}
 	defer st.Release()
-	if err := d.copyBuffer(src, st, n); err != nil {
+	if err := d.CopyBuffer(src, st, n); err != nil {
 		return nil, err
 	}
 	return append([]byte(nil), st.Bytes()...), nil
 }
 
-func (d *Device) copyBuffer(src, dst *Buffer, n uint64) error {
+// CopyBuffer copies n bytes from src to dst on the compute queue and waits.
+func (d *Device) CopyBuffer(src, dst *Buffer, n uint64) error {
 	return d.submitOnce(func(cb vk.CommandBuffer) {
-		vk.CmdCopyBuffer(cb, src.buf, dst.buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(n)}})
-		memoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessShaderReadBit,
+		vk.CmdCopyBuffer(cb, src.Buf, dst.Buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(n)}})
+		MemoryBarrier(cb, vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessShaderReadBit,
 			vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageComputeShaderBit)
 	})
+}
+
+// Words returns the mapped contents of a host buffer as 32-bit words.
+func (b *Buffer) Words() []uint32 {
+	return unsafe.Slice((*uint32)(b.Mapped), b.size/4)
 }

@@ -13,63 +13,66 @@ import (
 // fenceTimeout bounds every wait for the GPU, in nanoseconds.
 const fenceTimeout = uint64(120 * time.Second)
 
-func memoryBarrier(cb vk.CommandBuffer, src, dst vk.AccessFlagBits, srcStage, dstStage vk.PipelineStageFlagBits) {
+// MemoryBarrier records a global memory barrier from src accesses in
+// srcStage to dst accesses in dstStage.
+func MemoryBarrier(cb vk.CommandBuffer, src, dst vk.AccessFlagBits, srcStage, dstStage vk.PipelineStageFlagBits) {
 	mb := []vk.MemoryBarrier{{
 		SType: vk.StructureTypeMemoryBarrier, SrcAccessMask: vk.AccessFlags(src), DstAccessMask: vk.AccessFlags(dst),
 	}}
 	vk.CmdPipelineBarrier(cb, vk.PipelineStageFlags(srcStage), vk.PipelineStageFlags(dstStage), 0, 1, mb, 0, nil, 0, nil)
 }
 
-// commands is a primary command buffer of one queue and a fence to wait
+// Commands is a primary command buffer of one queue and a fence to wait
 // on it.
-type commands struct {
+type Commands struct {
 	d     *Device
-	q     *queue
+	q     *Queue
 	cb    vk.CommandBuffer
 	fence vk.Fence
 }
 
-// newCommands makes commands for the compute queue.
-func (d *Device) newCommands() (*commands, error) { return d.newCommandsOn(d.queue) }
+// NewCommands makes commands for the compute queue.
+func (d *Device) NewCommands() (*Commands, error) { return d.NewCommandsOn(d.Queue) }
 
-// newCommandsOn makes commands for q.
-func (d *Device) newCommandsOn(q *queue) (*commands, error) {
-	c := &commands{d: d, q: q}
+// NewCommandsOn makes commands for q.
+func (d *Device) NewCommandsOn(q *Queue) (*Commands, error) {
+	c := &Commands{d: d, q: q}
 	info := vk.CommandBufferAllocateInfo{
 		SType: vk.StructureTypeCommandBufferAllocateInfo, CommandPool: q.pool,
 		Level: vk.CommandBufferLevelPrimary, CommandBufferCount: 1,
 	}
 	cbs := make([]vk.CommandBuffer, 1)
-	if r := vk.AllocateCommandBuffers(d.dev, &info, cbs); r != vk.Success {
+	if r := vk.AllocateCommandBuffers(d.Dev, &info, cbs); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkAllocateCommandBuffers: %w", vk.Error(r))
 	}
 	c.cb = cbs[0]
 	var f vk.Fence
 	fi := vk.FenceCreateInfo{SType: vk.StructureTypeFenceCreateInfo}
-	if r := vk.CreateFence(d.dev, &fi, nil, &f); r != vk.Success {
-		c.release()
+	if r := vk.CreateFence(d.Dev, &fi, nil, &f); r != vk.Success {
+		c.Release()
 		return nil, fmt.Errorf("vulkan: vkCreateFence: %w", vk.Error(r))
 	}
 	c.fence = f
 	return c, nil
 }
 
-func (c *commands) release() {
-	if c == nil || c.d.dev == nil {
+// Release frees the command buffer, its pool and fence; safe on nil and twice.
+func (c *Commands) Release() {
+	if c == nil || c.d.Dev == nil {
 		return
 	}
 	if c.fence != nil {
-		vk.DestroyFence(c.d.dev, c.fence, nil)
+		vk.DestroyFence(c.d.Dev, c.fence, nil)
 		c.fence = nil
 	}
 	if c.cb != nil {
-		vk.FreeCommandBuffers(c.d.dev, c.q.pool, 1, []vk.CommandBuffer{c.cb})
+		vk.FreeCommandBuffers(c.d.Dev, c.q.pool, 1, []vk.CommandBuffer{c.cb})
 		c.cb = nil
 	}
 }
 
-// record (re)records the command buffer for repeated submission.
-func (c *commands) record(fn func(cb vk.CommandBuffer)) error {
+// Record (re)records the command buffer for repeated submission.
+func (c *Commands) Record(fn func(cb vk.CommandBuffer)) error {
 	begin := vk.CommandBufferBeginInfo{SType: vk.StructureTypeCommandBufferBeginInfo}
 	if r := vk.BeginCommandBuffer(c.cb, &begin); r != vk.Success {
 		return fmt.Errorf("vulkan: vkBeginCommandBuffer: %w", vk.Error(r))
@@ -81,44 +84,45 @@ func (c *commands) record(fn func(cb vk.CommandBuffer)) error {
 	return nil
 }
 
-// submit runs the recorded commands and waits; it returns the host time from
+// Submit runs the recorded commands and waits; it returns the host time from
 // submit until the fence signalled.
-func (c *commands) submit() (time.Duration, error) {
-	if err := c.resetFence(); err != nil {
+func (c *Commands) Submit() (time.Duration, error) {
+	if err := c.ResetFence(); err != nil {
 		return 0, err
 	}
 	start := time.Now()
-	if err := c.enqueue(); err != nil {
+	if err := c.Enqueue(); err != nil {
 		return 0, err
 	}
-	if err := c.wait(fenceBlock); err != nil {
+	if err := c.Wait(FenceBlock); err != nil {
 		return 0, err
 	}
 	return time.Since(start), nil
 }
 
-// issue resets c's fence, submits c's recorded commands and waits for the
+// Issue resets c's fence, submits c's recorded commands and waits for the
 // fence the way w says.
-func (c *commands) issue(w fenceWait) error {
-	if err := c.resetFence(); err != nil {
+func (c *Commands) Issue(w FenceWait) error {
+	if err := c.ResetFence(); err != nil {
 		return err
 	}
-	if err := c.enqueue(); err != nil {
+	if err := c.Enqueue(); err != nil {
 		return err
 	}
-	return c.wait(w)
+	return c.Wait(w)
 }
 
-func (c *commands) resetFence() error {
-	if r := vk.ResetFences(c.d.dev, 1, []vk.Fence{c.fence}); r != vk.Success {
+// ResetFence unsignals the fence before the next submission.
+func (c *Commands) ResetFence() error {
+	if r := vk.ResetFences(c.d.Dev, 1, []vk.Fence{c.fence}); r != vk.Success {
 		return fmt.Errorf("vulkan: vkResetFences: %w", vk.Error(r))
 	}
 	return nil
 }
 
-// enqueue submits c's recorded commands to its queue, signalling c's fence
+// Enqueue submits c's recorded commands to its queue, signalling c's fence
 // (reset it first).
-func (c *commands) enqueue() error {
+func (c *Commands) Enqueue() error {
 	si := []vk.SubmitInfo{{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{c.cb}}}
 	if r := vk.QueueSubmit(c.q.q, 1, si, c.fence); r != vk.Success {
 		return fmt.Errorf("vulkan: vkQueueSubmit: %w", vk.Error(r))
@@ -126,29 +130,30 @@ func (c *commands) enqueue() error {
 	return nil
 }
 
-// fenceWait is how the host waits for a fence.
-type fenceWait int
+// FenceWait is how the host waits for a fence.
+type FenceWait int
 
 const (
-	fenceBlock fenceWait = iota // vkWaitForFences
-	fenceSpin                   // vkGetFenceStatus until signalled
+	FenceBlock FenceWait = iota // vkWaitForFences
+	FenceSpin                   // vkGetFenceStatus until signalled
 )
 
-func (w fenceWait) String() string {
-	if w == fenceSpin {
+// String names the way of waiting, as host-link paths name it.
+func (w FenceWait) String() string {
+	if w == FenceSpin {
 		return "fence-spin"
 	}
 	return "fence-wait"
 }
 
-// wait waits for c's fence the way w says, for at most fenceTimeout. A
+// Wait waits for c's fence the way w says, for at most fenceTimeout. A
 // wait that times out still lets the device go idle before it returns its
 // error: the caller then frees the command buffer and what it used, which
 // the device must no longer be running.
-func (c *commands) wait(w fenceWait) error {
+func (c *Commands) Wait(w FenceWait) error {
 	err := c.waitFence(w)
 	if errors.Is(err, errNotSignalled) {
-		vk.DeviceWaitIdle(c.d.dev)
+		vk.DeviceWaitIdle(c.d.Dev)
 	}
 	return err
 }
@@ -157,11 +162,11 @@ func (c *commands) wait(w fenceWait) error {
 var errNotSignalled = errors.New("fence not signalled")
 
 // waitFence waits for c's fence the way w says, for at most fenceTimeout.
-func (c *commands) waitFence(w fenceWait) error {
-	if w == fenceSpin {
-		return c.spin()
+func (c *Commands) waitFence(w FenceWait) error {
+	if w == FenceSpin {
+		return c.Spin()
 	}
-	switch r := vk.WaitForFences(c.d.dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r {
+	switch r := vk.WaitForFences(c.d.Dev, 1, []vk.Fence{c.fence}, vk.True, fenceTimeout); r {
 	case vk.Success:
 		return nil
 	case vk.Timeout:
@@ -171,11 +176,11 @@ func (c *commands) waitFence(w fenceWait) error {
 	}
 }
 
-// spin polls c's fence until it signals, for at most fenceTimeout.
-func (c *commands) spin() error {
+// Spin polls c's fence until it signals, for at most fenceTimeout.
+func (c *Commands) Spin() error {
 	start := time.Now()
 	for i := 0; ; i++ {
-		switch r := vk.GetFenceStatus(c.d.dev, c.fence); r {
+		switch r := vk.GetFenceStatus(c.d.Dev, c.fence); r {
 		case vk.Success:
 			return nil
 		case vk.NotReady:
@@ -190,23 +195,24 @@ func (c *commands) spin() error {
 
 // submitOnce records fn into a fresh command buffer, runs it and waits.
 func (d *Device) submitOnce(fn func(cb vk.CommandBuffer)) error {
-	c, err := d.newCommands()
+	c, err := d.NewCommands()
 	if err != nil {
 		return err
 	}
-	defer c.release()
-	if err := c.record(fn); err != nil {
+	defer c.Release()
+	if err := c.Record(fn); err != nil {
 		return err
 	}
-	_, err = c.submit()
+	_, err = c.Submit()
 	return err
 }
 
-// timer holds timestamp queries written between recorded dispatches when
+// Timer holds timestamp queries written between recorded dispatches when
 // the queue supports them; otherwise durations fall back to the host clock.
-type timer struct {
-	d     *Device
-	pool  vk.QueryPool
+type Timer struct {
+	d *Device
+	// Pool is the timestamp query pool, nil when the queue has none.
+	Pool  vk.QueryPool
 	count uint32
 	bits  uint32 // the queue family's valid timestamp bits
 	// apart is set for a queue that cannot reset queries (a transfer-only
@@ -215,70 +221,71 @@ type timer struct {
 }
 
 // newTimer makes a timer of n timestamp queries for the compute queue.
-func (d *Device) newTimer(n uint32) (*timer, error) { return d.newTimerOn(d.queue, n) }
+func (d *Device) newTimer(n uint32) (*Timer, error) { return d.NewTimerOn(d.Queue, n) }
 
-// newTimerOn makes a timer of n timestamp queries written on q.
-func (d *Device) newTimerOn(q *queue, n uint32) (*timer, error) {
-	t := &timer{d: d, count: n, bits: q.tsBits, apart: q != d.queue}
-	if q.tsBits == 0 || d.Info.TimestampPeriodNs <= 0 {
+// NewTimerOn makes a timer of n timestamp queries written on q.
+func (d *Device) NewTimerOn(q *Queue, n uint32) (*Timer, error) {
+	t := &Timer{d: d, count: n, bits: q.TsBits, apart: q != d.Queue}
+	if q.TsBits == 0 || d.Info.TimestampPeriodNs <= 0 {
 		return t, nil
 	}
 	info := vk.QueryPoolCreateInfo{SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryTypeTimestamp, QueryCount: n}
 	var qp vk.QueryPool
-	if r := vk.CreateQueryPool(d.dev, &info, nil, &qp); r != vk.Success {
+	if r := vk.CreateQueryPool(d.Dev, &info, nil, &qp); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkCreateQueryPool: %w", vk.Error(r))
 	}
-	t.pool = qp
+	t.Pool = qp
 	return t, nil
 }
 
-func (t *timer) release() {
-	if t != nil && t.pool != nil && t.d.dev != nil {
-		vk.DestroyQueryPool(t.d.dev, t.pool, nil)
-		t.pool = nil
+// Release frees the query pool; safe on nil and twice.
+func (t *Timer) Release() {
+	if t != nil && t.Pool != nil && t.d.Dev != nil {
+		vk.DestroyQueryPool(t.d.Dev, t.Pool, nil)
+		t.Pool = nil
 	}
 }
 
-// method says how durations from this timer were measured.
-func (t *timer) method() schema.TimingMethod {
-	if t.pool != nil {
+// Method says how durations from this timer were measured.
+func (t *Timer) Method() schema.TimingMethod {
+	if t.Pool != nil {
 		return schema.TimingGPUTimestamp
 	}
 	return schema.TimingQueueWallClock
 }
 
-// reset records the reset of every query (before the first stamp); a nil
+// Reset records the reset of every query (before the first stamp); a nil
 // timer, one without queries or one reset apart records nothing, as stamp.
-func (t *timer) reset(cb vk.CommandBuffer) {
-	if t != nil && t.pool != nil && !t.apart {
-		vk.CmdResetQueryPool(cb, t.pool, 0, t.count)
+func (t *Timer) Reset(cb vk.CommandBuffer) {
+	if t != nil && t.Pool != nil && !t.apart {
+		vk.CmdResetQueryPool(cb, t.Pool, 0, t.count)
 	}
 }
 
-// prepare resets the queries of a timer reset apart, on the compute queue
+// Prepare resets the queries of a timer reset apart, on the compute queue
 // (vkCmdResetQueryPool runs on compute and graphics queues only), and
 // waits; submit the commands that write the timestamps after it.
-func (t *timer) prepare() error {
-	if t == nil || t.pool == nil || !t.apart {
+func (t *Timer) Prepare() error {
+	if t == nil || t.Pool == nil || !t.apart {
 		return nil
 	}
-	return t.d.submitOnce(func(cb vk.CommandBuffer) { vk.CmdResetQueryPool(cb, t.pool, 0, t.count) })
+	return t.d.submitOnce(func(cb vk.CommandBuffer) { vk.CmdResetQueryPool(cb, t.Pool, 0, t.count) })
 }
 
-// stamp records timestamp i, written when all earlier commands have
+// Stamp records timestamp i, written when all earlier commands have
 // reached stage.
-func (t *timer) stamp(cb vk.CommandBuffer, i uint32, stage vk.PipelineStageFlagBits) {
-	if t != nil && t.pool != nil {
-		vk.CmdWriteTimestamp(cb, stage, t.pool, i)
+func (t *Timer) Stamp(cb vk.CommandBuffer, i uint32, stage vk.PipelineStageFlagBits) {
+	if t != nil && t.Pool != nil {
+		vk.CmdWriteTimestamp(cb, stage, t.Pool, i)
 	}
 }
 
-// intervals returns the GPU seconds between consecutive timestamps 0…n-1
+// Intervals returns the GPU seconds between consecutive timestamps 0…n-1
 // (n-1 values). The timer must have a query pool.
-func (t *timer) intervals(n uint32) ([]float64, error) {
+func (t *Timer) Intervals(n uint32) ([]float64, error) {
 	ts := make([]uint64, n)
 	flags := vk.QueryResultFlags(vk.QueryResult64Bit | vk.QueryResultWaitBit)
-	if r := vk.GetQueryPoolResults(t.d.dev, t.pool, 0, n, uint(8*n), unsafePointer(ts), 8, flags); r != vk.Success {
+	if r := vk.GetQueryPoolResults(t.d.Dev, t.Pool, 0, n, uint(8*n), unsafePointer(ts), 8, flags); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkGetQueryPoolResults: %w", vk.Error(r))
 	}
 	bits := t.bits

@@ -9,9 +9,9 @@ import (
 
 // Extension names we look for.
 const (
-	extCoopMat      = "VK_KHR_cooperative_matrix"
-	extBFloat16     = "VK_KHR_shader_bfloat16"
-	extFloat16Int8  = "VK_KHR_shader_float16_int8"
+	ExtCoopMat      = "VK_KHR_cooperative_matrix"
+	ExtBFloat16     = "VK_KHR_shader_bfloat16"
+	ExtFloat16Int8  = "VK_KHR_shader_float16_int8"
 	ext8BitStorage  = "VK_KHR_8bit_storage"
 	ext16BitStorage = "VK_KHR_16bit_storage"
 	extMemoryModel  = "VK_KHR_vulkan_memory_model"
@@ -21,13 +21,13 @@ const (
 	// extSubgroupControl (core in Vulkan 1.3) lets a pipeline require
 	// full subgroups.
 	extSubgroupControl = "VK_EXT_subgroup_size_control"
-	// extExecutableInfo reports what the driver compiled a pipeline into
+	// ExtExecutableInfo reports what the driver compiled a pipeline into
 	// (used by the kernel diagnostics in tests).
-	extExecutableInfo = "VK_KHR_pipeline_executable_properties"
+	ExtExecutableInfo = "VK_KHR_pipeline_executable_properties"
 	extPCIBusInfo     = "VK_EXT_pci_bus_info"
-	extMemoryBudget   = "VK_EXT_memory_budget"
+	ExtMemoryBudget   = "VK_EXT_memory_budget"
 	extDriverProps    = "VK_KHR_driver_properties"
-	extIntDot         = "VK_KHR_shader_integer_dot_product"
+	ExtIntDot         = "VK_KHR_shader_integer_dot_product"
 )
 
 // PCIBusInfo is the device's PCI address (VK_EXT_pci_bus_info).
@@ -79,14 +79,17 @@ type DeviceInfo struct {
 	// Extensions lists the device extensions, sorted.
 	Extensions []string
 
-	apiVersion uint32
-	family     uint32
+	// API is the device's Vulkan API version (VK_MAKE_API_VERSION).
+	API    uint32
+	family uint32
 	// copyFamily is a transfer-only queue family (a copy engine) or -1;
 	// copyTimestampBits is its valid timestamp bits.
 	copyFamily        int
 	copyTimestampBits uint32
-	features          featureSet
-	structs           map[uint32]bool
+	// Features are the features the driver offers; Structs the feature
+	// structures (by sType) it knows.
+	Features FeatureSet
+	Structs  map[uint32]bool
 }
 
 // HasExtension reports whether the device lists the named extension.
@@ -187,7 +190,7 @@ func (in *instance) describe(index int, pd vk.PhysicalDevice) (DeviceInfo, error
 		Type: deviceTypes[p.DeviceType], APIVersion: versionString(p.ApiVersion), DriverVersion: p.DriverVersion,
 		TimestampPeriodNs: float64(p.Limits.TimestampPeriod), MaxSharedBytes: p.Limits.MaxComputeSharedMemorySize,
 		MaxInvocations: p.Limits.MaxComputeWorkGroupInvocations, MaxStorageBufferRange: p.Limits.MaxStorageBufferRange,
-		Extensions: exts, apiVersion: p.ApiVersion,
+		Extensions: exts, API: p.ApiVersion,
 	}
 	if p.ApiVersion < vk.MakeVersion(1, 1, 0) {
 		return info, fmt.Errorf("vulkan: %s: device API %s below 1.1", info.Name, info.APIVersion)
@@ -197,20 +200,20 @@ func (in *instance) describe(index int, pd vk.PhysicalDevice) (DeviceInfo, error
 	info.SubgroupSize, info.PCI, info.DriverName, info.DriverInfo = ep.SubgroupSize, ep.PCI, ep.DriverName, ep.DriverInfo
 	in.describeMemory(pd, &info)
 	fams := queueFamilies(pd)
-	info.family, info.TimestampValidBits, err = computeFamily(fams)
-	info.copyFamily, info.copyTimestampBits = transferFamily(fams)
+	info.family, info.TimestampValidBits, err = ComputeFamily(fams)
+	info.copyFamily, info.copyTimestampBits = TransferFamily(fams)
 	if err != nil {
 		return info, fmt.Errorf("vulkan: %s: %w", info.Name, err)
 	}
-	info.structs = featureStructs(info)
-	info.features = in.ext.queryFeatures(pd, info.structs)
+	info.Structs = featureStructs(info)
+	info.Features = in.ext.queryFeatures(pd, info.Structs)
 	return info, nil
 }
 
 func (in *instance) describeMemory(pd vk.PhysicalDevice, info *DeviceInfo) {
 	best, size, heaps := deviceLocalHeap(pd)
 	info.DeviceLocalBytes = size
-	if best >= 0 && info.HasExtension(extMemoryBudget) {
+	if best >= 0 && info.HasExtension(ExtMemoryBudget) {
 		if b, _ := in.ext.queryBudget(pd, heaps); best < len(b) {
 			info.DeviceLocalBudgetBytes = b[best]
 		}
@@ -246,9 +249,9 @@ func queueFamilies(pd vk.PhysicalDevice) []vk.QueueFamilyProperties {
 	return fams[:n]
 }
 
-// computeFamily picks a queue family with compute, preferring one that
+// ComputeFamily picks a queue family with compute, preferring one that
 // writes timestamps.
-func computeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
+func ComputeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
 	found, bits := pickFamily(fams, func(f vk.QueueFlags) bool { return f&vk.QueueFlags(vk.QueueComputeBit) != 0 })
 	if found < 0 {
 		return 0, 0, fmt.Errorf("no compute queue family")
@@ -256,11 +259,11 @@ func computeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
 	return uint32(found), bits, nil
 }
 
-// transferFamily picks a queue family that copies but neither draws nor
+// TransferFamily picks a queue family that copies but neither draws nor
 // computes: a driver's dedicated copy engines, which a host-link transfer
 // may cross faster than the compute queue's copies. It prefers one that
 // writes timestamps, and returns -1 when there is none.
-func transferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
+func TransferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
 	other := vk.QueueFlags(vk.QueueGraphicsBit | vk.QueueComputeBit)
 	return pickFamily(fams, func(f vk.QueueFlags) bool {
 		return f&vk.QueueFlags(vk.QueueTransferBit) != 0 && f&other == 0
@@ -285,25 +288,25 @@ func pickFamily(fams []vk.QueueFamilyProperties, ok func(vk.QueueFlags) bool) (i
 
 // featureStructs says which feature structures the device understands.
 func featureStructs(info DeviceInfo) map[uint32]bool {
-	v12 := info.apiVersion >= vk.MakeVersion(1, 2, 0)
+	v12 := info.API >= vk.MakeVersion(1, 2, 0)
 	return map[uint32]bool{
-		sTypeIntDotFeatures:   hasIntDot(info),
-		sTypeFloat16Int8:      v12 || info.HasExtension(extFloat16Int8),
+		sTypeIntDotFeatures:   HasIntDot(info),
+		STypeFloat16Int8:      v12 || info.HasExtension(ExtFloat16Int8),
 		sType16BitStorage:     true,
 		sType8BitStorage:      v12 || info.HasExtension(ext8BitStorage),
 		sTypeMemoryModel:      v12 || info.HasExtension(extMemoryModel),
-		sTypeBFloat16Features: info.HasExtension(extBFloat16),
-		sTypeCoopMatFeatures:  info.HasExtension(extCoopMat),
+		sTypeBFloat16Features: info.HasExtension(ExtBFloat16),
+		sTypeCoopMatFeatures:  info.HasExtension(ExtCoopMat),
 		sTypeAddressFeatures:  v12 || info.HasExtension(extBufferAddress),
-		sTypeSubgroupControl:  info.apiVersion >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extSubgroupControl),
-		sTypeExecFeatures:     info.HasExtension(extExecutableInfo),
+		sTypeSubgroupControl:  info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extSubgroupControl),
+		sTypeExecFeatures:     info.HasExtension(ExtExecutableInfo),
 	}
 }
 
-// hasIntDot reports whether the device knows integer dot products: Vulkan
+// HasIntDot reports whether the device knows integer dot products: Vulkan
 // 1.3 made VK_KHR_shader_integer_dot_product core.
-func hasIntDot(info DeviceInfo) bool {
-	return info.apiVersion >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extIntDot)
+func HasIntDot(info DeviceInfo) bool {
+	return info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(ExtIntDot)
 }
 
 // Devices lists every Vulkan physical device. It returns an error wrapping

@@ -1,7 +1,6 @@
 package vulkan
 
 import (
-	"context"
 	"errors"
 	"os"
 	"testing"
@@ -83,52 +82,9 @@ func TestBufferRoundTrip(t *testing.T) {
 	b.Release()
 }
 
-func TestFMA64(t *testing.T) {
-	d := newDevice(t)
-	if !d.enabled.Float64 {
-		t.Skipf("%s has no shaderFloat64", d.Info.Name)
-	}
-	r, err := RunFMA64(context.Background(), d, smallOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s %v: %.3g GFLOP/s median, %s, check %+v", r.Probe, r.Problem, r.OpsPerSecond.Median/1e9, r.Timing, r.Check)
-	if r.Check.Elements != 1024 {
-		t.Errorf("checked %d invocations, want 1024", r.Check.Elements)
-	}
-}
-
-func TestTamperedResultsFail(t *testing.T) {
-	d := newDevice(t)
-	o := smallOptions()
-	// Flip a high exponent bit of the element in the middle of the output.
-	o.tamper = func(probe string, out []byte) {
-		top := 3
-		if probe == ProbeFMA64 {
-			top = 7
-		}
-		out[len(out)/2+top] ^= 0x40
-	}
-	if d.enabled.Float64 {
-		if _, err := RunFMA64(context.Background(), d, o); !errors.Is(err, ErrCheckFailed) {
-			t.Errorf("fma with a corrupted output: err = %v, want ErrCheckFailed", err)
-		}
-	}
-	if d.enabled.Float16 {
-		if _, err := RunFMA16(context.Background(), d, o); !errors.Is(err, ErrCheckFailed) {
-			t.Errorf("fp16 fma with a corrupted output: err = %v, want ErrCheckFailed", err)
-		}
-	}
-	if d.enabled.IntDot {
-		if _, err := RunDot4(context.Background(), d, o, true); !errors.Is(err, ErrCheckFailed) {
-			t.Errorf("dot4 with a corrupted output: err = %v, want ErrCheckFailed", err)
-		}
-	}
-}
-
 func TestShapesWithoutExtension(t *testing.T) {
 	d := newDevice(t)
-	if d.Info.HasExtension(extCoopMat) {
+	if d.Info.HasExtension(ExtCoopMat) {
 		shapes, err := d.Shapes()
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +95,7 @@ func TestShapesWithoutExtension(t *testing.T) {
 		return
 	}
 	if _, err := d.Shapes(); !errors.Is(err, ErrExtensionMissing) {
-		t.Fatalf("Shapes on a device without %s: err = %v, want ErrExtensionMissing", extCoopMat, err)
+		t.Fatalf("Shapes on a device without %s: err = %v, want ErrExtensionMissing", ExtCoopMat, err)
 	}
 }
 

@@ -13,55 +13,57 @@ import (
 // buffers bound to set 0, bindings 0…n-1 in order. Release it before its
 // Device; the buffers must outlive it.
 type Kernel struct {
-	d      *Device
+	// D is the device the kernel was built on.
+	D      *Device
 	module vk.ShaderModule
 	dsl    vk.DescriptorSetLayout
 	layout vk.PipelineLayout
-	pipe   vk.Pipeline
-	pool   vk.DescriptorPool
+	// Pipe is the compute pipeline.
+	Pipe vk.Pipeline
+	pool vk.DescriptorPool
 	// sets are the bindings' descriptor sets: one for NewKernel, one per
-	// list of buffers for newKernelSets.
+	// list of buffers for NewKernelSets.
 	sets []vk.DescriptorSet
 	// push is the kernel's push-constant block, pushed with every dispatch
 	// (empty: none).
 	push []byte
 	// opts are how the pipeline was made.
-	opts pipelineOpts
+	opts PipelineOpts
 }
 
 // NewKernel creates a compute pipeline from words (entry point "main") and
 // binds buffers as its storage buffers.
 func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) {
-	return d.newKernelSets(words, [][]*Buffer{buffers})
+	return d.NewKernelSets(words, [][]*Buffer{buffers})
 }
 
-// newKernelSets is NewKernel for one pipeline that runs on several lists
-// of buffers, each of the same length: dispatchSet(cb, i, …) runs it on
+// NewKernelSets is NewKernel for one pipeline that runs on several lists
+// of buffers, each of the same length: DispatchSet(cb, i, …) runs it on
 // sets[i].
-func (d *Device) newKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
-	return d.newKernel(words, nil, pipelineOpts{}, sets)
+func (d *Device) NewKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
+	return d.NewKernelOpts(words, nil, PipelineOpts{}, sets)
 }
 
-// pipelineOpts are how newKernel creates a pipeline beyond its words.
-type pipelineOpts struct {
-	// fullSubgroups requires full subgroups (the device has
+// PipelineOpts are how NewKernelOpts creates a pipeline beyond its words.
+type PipelineOpts struct {
+	// FullSubgroups requires full subgroups (the device has
 	// computeFullSubgroups).
-	fullSubgroups bool
-	// capture keeps what the driver compiled, for executables (the device
+	FullSubgroups bool
+	// Capture keeps what the driver compiled, for executables (the device
 	// has ExecutableInfo).
-	capture bool
+	Capture bool
 }
 
-// newKernel is newKernelSets for a kernel that also takes push as its
+// NewKernelOpts is NewKernelSets for a kernel that also takes push as its
 // push-constant block (offset 0, compute stage), its pipeline made with o.
-func (d *Device) newKernel(words []uint32, push []byte, o pipelineOpts, sets [][]*Buffer) (*Kernel, error) {
+func (d *Device) NewKernelOpts(words []uint32, push []byte, o PipelineOpts, sets [][]*Buffer) (*Kernel, error) {
 	switch {
-	case o.fullSubgroups && !d.enabled.FullSubgroups:
+	case o.FullSubgroups && !d.Enabled.FullSubgroups:
 		return nil, fmt.Errorf("vulkan: computeFullSubgroups: %w", ErrFeatureMissing)
-	case o.capture && !d.enabled.ExecutableInfo:
+	case o.Capture && !d.Enabled.ExecutableInfo:
 		return nil, fmt.Errorf("vulkan: pipelineExecutableInfo: %w", ErrFeatureMissing)
 	}
-	k := &Kernel{d: d, push: push, opts: o}
+	k := &Kernel{D: d, push: push, opts: o}
 	if err := k.create(words, sets); err != nil {
 		k.Release()
 		return nil, err
@@ -70,12 +72,12 @@ func (d *Device) newKernel(words []uint32, push []byte, o pipelineOpts, sets [][
 }
 
 func (k *Kernel) create(words []uint32, sets [][]*Buffer) error {
-	d := k.d
+	d := k.D
 	smi := vk.ShaderModuleCreateInfo{
 		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(4 * len(words)), PCode: words,
 	}
 	var sm vk.ShaderModule
-	if r := vk.CreateShaderModule(d.dev, &smi, nil, &sm); r != vk.Success {
+	if r := vk.CreateShaderModule(d.Dev, &smi, nil, &sm); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateShaderModule: %w", vk.Error(r))
 	}
 	k.module = sm
@@ -89,7 +91,7 @@ func (k *Kernel) create(words []uint32, sets [][]*Buffer) error {
 }
 
 func (k *Kernel) createLayout(n int) error {
-	d := k.d
+	d := k.D
 	binds := make([]vk.DescriptorSetLayoutBinding, n)
 	for i := range binds {
 		binds[i] = vk.DescriptorSetLayoutBinding{
@@ -101,7 +103,7 @@ func (k *Kernel) createLayout(n int) error {
 		SType: vk.StructureTypeDescriptorSetLayoutCreateInfo, BindingCount: uint32(n), PBindings: binds,
 	}
 	var dsl vk.DescriptorSetLayout
-	if r := vk.CreateDescriptorSetLayout(d.dev, &dli, nil, &dsl); r != vk.Success {
+	if r := vk.CreateDescriptorSetLayout(d.Dev, &dli, nil, &dsl); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateDescriptorSetLayout: %w", vk.Error(r))
 	}
 	k.dsl = dsl
@@ -115,7 +117,7 @@ func (k *Kernel) createLayout(n int) error {
 		}}
 	}
 	var pl vk.PipelineLayout
-	if r := vk.CreatePipelineLayout(d.dev, &pli, nil, &pl); r != vk.Success {
+	if r := vk.CreatePipelineLayout(d.Dev, &pli, nil, &pl); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreatePipelineLayout: %w", vk.Error(r))
 	}
 	k.layout = pl
@@ -124,11 +126,11 @@ func (k *Kernel) createLayout(n int) error {
 
 func (k *Kernel) createPipeline() error {
 	var stageFlags vk.PipelineShaderStageCreateFlags
-	if k.opts.fullSubgroups {
+	if k.opts.FullSubgroups {
 		stageFlags = stageRequireFullSubgroups
 	}
 	var flags vk.PipelineCreateFlags
-	if k.opts.capture {
+	if k.opts.Capture {
 		flags = pipelineCapture
 	}
 	ci := []vk.ComputePipelineCreateInfo{{
@@ -140,22 +142,22 @@ func (k *Kernel) createPipeline() error {
 		Layout: k.layout, Flags: flags,
 	}}
 	pipes := make([]vk.Pipeline, 1)
-	if r := vk.CreateComputePipelines(k.d.dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
+	if r := vk.CreateComputePipelines(k.D.Dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateComputePipelines: %w", vk.Error(r))
 	}
-	k.pipe = pipes[0]
+	k.Pipe = pipes[0]
 	return nil
 }
 
 func (k *Kernel) createSets(sets [][]*Buffer) error {
-	d := k.d
+	d := k.D
 	n, ns := uint32(len(sets[0])), uint32(len(sets))
 	pi := vk.DescriptorPoolCreateInfo{
 		SType: vk.StructureTypeDescriptorPoolCreateInfo, MaxSets: ns, PoolSizeCount: 1,
 		PPoolSizes: []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: max(n*ns, 1)}},
 	}
 	var pool vk.DescriptorPool
-	if r := vk.CreateDescriptorPool(d.dev, &pi, nil, &pool); r != vk.Success {
+	if r := vk.CreateDescriptorPool(d.Dev, &pi, nil, &pool); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateDescriptorPool: %w", vk.Error(r))
 	}
 	k.pool = pool
@@ -168,7 +170,7 @@ func (k *Kernel) createSets(sets [][]*Buffer) error {
 		DescriptorSetCount: ns, PSetLayouts: layouts,
 	}
 	k.sets = make([]vk.DescriptorSet, ns)
-	if r := vk.AllocateDescriptorSets(d.dev, &ai, &k.sets[0]); r != vk.Success {
+	if r := vk.AllocateDescriptorSets(d.Dev, &ai, &k.sets[0]); r != vk.Success {
 		k.sets = nil
 		return fmt.Errorf("vulkan: vkAllocateDescriptorSets: %w", vk.Error(r))
 	}
@@ -181,20 +183,20 @@ func (k *Kernel) createSets(sets [][]*Buffer) error {
 			writes = append(writes, vk.WriteDescriptorSet{
 				SType: vk.StructureTypeWriteDescriptorSet, DstSet: k.sets[s], DstBinding: uint32(i),
 				DescriptorCount: 1, DescriptorType: vk.DescriptorTypeStorageBuffer,
-				PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.buf, Range: vk.DeviceSize(vk.WholeSize)}},
+				PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.Buf, Range: vk.DeviceSize(vk.WholeSize)}},
 			})
 		}
 	}
-	vk.UpdateDescriptorSets(d.dev, uint32(len(writes)), writes, 0, nil)
+	vk.UpdateDescriptorSets(d.Dev, uint32(len(writes)), writes, 0, nil)
 	return nil
 }
 
-// dispatch records binding and one dispatch of groups workgroups.
-func (k *Kernel) dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.dispatchSet(cb, 0, groups) }
+// Dispatch records binding and one dispatch of groups workgroups.
+func (k *Kernel) Dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.DispatchSet(cb, 0, groups) }
 
-// dispatchSet is dispatch on the buffers of set i.
-func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
-	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.pipe)
+// DispatchSet is dispatch on the buffers of set i.
+func (k *Kernel) DispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
+	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.Pipe)
 	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.sets[i]}, 0, nil)
 	if len(k.push) > 0 {
 		vk.CmdPushConstants(cb, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(k.push)), unsafe.Pointer(&k.push[0]))
@@ -204,17 +206,17 @@ func (k *Kernel) dispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
 
 // Release destroys the pipeline and its descriptor objects. Safe twice.
 func (k *Kernel) Release() {
-	if k == nil || k.d == nil || k.d.dev == nil {
+	if k == nil || k.D == nil || k.D.Dev == nil {
 		return
 	}
-	dev := k.d.dev
+	dev := k.D.Dev
 	if k.pool != nil {
 		vk.DestroyDescriptorPool(dev, k.pool, nil)
 		k.pool, k.sets = nil, nil
 	}
-	if k.pipe != nil {
-		vk.DestroyPipeline(dev, k.pipe, nil)
-		k.pipe = nil
+	if k.Pipe != nil {
+		vk.DestroyPipeline(dev, k.Pipe, nil)
+		k.Pipe = nil
 	}
 	if k.layout != nil {
 		vk.DestroyPipelineLayout(dev, k.layout, nil)
@@ -232,12 +234,12 @@ func (k *Kernel) Release() {
 
 func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
 
-// runKernel uploads inputs to device-local buffers (bindings 0…), adds an
+// RunKernel uploads inputs to device-local buffers (bindings 0…), adds an
 // output buffer of outBytes as the last binding, builds the pipeline, times
 // it over groups counting ops per dispatch, and downloads the output of the
 // last timed dispatch for checking.
 // setup says how to build it beyond that.
-func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte, setup kernelSetup, outBytes uint64,
+func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
 	bufs := make([]*Buffer, 0, len(inputs)+1)
 	defer func() {
@@ -250,11 +252,11 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		var b *Buffer
 		var err error
 		size := uint64(len(in))
-		if i < len(setup.pad) {
-			size += setup.pad[i]
+		if i < len(setup.Pad) {
+			size += setup.Pad[i]
 		}
-		if setup.addressed {
-			b, err = d.newAddressedBuffer(size)
+		if setup.Addressed {
+			b, err = d.NewAddressedBuffer(size)
 		} else {
 			b, err = d.NewBuffer(size, false)
 		}
@@ -262,8 +264,8 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
 		}
 		bufs = append(bufs, b)
-		if setup.addressed {
-			push = binary.LittleEndian.AppendUint64(push, b.address)
+		if setup.Addressed {
+			push = binary.LittleEndian.AppendUint64(push, b.Address)
 		}
 		if err := d.Upload(b, in); err != nil {
 			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
@@ -274,15 +276,15 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		return nil, measurement{}, fmt.Errorf("output: %w", err)
 	}
 	bufs = append(bufs, out)
-	k, err := d.newKernel(words, push, pipelineOpts{fullSubgroups: setup.fullSubgroups, capture: setup.inspect != nil}, [][]*Buffer{bufs})
+	k, err := d.NewKernelOpts(words, push, PipelineOpts{FullSubgroups: setup.FullSubgroups, Capture: setup.Inspect != nil}, [][]*Buffer{bufs})
 	if err != nil {
 		return nil, measurement{}, err
 	}
 	defer k.Release()
-	if setup.inspect != nil {
-		setup.inspect(d.ext.executables(d.dev, k.pipe))
+	if setup.Inspect != nil {
+		setup.Inspect(d.Ext.Executables(d.Dev, k.Pipe))
 	}
-	m, err := d.measure(ctx, k, groups, ops, tm)
+	m, err := d.Measure(ctx, k, groups, ops, tm)
 	if err != nil {
 		return nil, measurement{}, err
 	}
@@ -293,24 +295,24 @@ func (d *Device) runKernel(ctx context.Context, words []uint32, inputs [][]byte,
 	return raw, m, nil
 }
 
-// runGEMM is runKernel for kernels with inputs A and B.
-func (d *Device) runGEMM(ctx context.Context, words []uint32, a, b []byte, setup kernelSetup, outBytes uint64,
+// RunGEMM is RunKernel for kernels with inputs A and B.
+func (d *Device) RunGEMM(ctx context.Context, words []uint32, a, b []byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
-	return d.runKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
+	return d.RunKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
 }
 
-// kernelSetup is how runKernel builds a kernel beyond its words and
+// KernelSetup is how RunKernel builds a kernel beyond its words and
 // buffers; the zero value is a plain kernel.
-type kernelSetup struct {
-	// addressed gives the inputs device addresses too, pushed to the kernel
+type KernelSetup struct {
+	// Addressed gives the inputs device addresses too, pushed to the kernel
 	// as a push-constant block of one 64-bit address per input, in order.
-	addressed bool
-	// fullSubgroups creates the pipeline requiring full subgroups.
-	fullSubgroups bool
-	// pad[i] is how many bytes input i's buffer has past its data: read
+	Addressed bool
+	// FullSubgroups creates the pipeline requiring full subgroups.
+	FullSubgroups bool
+	// Pad[i] is how many bytes input i's buffer has past its data: read
 	// by the kernel, never used, so left as the allocation leaves them.
-	pad []uint64
-	// inspect, when set, receives what the driver compiled the pipeline
+	Pad []uint64
+	// Inspect, when set, receives what the driver compiled the pipeline
 	// into (the pipeline captures it; the device has ExecutableInfo).
-	inspect func([]executable, error)
+	Inspect func([]Executable, error)
 }

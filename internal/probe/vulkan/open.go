@@ -14,17 +14,21 @@ type Device struct {
 	// Info describes the physical device.
 	Info DeviceInfo
 
-	inst    *instance
-	ext     ext
-	pd      vk.PhysicalDevice
-	dev     vk.Device
-	queue   *queue // compute
-	copyQ   *queue // transfer-only; nil when the device has none
-	memory  vk.PhysicalDeviceMemoryProperties
-	enabled featureSet
-	// addressFn is vkGetBufferDeviceAddress; nil unless the device has
+	inst *instance
+	// Ext holds the entry points vulkan-go lacks (vkext.go).
+	Ext ext
+	pd  vk.PhysicalDevice
+	// Dev is the logical device.
+	Dev   vk.Device
+	Queue *Queue // compute
+	CopyQ *Queue // transfer-only; nil when the device has none
+	// Memory is the device's memory types and heaps.
+	Memory vk.PhysicalDeviceMemoryProperties
+	// Enabled are the features enabled on Dev.
+	Enabled FeatureSet
+	// AddressFn is vkGetBufferDeviceAddress; nil unless the device has
 	// buffer device addresses enabled.
-	addressFn unsafe.Pointer
+	AddressFn unsafe.Pointer
 }
 
 // Open opens physical device index (vkEnumeratePhysicalDevices order), with
@@ -34,7 +38,7 @@ func Open(index int) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{inst: in, ext: in.ext}
+	d := &Device{inst: in, Ext: in.ext}
 	if err := d.open(index); err != nil {
 		d.Release()
 		return nil, err
@@ -54,36 +58,36 @@ func (d *Device) open(index int) error {
 	if d.Info, err = d.inst.describe(index, d.pd); err != nil {
 		return err
 	}
-	vk.GetPhysicalDeviceMemoryProperties(d.pd, &d.memory)
-	d.memory.Deref()
-	for i := range d.memory.MemoryTypes[:d.memory.MemoryTypeCount] {
-		d.memory.MemoryTypes[i].Deref()
+	vk.GetPhysicalDeviceMemoryProperties(d.pd, &d.Memory)
+	d.Memory.Deref()
+	for i := range d.Memory.MemoryTypes[:d.Memory.MemoryTypeCount] {
+		d.Memory.MemoryTypes[i].Deref()
 	}
 	return d.createDevice()
 }
 
-// queue is one device queue and the pool its command buffers come from.
-type queue struct {
+// Queue is one device queue and the pool its command buffers come from.
+type Queue struct {
 	family uint32
 	q      vk.Queue
 	pool   vk.CommandPool
-	// tsBits is the family's valid timestamp bits (0: no timestamps).
-	tsBits uint32
-	// name is how transfer paths name the queue: "compute-queue" or
+	// TsBits is the family's valid timestamp bits (0: no timestamps).
+	TsBits uint32
+	// Name is how transfer paths name the queue: "compute-queue" or
 	// "transfer-queue".
-	name string
+	Name string
 }
 
 // wanted lists the device extensions we enable when present.
-var wanted = []string{extCoopMat, extBFloat16, extFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, extIntDot,
-	extExternalMemoryHost, extBufferAddress, extSubgroupControl,
-	extExecutableInfo}
+var wanted = []string{ExtCoopMat, ExtBFloat16, ExtFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, ExtIntDot,
+	ExtExternalMemoryHost, extBufferAddress, extSubgroupControl,
+	ExtExecutableInfo}
 
 func (d *Device) createDevice() error {
-	f := d.Info.features
+	f := d.Info.Features
 	f.MemoryModelDevice = false
-	d.enabled = f
-	chain := newDeviceChain(d.Info.structs, f)
+	d.Enabled = f
+	chain := newDeviceChain(d.Info.Structs, f)
 	defer chain.free()
 	var exts []string
 	for _, e := range wanted {
@@ -111,41 +115,41 @@ func (d *Device) createDevice() error {
 	if r := vk.CreateDevice(d.pd, &info, nil, &dev); r != vk.Success {
 		return fmt.Errorf("vulkan: vkCreateDevice: %w", vk.Error(r))
 	}
-	d.dev = dev
+	d.Dev = dev
 	if f.BufferAddress {
-		d.addressFn = d.ext.addressFunc(dev)
+		d.AddressFn = d.Ext.addressFunc(dev)
 	}
 	var err error
-	if d.queue, err = d.newQueue(d.Info.family, d.Info.TimestampValidBits, "compute-queue"); err != nil {
+	if d.Queue, err = d.newQueue(d.Info.family, d.Info.TimestampValidBits, "compute-queue"); err != nil {
 		return err
 	}
 	if d.Info.copyFamily >= 0 {
-		d.copyQ, err = d.newQueue(uint32(d.Info.copyFamily), d.Info.copyTimestampBits, "transfer-queue")
+		d.CopyQ, err = d.newQueue(uint32(d.Info.copyFamily), d.Info.copyTimestampBits, "transfer-queue")
 	}
 	return err
 }
 
 // newQueue gets queue 0 of family and makes its command pool.
-func (d *Device) newQueue(family, tsBits uint32, name string) (*queue, error) {
-	q := &queue{family: family, tsBits: tsBits, name: name}
-	vk.GetDeviceQueue(d.dev, family, 0, &q.q)
+func (d *Device) newQueue(family, tsBits uint32, name string) (*Queue, error) {
+	q := &Queue{family: family, TsBits: tsBits, Name: name}
+	vk.GetDeviceQueue(d.Dev, family, 0, &q.q)
 	info := vk.CommandPoolCreateInfo{
 		SType: vk.StructureTypeCommandPoolCreateInfo, QueueFamilyIndex: family,
 		Flags: vk.CommandPoolCreateFlags(vk.CommandPoolCreateResetCommandBufferBit),
 	}
-	if r := vk.CreateCommandPool(d.dev, &info, nil, &q.pool); r != vk.Success {
+	if r := vk.CreateCommandPool(d.Dev, &info, nil, &q.pool); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkCreateCommandPool (%s): %w", name, vk.Error(r))
 	}
 	return q, nil
 }
 
-// queues returns the queues a copy can run on: the compute queue, then
+// Queues returns the queues a copy can run on: the compute queue, then
 // the copy queue when there is one.
-func (d *Device) queues() []*queue {
-	if d.copyQ != nil {
-		return []*queue{d.queue, d.copyQ}
+func (d *Device) Queues() []*Queue {
+	if d.CopyQ != nil {
+		return []*Queue{d.Queue, d.CopyQ}
 	}
-	return []*queue{d.queue}
+	return []*Queue{d.Queue}
 }
 
 // Release waits for the device to go idle and destroys everything it made.
@@ -154,16 +158,16 @@ func (d *Device) Release() {
 	if d == nil {
 		return
 	}
-	if d.dev != nil {
-		vk.DeviceWaitIdle(d.dev)
-		for _, q := range []*queue{d.queue, d.copyQ} {
+	if d.Dev != nil {
+		vk.DeviceWaitIdle(d.Dev)
+		for _, q := range []*Queue{d.Queue, d.CopyQ} {
 			if q != nil {
-				vk.DestroyCommandPool(d.dev, q.pool, nil)
+				vk.DestroyCommandPool(d.Dev, q.pool, nil)
 			}
 		}
-		d.queue, d.copyQ = nil, nil
-		vk.DestroyDevice(d.dev, nil)
-		d.dev = nil
+		d.Queue, d.CopyQ = nil, nil
+		vk.DestroyDevice(d.Dev, nil)
+		d.Dev = nil
 	}
 	d.inst.release()
 }
@@ -171,8 +175,8 @@ func (d *Device) Release() {
 // memoryType returns a memory type index allowed by bits that has all of
 // want, or false.
 func (d *Device) memoryType(bits uint32, want vk.MemoryPropertyFlagBits) (uint32, bool) {
-	for i := uint32(0); i < d.memory.MemoryTypeCount; i++ {
-		flags := d.memory.MemoryTypes[i].PropertyFlags
+	for i := uint32(0); i < d.Memory.MemoryTypeCount; i++ {
+		flags := d.Memory.MemoryTypes[i].PropertyFlags
 		if bits&(1<<i) != 0 && flags&vk.MemoryPropertyFlags(want) == vk.MemoryPropertyFlags(want) {
 			return i, true
 		}

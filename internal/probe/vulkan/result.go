@@ -3,7 +3,6 @@ package vulkan
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/everycycle/appraise/schema"
 )
@@ -57,9 +56,6 @@ type Result struct {
 	Tile string `json:"tile"`
 	// Check is the comparison with the CPU reference (passed).
 	Check Check `json:"check"`
-
-	// tile is the chosen tile itself, for Roofline.
-	tile CoopTile
 }
 
 // Skip says why a shape or kernel was not measured.
@@ -72,7 +68,9 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
-// Options steer Run and the vector kernels. The zero value measures the default sizes.
+// Options steer the kernels of the probe sub-packages: gemm (Run, Roofline)
+// and alu (the vector kernels) each embed them in their own Options. The
+// zero value measures the default sizes.
 type Options struct {
 	// Timing is the warm-up and sample policy (raised to the minimums).
 	Timing Timing
@@ -98,32 +96,12 @@ type Options struct {
 	// Progress, when set, receives one line per measured tile candidate:
 	// diagnostics for stderr, never results.
 	Progress func(line string)
-
-	// tamper, set by tests only, alters a kernel's raw output before its check.
-	tamper func(probe string, out []byte)
-	// inspect, set by tests only, receives what the driver compiled each
-	// cooperative-matrix GEMM into.
-	inspect func([]executable, error)
-	// coopTiles, set by tests only, replaces the cooperative-matrix tile
-	// candidates of a shape.
-	coopTiles func(s Shape) []CoopTile
 }
 
-// searchOptions is o with the short timing used by tile searches.
-func (o Options) searchOptions() Options {
-	o.Timing = Timing{Warmup: MinWarmup, Samples: MinSamples, SampleTime: 10 * time.Millisecond}
-	return o
-}
-
-func (o Options) progress(format string, args ...any) {
+// Progressf sends one formatted progress line to o.Progress, when set:
+// diagnostics for stderr, never results.
+func (o Options) Progressf(format string, args ...any) {
 	if o.Progress != nil {
 		o.Progress(fmt.Sprintf(format, args...))
 	}
-}
-
-func (o Options) lines() int {
-	if o.CheckLines <= 0 {
-		return 4
-	}
-	return o.CheckLines
 }

@@ -130,10 +130,10 @@ func (s Shape) String() string {
 // order. Without VK_KHR_cooperative_matrix it returns an error wrapping
 // ErrExtensionMissing.
 func (d *Device) Shapes() ([]Shape, error) {
-	if !d.Info.HasExtension(extCoopMat) {
-		return nil, fmt.Errorf("coopmat: %s: %w", extCoopMat, ErrExtensionMissing)
+	if !d.Info.HasExtension(ExtCoopMat) {
+		return nil, fmt.Errorf("coopmat: %s: %w", ExtCoopMat, ErrExtensionMissing)
 	}
-	shapes, err := d.ext.queryCoopMat(d.pd)
+	shapes, err := d.Ext.queryCoopMat(d.pd)
 	if err != nil {
 		return nil, fmt.Errorf("coopmat: %w", err)
 	}

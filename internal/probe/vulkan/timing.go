@@ -62,39 +62,39 @@ type measurement struct {
 	Repeats int // dispatches per sample
 }
 
-// maxDispatches bounds the dispatches recorded into one command buffer.
-const maxDispatches = 1 << 17
+// MaxDispatches bounds the dispatches recorded into one command buffer.
+const MaxDispatches = 1 << 17
 
 // plan is one gap-free submission: warm dispatches, then samples of reps
 // dispatches each, with a timestamp before the first dispatch, after the
 // warm-up and after each sample.
 type plan struct {
-	warm, reps, samples int
+	Warm, Reps, Samples int
 }
 
-// planFor sizes a plan from the time of one dispatch (seconds) within a
+// PlanFor sizes a plan from the time of one dispatch (seconds) within a
 // sample and within the warm-up, estimated apart: on a software device the
 // warm-up's dispatches ran measurably faster than the samples'
 // (docs/performance.md).
-func planFor(sample, warmOne float64, tm Timing) plan {
-	return planWithMargin(sample, warmOne, tm, warmMargin)
+func PlanFor(sample, warmOne float64, tm Timing) plan {
+	return PlanWithMargin(sample, warmOne, tm, WarmMargin)
 }
 
-// warmMargin is how much longer than tm.Warmup a first plan's warm-up is
+// WarmMargin is how much longer than tm.Warmup a first plan's warm-up is
 // sized: a device that speeds up by that much as it warms still holds
 // tm.Warmup without a second plan.
-const warmMargin = 1.25
+const WarmMargin = 1.25
 
-// planWithMargin is planFor with the warm-up sized margin times tm.Warmup.
-func planWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
+// PlanWithMargin is PlanFor with the warm-up sized margin times tm.Warmup.
+func PlanWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
 	sample, warmOne = math.Max(sample, 1e-7), math.Max(warmOne, 1e-7)
 	reps := min(max(int(math.Ceil(tm.SampleTime.Seconds()/sample)), 1), 4096)
-	budget := maxDispatches - reps*tm.Samples
+	budget := MaxDispatches - reps*tm.Samples
 	warm := min(max(int(math.Ceil(margin*tm.Warmup.Seconds()/warmOne)), 1), max(budget, 1))
-	return plan{warm: warm, reps: reps, samples: tm.Samples}
+	return plan{Warm: warm, Reps: reps, Samples: tm.Samples}
 }
 
-// measure times k dispatched over groups, counting ops operations per
+// Measure times k dispatched over groups, counting ops operations per
 // dispatch. The warm-up and every sample are recorded into one command
 // buffer, so the device runs them back to back with no host-side gap; GPU
 // timestamps between them give each sample's duration. A first submission
@@ -103,22 +103,22 @@ func planWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
 // half of tm.SampleTime), the plan is resized, the warm-up from the
 // warm-up's own dispatch time and the samples from theirs, and run again at
 // once. Warm-up dispatches are discarded.
-func (d *Device) measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
+func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	tm = tm.normalized(d.Info.Type == "cpu")
-	c, err := d.newCommands()
+	c, err := d.NewCommands()
 	if err != nil {
 		return measurement{}, err
 	}
-	defer c.release()
+	defer c.Release()
 	t, err := d.newTimer(uint32(tm.Samples) + 2)
 	if err != nil {
 		return measurement{}, err
 	}
-	defer t.release()
-	if t.pool == nil {
+	defer t.Release()
+	if t.Pool == nil {
 		return d.measureHost(ctx, c, t, k, groups, ops, tm)
 	}
-	_, cold, err := d.runPlan(c, t, k, groups, plan{warm: 1, reps: 1, samples: 1})
+	_, cold, err := d.runPlan(c, t, k, groups, plan{Warm: 1, Reps: 1, Samples: 1})
 	if err != nil {
 		return measurement{}, err
 	}
@@ -127,12 +127,12 @@ func (d *Device) measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 	// whose speed follows the host's load, a dispatch may run several times
 	// faster than the plan before measured it, and a fixed margin then
 	// falls short again and again.
-	margin := warmMargin
+	margin := WarmMargin
 	for range 4 {
 		if err := ctx.Err(); err != nil {
 			return measurement{}, err
 		}
-		p := planWithMargin(one, warmOne, tm, margin)
+		p := PlanWithMargin(one, warmOne, tm, margin)
 		margin *= 2
 		warm, secs, err := d.runPlan(c, t, k, groups, p)
 		if err != nil {
@@ -143,41 +143,41 @@ func (d *Device) measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 			if s <= 0 {
 				return measurement{}, fmt.Errorf("coopmat: non-positive sample duration %g s", s)
 			}
-			rates[i] = float64(p.reps) * ops / s
+			rates[i] = float64(p.Reps) * ops / s
 		}
 		st, err := stats.Summarize(rates)
 		if err != nil {
 			return measurement{}, fmt.Errorf("coopmat: %w", err)
 		}
-		if warm >= tm.Warmup.Seconds() && float64(p.reps)*ops/st.Median >= tm.SampleTime.Seconds()/2 {
-			return measurement{Rate: st, Method: t.method(), Repeats: p.reps}, nil
+		if warm >= tm.Warmup.Seconds() && float64(p.Reps)*ops/st.Median >= tm.SampleTime.Seconds()/2 {
+			return measurement{Rate: st, Method: t.Method(), Repeats: p.Reps}, nil
 		}
 		one = ops / st.Median // the warm time of one dispatch in a sample
-		warmOne = warm / float64(p.warm)
+		warmOne = warm / float64(p.Warm)
 	}
-	return measurement{}, fmt.Errorf("coopmat: could not hold a %v warm-up within %d dispatches", tm.Warmup, maxDispatches)
+	return measurement{}, fmt.Errorf("coopmat: could not hold a %v warm-up within %d dispatches", tm.Warmup, MaxDispatches)
 }
 
 // runPlan records p into c, runs it and returns the warm-up's GPU seconds
 // and each sample's.
-func (d *Device) runPlan(c *commands, t *timer, k *Kernel, groups [3]uint32, p plan) (float64, []float64, error) {
-	err := c.record(func(cb vk.CommandBuffer) {
-		t.reset(cb)
-		t.stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
-		dispatchN(cb, k, groups, p.warm, true)
-		t.stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
-		for i := range p.samples {
-			dispatchN(cb, k, groups, p.reps, false)
-			t.stamp(cb, uint32(i)+2, vk.PipelineStageBottomOfPipeBit)
+func (d *Device) runPlan(c *Commands, t *Timer, k *Kernel, groups [3]uint32, p plan) (float64, []float64, error) {
+	err := c.Record(func(cb vk.CommandBuffer) {
+		t.Reset(cb)
+		t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+		dispatchN(cb, k, groups, p.Warm, true)
+		t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+		for i := range p.Samples {
+			dispatchN(cb, k, groups, p.Reps, false)
+			t.Stamp(cb, uint32(i)+2, vk.PipelineStageBottomOfPipeBit)
 		}
 	})
 	if err != nil {
 		return 0, nil, err
 	}
-	if _, err := c.submit(); err != nil {
+	if _, err := c.Submit(); err != nil {
 		return 0, nil, err
 	}
-	secs, err := t.intervals(uint32(p.samples) + 2)
+	secs, err := t.Intervals(uint32(p.Samples) + 2)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -189,37 +189,37 @@ func (d *Device) runPlan(c *commands, t *timer, k *Kernel, groups [3]uint32, p p
 func dispatchN(cb vk.CommandBuffer, k *Kernel, groups [3]uint32, n int, first bool) {
 	for i := range n {
 		if i > 0 || !first {
-			memoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit, vk.AccessShaderWriteBit|vk.AccessShaderReadBit,
+			MemoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit, vk.AccessShaderWriteBit|vk.AccessShaderReadBit,
 				vk.PipelineStageComputeShaderBit, vk.PipelineStageComputeShaderBit)
 		}
-		k.dispatch(cb, groups)
+		k.Dispatch(cb, groups)
 	}
 }
 
 // measureHost is measure for queues without timestamps: each sample is one
 // submission timed by the host clock, after a host-timed warm-up.
-func (d *Device) measureHost(ctx context.Context, c *commands, t *timer, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
+func (d *Device) measureHost(ctx context.Context, c *Commands, t *Timer, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	recorded := -1
 	run := func(reps int) (float64, error) {
 		if reps != recorded {
-			if err := c.record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
+			if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
 				return 0, err
 			}
 			recorded = reps
 		}
-		host, err := c.submit()
+		host, err := c.Submit()
 		return host.Seconds(), err
 	}
 	one, err := run(1)
 	if err != nil {
 		return measurement{}, err
 	}
-	reps := planFor(one, one, tm).reps
+	reps := PlanFor(one, one, tm).Reps
 	var last float64
-	if err := warmUp(ctx, tm.Warmup, func() error { last, err = run(reps); return err }); err != nil {
+	if err := WarmUp(ctx, tm.Warmup, func() error { last, err = run(reps); return err }); err != nil {
 		return measurement{}, err
 	}
-	reps = planFor(last/float64(reps), last/float64(reps), tm).reps
+	reps = PlanFor(last/float64(reps), last/float64(reps), tm).Reps
 	rates := make([]float64, 0, tm.Samples)
 	for range tm.Samples {
 		s, err := run(reps)
@@ -235,11 +235,11 @@ func (d *Device) measureHost(ctx context.Context, c *commands, t *timer, k *Kern
 	if err != nil {
 		return measurement{}, fmt.Errorf("coopmat: %w", err)
 	}
-	return measurement{Rate: st, Method: t.method(), Repeats: reps}, nil
+	return measurement{Rate: st, Method: t.Method(), Repeats: reps}, nil
 }
 
-// warmUp repeats fn until d has passed (at least once).
-func warmUp(ctx context.Context, d time.Duration, fn func() error) error {
+// WarmUp repeats fn until d has passed (at least once).
+func WarmUp(ctx context.Context, d time.Duration, fn func() error) error {
 	start := time.Now()
 	for first := true; first || time.Since(start) < d; first = false {
 		if err := ctx.Err(); err != nil {

@@ -110,7 +110,7 @@ func newFeatureChain(has map[uint32]bool) *featureChain {
 	c.f2 = (*C.cmFeatures2)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cmFeatures2{}))))
 	c.f2.sType = sTypeFeatures2
 	c.mem = append(c.mem, unsafe.Pointer(c.f2))
-	c.f16i8 = newBools(sTypeFloat16Int8, has[sTypeFloat16Int8], c)
+	c.f16i8 = newBools(STypeFloat16Int8, has[STypeFloat16Int8], c)
 	c.s16 = newBools(sType16BitStorage, has[sType16BitStorage], c)
 	c.s8 = newBools(sType8BitStorage, has[sType8BitStorage], c)
 	c.mm = newBools(sTypeMemoryModel, has[sTypeMemoryModel], c)
@@ -145,8 +145,8 @@ func setFlag(p *C.cmBools, i int, on bool) {
 }
 
 // read returns the supported features after vkGetPhysicalDeviceFeatures2.
-func (c *featureChain) read() featureSet {
-	return featureSet{
+func (c *featureChain) read() FeatureSet {
+	return FeatureSet{
 		Float64: c.f2.core[coreShaderFloat64] != 0, Int64: c.f2.core[coreShaderInt64] != 0,
 		Int16:   c.f2.core[coreShaderInt16] != 0,
 		Float16: boolAt(c.f16i8, 0), Int8: boolAt(c.f16i8, 1),
@@ -162,7 +162,7 @@ func (c *featureChain) read() featureSet {
 
 // write clears the chain and sets exactly the features in f, so that device
 // creation enables nothing else (robustness features cost speed).
-func (c *featureChain) write(f featureSet) {
+func (c *featureChain) write(f FeatureSet) {
 	for i := range c.f2.core {
 		c.f2.core[i] = 0
 	}
@@ -194,7 +194,7 @@ func (c *featureChain) write(f featureSet) {
 	setFlag(c.exec, 0, f.ExecutableInfo)
 }
 
-func (e ext) queryFeatures(pd vk.PhysicalDevice, has map[uint32]bool) featureSet {
+func (e ext) queryFeatures(pd vk.PhysicalDevice, has map[uint32]bool) FeatureSet {
 	c := newFeatureChain(has)
 	defer c.free()
 	C.cm_phys2(e.features2, unsafe.Pointer(pd), unsafe.Pointer(c.f2))
@@ -333,7 +333,7 @@ func (e ext) queryGroups(inst vk.Instance) ([][]vk.PhysicalDevice, error) {
 // deviceChain is the feature chain passed as VkDeviceCreateInfo.pNext.
 type deviceChain struct{ c *featureChain }
 
-func newDeviceChain(has map[uint32]bool, want featureSet) deviceChain {
+func newDeviceChain(has map[uint32]bool, want FeatureSet) deviceChain {
 	c := newFeatureChain(has)
 	c.write(want)
 	return deviceChain{c}

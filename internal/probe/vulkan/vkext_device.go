@@ -92,9 +92,9 @@ func addressAllocInfo() (unsafe.Pointer, func()) {
 	return unsafe.Pointer(p), func() { C.free(unsafe.Pointer(p)) }
 }
 
-// executables returns what the driver compiled pipeline into; the pipeline
+// Executables returns what the driver compiled pipeline into; the pipeline
 // was created with pipelineCapture on a device with ExecutableInfo enabled.
-func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]executable, error) {
+func (e ext) Executables(dev vk.Device, pipeline vk.Pipeline) ([]Executable, error) {
 	props, stats := e.deviceProc(dev, "vkGetPipelineExecutablePropertiesKHR"), e.deviceProc(dev, "vkGetPipelineExecutableStatisticsKHR")
 	reprs := e.deviceProc(dev, "vkGetPipelineExecutableInternalRepresentationsKHR")
 	if props == nil || stats == nil || reprs == nil {
@@ -115,9 +115,9 @@ func (e ext) executables(dev vk.Device, pipeline vk.Pipeline) ([]executable, err
 	if r := vk.Result(C.cm_exec(props, unsafe.Pointer(dev), unsafe.Pointer(pi), &n, unsafe.Pointer(&ps[0]))); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkGetPipelineExecutablePropertiesKHR: %w", vk.Error(r))
 	}
-	out := make([]executable, 0, int(n))
+	out := make([]Executable, 0, int(n))
 	for i := range int(n) {
-		x := executable{Name: C.GoString(&ps[i].name[0]), Description: C.GoString(&ps[i].description[0]),
+		x := Executable{Name: C.GoString(&ps[i].name[0]), Description: C.GoString(&ps[i].description[0]),
 			SubgroupSize: uint32(ps[i].subgroupSize), Listings: map[string]string{}}
 		ei := newC[C.cmExecInfo]()
 		ei.sType, ei.pipeline, ei.index = sTypeExecInfo, unsafe.Pointer(pipeline), C.uint32_t(i)

@@ -13,7 +13,7 @@ const (
 	sTypePCIProps         = 1000212000
 	sTypeBudgetProps      = 1000237000
 	sTypeDriverProps      = 1000196000
-	sTypeFloat16Int8      = 1000082000
+	STypeFloat16Int8      = 1000082000
 	sType16BitStorage     = 1000083000
 	sType8BitStorage      = 1000177000
 	sTypeMemoryModel      = 1000211000
@@ -61,8 +61,8 @@ const (
 	coreShaderInt16   = 41
 )
 
-// featureSet is what we query and enable beyond Vulkan 1.0 core.
-type featureSet struct {
+// FeatureSet is what we query and enable beyond Vulkan 1.0 core.
+type FeatureSet struct {
 	Float64, Int64, Int16          bool
 	Float16, Int8                  bool
 	Storage16, Storage8            bool
@@ -86,10 +86,10 @@ type extProps struct {
 	DriverName, DriverInfo string
 }
 
-// executable is one part of a compiled pipeline as the driver reports it
+// Executable is one part of a compiled pipeline as the driver reports it
 // (VK_KHR_pipeline_executable_properties): its statistics (e.g. register
 // count, spills) and its text listings.
-type executable struct {
+type Executable struct {
 	Name, Description string
 	SubgroupSize      uint32
 	Stats             []executableStat
