@@ -41,12 +41,16 @@ type bulk struct {
 // device has it from write-combined memory, which a copy reads without
 // snooping the host's caches, and where it imports host memory from memory
 // we mapped in huge pages (downloads too, when that memory is cached).
+// o.NoKernelRoutes leaves out the kernel's routes (pull, push and split).
 func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, res *TransferResult) error {
 	var want TransferPaths
 	if o.Only != nil {
 		want = *o.Only
 	}
 	for _, r := range d.routes() {
+		if r.shader && o.NoKernelRoutes {
+			continue
+		}
 		for _, k := range hostKinds {
 			up, down, checked, err := d.bulkOn(ctx, r, n, k, o)
 			if errors.Is(err, errNoHostMemory) || errors.Is(err, errNotAsked) {
@@ -69,7 +73,7 @@ func (d *Device) measureBulk(ctx context.Context, n uint64, o TransferOptions, r
 		path func(string) bool
 		run  func(context.Context, uint64, TransferOptions) (Direction, uint64, error)
 	}{{writeRoute, func(p string) bool { return p == writePathBulk }, d.bulkWrite}, {splitRoute, isSplit, d.bulkSplit}} {
-		if o.Only != nil && !r.path(want.HostToDevice) {
+		if o.Only != nil && !r.path(want.HostToDevice) || r.name == splitRoute && o.NoKernelRoutes {
 			continue
 		}
 		o.progress("host link: %s (%d MiB transfers)", r.name, n>>20)
