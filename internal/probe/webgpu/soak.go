@@ -74,8 +74,17 @@ var errSoakDuration = errors.New("gpu: soak duration must be positive")
 // longer). Pieces are submitted two ahead, so the GPU goes from one to the
 // next without waiting for the host; each is timed with GPU timestamps
 // when the device has trusted ones (Device.Timing), else as the host saw
-// the queue finish it after the one before. There is no separate warm-up:
-// the first pieces show the device coming up to speed. Only after the load
+// the queue finish it after the one before. Before the trial the kernel
+// is warmed up as the ALU probe warms it before its samples (d.warmUp,
+// the ALU limits' WarmUp: 250 ms on a GPU, SoftwareWarmUp on a software
+// adapter), so the cold rate, the median of the first pieces, is the
+// device's rate at the same point of a load as the ALU probe's fp32 FMA
+// figure, which the consistency rules hold it to: without it the first
+// pieces also carried what a first load after idle costs (a GPU's clocks
+// coming up from idle, a software adapter's threads waking and its
+// pages first touched), which is no rate of the device and no thermal
+// behaviour either (that takes seconds; the warm-up is a tenth of the
+// shortest soak). Only after the load
 // is the last piece's output (cleared on the GPU just before it) checked
 // exactly against the closed form; a failed check returns an error
 // wrapping ErrCheckFailed and no result. A cancelled ctx stops the load
@@ -172,8 +181,9 @@ func (s *soaker) run(ctx context.Context) error {
 	return s.check()
 }
 
-// calibrate binds and sizes the kernel as the ALU probe does, times one
-// trial dispatch, and sets the dispatches per piece and the GPU clocks.
+// calibrate binds and sizes the kernel as the ALU probe does, warms it up
+// as the ALU probe does, times one trial dispatch, and sets the
+// dispatches per piece and the GPU clocks.
 func (s *soaker) calibrate(ctx context.Context) error {
 	row, err := soakRow()
 	if err != nil {
@@ -183,6 +193,9 @@ func (s *soaker) calibrate(ctx context.Context) error {
 		return err
 	}
 	if err := s.r.size(ctx, s.a); err != nil {
+		return err
+	}
+	if _, err := s.d.warmUp(ctx, s.a.dispatch, s.r.lim.WarmUp, s.r.lim.cal.MaxIterations); err != nil {
 		return err
 	}
 	t, err := s.r.trial(s.a)

@@ -122,6 +122,11 @@ type TransferOptions struct {
 	Bytes uint64
 	// Quick takes fewer samples.
 	Quick bool
+	// NoKernelRoutes leaves out the bulk routes whose moves run the
+	// device's own kernel (pull and push, and the split, a pull beside the
+	// host's stores); the copy commands and the host's stores into
+	// device-mapped memory are measured as always.
+	NoKernelRoutes bool
 	// Warmup is the sustained load before each timed part (a route's bulk
 	// moves, a latency trial, its samples); 0 means MinWarmup. A software
 	// adapter, which has no clocks of its own to bring up, may take less.

@@ -42,12 +42,16 @@ type bulk struct {
 // device has it from write-combined memory, which a copy reads without
 // snooping the host's caches, and where it imports host memory from memory
 // we mapped in huge pages (downloads too, when that memory is cached).
+// o.NoKernelRoutes leaves out the kernel's routes (pull, push and split).
 func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions, res *TransferResult) error {
 	var want TransferPaths
 	if o.Only != nil {
 		want = *o.Only
 	}
 	for _, r := range routes(d) {
+		if r.shader && o.NoKernelRoutes {
+			continue
+		}
 		for _, k := range vulkan.HostKinds {
 			up, down, checked, err := bulkOn(ctx, d, r, n, k, o)
 			if errors.Is(err, vulkan.ErrNoHostMemory) || errors.Is(err, errNotAsked) {
@@ -70,7 +74,7 @@ func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOpti
 		path func(string) bool
 		run  func(context.Context, *vulkan.Device, uint64, TransferOptions) (Direction, uint64, error)
 	}{{writeRoute, func(p string) bool { return p == writePathBulk }, bulkWrite}, {splitRoute, isSplit, bulkSplit}} {
-		if o.Only != nil && !r.path(want.HostToDevice) {
+		if o.Only != nil && !r.path(want.HostToDevice) || r.name == splitRoute && o.NoKernelRoutes {
 			continue
 		}
 		o.progress("host link: %s (%d MiB transfers)", r.name, n>>20)

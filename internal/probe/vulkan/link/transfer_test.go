@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -532,4 +533,29 @@ func runUploads(t *testing.T, u *uploader, match func(path string) bool) int {
 		}
 	}
 	return ran
+}
+
+// TestMeasureTransferNoKernelRoutes: without the kernel's routes no step
+// runs the pull, push or split route and no figure names one, and the
+// copy commands and the host's stores are still measured and checked.
+func TestMeasureTransferNoKernelRoutes(t *testing.T) {
+	d := vktest.Device(t)
+	var steps []string
+	o := TransferOptions{Bytes: 8 << 20, Quick: true, NoKernelRoutes: true, Progress: func(s string) { steps = append(steps, s) }}
+	r, err := MeasureTransfer(t.Context(), d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernel := regexp.MustCompile(`\b(pull|push|split)\b`)
+	for _, s := range append(steps, r.HostToDevice.Path, r.DeviceToHost.Path) {
+		if kernel.MatchString(s) {
+			t.Errorf("%q runs the kernel's route", s)
+		}
+	}
+	if !slices.ContainsFunc(steps, func(s string) bool { return strings.Contains(s, "copy.") }) || !slices.ContainsFunc(steps, func(s string) bool { return strings.Contains(s, writeRoute) }) {
+		t.Errorf("steps %q: want the copy commands and the host's stores", steps)
+	}
+	if r.HostToDevice.BytesPerS.Samples == 0 || r.DeviceToHost.BytesPerS.Samples == 0 || r.CheckedWords == 0 {
+		t.Errorf("%+v: want both directions measured and checked", r)
+	}
 }
