@@ -193,9 +193,13 @@ func webgpuProbes(ctx context.Context, inst *webgpu.Instance, c Candidate, o Opt
 		return err
 	}
 	defer d.Release()
-	var capacity *probe.Contribution
-	first := probes(c, o, &capacity)
+	first := probes(o)
 	if err := runProbes(ctx, o, c.Addr, d, first, v); err != nil {
+		return err
+	}
+	cp := capacityProbe(c)
+	capacity, err := runProbe(ctx, o, c.Addr, d, cp, v)
+	if err != nil {
 		return err
 	}
 	memtest, err := memtestProbe(c, o, capacity)
@@ -209,8 +213,9 @@ func webgpuProbes(ctx context.Context, inst *webgpu.Instance, c Candidate, o Opt
 	if err := runProbes(ctx, o, c.Addr, d, then, v); err != nil {
 		return err
 	}
+	ran := append(append(first, cp), then...)
 	o.stage(c.Addr, "consistency")
-	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, append(first, then...), v, o, c.Addr))
+	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ran, v, o, c.Addr))
 }
 
 // stage reports that device entered stage, when Progress is set. Every

@@ -253,30 +253,40 @@ func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe.Probe[*webgpu.
 			if len(items) == 0 {
 				continue
 			}
-			pp, parts := p.(probe.PartProbe[*webgpu.Device])
-			if whole || !parts {
+			if _, parts := p.(probe.PartProbe[*webgpu.Device]); whole || !parts {
 				items = nil
 			}
 			o.stage(device, "consistency: "+strings.TrimSpace(p.Name()+" "+strings.Join(items, " "))+" again")
-			var c *probe.Contribution
-			var err error
-			if items != nil {
-				c, err = pp.RunParts(ctx, d, items)
-			} else {
-				c, err = p.Run(ctx, d)
-			}
-			if err != nil {
-				return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+			if err := measureAgain(ctx, d, p, items, v); err != nil {
+				return err
 			}
 			o.ended(device, p.Name())
-			scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
-			if err := add(scratch, c); err != nil {
-				return fmt.Errorf("%s: %w", p.Name(), err)
-			}
-			replaceFigures(p.Name(), items, scratch, v)
 		}
 		return nil
 	}
+}
+
+// measureAgain runs p on d again (only the parts items names, when it
+// names some) and puts what it measured in v in place of what it
+// measured before (replaceFigures).
+func measureAgain(ctx context.Context, d *webgpu.Device, p probe.Probe[*webgpu.Device], items []string, v *schema.CapabilityVector) error {
+	var c *probe.Contribution
+	var err error
+	if pp, ok := p.(probe.PartProbe[*webgpu.Device]); ok && len(items) > 0 {
+		c, err = pp.RunParts(ctx, d, items)
+	} else {
+		items = nil
+		c, err = p.Run(ctx, d)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+	}
+	scratch := &schema.CapabilityVector{Memory: &schema.Memory{}}
+	if err := add(scratch, c); err != nil {
+		return fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	replaceFigures(p.Name(), items, scratch, v)
+	return nil
 }
 
 // replaceFigures puts the figures probe measured into scratch in v, in

@@ -8,26 +8,35 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// runProbes runs each of ps on d in turn and adds what it measured to v.
-// Every probe run is recorded in v.Probes, with the probes its
-// contribution names.
+// runProbes runs each of ps on d in turn and adds what it measured to v
+// (runProbe).
 func runProbes[D any](ctx context.Context, o Options, device string, d D, ps []probe.Probe[D], v *schema.CapabilityVector) error {
 	for _, p := range ps {
-		if err := ctx.Err(); err != nil {
+		if _, err := runProbe(ctx, o, device, d, p, v); err != nil {
 			return err
-		}
-		o.stage(device, p.Name())
-		c, err := p.Run(ctx, d)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
-		}
-		o.ended(device, p.Name())
-		v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
-		if err := add(v, c); err != nil {
-			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
 	}
 	return nil
+}
+
+// runProbe runs p on d, records it in v.Probes with the probes its
+// contribution names, adds what it measured to v, and returns the
+// contribution, for a probe built from it.
+func runProbe[D any](ctx context.Context, o Options, device string, d D, p probe.Probe[D], v *schema.CapabilityVector) (*probe.Contribution, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	o.stage(device, p.Name())
+	c, err := p.Run(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+	}
+	o.ended(device, p.Name())
+	v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
+	if err := add(v, c); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	return c, nil
 }
 
 // add puts the figures of c into v. The rule is one per figure kind:

@@ -1,7 +1,6 @@
 package appraisal
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -14,13 +13,13 @@ import (
 // names and versions cards have always recorded; the memtest follows the
 // capacity probe, the FMA soak comes last and only with a soak.
 func TestWebGPUProbeOrder(t *testing.T) {
-	var capacity *probe.Contribution
 	c := Candidate{Addr: "software-0"}
 	c.Adapter.Software = true
 	var names []string
-	for _, p := range probes(c, Options{Quick: true}, &capacity) {
+	for _, p := range probes(Options{Quick: true}) {
 		names = append(names, p.Name()+"@"+p.Version())
 	}
+	names = append(names, capacityProbe(c).Name()+"@"+capacityProbe(c).Version())
 	names = append(names, webgpu.IntegrityProbe{}.Name()+"@"+webgpu.IntegrityProbe{}.Version())
 	fma, ok := fmaSoakProbe(c, Options{Quick: true}, nil)
 	if !ok || fma.Duration != softwareSoak {
@@ -38,28 +37,14 @@ func TestWebGPUProbeOrder(t *testing.T) {
 	}
 }
 
-// fakeCapacity measures a fixed usable memory.
-type fakeCapacity struct{ bytes uint64 }
-
-func (fakeCapacity) Name() string    { return "webgpu-capacity" }
-func (fakeCapacity) Version() string { return "1" }
-func (f fakeCapacity) Run(context.Context, *webgpu.Device) (*probe.Contribution, error) {
-	return &probe.Contribution{Usable: &probe.Usable{Bytes: f.bytes, LimitedBy: "memory-limit"}}, nil
-}
-
 // TestMemtestFromCapacity: the memtest covers the usable memory of the
-// capacity probe's own contribution, kept as it ran, and cannot be built
-// without one.
+// capacity probe's own contribution, and cannot be built without one.
 func TestMemtestFromCapacity(t *testing.T) {
 	c := Candidate{Addr: "0000:01:00.0"}
 	if _, err := memtestProbe(c, Options{}, nil); err == nil {
 		t.Error("a memtest without the usable memory")
 	}
-	var capacity *probe.Contribution
-	k := kept{fakeCapacity{3 << 30}, &capacity}
-	if _, err := k.Run(t.Context(), nil); err != nil {
-		t.Fatal(err)
-	}
+	capacity := &probe.Contribution{Usable: &probe.Usable{Bytes: 3 << 30, LimitedBy: "memory-limit"}}
 	m, err := memtestProbe(c, Options{Quick: true}, capacity)
 	if err != nil || m.UsableBytes != 3<<30 || !m.Quick || m.Software {
 		t.Errorf("memtest %+v, %v", m, err)

@@ -1,7 +1,6 @@
 package appraisal
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,27 +17,21 @@ import (
 )
 
 // probes lists the WebGPU probes of this probe suite that run first, in
-// order; the capacity probe, last, is kept in capacity, whose usable
-// memory the memtest (memtestProbe) then covers.
-func probes(c Candidate, o Options, capacity **probe.Contribution) []probe.Probe[*webgpu.Device] {
+// order. The capacity probe (capacityProbe) follows them, and the memtest
+// (memtestProbe) covers the usable memory it measured.
+func probes(o Options) []probe.Probe[*webgpu.Device] {
+	return []probe.Probe[*webgpu.Device]{webgpu.StreamProbe{}, webgpu.LaunchProbe{}, webgpu.HostLinkProbe{}, webgpu.ALUProbe{},
+		webgpu.RooflineProbe{Quick: o.Quick}}
+}
+
+// capacityProbe is the capacity probe of c, within the driver's budget
+// for its device-local heap when raw Vulkan reports one.
+func capacityProbe(c Candidate) webgpu.CapacityProbe {
 	var budget uint64
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
 	}
-	return []probe.Probe[*webgpu.Device]{webgpu.StreamProbe{}, webgpu.LaunchProbe{}, webgpu.HostLinkProbe{}, webgpu.ALUProbe{},
-		webgpu.RooflineProbe{Quick: o.Quick}, kept{webgpu.CapacityProbe{BudgetBytes: budget}, capacity}}
-}
-
-// kept is a probe whose contribution is kept for a probe built from it.
-type kept struct {
-	probe.Probe[*webgpu.Device]
-	into **probe.Contribution
-}
-
-func (k kept) Run(ctx context.Context, d *webgpu.Device) (*probe.Contribution, error) {
-	c, err := k.Probe.Run(ctx, d)
-	*k.into = c
-	return c, err
+	return webgpu.CapacityProbe{BudgetBytes: budget}
 }
 
 // memtestProbe is the memtest over the usable memory that capacity, the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/everycycle/appraise/internal/platform/nvml"
-	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
@@ -127,21 +126,10 @@ func fmaSoakAgain(ctx context.Context, inst *webgpu.Instance, c Candidate, o Opt
 		return err
 	}
 	defer d.Release()
-	if err := runProbes(ctx, o, c.Addr, d, []probe.Probe[*webgpu.Device]{p}, v); err != nil {
+	if _, err := runProbe(ctx, o, c.Addr, d, p, v); err != nil {
 		return err
 	}
-	return settleSoak(v, c.Adapter.Software, func() error {
-		again, err := p.Run(ctx, d)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
-		}
-		scratch := &schema.CapabilityVector{}
-		if err := add(scratch, again); err != nil {
-			return err
-		}
-		replaceFigures(p.Name(), nil, scratch, v)
-		return nil
-	})
+	return settleSoak(v, c.Adapter.Software, func() error { return measureAgain(ctx, d, p, nil, v) })
 }
 
 // settleSoak holds a soak run after the WebGPU probes to the rules that

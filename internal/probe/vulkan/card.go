@@ -26,8 +26,7 @@ func Precision(r Result, op, counting string) schema.PrecisionThroughput {
 	}
 	if !r.MatrixEngine {
 		p.Kernel = r.Tile
-	}
-	if r.MatrixEngine {
+	} else {
 		p.Shape = &schema.MatrixShape{M: int(r.Shape.M), N: int(r.Shape.N), K: int(r.Shape.K), Scope: r.Shape.Scope.String(),
 			ProblemM: int(r.Problem.M), ProblemN: int(r.Problem.N), ProblemK: int(r.Problem.K),
 			BColumnMajor: r.BColumnMajor, Tile: r.Tile}

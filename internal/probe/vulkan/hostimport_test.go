@@ -1,13 +1,12 @@
 package vulkan
 
 import (
-	"bufio"
-	"fmt"
 	"os"
-	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/smaps"
 )
 
 func TestImportLayout(t *testing.T) {
@@ -56,33 +55,5 @@ func TestMapHost(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i)
 	}
-	t.Logf("%d MiB mapped at %#x, %d KiB of it in huge pages", size>>20, addr, anonHugeKiB(addr))
-}
-
-// anonHugeKiB returns the AnonHugePages of the mapping holding addr, in
-// KiB, from /proc/self/smaps (-1 when unreadable): how much of it the
-// kernel did back with transparent huge pages.
-func anonHugeKiB(addr uint64) int {
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		var lo, hi uint64
-		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
-			in = lo <= addr && addr < hi
-			continue
-		}
-		var kib int
-		if in && strings.HasPrefix(line, "AnonHugePages:") {
-			if _, err := fmt.Sscanf(line, "AnonHugePages: %d kB", &kib); err == nil {
-				return kib
-			}
-		}
-	}
-	return -1
+	t.Logf("%d MiB mapped at %#x, %d KiB of it in huge pages", size>>20, addr, smaps.AnonHugeKiB(addr))
 }

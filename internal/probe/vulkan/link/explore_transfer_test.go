@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/everycycle/appraise/internal/probe/vulkan"
+	"github.com/everycycle/appraise/internal/probe/vulkan/internal/smaps"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 	vk "github.com/vulkan-go/vulkan"
 )
@@ -118,7 +119,7 @@ func logImport(t *testing.T, d *vulkan.Device, n uint64) {
 	defer b.Release()
 	flags := d.Memory.MemoryTypes[m.Index].PropertyFlags
 	t.Logf("%d MiB imported at %#x as memory type %d (flags %#x, cached %v): %d KiB in huge pages", n>>20,
-		uintptr(b.Mapped), m.Index, flags, m.Cached, anonHugeKiB(uint64(uintptr(b.Mapped))))
+		uintptr(b.Mapped), m.Index, flags, m.Cached, smaps.AnonHugeKiB(uint64(uintptr(b.Mapped))))
 }
 
 // TestSplitCopyExploration times one copy split in halves over the compute

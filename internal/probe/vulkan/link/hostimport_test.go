@@ -1,10 +1,8 @@
 package link
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -129,32 +127,4 @@ func testHostKindPaths(t *testing.T, d *vulkan.Device) {
 	if err := u.check(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// anonHugeKiB returns the AnonHugePages of the mapping holding addr, in
-// KiB, from /proc/self/smaps (-1 when unreadable): how much of it the
-// kernel did back with transparent huge pages.
-func anonHugeKiB(addr uint64) int {
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		var lo, hi uint64
-		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
-			in = lo <= addr && addr < hi
-			continue
-		}
-		var kib int
-		if in && strings.HasPrefix(line, "AnonHugePages:") {
-			if _, err := fmt.Sscanf(line, "AnonHugePages: %d kB", &kib); err == nil {
-				return kib
-			}
-		}
-	}
-	return -1
 }

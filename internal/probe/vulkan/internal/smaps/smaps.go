@@ -1,0 +1,39 @@
+// Package smaps reads the process's memory mappings for the raw-Vulkan
+// tests that report how the kernel backed host memory. It imports nothing
+// of the project, so the runtime's own tests can use it too.
+package smaps
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// AnonHugeKiB returns the AnonHugePages of the mapping holding addr, in
+// KiB, from /proc/self/smaps (-1 when unreadable): how much of it the
+// kernel did back with transparent huge pages.
+func AnonHugeKiB(addr uint64) int {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		var lo, hi uint64
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= addr && addr < hi
+			continue
+		}
+		var kib int
+		if in && strings.HasPrefix(line, "AnonHugePages:") {
+			if _, err := fmt.Sscanf(line, "AnonHugePages: %d kB", &kib); err == nil {
+				return kib
+			}
+		}
+	}
+	return -1
+}
