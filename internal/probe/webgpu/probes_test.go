@@ -91,6 +91,7 @@ func TestChecksOfResults(t *testing.T) {
 		{"bandwidth, exact", BandwidthResult{Checked: 8}.check(), "exact"},
 		{"launch", LaunchResult{Dispatches: 5, UploadsChecked: 3}.check(), "exact"},
 		{"alu", ALUResult{Checked: 8, ErrorKind: "exact"}.check(), "exact"},
+		{"soak", SoakResult{Checked: 8}.check(), "exact"},
 		{"host link", (*Transfer{Checked: 8}.Schema("webgpu-hostlink")).Check, "exact"},
 	} {
 		if !tc.got.Passed || tc.got.ErrorKind != tc.kind || tc.got.Elements != 8 {

@@ -26,7 +26,7 @@ type SoakProbe struct {
 func (SoakProbe) Name() string { return "webgpu-soak" }
 
 // Version changes when what the probe measures, or how, changes.
-func (SoakProbe) Version() string { return "1" }
+func (SoakProbe) Version() string { return "2" }
 
 // Run holds the load for p.Duration. A soak too short to judge leaves
 // the envelope absent with the reason (thermal.Card).
@@ -49,10 +49,10 @@ func (p SoakProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, err
 		points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
 	}
 	// Soak returned, so its last piece's output passed the exact
-	// closed-form check. The FMA soak's envelope has never carried that
-	// check in its check field (which the GEMM soak fills); it still
-	// does not, so its cards keep their shape.
-	t, absent, err := thermal.Card(thermal.Soak{Duration: res.Duration, Points: points, Workload: res.Kernel, Probe: p.Name()}, readings, p.Telemetry)
+	// closed-form check; the envelope carries that check, as the GEMM
+	// soak's carries its own.
+	chk := res.check()
+	t, absent, err := thermal.Card(thermal.Soak{Duration: res.Duration, Points: points, Workload: res.Kernel, Probe: p.Name(), Check: &chk}, readings, p.Telemetry)
 	if err != nil {
 		return nil, err
 	}
