@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the CLI transcripts in testdata/script.
 func TestScripts(t *testing.T) {
+	// Parallel with the browser test: one appraisal's kernels and
+	// chromium's pages leave each other idle time to fill.
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,

@@ -73,6 +73,7 @@ const h200 = "example-h200-crosscheck"
 const h200Card = "card-6db1659cde1985c6.appraisal.json"
 
 func TestViewInBrowser(t *testing.T) {
+	t.Parallel()
 	node, chromium := browserTools(t)
 	work := t.TempDir()
 	for _, d := range []string{"../../docs/example", "../../docs/example-h200", "../../docs/example-h200x2", "../../docs/example-h200-crosscheck", "../../docs/example-h200-bench", "testdata/h200-lost-card"} {
