@@ -54,7 +54,7 @@ const (
 	KindHostLink = "host-link"
 	KindMemtest  = "memtest"
 	KindMissing  = "not-compared" // a figure the card has that was not measured now
-	KindWithin   = "within"       // a summary: everything compared is within its band
+	KindWithin   = "within"       // bandwidth and compute compared, each within its band
 )
 
 // Finding is one line of a check's verdict.
@@ -182,7 +182,15 @@ func Judge(card, now schema.CapabilityVector, b Bands) Verdict {
 	case len(comp) == 0:
 		v.Findings = append(v.Findings, Finding{Status: Unknown, Kind: KindMissing, Message: "no compute figure of the card was re-measured: nothing to hold bandwidth against"})
 	default:
-		v.Findings = append(v.Findings, relative(bw, comp, v.BandwidthRatio, v.ComputeRatio, b)...)
+		rel := relative(bw, comp, v.BandwidthRatio, v.ComputeRatio, b)
+		if len(rel) == 0 {
+			// Said whatever else fails (a slow host link, memtest
+			// errors): the reader of a failing check learns that
+			// bandwidth and compute were compared and held.
+			rel = []Finding{{Status: OK, Kind: KindWithin,
+				Message: fmt.Sprintf("bandwidth at %s and compute at %s of the card's, each within its band (relative %s, slower %s)", pct(v.BandwidthRatio), pct(v.ComputeRatio), pct(b.Relative), pct(b.Slower))}}
+		}
+		v.Findings = append(v.Findings, rel...)
 	}
 	v.Status = OK
 	for _, f := range v.Findings {
@@ -192,10 +200,6 @@ func Judge(card, now schema.CapabilityVector, b Bands) Verdict {
 		case f.Status == Unknown && v.Status == OK:
 			v.Status = Unknown
 		}
-	}
-	if v.Status == OK {
-		v.Findings = append(v.Findings, Finding{Status: OK, Kind: KindWithin,
-			Message: fmt.Sprintf("bandwidth at %s and compute at %s of the card's, each within its band (relative %s, slower %s)", pct(v.BandwidthRatio), pct(v.ComputeRatio), pct(b.Relative), pct(b.Slower))})
 	}
 	return v
 }

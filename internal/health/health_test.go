@@ -49,6 +49,9 @@ func TestJudge(t *testing.T) {
 		{"compute-only drop", vec(0.99, 0.6, 0.98, 1, 0), GPUBands, Failing, KindDegraded, "precision.fma.fp32: compute at 60%"},
 		{"bandwidth-only drop", vec(0.6, 1, 1, 1, 0), GPUBands, Failing, KindDegraded, "degraded memory"},
 		{"host link halved", vec(1, 1, 1, 0.5, 0), GPUBands, Failing, KindHostLink, "interconnect.device_to_host: host link at 50%"},
+		// Bandwidth and compute held: said beside the failing host link.
+		{"host link halved, the rest within", vec(1, 1, 1, 0.5, 0), GPUBands, Failing, KindWithin, "bandwidth at 100% and compute at 100%"},
+		{"memtest errors, the rest within", vec(1, 1, 1, 1, 3), GPUBands, Failing, KindWithin, "each within its band"},
 		{"memtest errors", vec(1, 1, 1, 1, 3), GPUBands, Failing, KindMemtest, "3 wrong words"},
 		// A software adapter on a busy host: everything at half, compute
 		// unevenly; within its wide bands.
