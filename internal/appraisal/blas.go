@@ -33,12 +33,12 @@ type BLASOptions struct {
 	Probe cublaslt.Options
 }
 
-// blasOptions are o.BLAS with --quick's smaller GEMM (4096³) where the
-// caller set no size.
+// blasOptions are o.BLAS with --quick's smaller GEMM (quickGEMMSize³)
+// where the caller set no size.
 func blasOptions(o Options) BLASOptions {
 	b := o.BLAS
 	if o.Quick && b.Probe.M == 0 && b.Probe.N == 0 && b.Probe.K == 0 {
-		b.Probe.M, b.Probe.N, b.Probe.K = 4096, 4096, 4096
+		b.Probe.M, b.Probe.N, b.Probe.K = quickGEMMSize, quickGEMMSize, quickGEMMSize
 	}
 	return b
 }

@@ -31,3 +31,31 @@ func TestTransferOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestVulkanOptions: a software adapter's raw-Vulkan kernels run small
+// dispatches and 512³ GEMMs, quick or not; a quick GPU appraisal keeps the
+// vector kernels' default dispatch (a smaller one leaves compute units
+// idle and would sign a part of the device as the device) and runs its
+// GEMMs at 4096³; a full GPU appraisal takes every default.
+func TestVulkanOptions(t *testing.T) {
+	sw := Candidate{Addr: "software-0"}
+	sw.Adapter.Software = true
+	gpu := Candidate{Addr: "0000:01:00.0"}
+	type sizes struct{ inv, steps, size, search uint32 }
+	for _, tc := range []struct {
+		name string
+		c    Candidate
+		o    Options
+		want sizes
+	}{
+		{"software", sw, Options{}, sizes{1 << 14, softwareFMASteps, 512, 256}},
+		{"software quick", sw, Options{Quick: true}, sizes{1 << 14, softwareFMASteps, 512, 256}},
+		{"gpu", gpu, Options{}, sizes{}},
+		{"gpu quick", gpu, Options{Quick: true}, sizes{0, 0, quickGEMMSize, 0}},
+	} {
+		o := vulkanOptions(tc.c, tc.o)
+		if got := (sizes{o.FMAInvocations, o.FMASteps, o.Size, o.SearchSize}); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -55,21 +55,7 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		return err
 	}
 	defer d.Release()
-	opts := vulkan.Options{}
-	if o.Progress != nil {
-		opts.Progress = func(line string) { o.Progress(c.Addr, "vulkan: "+line) }
-	}
-	if c.Adapter.Software || o.Quick {
-		opts.FMAInvocations, opts.FMASteps = 1<<14, 512
-		opts.Size, opts.SearchSize = 512, 256
-	}
-	if c.Adapter.Software {
-		// The host's cores run the vector kernels, fp16 emulated (about
-		// a tenth of the fp32 rate on lavapipe): a quarter of the steps
-		// keeps an fp16 dispatch near one timed sample instead of ten, and
-		// every form and fold guard measures in a fraction of the time.
-		opts.FMASteps = softwareFMASteps
-	}
+	opts := vulkanOptions(c, o)
 	for _, p := range alu.VectorProbes(alu.Options{Options: opts}) {
 		o.stage(c.Addr, "vulkan: "+p.Item())
 		if err := runVulkan(ctx, p, d, v); err != nil {
@@ -92,6 +78,35 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 	return runVulkan(ctx, gemm.CoopMatProbe{Options: gemm.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
 }
 
+// vulkanOptions are the raw-Vulkan probes' options for c: sizes for a
+// software adapter or a quick GPU appraisal (the zero sizes are the
+// probes' defaults), progress lines naming the device.
+func vulkanOptions(c Candidate, o Options) vulkan.Options {
+	opts := vulkan.Options{}
+	if o.Progress != nil {
+		opts.Progress = func(line string) { o.Progress(c.Addr, "vulkan: "+line) }
+	}
+	switch {
+	case c.Adapter.Software:
+		// The host's cores run the vector kernels, fp16 emulated (about
+		// a tenth of the fp32 rate on lavapipe): 2^14 invocations of a
+		// short chain keep an fp16 dispatch near one timed sample instead
+		// of ten, and every form and fold guard measures in a fraction of
+		// the time; the GEMMs run at 512³.
+		opts.FMAInvocations, opts.FMASteps = 1<<14, softwareFMASteps
+		opts.Size, opts.SearchSize = 512, 256
+	case o.Quick:
+		// A quick GPU appraisal keeps the vector kernels' full dispatch:
+		// fewer workgroups than the device has compute units measure a
+		// part of the device, not the device, and the card would sign
+		// that part's rate as the device's. Its cooperative-matrix GEMMs
+		// run at 4096³, as the vendor library's quick GEMMs (blasOptions),
+		// a size the card names.
+		opts.Size = quickGEMMSize
+	}
+	return opts
+}
+
 // runVulkan runs p on d and adds what it measured to v. Unlike runProbes
 // it records no probe of its own: the contribution names the probes that
 // produced a figure, and a probe that could only skip produced none.
@@ -106,3 +121,7 @@ func runVulkan(ctx context.Context, p probe.Probe[*vulkan.Device], d *vulkan.Dev
 // softwareFMASteps is the steps per chain of a vector kernel's dispatch
 // on a software adapter.
 const softwareFMASteps = 128
+
+// quickGEMMSize is the edge of a quick GPU appraisal's GEMMs, raw-Vulkan
+// and vendor library alike.
+const quickGEMMSize = 4096
