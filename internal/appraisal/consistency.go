@@ -241,6 +241,17 @@ func sourcesString(srcs []figureSource) string {
 // ones.
 func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe.Probe[*webgpu.Device], v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
 	return func(srcs []figureSource) error {
+		// What disagreed, and by how much, before it is measured again:
+		// the card keeps only the checks after the re-measure.
+		var bad []string
+		for _, c := range checkConsistency(consistencyRules(), v) {
+			if !c.Agrees {
+				bad = append(bad, fmt.Sprintf("%s %.3f outside [%.3f, %.3f]", c.Rule, c.Ratio, c.MinRatio, c.MaxRatio))
+			}
+		}
+		if len(bad) > 0 {
+			o.stage(device, "consistency: disagreeing: "+strings.Join(bad, "; "))
+		}
 		for _, p := range ps {
 			var items []string
 			whole := false

@@ -1,6 +1,7 @@
 package appraisal
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -305,5 +306,22 @@ func TestSoakTooShortIsNotMeasured(t *testing.T) {
 	replaceFigures((webgpu.SoakProbe{}).Name(), nil, soaked(14), v)
 	if v.Thermal == nil || slices.ContainsFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "thermal" }) {
 		t.Fatalf("after a judged re-run: thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
+	}
+}
+
+// TestRemeasurerSaysWhy: before it measures anything again the
+// re-measurement names each disagreeing rule with its ratio and band, as
+// a stage line (the card keeps only the checks after it).
+func TestRemeasurerSaysWhy(t *testing.T) {
+	v := quietH200()
+	v.Roofline[1].PeakOpsPerS = 0.3 * v.Precisions[1].OpsPerS.Median
+	var stages []string
+	o := Options{Progress: func(dev, stage string) { stages = append(stages, dev+": "+stage) }}
+	if err := remeasurer(context.Background(), nil, nil, v, o, "0000:01:00.0")([]figureSource{srcRoofInt32}); err != nil {
+		t.Fatal(err)
+	}
+	if len(stages) != 1 || !strings.HasPrefix(stages[0], "0000:01:00.0: consistency: disagreeing: ") ||
+		!strings.Contains(stages[0], "roofline-compute-int32 0.300 outside [") || strings.Contains(stages[0], "fp32") {
+		t.Errorf("stages %q", stages)
 	}
 }
