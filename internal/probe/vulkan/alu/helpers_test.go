@@ -1,15 +1,8 @@
 package alu
 
-import (
-	"time"
+import "github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
 
-	"github.com/everycycle/appraise/internal/probe/vulkan"
-)
-
-// smallOptions keeps lavapipe runs short while honouring the minimums.
+// smallOptions are vktest's small options as this package's Options.
 func smallOptions() Options {
-	return Options{Options: vulkan.Options{
-		Timing: vulkan.Timing{Samples: vulkan.MinSamples, SampleTime: 5 * time.Millisecond},
-		Size:   64, Seed: 1, FMAInvocations: 1024, FMASteps: 64,
-	}}
+	return Options{Options: vktest.SmallOptions()}
 }

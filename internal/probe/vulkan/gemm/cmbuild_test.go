@@ -14,33 +14,35 @@ import (
 var h200Limits = vulkan.DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10, SubgroupSize: 32}
 
 func TestCoopCandidatesBuild(t *testing.T) {
+	testCandidatesBuild(t, "default", coopCandidates, 3)
+}
+
+// testCandidatesBuild holds the tiles that list gives for every test shape
+// to the register budgets, and builds those that fit the H200's limits:
+// at least min of them per shape must.
+func testCandidatesBuild(t *testing.T, name string, list func(s vulkan.Shape, subgroup uint32) []CoopTile, min int) {
+	t.Helper()
 	for _, s := range testShapes {
-		for _, list := range []struct {
-			name  string
-			tiles []CoopTile
-			min   int
-		}{{"default", coopCandidates(s, 32), 3}} {
-			fits := 0
-			for _, tile := range list.tiles {
-				l := newLayout(tile, s, 32)
-				if !withinRegisters(l) {
-					t.Errorf("%v %v: %d accumulator registers × %d invocations", s, tile, l.accRegisters(), l.threads)
-				}
-				if l.check(1024, 1024, 1024, h200Limits) != nil {
-					continue
-				}
-				fits++
-				words, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024)
-				if err != nil {
-					t.Fatalf("%v %v: %v", s, tile, err)
-				}
-				if words[0] != spirv.Magic || words[3] < 2 {
-					t.Fatalf("%v %v: header %x", s, tile, words[:5])
-				}
+		fits := 0
+		for _, tile := range list(s, 32) {
+			l := newLayout(tile, s, 32)
+			if !withinRegisters(l) {
+				t.Errorf("%v %v: %d accumulator registers × %d invocations", s, tile, l.accRegisters(), l.threads)
 			}
-			if fits < list.min {
-				t.Errorf("%v: only %d %s candidates fit the H200's limits", s, fits, list.name)
+			if l.check(1024, 1024, 1024, h200Limits) != nil {
+				continue
 			}
+			fits++
+			words, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024)
+			if err != nil {
+				t.Fatalf("%v %v: %v", s, tile, err)
+			}
+			if words[0] != spirv.Magic || words[3] < 2 {
+				t.Fatalf("%v %v: header %x", s, tile, words[:5])
+			}
+		}
+		if fits < min {
+			t.Errorf("%v: only %d %s candidates fit the H200's limits", s, fits, name)
 		}
 	}
 }

@@ -211,23 +211,5 @@ func TestCoopDiagTilesBuild(t *testing.T) {
 // TestCoopExploreCandidatesBuild: every explored tile fits the register
 // budgets, and enough of them fit the H200's limits and build.
 func TestCoopExploreCandidatesBuild(t *testing.T) {
-	for _, s := range testShapes {
-		fits := 0
-		for _, tile := range exploreCandidates(s, 32) {
-			l := newLayout(tile, s, 32)
-			if !withinRegisters(l) {
-				t.Errorf("%v %v: %d accumulator registers × %d invocations", s, tile, l.accRegisters(), l.threads)
-			}
-			if l.check(1024, 1024, 1024, h200Limits) != nil {
-				continue
-			}
-			fits++
-			if _, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024); err != nil {
-				t.Fatalf("%v %v: %v", s, tile, err)
-			}
-		}
-		if fits < 8 {
-			t.Errorf("%v: only %d explored candidates fit the H200's limits", s, fits)
-		}
-	}
+	testCandidatesBuild(t, "explored", exploreCandidates, 8)
 }

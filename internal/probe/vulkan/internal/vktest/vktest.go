@@ -1,5 +1,6 @@
 // Package vktest holds the test helpers the raw-Vulkan probe packages
-// share: opening the first device and validating a SPIR-V module.
+// share: small options, opening the first device and validating a SPIR-V
+// module.
 package vktest
 
 import (
@@ -11,10 +12,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/internal/probe/vulkan/internal/spirv"
 )
+
+// SmallOptions keep lavapipe runs short while honouring the minimums.
+func SmallOptions() vulkan.Options {
+	return vulkan.Options{
+		Timing: vulkan.Timing{Samples: vulkan.MinSamples, SampleTime: 5 * time.Millisecond},
+		Size:   64, Seed: 1, FMAInvocations: 1024, FMASteps: 64,
+	}
+}
 
 // Device opens the first Vulkan device and releases it when the test ends.
 // It skips only when no Vulkan device exists at all, and fails instead when
