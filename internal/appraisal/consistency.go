@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
@@ -279,11 +280,12 @@ func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe.Probe[*webgpu.
 
 // measureAgain runs p on d again (only the parts items names, when it
 // names some) and puts what it measured in v in place of what it
-// measured before (replaceFigures).
-func measureAgain(ctx context.Context, d *webgpu.Device, p probe.Probe[*webgpu.Device], items []string, v *schema.CapabilityVector) error {
+// measured before (replaceFigures). The WebGPU probes and the vendor
+// library's GEMM soak (whose device is a bus address) both go through it.
+func measureAgain[D any](ctx context.Context, d D, p probe.Probe[D], items []string, v *schema.CapabilityVector) error {
 	var c *probe.Contribution
 	var err error
-	if pp, ok := p.(probe.PartProbe[*webgpu.Device]); ok && len(items) > 0 {
+	if pp, ok := p.(probe.PartProbe[D]); ok && len(items) > 0 {
 		c, err = pp.RunParts(ctx, d, items)
 	} else {
 		items = nil
@@ -329,7 +331,7 @@ func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityV
 			return slices.IndexFunc(webgpu.RooflineKernels(), func(k webgpu.RooflineKernel) bool { return k.Precision == r.Precision })
 		}
 		slices.SortStableFunc(v.Roofline, func(a, b schema.RooflineRatio) int { return cmp.Compare(order(a), order(b)) })
-	case webgpu.SoakProbe{}.Name():
+	case webgpu.SoakProbe{}.Name(), cublaslt.SoakProbe{}.Name():
 		v.Thermal = scratch.Thermal
 		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool {
 			return o.Field == "thermal" || strings.HasPrefix(o.Field, "thermal.")

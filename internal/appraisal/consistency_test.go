@@ -258,6 +258,13 @@ func TestReplaceFigures(t *testing.T) {
 	if len(v.NotMeasured) != 2 || v.NotMeasured[1].Reason != "did not throttle during the 2 s soak" || v.Thermal != scratch.Thermal {
 		t.Errorf("soak replaced: %+v", v.NotMeasured)
 	}
+	// The vendor library's GEMM soak replaces the thermal section alike.
+	gemm := &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{Workload: "gemm bf16 8192x8192x8192"},
+		NotMeasured: []schema.Omission{{Field: "thermal.time_to_throttle_s", Reason: "did not throttle during the 120 s soak"}}}
+	replaceFigures("cuda-cublaslt-soak", nil, gemm, v)
+	if len(v.NotMeasured) != 2 || v.NotMeasured[1].Reason != "did not throttle during the 120 s soak" || v.Thermal != gemm.Thermal {
+		t.Errorf("GEMM soak replaced: %+v", v.NotMeasured)
+	}
 
 	// Parts: the int32 ALU kernel, the int32 roofline sweep, the copy kernel.
 	v = quietH200()

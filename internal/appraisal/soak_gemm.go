@@ -110,12 +110,7 @@ func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Op
 	}
 	return settleSoak(v, c.Adapter.Software, func() error {
 		o.stage(c.Addr, "consistency: "+g.Name()+" again")
-		scratch := &schema.CapabilityVector{}
-		if _, err := runGEMMSoak(ctx, g, c, scratch); err != nil {
-			return err
-		}
-		replaceFigures(webgpu.SoakProbe{}.Name(), nil, scratch, v)
-		return nil
+		return measureAgain(ctx, c.BusAddress, g, nil, v)
 	})
 }
 
