@@ -174,20 +174,22 @@ func checkConsistency(rules []consistencyRule, v *schema.CapabilityVector) []sch
 
 // settleConsistency holds v's figures to the rules. When some disagree,
 // remeasure runs again the parts of the probes behind them, those alone
-// (on the still-open device), and the rules are applied once more (once:
+// (on the still-open device), told the disagreeing checks, and the rules are applied once more (once:
 // a check that agreed before and disagrees on a re-measured figure is not
 // measured a third time); every check with a re-measured figure is marked
 // so. What still disagrees fails a GPU's card (ErrInconsistent); a
 // software adapter's card — the host's CPU, shared with all else that
 // runs — records it. Every check, agreeing or not, goes into v.Consistency.
-func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func([]figureSource) error) error {
+func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func(again []figureSource, disagreeing []schema.ConsistencyCheck) error) error {
 	rules := consistencyRules()
 	checks := checkConsistency(rules, v)
 	var again []figureSource
+	var disagreeing []schema.ConsistencyCheck
 	for _, c := range checks {
 		if c.Agrees {
 			continue
 		}
+		disagreeing = append(disagreeing, c)
 		for _, src := range rules[ruleIndex(rules, c.Rule)].sources {
 			if !slices.Contains(again, src) {
 				again = append(again, src)
@@ -195,7 +197,7 @@ func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func
 		}
 	}
 	if len(again) > 0 {
-		if err := remeasure(again); err != nil {
+		if err := remeasure(again, disagreeing); err != nil {
 			return fmt.Errorf("re-measuring %s: %w", sourcesString(again), err)
 		}
 		checks = checkConsistency(rules, v)
@@ -240,17 +242,15 @@ func sourcesString(srcs []figureSource) string {
 // probe.PartProbe; a whole probe when a source names no part or the probe
 // has no parts), and puts their new figures in v in place of the old
 // ones.
-func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe.Probe[*webgpu.Device], v *schema.CapabilityVector, o Options, device string) func([]figureSource) error {
-	return func(srcs []figureSource) error {
+func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe.Probe[*webgpu.Device], v *schema.CapabilityVector, o Options, device string) func([]figureSource, []schema.ConsistencyCheck) error {
+	return func(srcs []figureSource, disagreeing []schema.ConsistencyCheck) error {
 		// What disagreed, and by how much, before it is measured again:
 		// the card keeps only the checks after the re-measure.
-		var bad []string
-		for _, c := range checkConsistency(consistencyRules(), v) {
-			if !c.Agrees {
-				bad = append(bad, fmt.Sprintf("%s %.3f outside [%.3f, %.3f]", c.Rule, c.Ratio, c.MinRatio, c.MaxRatio))
+		if len(disagreeing) > 0 {
+			bad := make([]string, len(disagreeing))
+			for i, c := range disagreeing {
+				bad[i] = fmt.Sprintf("%s %.3f outside [%.3f, %.3f]", c.Rule, c.Ratio, c.MinRatio, c.MaxRatio)
 			}
-		}
-		if len(bad) > 0 {
 			o.stage(device, "consistency: disagreeing: "+strings.Join(bad, "; "))
 		}
 		for _, p := range ps {

@@ -93,15 +93,18 @@ func TestConsistencyRulesOnSyntheticCards(t *testing.T) {
 // measurement fixes signs; what persists fails a GPU's card and is
 // recorded on a software adapter's. Every recorded check validates.
 func TestSettleConsistency(t *testing.T) {
-	never := func([]figureSource) error { t.Fatal("re-measured an agreeing card"); return nil }
+	never := func([]figureSource, []schema.ConsistencyCheck) error {
+		t.Fatal("re-measured an agreeing card")
+		return nil
+	}
 	v := quietH200()
 	if err := settleConsistency(v, false, never); err != nil || len(v.Consistency) != 6 {
 		t.Fatalf("quiet H200: %v, %d checks", err, len(v.Consistency))
 	}
 
 	var asked []figureSource
-	fix := func(v *schema.CapabilityVector) func([]figureSource) error {
-		return func(ps []figureSource) error {
+	fix := func(v *schema.CapabilityVector) func([]figureSource, []schema.ConsistencyCheck) error {
+		return func(ps []figureSource, _ []schema.ConsistencyCheck) error {
 			asked = ps
 			v.Thermal.SustainedOpsPerS = v.Thermal.ColdOpsPerS
 			return nil
@@ -121,7 +124,7 @@ func TestSettleConsistency(t *testing.T) {
 		}
 	}
 
-	keep := func([]figureSource) error { return nil }
+	keep := func([]figureSource, []schema.ConsistencyCheck) error { return nil }
 	v = newcomer()
 	err := settleConsistency(v, false, keep)
 	if !errors.Is(err, ErrInconsistent) || !strings.Contains(err.Error(), "roofline-compute-int32") {
@@ -153,7 +156,7 @@ func TestSettleConsistency(t *testing.T) {
 	v.Roofline[0].BandwidthBytesPerS = 2 * v.Memory.Bandwidth[0].BytesPerS.Median
 	v.Roofline[1].BandwidthBytesPerS = v.Roofline[0].BandwidthBytesPerS
 	calls := 0
-	shift := func(srcs []figureSource) error {
+	shift := func(srcs []figureSource, _ []schema.ConsistencyCheck) error {
 		calls++
 		if want := []figureSource{srcRoofFP32, srcCopy, srcRoofInt32}; !slices.Equal(srcs, want) {
 			t.Errorf("re-ran %v, want %v", srcs, want)
@@ -170,7 +173,7 @@ func TestSettleConsistency(t *testing.T) {
 			t.Errorf("%+v", c)
 		}
 	}
-	failing := func([]figureSource) error { return errors.New("device lost") }
+	failing := func([]figureSource, []schema.ConsistencyCheck) error { return errors.New("device lost") }
 	if err := settleConsistency(newcomer(), true, failing); err == nil || !strings.Contains(err.Error(), "device lost") {
 		t.Errorf("a failed re-measurement: %v", err)
 	}
@@ -183,7 +186,7 @@ func TestSettleOneRule(t *testing.T) {
 	v := quietH200()
 	v.Roofline[1].PeakOpsPerS = 0.3 * v.Precisions[1].OpsPerS.Median
 	var asked []figureSource
-	err := settleConsistency(v, true, func(srcs []figureSource) error {
+	err := settleConsistency(v, true, func(srcs []figureSource, _ []schema.ConsistencyCheck) error {
 		asked = srcs
 		v.Roofline[1].PeakOpsPerS = v.Precisions[1].OpsPerS.Median
 		return nil
@@ -324,7 +327,13 @@ func TestRemeasurerSaysWhy(t *testing.T) {
 	v.Roofline[1].PeakOpsPerS = 0.3 * v.Precisions[1].OpsPerS.Median
 	var stages []string
 	o := Options{Progress: func(dev, stage string) { stages = append(stages, dev+": "+stage) }}
-	if err := remeasurer(context.Background(), nil, nil, v, o, "0000:01:00.0")([]figureSource{srcRoofInt32}); err != nil {
+	var disagreeing []schema.ConsistencyCheck
+	for _, c := range checkConsistency(consistencyRules(), v) {
+		if !c.Agrees {
+			disagreeing = append(disagreeing, c)
+		}
+	}
+	if err := remeasurer(context.Background(), nil, nil, v, o, "0000:01:00.0")([]figureSource{srcRoofInt32}, disagreeing); err != nil {
 		t.Fatal(err)
 	}
 	if len(stages) != 1 || !strings.HasPrefix(stages[0], "0000:01:00.0: consistency: disagreeing: ") ||

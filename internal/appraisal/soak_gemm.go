@@ -136,7 +136,7 @@ func fmaSoakAgain(ctx context.Context, inst *webgpu.Instance, c Candidate, o Opt
 // there and is not applied.
 func settleSoak(v *schema.CapabilityVector, software bool, again func() error) error {
 	soak := &schema.CapabilityVector{Thermal: v.Thermal}
-	err := settleConsistency(soak, software, func([]figureSource) error {
+	err := settleConsistency(soak, software, func([]figureSource, []schema.ConsistencyCheck) error {
 		if err := again(); err != nil {
 			return err
 		}
