@@ -69,6 +69,9 @@ func vectorCompleteness(sl validator.StructLevel) {
 func boxCompleteness(sl validator.StructLevel) {
 	b := sl.Current().Interface().(BoxPayload)
 	opts := []optional{{"ambient_c", b.AmbientC != nil}, {"host_baseline", b.HostBaseline != nil}}
+	if h := b.HostBaseline; h != nil {
+		opts = append(opts, optional{"host_baseline.bandwidth", len(h.Bandwidth) > 0})
+	}
 	if len(b.DriverVersions) > 1 {
 		opts = append(opts, optional{"host_links", b.HostLinks != nil})
 	} else if b.HostLinks != nil {

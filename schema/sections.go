@@ -324,8 +324,15 @@ type HostBaseline struct {
 	Threads int `json:"threads" validate:"gte=1"`
 	// ISA names the vector instruction path that ran, e.g. "avx2+fma", "neon".
 	ISA string `json:"isa" validate:"required,max=32"`
-	// Bandwidth holds host-memory bandwidth per kernel with all threads.
-	Bandwidth []Bandwidth `json:"bandwidth" validate:"min=1,dive"`
+	// Bandwidth holds host-memory bandwidth per kernel with all threads;
+	// absent (with the reason in the box's not_measured as
+	// "host_baseline.bandwidth") when arrays larger than the caches do
+	// not fit the memory the probe may use.
+	Bandwidth []Bandwidth `json:"bandwidth,omitempty" validate:"omitempty,dive"`
+	// LastLevelCacheBytes is the host's last-level cache as the kernel
+	// describes it, every instance counted once, in bytes (absent: none
+	// described): each bandwidth array is at least twice this.
+	LastLevelCacheBytes uint64 `json:"last_level_cache_bytes,omitempty"`
 	// Precisions holds scalar ("fma_scalar") and vector ("fma") FMA throughput.
 	Precisions []PrecisionThroughput `json:"precisions" validate:"min=1,dive"`
 }

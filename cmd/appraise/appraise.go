@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -212,7 +213,7 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 	if c.JSON {
 		return e.printJSON(out)
 	}
-	for _, w := range out[1:] {
+	for i, w := range out[1:] {
 		fmt.Fprintf(e.stdout, "%s  %s", w.Address, w.Name)
 		if run.Cards[0].Capability.Identity.Software {
 			fmt.Fprint(e.stdout, "  [software adapter: not a GPU]")
@@ -221,11 +222,25 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 		if err := writeFigures(e, w.Figures); err != nil {
 			return err
 		}
+		for _, s := range run.Cards[i].Capability.Skipped {
+			fmt.Fprintf(e.stdout, "  skipped: %s %s: %s\n", s.Probe, s.Item, s.Reason)
+		}
 		fmt.Fprintf(e.stdout, "card: %s\n\n", w.File)
 	}
-	fmt.Fprintf(e.stdout, "host %s (%s, %d threads)\n", run.Box.Host.Hostname, run.Box.HostBaseline.ISA, run.Box.HostBaseline.Threads)
-	if err := writeFigures(e, out[0].Figures); err != nil {
-		return err
+	if hb := run.Box.HostBaseline; hb != nil {
+		fmt.Fprintf(e.stdout, "host %s (%s, %d threads)\n", run.Box.Host.Hostname, hb.ISA, hb.Threads)
+	} else {
+		fmt.Fprintf(e.stdout, "host %s\n", run.Box.Host.Hostname)
+	}
+	if len(out[0].Figures) > 0 {
+		if err := writeFigures(e, out[0].Figures); err != nil {
+			return err
+		}
+	}
+	for _, o := range run.Box.NotMeasured {
+		if strings.HasPrefix(o.Field, "host_baseline") {
+			fmt.Fprintf(e.stdout, "  not measured: %s: %s\n", o.Field, o.Reason)
+		}
 	}
 	_, err := fmt.Fprintf(e.stdout, "box:  %s\n", out[0].File)
 	return err

@@ -16,6 +16,7 @@ import (
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/internal/probe/cpu"
 	"github.com/everycycle/appraise/internal/probe/peer"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
@@ -98,7 +99,7 @@ func Appraise(ctx context.Context, inst *webgpu.Instance, devs []Candidate, all 
 		return nil, err
 	}
 	o.stage("host", "cpu-baseline")
-	if err := hostBaseline(ctx, o.Quick, &box); err != nil {
+	if err := hostBaseline(ctx, cpu.Probe{Options: cpu.Options{Quick: o.Quick, Root: o.SysfsRoot}}, &box); err != nil {
 		return nil, err
 	}
 	run := &Run{Box: box}

@@ -48,8 +48,10 @@ func blasOptions(o Options) BLASOptions {
 // precision left to the Vulkan entry is listed in left.
 func blasPlan(c Candidate, o BLASOptions, v *schema.CapabilityVector) (run []string, left []schema.Skip, why string) {
 	switch {
+	case c.Adapter.Software && o.All:
+		return nil, nil, "a software adapter has no vendor BLAS library (cuBLASLt runs on NVIDIA GPUs)"
 	case c.Adapter.Software:
-		return nil, nil, "" // a software adapter has no vendor library: nothing to say
+		return nil, nil, "" // not asked for, and a software adapter has no vendor library: nothing to say
 	case vendorID(c) != nvidiaVendor:
 		return nil, nil, fmt.Sprintf("no vendor BLAS probe for PCI vendor %04x yet (cuBLASLt runs on NVIDIA, %04x)", vendorID(c), nvidiaVendor)
 	case c.BusAddress == "":

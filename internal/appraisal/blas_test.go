@@ -67,8 +67,9 @@ func TestBLASPlan(t *testing.T) {
 	}
 }
 
-// Only an NVIDIA device with a bus address is a candidate; a software
-// adapter is not, and says nothing.
+// Only an NVIDIA device with a bus address is a candidate. A software
+// adapter is not: asked for with --blas it says so on the card, else it
+// says nothing.
 func TestBLASPlanCandidates(t *testing.T) {
 	sw := h200()
 	sw.Adapter.Software = true
@@ -80,15 +81,19 @@ func TestBLASPlanCandidates(t *testing.T) {
 		name string
 		c    Candidate
 		why  string
-	}{{"software", sw, ""}, {"amd", amd, "vendor 1002"}, {"no bus", nobus, "PCI address is unknown"}} {
+	}{{"software", sw, "software adapter has no vendor BLAS"}, {"amd", amd, "vendor 1002"}, {"no bus", nobus, "PCI address is unknown"}} {
 		run, left, why := blasPlan(c.c, BLASOptions{All: true}, &schema.CapabilityVector{})
 		if run != nil || left != nil || (c.why == "") != (why == "") || !strings.Contains(why, c.why) {
 			t.Errorf("%s: run %v left %v why %q", c.name, run, left, why)
 		}
 	}
 	v := &schema.CapabilityVector{}
-	if err := blasProbe(context.Background(), sw, BLASOptions{All: true}, v); err != nil || len(v.Skipped) != 0 {
-		t.Errorf("software adapter: %v, %+v", err, v.Skipped)
+	if err := blasProbe(context.Background(), sw, BLASOptions{}, v); err != nil || len(v.Skipped) != 0 {
+		t.Errorf("software adapter, --blas not given: %v, %+v", err, v.Skipped)
+	}
+	if err := blasProbe(context.Background(), sw, BLASOptions{All: true}, v); err != nil || len(v.Skipped) != 1 ||
+		v.Skipped[0].Probe != cublaslt.ProbeName || !strings.Contains(v.Skipped[0].Reason, "software adapter") {
+		t.Errorf("software adapter, --blas: %v, %+v", err, v.Skipped)
 	}
 }
 

@@ -2,6 +2,7 @@ package appraisal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -13,25 +14,43 @@ import (
 // hostBaseline measures the host CPU with all threads (the seed's CPU
 // baseline) and puts it in box. It runs before the devices, with them
 // idle.
-func hostBaseline(ctx context.Context, quick bool, box *schema.BoxPayload) error {
-	p := cpu.Probe{Options: cpu.Options{Quick: quick}}
+//
+// The baseline is a host-side figure: it never sinks a GPU card. When it
+// cannot run, or fails its own check, the box records host_baseline as
+// not measured with the probe's error, and the run goes on; only an
+// interrupted run stops here.
+func hostBaseline(ctx context.Context, p probe.Probe[cpu.Host], box *schema.BoxPayload) error {
 	c, err := p.Run(ctx, cpu.Host{})
-	if err != nil {
-		return fmt.Errorf("%w: cpu baseline: %w", ErrProbe, err)
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: cpu baseline: %w", ErrProbe, errors.Join(ctx.Err(), err))
+	case err != nil:
+		box.NotMeasured = append(box.NotMeasured, schema.Omission{Field: "host_baseline", Reason: reason(err)})
+		return nil
 	}
 	return addToBox(box, c)
 }
 
-// addToBox puts c's host baseline into box: the box report takes a host
-// baseline and nothing else, once. A contribution with a card's figures
-// is an error, as a host baseline is for a card (add). A nil c adds
-// nothing.
+// reason is err as a not_measured reason, within the schema's 500
+// characters.
+func reason(err error) string {
+	s := err.Error()
+	if len(s) > 500 {
+		s = s[:497] + "..."
+	}
+	return s
+}
+
+// addToBox puts c's host baseline, and what it left unmeasured, into
+// box: the box report takes a host baseline and nothing else, once. A
+// contribution with a card's figures is an error, as a host baseline is
+// for a card (add). A nil c adds nothing.
 func addToBox(box *schema.BoxPayload, c *probe.Contribution) error {
 	if c == nil {
 		return nil
 	}
 	rest := *c
-	rest.HostBaseline = nil
+	rest.HostBaseline, rest.NotMeasured = nil, nil
 	switch {
 	case !reflect.ValueOf(rest).IsZero():
 		return fmt.Errorf("a card's figures belong to a card, not the box report")
@@ -40,5 +59,6 @@ func addToBox(box *schema.BoxPayload, c *probe.Contribution) error {
 	case c.HostBaseline != nil:
 		box.HostBaseline = c.HostBaseline
 	}
+	box.NotMeasured = append(box.NotMeasured, c.NotMeasured...)
 	return nil
 }

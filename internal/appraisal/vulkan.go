@@ -48,6 +48,9 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		for _, p := range alu.VectorProbes(alu.Options{}) {
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: p.Name(), Item: p.Item(), Reason: c.vulkanWhy})
 		}
+		if o.CoopMat {
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "matrix engine", Reason: c.vulkanWhy})
+		}
 		return nil
 	}
 	d, err := vulkan.Open(c.Vulkan.Index)

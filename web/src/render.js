@@ -47,6 +47,7 @@ function precisions(ps) {
 }
 
 function bandwidths(bs) {
+  if (!bs) return "";
   return table(
     ["kernel", "bandwidth (median)", "min – max, samples", "array", "bytes/element", "probe", "check", "timing"],
     bs.map((b) => [

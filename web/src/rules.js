@@ -34,6 +34,7 @@ export function boxRules(b) {
   common(b, out);
   walk(b, "", out);
   const opts = [["ambient_c", b.ambient_c !== undefined], ["host_baseline", b.host_baseline !== undefined]];
+  if (b.host_baseline !== undefined) opts.push(["host_baseline.bandwidth", (b.host_baseline.bandwidth || []).length > 0]);
   if (b.driver_versions.length > 1) opts.push(["host_links", b.host_links !== undefined]);
   else if (b.host_links !== undefined) out.push("not_measured: host_links in a run of one device");
   omissions(opts, b.not_measured, out);

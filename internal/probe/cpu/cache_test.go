@@ -61,14 +61,6 @@ func TestLastLevelCacheAbsentOrBad(t *testing.T) {
 	}
 }
 
-func TestLastLevelCacheHere(t *testing.T) {
-	got, err := lastLevelCache("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("last-level cache here: %d MiB", got/mib)
-}
-
 func TestParseCacheSize(t *testing.T) {
 	for in, want := range map[string]uint64{"48K": 48 << 10, "32M": 32 << 20, "1G": 1 << 30, "512": 512} {
 		if got, err := parseCacheSize(in); err != nil || got != want {

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -50,10 +51,16 @@ type Options struct {
 	// MemoryLimit is the most bytes the arrays may take together. 0 lets
 	// the probe choose: 1 GiB, or more where the last-level cache (from
 	// sysfs) is over 85 MiB, as each array is kept at 4 times the cache;
-	// never over 1/8 of MemAvailable. An explicit limit is still kept
-	// below half of MemAvailable. Arrays under twice the cache (or 64 MiB)
-	// are refused with ErrTooLittleMemory.
+	// never over 1/4 of the memory the process may use (MemAvailable, or
+	// its memory cgroup's room below the limit when smaller). An explicit
+	// limit is still kept below half of that. Where arrays would be under
+	// twice the cache (or 64 MiB), the bandwidth kernels do not run and
+	// Result.BandwidthOmitted says why: their figures would be the
+	// cache's, not memory's.
 	MemoryLimit uint64
+	// Root is the directory sysfs and procfs are read below (cache
+	// topology, meminfo, cgroups); "" is the running system.
+	Root string
 
 	// isa forces an ISA path by name (tests); "" picks the best.
 	isa string
@@ -72,8 +79,17 @@ type Result struct {
 	// Timing is how every sample was timed: schema.TimingHostWallClock,
 	// around all threads together (not pinned to cores).
 	Timing schema.TimingMethod
-	// Bandwidth has one row per streaming kernel: read, write, copy, triad.
+	// Bandwidth has one row per streaming kernel: read, write, copy, triad;
+	// none when BandwidthOmitted says why.
 	Bandwidth []Bandwidth
+	// BandwidthOmitted, when not empty, says why no bandwidth kernel ran:
+	// the arrays that fit the memory the process may use would not be
+	// larger than the caches.
+	BandwidthOmitted string
+	// LastLevelCacheBytes is the last-level cache sysfs describes, every
+	// instance counted once (0: none described); each array is at least
+	// twice this.
+	LastLevelCacheBytes uint64
 	// Throughput has one row per FMA kernel: scalar fp64, vector fp64,
 	// vector fp32.
 	Throughput []Throughput
@@ -122,7 +138,9 @@ type Throughput struct {
 
 // Measure runs the bandwidth kernels, then the FMA kernels, and returns
 // their checked figures. A failed check returns an error wrapping
-// ErrCheckFailed and no figures; too little memory, ErrTooLittleMemory.
+// ErrCheckFailed and no figures. Too little memory for arrays larger
+// than the caches leaves the bandwidth figures out, with the reason in
+// Result.BandwidthOmitted.
 func Measure(ctx context.Context, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("cpubench: %w", err)
@@ -139,33 +157,47 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	plan := planFor(o.Quick)
-	bw, err := measureBandwidth(ctx, o, threads, plan)
+	llc, err := lastLevelCache(o.Root)
 	if err != nil {
 		return nil, err
 	}
-	tp, err := measureThroughput(ctx, o, path, threads, plan)
-	if err != nil {
+	r := &Result{Threads: threads, ISA: path.String(), Timing: Timing, LastLevelCacheBytes: llc}
+	layout, err := sizeArrays(o, threads, llc)
+	switch {
+	case errors.Is(err, ErrTooLittleMemory):
+		r.BandwidthOmitted = err.Error()
+	case err != nil:
+		return nil, err
+	default:
+		if r.Bandwidth, err = measureBandwidth(ctx, o, layout, plan); err != nil {
+			return nil, err
+		}
+	}
+	if r.Throughput, err = measureThroughput(ctx, o, path, threads, plan); err != nil {
 		return nil, err
 	}
-	return &Result{Threads: threads, ISA: path.String(), Timing: Timing, Bandwidth: bw, Throughput: tp}, nil
+	return r, nil
 }
 
-// measureBandwidth sizes and maps the arrays, runs every streaming kernel
-// and unmaps them.
-func measureBandwidth(ctx context.Context, o Options, threads int, plan samplePlan) (_ []Bandwidth, err error) {
-	llc, err := lastLevelCache("")
+// sizeArrays lays the bandwidth arrays out over threads within the memory
+// the process may use, each at least twice the last-level cache of llc
+// bytes (ErrTooLittleMemory, naming what bound the memory, otherwise).
+func sizeArrays(o Options, threads int, llc uint64) (arrayLayout, error) {
+	mem, memErr := host.ReadMemory(o.Root)
+	budget, err := arrayBudget(o.MemoryLimit, mem.UsableBytes, llc, o.Quick)
 	if err != nil {
-		return nil, err
-	}
-	available, availErr := readMemAvailable("/proc/meminfo")
-	budget, err := arrayBudget(o.MemoryLimit, available, llc, o.Quick)
-	if err != nil {
-		return nil, errors.Join(err, availErr)
+		return arrayLayout{}, errors.Join(err, memErr)
 	}
 	layout, err := layoutArrays(budget, threads, minArray(llc))
-	if err != nil {
-		return nil, err
+	if errors.Is(err, ErrTooLittleMemory) {
+		return arrayLayout{}, fmt.Errorf("%w (%s, last-level cache %d MiB): a figure would measure cache, not memory", err, mem, llc/mib)
 	}
+	return layout, err
+}
+
+// measureBandwidth maps the arrays, runs every streaming kernel and
+// unmaps them.
+func measureBandwidth(ctx context.Context, o Options, layout arrayLayout, plan samplePlan) (_ []Bandwidth, err error) {
 	s, err := newStreamBench(layout, plan, o.corrupt)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ const ProbeName = "cpu-baseline"
 
 // ProbeVersion changes whenever what the baseline measures, or how,
 // changes.
-const ProbeVersion = "1"
+const ProbeVersion = "2"
 
 // Host is the device the baseline runs on: the host CPU, which needs no
 // opening, so the handle holds nothing.
@@ -33,21 +33,26 @@ func (Probe) Name() string { return ProbeName }
 // Version is ProbeVersion.
 func (Probe) Version() string { return ProbeVersion }
 
-// Run measures the host CPU (Measure) and returns its baseline; a failed
-// check is an error.
+// Run measures the host CPU (Measure) and returns its baseline, and the
+// bandwidth's omission when arrays larger than the caches did not fit; a
+// failed check is an error.
 func (p Probe) Run(ctx context.Context, _ Host) (*probe.Contribution, error) {
 	r, err := Measure(ctx, p.Options)
 	if err != nil {
 		return nil, err
 	}
-	return &probe.Contribution{HostBaseline: r.Baseline()}, nil
+	c := &probe.Contribution{HostBaseline: r.Baseline()}
+	if r.BandwidthOmitted != "" {
+		c.NotMeasured = []schema.Omission{{Field: "host_baseline.bandwidth", Reason: r.BandwidthOmitted}}
+	}
+	return c, nil
 }
 
 // Baseline is r as the box report carries it: one bandwidth entry per
 // streaming kernel and one FMA entry per throughput kernel, each with
 // the check its output passed.
 func (r *Result) Baseline() *schema.HostBaseline {
-	h := &schema.HostBaseline{Threads: r.Threads, ISA: r.ISA}
+	h := &schema.HostBaseline{Threads: r.Threads, ISA: r.ISA, LastLevelCacheBytes: r.LastLevelCacheBytes}
 	for _, b := range r.Bandwidth {
 		h.Bandwidth = append(h.Bandwidth, schema.Bandwidth{Kernel: b.Kernel, BytesPerS: b.BytesPerS, ArrayBytes: b.ArrayBytes,
 			BytesPerElement: b.BytesPerElement, Probe: ProbeName, Timing: r.Timing, Check: check(b.Checked, b.MaxError, b.Tolerance)})

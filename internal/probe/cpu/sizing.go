@@ -1,22 +1,19 @@
 package cpu
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"strconv"
-	"strings"
 )
 
-// Sizing of the bandwidth arrays: from the memory the probe may use and
+// Sizing of the bandwidth arrays: from the memory the process may use
+// (host.ReadMemory: MemAvailable, or its cgroup's room when smaller) and
 // the cache topology the kernel reports (cache.go), never from a CPU
 // model. Pure functions, so tests pin every rule.
 
 // ErrTooLittleMemory means the memory the probe may use cannot hold arrays
 // large enough to defeat the caches, so a bandwidth figure would measure
-// cache, not memory.
+// cache, not memory. Measure then leaves the bandwidth figures out and
+// says why (Result.BandwidthOmitted); only layoutArrays returns it.
 var ErrTooLittleMemory = errors.New("cpubench: too little memory for arrays larger than the caches")
 
 const (
@@ -36,10 +33,13 @@ const (
 	// topology says (sysfs may describe no cache at all).
 	minArrayBytes = 64 * mib
 	// availableShare: without a limit the arrays take at most
-	// MemAvailable/availableShare.
-	availableShare = 8
+	// usable/availableShare, where usable is what the process may
+	// allocate (MemAvailable, or the cgroup's room when smaller): the
+	// rest of the host keeps three quarters, and the appraisal's later,
+	// GPU-side allocations come after the arrays are unmapped.
+	availableShare = 4
 	// limitShare: even with an explicit limit the arrays stay below
-	// MemAvailable/limitShare, so the probe never pushes the host to swap.
+	// usable/limitShare, so the probe never pushes the host to swap.
 	limitShare = 2
 	// streamArrays is the number of arrays (BabelStream's a, b and c).
 	streamArrays = 3
@@ -50,50 +50,16 @@ const (
 	sliceStep = 64
 )
 
-// parseMemAvailable returns MemAvailable from /proc/meminfo text, in bytes.
-func parseMemAvailable(r io.Reader) (uint64, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) != 2 || f[1] != "kB" {
-			return 0, fmt.Errorf("cpubench: meminfo: malformed MemAvailable line %q", sc.Text())
-		}
-		kb, err := strconv.ParseUint(f[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("cpubench: meminfo: MemAvailable: %w", err)
-		}
-		return kb * 1024, nil
-	}
-	if err := sc.Err(); err != nil {
-		return 0, fmt.Errorf("cpubench: meminfo: %w", err)
-	}
-	return 0, errors.New("cpubench: meminfo: no MemAvailable line")
-}
-
-// readMemAvailable reads MemAvailable from a meminfo file.
-func readMemAvailable(path string) (uint64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, fmt.Errorf("cpubench: %w", err)
-	}
-	defer f.Close()
-	return parseMemAvailable(f)
-}
-
 // minArray is the smallest array, in bytes, that defeats a last-level
 // cache of llc bytes (0: unknown).
 func minArray(llc uint64) uint64 { return max(minArrayBytes, minLLCFactor*llc) }
 
 // arrayBudget is the number of bytes the three arrays may take together.
-// limit is Options.MemoryLimit (0: choose), available is MemAvailable and
-// llc the last-level cache (0: unknown). Without a limit the arrays are
-// minArray(llc) each when quick, else llcFactor*llc each but at least
-// defaultBudget together, and at most available/8 together either way.
-// With a limit: min(limit, available/2).
+// limit is Options.MemoryLimit (0: choose), available is what the process
+// may allocate and llc the last-level cache (0: unknown). Without a limit
+// the arrays are minArray(llc) each when quick, else llcFactor*llc each
+// but at least defaultBudget together, and at most available/4 together
+// either way. With a limit: min(limit, available/2).
 func arrayBudget(limit, available, llc uint64, quick bool) (uint64, error) {
 	if limit > 0 {
 		if available > 0 {
@@ -102,7 +68,7 @@ func arrayBudget(limit, available, llc uint64, quick bool) (uint64, error) {
 		return limit, nil
 	}
 	if available == 0 {
-		return 0, errors.New("cpubench: MemAvailable unknown and no MemoryLimit given")
+		return 0, errors.New("cpubench: usable memory unknown and no MemoryLimit given")
 	}
 	want := max(uint64(defaultBudget), streamArrays*llcFactor*llc)
 	if quick {
@@ -142,8 +108,8 @@ func layoutArrays(budget uint64, threads int, minBytes uint64) (arrayLayout, err
 	per := perArray / uint64(threads) / sliceStep * sliceStep
 	l := arrayLayout{perThread: per, threads: threads}
 	if per == 0 || l.arrayBytes() < minBytes {
-		return arrayLayout{}, fmt.Errorf("%w: %d bytes for %d arrays over %d threads gives %d MiB arrays, want at least %d MiB",
-			ErrTooLittleMemory, budget, streamArrays, threads, l.arrayBytes()/mib, minBytes/mib)
+		return arrayLayout{}, fmt.Errorf("%w: %d MiB for %d arrays over %d threads gives %d MiB arrays, want at least %d MiB",
+			ErrTooLittleMemory, budget/mib, streamArrays, threads, l.arrayBytes()/mib, minBytes/mib)
 	}
 	return l, nil
 }

@@ -2,37 +2,8 @@ package cpu
 
 import (
 	"errors"
-	"strings"
 	"testing"
 )
-
-func TestParseMemAvailable(t *testing.T) {
-	good := "MemTotal:       24684084 kB\nMemFree:        24405464 kB\nMemAvailable:   24354576 kB\nBuffers: 1 kB\n"
-	got, err := parseMemAvailable(strings.NewReader(good))
-	if err != nil || got != 24354576*1024 {
-		t.Fatalf("parseMemAvailable = %d, %v; want %d", got, err, 24354576*1024)
-	}
-	for name, text := range map[string]string{
-		"missing":   "MemTotal: 1 kB\nMemFree: 1 kB\n",
-		"no unit":   "MemAvailable: 12\n",
-		"bad value": "MemAvailable: x kB\n",
-		"empty":     "",
-	} {
-		if _, err := parseMemAvailable(strings.NewReader(text)); err == nil {
-			t.Errorf("%s: parseMemAvailable(%q) succeeded", name, text)
-		}
-	}
-}
-
-func TestReadMemAvailableHere(t *testing.T) {
-	got, err := readMemAvailable("/proc/meminfo")
-	if err != nil || got == 0 {
-		t.Fatalf("readMemAvailable = %d, %v", got, err)
-	}
-	if _, err := readMemAvailable("/nonexistent/meminfo"); err == nil {
-		t.Fatal("reading a missing file succeeded")
-	}
-}
 
 func TestArrayBudget(t *testing.T) {
 	for _, c := range []struct {
@@ -44,12 +15,13 @@ func TestArrayBudget(t *testing.T) {
 		{"big host, small cache: 1 GiB", 0, 64 * gib, 32 * mib, false, 1 * gib},
 		{"unknown cache: 1 GiB", 0, 64 * gib, 0, false, 1 * gib},
 		{"300 MiB cache: 4x per array", 0, 64 * gib, 300 * mib, false, 3600 * mib},
-		{"300 MiB cache, an eighth caps", 0, 16 * gib, 300 * mib, false, 2 * gib},
-		{"small host: an eighth", 0, 4 * gib, 32 * mib, false, 512 * mib},
+		{"300 MiB cache, a quarter caps", 0, 8 * gib, 300 * mib, false, 2 * gib},
+		{"small host: a quarter", 0, 2 * gib, 32 * mib, false, 512 * mib},
+		{"quick, 480 MiB cache, 22.5 GiB free: 2x per array", 0, 22*gib + gib/2, 480 * mib, true, 2880 * mib},
 		{"quick, small cache: 64 MiB arrays", 0, 64 * gib, 16 * mib, true, 192 * mib},
 		{"quick, 32 MiB cache", 0, 64 * gib, 32 * mib, true, 192 * mib},
 		{"quick, 300 MiB cache: 2x per array", 0, 64 * gib, 300 * mib, true, 1800 * mib},
-		{"quick, small host", 0, 1 * gib, 0, true, 128 * mib},
+		{"quick, small host", 0, 512 * mib, 0, true, 128 * mib},
 		{"limit below half", 300 * mib, 4 * gib, 300 * mib, false, 300 * mib},
 		{"limit above the default is honoured", 3 * gib, 64 * gib, 0, false, 3 * gib},
 		{"limit capped at half available", 3 * gib, 4 * gib, 0, false, 2 * gib},
