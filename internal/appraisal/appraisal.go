@@ -26,8 +26,14 @@ import (
 var ErrProbe = errors.New("probe failed")
 
 // softwareMemoryLimit caps the memory a probe may take on a software
-// adapter, whose "device memory" is the host's own.
-const softwareMemoryLimit = 1 << 30
+// adapter, whose "device memory" is the host's own: at most this, and at
+// most a quarter of what the process may use (Options.hostUsable), so
+// that the appraisal fits a small host or a memory cgroup instead of
+// meeting the OOM killer; never under softwareMemoryFloor.
+const (
+	softwareMemoryLimit = 1 << 30
+	softwareMemoryFloor = 64 << 20
+)
 
 // Options configure a run.
 type Options struct {
@@ -49,6 +55,9 @@ type Options struct {
 	AmbientC *float64
 	// ambientSource says where AmbientC came from, set by Appraise.
 	ambientSource string
+	// hostUsable is the memory the process may use (host.ReadMemory),
+	// read once by Appraise; 0 when unknown.
+	hostUsable uint64
 	// SysfsRoot is the root that sysfs, procfs and DMI are read below ("" =
 	// the running system), as for Discover; tests point it at a fake tree.
 	SysfsRoot string
@@ -89,6 +98,9 @@ func Appraise(ctx context.Context, inst *webgpu.Instance, devs []Candidate, all 
 	o.ambientSource = "operator"
 	if c, _, ok := host.Ambient(o.SysfsRoot); ok {
 		o.AmbientC, o.ambientSource = &c, "sensor"
+	}
+	if m, err := host.ReadMemory(o.SysfsRoot); err == nil {
+		o.hostUsable = m.UsableBytes
 	}
 	box, err := boxPayload(devs, all, o, start)
 	if err != nil {
@@ -238,15 +250,18 @@ func (o Options) ended(device, stage string) {
 
 // deviceOptions are the options c's WebGPU device is opened with.
 func deviceOptions(c Candidate, o Options) webgpu.Options {
-	return webgpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c)}
+	return webgpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
 }
 
-// memoryLimit is the most a probe may allocate on c's device: 1 GiB on a
-// software adapter (its memory is the host's), else the driver's budget
-// for the device-local heap, else that heap's size, else the gpu
-// package's default.
-func memoryLimit(c Candidate) uint64 {
+// memoryLimit is the most a probe may allocate on c's device: on a
+// software adapter (its memory is the host's) 1 GiB or a quarter of
+// hostUsable, the memory the process may use (0: unknown), whichever is
+// less, in whole 64 MiB; else the driver's budget for the device-local
+// heap, else that heap's size, else the gpu package's default.
+func memoryLimit(c Candidate, hostUsable uint64) uint64 {
 	switch vk := c.Vulkan; {
+	case c.Adapter.Software && hostUsable > 0:
+		return max(softwareMemoryFloor, min(softwareMemoryLimit, hostUsable/4)/softwareMemoryFloor*softwareMemoryFloor)
 	case c.Adapter.Software:
 		return softwareMemoryLimit
 	case vk != nil && vk.DeviceLocalBudgetBytes > 0:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cpu"
+	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -100,4 +101,24 @@ func testBox() schema.BoxPayload {
 		PresentDevices:    []string{"software-0"},
 		DriverVersions:    []schema.DriverBinding{{BusAddress: "software-0", DriverVersion: "Mesa 22.3.6"}},
 		ProbeSuiteVersion: "0.1.0", AmbientC: new(24.5)}
+}
+
+// A software adapter's probes take 1 GiB, or a quarter of the memory the
+// process may use when that is less, in whole 64 MiB, never under 64 MiB;
+// unknown memory keeps 1 GiB. A GPU's limit is its driver's budget.
+func TestSoftwareMemoryLimit(t *testing.T) {
+	sw := Candidate{}
+	sw.Adapter.Software = true
+	for _, c := range []struct{ usable, want uint64 }{
+		{0, 1 << 30}, {64 << 30, 1 << 30}, {4 << 30, 1 << 30}, {3 << 30, 768 << 20},
+		{1000 << 20, 192 << 20}, {100 << 20, 64 << 20},
+	} {
+		if got := memoryLimit(sw, c.usable); got != c.want {
+			t.Errorf("software, %d MiB usable: limit %d MiB, want %d MiB", c.usable>>20, got>>20, c.want>>20)
+		}
+	}
+	gpu := Candidate{Vulkan: &vulkan.DeviceInfo{DeviceLocalBytes: 141 << 30, DeviceLocalBudgetBytes: 139 << 30}}
+	if got := memoryLimit(gpu, 1<<30); got != 139<<30 {
+		t.Errorf("GPU: limit %d, want its budget", got)
+	}
 }
