@@ -11,10 +11,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
 	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/internal/render/figures"
 )
 
@@ -57,7 +57,7 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if err != nil {
 		return err
 	}
-	inst, err := webgpu.NewInstance()
+	inst, err := gpu.NewInstance()
 	if err != nil {
 		return noDevice(err)
 	}

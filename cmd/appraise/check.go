@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
 	"github.com/everycycle/appraise/internal/export"
 	"github.com/everycycle/appraise/internal/health"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -55,7 +55,7 @@ func (c *checkCmd) Run(ctx context.Context, e *env) error {
 	if c.Budget <= 0 {
 		return withCode(checkUnknown, fmt.Errorf("--budget %s: want a positive duration", c.Budget), "")
 	}
-	inst, err := webgpu.NewInstance()
+	inst, err := gpu.NewInstance()
 	if err != nil {
 		return unknown(err)
 	}
@@ -160,7 +160,7 @@ func unknown(err error) error {
 // deviceMeasurer finds the card's device on this machine and re-measures
 // it (internal/appraisal.Remeasure).
 type deviceMeasurer struct {
-	inst  *webgpu.Instance
+	inst  *gpu.Instance
 	sysfs string
 	blas  cublaslt.LoadOptions
 }

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 )
 
 // devicesCmd lists every adapter with whether an appraisal includes it.
@@ -40,7 +40,7 @@ func (c *devicesCmd) Run(e *env) error {
 
 // listCandidates enumerates the adapters and classifies them.
 func listCandidates(software bool, sysfsRoot string) ([]appraisal.Candidate, []error, error) {
-	inst, err := webgpu.NewInstance()
+	inst, err := gpu.NewInstance()
 	if err != nil {
 		return nil, nil, err
 	}

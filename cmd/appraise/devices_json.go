@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
 	"github.com/everycycle/appraise/internal/platform/pci"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 )
 
 // deviceJSON is one entry of `appraise devices --json`: snake_case
@@ -118,7 +118,7 @@ func devicesJSON(cands []appraisal.Candidate) []deviceJSON {
 	return out
 }
 
-func adapterView(a webgpu.AdapterInfo) *adapterJSON {
+func adapterView(a gpu.AdapterInfo) *adapterJSON {
 	return &adapterJSON{
 		Index: a.Index, Name: a.DisplayName(), DriverDescription: a.DriverDescription, Architecture: a.Architecture,
 		VendorID: hexID(uint64(a.VendorID)), DeviceID: hexID(uint64(a.DeviceID)),

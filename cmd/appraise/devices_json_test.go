@@ -5,9 +5,9 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/appraisal"
 	"github.com/everycycle/appraise/internal/platform/pci"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 )
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
@@ -24,9 +24,9 @@ func TestDevicesJSONNames(t *testing.T) {
 	}
 	cands := []appraisal.Candidate{
 		{Addr: "0000:19:00.0", BusAddress: "0000:19:00.0", Included: true, Reason: "discrete GPU", PCI: &dev,
-			Adapter: webgpu.AdapterInfo{Index: 0, Name: "0x0", DriverDescription: "NVIDIA H200", Architecture: "hopper",
+			Adapter: gpu.AdapterInfo{Index: 0, Name: "0x0", DriverDescription: "NVIDIA H200", Architecture: "hopper",
 				VendorID: 0x10de, DeviceID: 0x2335, Type: "discrete-gpu", Backend: "vulkan"}},
-		{Addr: "0000:03:00.0", BusAddress: "0000:03:00.0", Reason: "BMC", PCI: &dev, Adapter: webgpu.AdapterInfo{Index: -1}},
+		{Addr: "0000:03:00.0", BusAddress: "0000:03:00.0", Reason: "BMC", PCI: &dev, Adapter: gpu.AdapterInfo{Index: -1}},
 	}
 	b, err := json.Marshal(devicesJSON(cands))
 	if err != nil {

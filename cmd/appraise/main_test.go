@@ -13,7 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/everycycle/appraise/internal/probe/webgpu"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/keys"
 )
 
@@ -97,10 +97,10 @@ func condition(cond string) (bool, error) {
 	if cond != "adapter" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}
-	inst, err := webgpu.NewInstance()
+	inst, err := gpu.NewInstance()
 	if err == nil {
 		defer inst.Release()
-		var as []webgpu.AdapterInfo
+		var as []gpu.AdapterInfo
 		if as, err = inst.Adapters(); err == nil && len(as) > 0 {
 			return true, nil
 		}

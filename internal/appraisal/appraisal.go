@@ -12,13 +12,13 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cpu"
 	"github.com/everycycle/appraise/internal/probe/peer"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -89,7 +89,7 @@ type Run struct {
 // others idle. Any probe or check failure stops the run. When a
 // cross-check disagrees, the run is returned with an error wrapping
 // crosscheck.ErrDisagree: it can be written as a draft, never signed.
-func Appraise(ctx context.Context, inst *webgpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
+func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	now := o.Now
 	if now == nil {
 		now = time.Now
@@ -159,7 +159,7 @@ func Appraise(ctx context.Context, inst *webgpu.Instance, devs []Candidate, all 
 	return run, errors.Join(disagree...)
 }
 
-func appraiseDevice(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, lib *nvml.Lib) (*schema.CapabilityVector, error) {
+func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib) (*schema.CapabilityVector, error) {
 	v := baseVector(c, o)
 	gemmSoak, err := gemmSoakPlanned(c, o)
 	if err != nil {
@@ -196,12 +196,12 @@ func appraiseDevice(ctx context.Context, inst *webgpu.Instance, c Candidate, o O
 // measured, then the FMA soak, when soak), holds their figures to the
 // consistency rules, and releases the device before the raw-Vulkan probes
 // run.
-func webgpuProbes(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector, soak bool) error {
+func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector, soak bool) error {
 	opts := deviceOptions(c, o)
 	if o.Progress != nil {
 		opts.Progress = func(msg string) { o.Progress(c.Addr, msg) }
 	}
-	d, err := webgpu.Open(inst, c.Adapter, opts)
+	d, err := gpu.Open(inst, c.Adapter, opts)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func webgpuProbes(ctx context.Context, inst *webgpu.Instance, c Candidate, o Opt
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
 	}
-	then := []probe.Probe[*webgpu.Device]{memtest}
+	then := []probe.Probe[*gpu.Device]{memtest}
 	if fma, ok := fmaSoakProbe(c, o, lib); ok && soak {
 		then = append(then, fma)
 	}
@@ -249,8 +249,8 @@ func (o Options) ended(device, stage string) {
 }
 
 // deviceOptions are the options c's WebGPU device is opened with.
-func deviceOptions(c Candidate, o Options) webgpu.Options {
-	return webgpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
+func deviceOptions(c Candidate, o Options) gpu.Options {
+	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
 }
 
 // memoryLimit is the most a probe may allocate on c's device: on a

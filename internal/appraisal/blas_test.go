@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
 // h200 is an NVIDIA candidate with a bus address, as the H200 is found.
 func h200() Candidate {
-	return Candidate{Adapter: webgpu.AdapterInfo{VendorID: nvidiaVendor, Name: "NVIDIA H200"}, BusAddress: "0000:00:06.0"}
+	return Candidate{Adapter: gpu.AdapterInfo{VendorID: nvidiaVendor, Name: "NVIDIA H200"}, BusAddress: "0000:00:06.0"}
 }
 
 // coopmatCard holds the cooperative-matrix entries the H200's driver

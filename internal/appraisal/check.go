@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -115,16 +115,16 @@ func describe(id schema.DeviceIdentity) string {
 // has a vendor-library GEMM entry, that precision at the card's size. It
 // returns the fresh vector and notes on what was not re-measured and why.
 // ctx bounds it (the check's budget).
-func Remeasure(ctx context.Context, inst *webgpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
+func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
 	ro := Options{Quick: true, Progress: o.Progress}
 	v := baseVector(c, ro)
-	d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, ro))
+	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, ro))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer d.Release()
 	var notes []string
-	ps := []probe.Probe[*webgpu.Device]{webgpu.StreamProbe{}, webgpu.ALUProbe{}, webgpu.HostLinkProbe{}}
+	ps := []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}, gpu.HostLinkProbe{}}
 	if m := card.Memory; m != nil && m.UsableBytes != nil {
 		usable := *m.UsableBytes
 		if v.Memory == nil {
@@ -148,10 +148,10 @@ func Remeasure(ctx context.Context, inst *webgpu.Instance, c Candidate, card sch
 // checkMemtest is the quick memtest over a slice of the card's usable
 // memory whose tested share is about checkIntegrityCap; its
 // usable_fraction is of all of usable.
-func checkMemtest(usable uint64, software bool) webgpu.IntegrityProbe {
-	share := webgpu.IntegrityShare
+func checkMemtest(usable uint64, software bool) gpu.IntegrityProbe {
+	share := gpu.IntegrityShare
 	slice := min(usable, uint64(checkIntegrityCap/share))
-	return webgpu.IntegrityProbe{UsableBytes: usable, SliceBytes: slice, Quick: true, Software: software}
+	return gpu.IntegrityProbe{UsableBytes: usable, SliceBytes: slice, Quick: true, Software: software}
 }
 
 // remeasureBLAS re-runs the card's fastest vendor-library GEMM precision

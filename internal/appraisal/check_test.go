@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/everycycle/appraise/internal/probe/vulkan"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
+	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -31,9 +31,9 @@ func TestFindCardDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := pciDev(t, "0000:03:00.0", 0x030000, 0x1002, 0x744c, 32<<30, "amdgpu")
-	amd := Candidate{Addr: "0000:03:00.0", Adapter: webgpu.AdapterInfo{Index: 0, Type: "discrete-gpu", VendorID: 0x1002, DeviceID: 0x744c, Name: "AMD Radeon"},
-		PCI: &d, BusAddress: "0000:03:00.0", Vulkan: &vulkan.DeviceInfo{}}
-	sw := Candidate{Addr: "software-1", Adapter: webgpu.AdapterInfo{Index: 1, Type: "cpu", VendorID: 0x10005, DeviceID: 0, Name: "llvmpipe", Software: true}}
+	amd := Candidate{Addr: "0000:03:00.0", Adapter: gpu.AdapterInfo{Index: 0, Type: "discrete-gpu", VendorID: 0x1002, DeviceID: 0x744c, Name: "AMD Radeon"},
+		PCI: &d, BusAddress: "0000:03:00.0", Vulkan: &vk.DeviceInfo{}}
+	sw := Candidate{Addr: "software-1", Adapter: gpu.AdapterInfo{Index: 1, Type: "cpu", VendorID: 0x10005, DeviceID: 0, Name: "llvmpipe", Software: true}}
 	cands := []Candidate{amd, sw}
 	gpuID := schema.DeviceIdentity{VendorID: "1002", DeviceID: "744c", BusAddress: "0000:03:00.0", Name: "AMD Radeon"}
 	for _, tc := range []struct {

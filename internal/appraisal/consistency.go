@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -99,7 +99,7 @@ func consistencyRules() []consistencyRule {
 func precisionOf(op, typ string) func(v *schema.CapabilityVector) (float64, bool) {
 	return func(v *schema.CapabilityVector) (float64, bool) {
 		for _, p := range v.Precisions {
-			if p.Operation == op && p.InputType == typ && !p.MatrixEngine && p.Probe == (webgpu.ALUProbe{}).Name() {
+			if p.Operation == op && p.InputType == typ && !p.MatrixEngine && p.Probe == (gpu.ALUProbe{}).Name() {
 				return p.OpsPerS.Median, true
 			}
 		}
@@ -148,7 +148,7 @@ func copyOf(v *schema.CapabilityVector) (float64, bool) {
 		return 0, false
 	}
 	for _, b := range v.Memory.Bandwidth {
-		if b.Kernel == "copy" && b.Probe == (webgpu.StreamProbe{}).Name() {
+		if b.Kernel == "copy" && b.Probe == (gpu.StreamProbe{}).Name() {
 			return b.BytesPerS.Median, true
 		}
 	}
@@ -242,7 +242,7 @@ func sourcesString(srcs []figureSource) string {
 // probe.PartProbe; a whole probe when a source names no part or the probe
 // has no parts), and puts their new figures in v in place of the old
 // ones.
-func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe.Probe[*webgpu.Device], v *schema.CapabilityVector, o Options, device string) func([]figureSource, []schema.ConsistencyCheck) error {
+func remeasurer(ctx context.Context, d *gpu.Device, ps []probe.Probe[*gpu.Device], v *schema.CapabilityVector, o Options, device string) func([]figureSource, []schema.ConsistencyCheck) error {
 	return func(srcs []figureSource, disagreeing []schema.ConsistencyCheck) error {
 		// What disagreed, and by how much, before it is measured again:
 		// the card keeps only the checks after the re-measure.
@@ -265,7 +265,7 @@ func remeasurer(ctx context.Context, d *webgpu.Device, ps []probe.Probe[*webgpu.
 			if len(items) == 0 {
 				continue
 			}
-			if _, parts := p.(probe.PartProbe[*webgpu.Device]); whole || !parts {
+			if _, parts := p.(probe.PartProbe[*gpu.Device]); whole || !parts {
 				items = nil
 			}
 			o.stage(device, "consistency: "+strings.TrimSpace(p.Name()+" "+strings.Join(items, " "))+" again")
@@ -308,17 +308,17 @@ func measureAgain[D any](ctx context.Context, d D, p probe.Probe[D], items []str
 func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityVector) {
 	all := len(items) == 0
 	switch probe {
-	case webgpu.ALUProbe{}.Name():
+	case gpu.ALUProbe{}.Name():
 		v.Precisions = slices.DeleteFunc(v.Precisions, func(p schema.PrecisionThroughput) bool {
 			return p.Probe == probe && (all || slices.Contains(items, aluKernelOf(p)))
 		})
 		v.Precisions = append(v.Precisions, scratch.Precisions...)
-	case webgpu.StreamProbe{}.Name():
+	case gpu.StreamProbe{}.Name():
 		v.Memory.Bandwidth = slices.DeleteFunc(v.Memory.Bandwidth, func(b schema.Bandwidth) bool {
 			return b.Probe == probe && (all || slices.Contains(items, b.Kernel))
 		})
 		v.Memory.Bandwidth = append(v.Memory.Bandwidth, scratch.Memory.Bandwidth...)
-	case webgpu.RooflineProbe{}.Name():
+	case gpu.RooflineProbe{}.Name():
 		if all {
 			v.Roofline = scratch.Roofline
 			v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "roofline" })
@@ -328,10 +328,10 @@ func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityV
 		v.Roofline = slices.DeleteFunc(v.Roofline, func(r schema.RooflineRatio) bool { return slices.Contains(items, r.Precision) })
 		v.Roofline = append(v.Roofline, scratch.Roofline...)
 		order := func(r schema.RooflineRatio) int {
-			return slices.IndexFunc(webgpu.RooflineKernels(), func(k webgpu.RooflineKernel) bool { return k.Precision == r.Precision })
+			return slices.IndexFunc(gpu.RooflineKernels(), func(k gpu.RooflineKernel) bool { return k.Precision == r.Precision })
 		}
 		slices.SortStableFunc(v.Roofline, func(a, b schema.RooflineRatio) int { return cmp.Compare(order(a), order(b)) })
-	case webgpu.SoakProbe{}.Name(), cublaslt.SoakProbe{}.Name():
+	case gpu.SoakProbe{}.Name(), cublaslt.SoakProbe{}.Name():
 		v.Thermal = scratch.Thermal
 		v.NotMeasured = slices.DeleteFunc(v.NotMeasured, func(o schema.Omission) bool {
 			return o.Field == "thermal" || strings.HasPrefix(o.Field, "thermal.")
@@ -340,10 +340,10 @@ func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityV
 	}
 }
 
-// aluKernelOf names the ALU kernel (webgpu.ALUKernels) behind a precision
+// aluKernelOf names the ALU kernel (gpu.ALUKernels) behind a precision
 // figure of the ALU probe.
 func aluKernelOf(p schema.PrecisionThroughput) string {
-	for _, k := range webgpu.ALUKernels() {
+	for _, k := range gpu.ALUKernels() {
 		if k.Operation == p.Operation && k.InputType == p.InputType {
 			return k.Name
 		}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/crosscheck"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -25,7 +25,7 @@ func TestSoftwareCardNeverContradictsItself(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a full quick appraisal; -short skips it")
 	}
-	inst, err := webgpu.NewInstance()
+	inst, err := gpu.NewInstance()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/thermal"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -208,17 +208,17 @@ func TestSettleOneRule(t *testing.T) {
 // alone, and no two rules name the soak's figures apart from it.
 func TestRuleSources(t *testing.T) {
 	parts := map[string][]string{}
-	for _, k := range webgpu.ALUKernels() {
+	for _, k := range gpu.ALUKernels() {
 		parts["webgpu-alu"] = append(parts["webgpu-alu"], k.Name)
 	}
-	for _, k := range webgpu.RooflineKernels() {
+	for _, k := range gpu.RooflineKernels() {
 		parts["webgpu-roofline"] = append(parts["webgpu-roofline"], k.Precision)
 	}
-	for _, k := range webgpu.BandwidthKernels() {
+	for _, k := range gpu.BandwidthKernels() {
 		parts["webgpu-stream"] = append(parts["webgpu-stream"], k.Name)
 	}
-	ps := map[string]probe.Probe[*webgpu.Device]{}
-	for _, p := range []probe.Probe[*webgpu.Device]{webgpu.StreamProbe{}, webgpu.ALUProbe{}, webgpu.RooflineProbe{}, webgpu.SoakProbe{}} {
+	ps := map[string]probe.Probe[*gpu.Device]{}
+	for _, p := range []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}, gpu.RooflineProbe{}, gpu.SoakProbe{}} {
 		ps[p.Name()] = p
 	}
 	for _, r := range consistencyRules() {
@@ -231,7 +231,7 @@ func TestRuleSources(t *testing.T) {
 			if s.item == "" {
 				continue
 			}
-			if _, ok := p.(probe.PartProbe[*webgpu.Device]); !ok || !slices.Contains(parts[s.probe], s.item) {
+			if _, ok := p.(probe.PartProbe[*gpu.Device]); !ok || !slices.Contains(parts[s.probe], s.item) {
 				t.Errorf("%s: %s cannot measure %q alone", r.name, s.probe, s.item)
 			}
 		}
@@ -294,7 +294,7 @@ func TestReplaceFigures(t *testing.T) {
 // failing the appraisal; a re-run soak that judges replaces that reason.
 func TestSoakTooShortIsNotMeasured(t *testing.T) {
 	soaked := func(n int) *schema.CapabilityVector {
-		s := thermal.Soak{Workload: "fp32-fma", Probe: (webgpu.SoakProbe{}).Name()}
+		s := thermal.Soak{Workload: "fp32-fma", Probe: (gpu.SoakProbe{}).Name()}
 		for i := 1; i <= n; i++ {
 			s.Points = append(s.Points, thermal.Point{At: time.Duration(i) * 700 * time.Millisecond, OpsPerS: 5e10})
 		}
@@ -313,7 +313,7 @@ func TestSoakTooShortIsNotMeasured(t *testing.T) {
 	if v.Thermal != nil || len(v.NotMeasured) != 1 || v.NotMeasured[0].Field != "thermal" || !strings.Contains(v.NotMeasured[0].Reason, "3 pieces") {
 		t.Fatalf("thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
 	}
-	replaceFigures((webgpu.SoakProbe{}).Name(), nil, soaked(14), v)
+	replaceFigures((gpu.SoakProbe{}).Name(), nil, soaked(14), v)
 	if v.Thermal == nil || slices.ContainsFunc(v.NotMeasured, func(o schema.Omission) bool { return o.Field == "thermal" }) {
 		t.Fatalf("after a judged re-run: thermal %+v, not measured %+v", v.Thermal, v.NotMeasured)
 	}

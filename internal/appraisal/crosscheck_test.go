@@ -53,8 +53,8 @@ func TestCrossCheckRefusesAndSays(t *testing.T) {
 		},
 	}
 	cfg := crosscheck.Config{
-		BabelStream: captureTool(t, "../crosscheck/babelstream/testdata/babelstream-5.0tag-cuda-h200-double-csv.txt"),
-		Mixbench:    captureTool(t, "../crosscheck/mixbench/testdata/mixbench-cuda-h200.txt"),
+		BabelStream: captureTool(t, "../../babelstream/testdata/babelstream-5.0tag-cuda-h200-double-csv.txt"),
+		Mixbench:    captureTool(t, "../../mixbench/testdata/mixbench-cuda-h200.txt"),
 		Tolerance:   crosscheck.DefaultTolerance,
 	}
 	tools, err := crosscheck.Preflight(context.Background(), cfg, "10de")

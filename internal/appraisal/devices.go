@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/pci"
-	"github.com/everycycle/appraise/internal/probe/vulkan"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 )
 
 // ErrNoDevice is returned when no device is left to appraise.
@@ -23,7 +23,7 @@ type Candidate struct {
 	Addr string `json:"address"`
 	// Adapter is what WebGPU reports; Index is -1 for a PCI display device
 	// no adapter stands for.
-	Adapter webgpu.AdapterInfo `json:"adapter"`
+	Adapter gpu.AdapterInfo `json:"adapter"`
 	// Included says whether a run with the same options appraises it.
 	Included bool `json:"included"`
 	// Reason says why it is included or excluded.
@@ -36,7 +36,7 @@ type Candidate struct {
 
 	// Vulkan is the raw-Vulkan device behind the adapter; nil when it could
 	// not be matched, and vulkanWhy says why.
-	Vulkan    *vulkan.DeviceInfo `json:"-"`
+	Vulkan    *vk.DeviceInfo `json:"-"`
 	vulkanWhy string
 	// vulkanCould are the Vulkan indices an adapter could be when names
 	// and ids cannot tell identical devices apart.
@@ -46,10 +46,10 @@ type Candidate struct {
 // Inventory is everything enumerated on a machine, before classification.
 type Inventory struct {
 	// Adapters are the WebGPU adapters.
-	Adapters []webgpu.AdapterInfo
+	Adapters []gpu.AdapterInfo
 	// Vulkan are the raw-Vulkan physical devices; VulkanErr says why they
 	// could not be listed.
-	Vulkan    []vulkan.DeviceInfo
+	Vulkan    []vk.DeviceInfo
 	VulkanErr error
 	// PCI are the PCI functions in sysfs; PCIErr says why they could not
 	// be read.
@@ -85,7 +85,7 @@ func Candidates(inv Inventory, software bool) []Candidate {
 		if unmappedTwin(out, d) {
 			reason = "an adapter with the same vendor:device exists, but which one is this device is not proven; PCI: " + why
 		}
-		out = append(out, Candidate{Addr: d.BDF.String(), Adapter: webgpu.AdapterInfo{Index: -1}, BusAddress: d.BDF.String(), PCI: d, Reason: reason})
+		out = append(out, Candidate{Addr: d.BDF.String(), Adapter: gpu.AdapterInfo{Index: -1}, BusAddress: d.BDF.String(), PCI: d, Reason: reason})
 	}
 	return out
 }
@@ -101,7 +101,7 @@ func unmappedTwin(cands []Candidate, d *pci.Device) bool {
 	return false
 }
 
-func adapterCandidate(a webgpu.AdapterInfo, inv Inventory, software bool) Candidate {
+func adapterCandidate(a gpu.AdapterInfo, inv Inventory, software bool) Candidate {
 	c := Candidate{Addr: fmt.Sprintf("adapter-%d", a.Index), Adapter: a}
 	if inv.VulkanErr != nil {
 		c.vulkanWhy = "raw Vulkan enumeration failed: " + inv.VulkanErr.Error()
@@ -200,13 +200,13 @@ func matches(c Candidate, sel string) bool {
 // measurement: memory held on the adapter shows up in one device's usage.
 // The warnings say what could not be read: each PCI entry left out and
 // why (the other devices are still classified).
-func Discover(inst *webgpu.Instance, software bool, sysfsRoot string) (cands []Candidate, warnings []error, err error) {
+func Discover(inst *gpu.Instance, software bool, sysfsRoot string) (cands []Candidate, warnings []error, err error) {
 	adapters, err := inst.Adapters()
 	if err != nil {
 		return nil, nil, err
 	}
 	inv := Inventory{Adapters: adapters}
-	inv.Vulkan, inv.VulkanErr = vulkan.Devices()
+	inv.Vulkan, inv.VulkanErr = vk.Devices()
 	inv.PCI, inv.PCIErr = pci.Scan(sysfsRoot)
 	warnings = pciWarnings(inv.PCIErr)
 	cands = Candidates(inv, software)
@@ -246,17 +246,17 @@ func isJoined(err error) bool {
 }
 
 // holdOn holds memory on an adapter through WebGPU.
-func holdOn(inst *webgpu.Instance, adapters []webgpu.AdapterInfo) holdFunc {
+func holdOn(inst *gpu.Instance, adapters []gpu.AdapterInfo) holdFunc {
 	return func(index int, bytes uint64) (func(), error) {
 		for _, a := range adapters {
 			if a.Index != index {
 				continue
 			}
-			d, err := webgpu.Open(inst, a, webgpu.Options{MemoryLimit: 2 * bytes})
+			d, err := gpu.Open(inst, a, gpu.Options{MemoryLimit: 2 * bytes})
 			if err != nil {
 				return nil, err
 			}
-			release, err := webgpu.Hold(d, bytes)
+			release, err := gpu.Hold(d, bytes)
 			if err != nil {
 				d.Release()
 				return nil, err
@@ -269,6 +269,6 @@ func holdOn(inst *webgpu.Instance, adapters []webgpu.AdapterInfo) holdFunc {
 
 // heapUsage reads a Vulkan device's device-local heap usage.
 func heapUsage(index int) (uint64, error) {
-	u, _, err := vulkan.HeapUsage(index)
+	u, _, err := vk.HeapUsage(index)
 	return u, err
 }

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/pci"
-	"github.com/everycycle/appraise/internal/probe/vulkan"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 )
 
 func bdf(t *testing.T, s string) pci.BDF {
@@ -24,20 +24,20 @@ func pciDev(t *testing.T, addr string, class uint32, vendor, device uint16, barB
 		BARs: []pci.BAR{{Index: 1, Start: 1 << 40, End: 1<<40 + barBytes - 1, Flags: pci.FlagMem | pci.FlagPrefetch | pci.FlagMem64, SizeBytes: barBytes}}}
 }
 
-func vkDev(index int, name string, vendor, device uint32, bus *vulkan.PCIBusInfo) vulkan.DeviceInfo {
-	return vulkan.DeviceInfo{Index: index, Name: name, VendorID: vendor, DeviceID: device, Type: "discrete-gpu", PCI: bus}
+func vkDev(index int, name string, vendor, device uint32, bus *vk.PCIBusInfo) vk.DeviceInfo {
+	return vk.DeviceInfo{Index: index, Name: name, VendorID: vendor, DeviceID: device, Type: "discrete-gpu", PCI: bus}
 }
 
-func adapter(index int, name string, vendor, device uint32) webgpu.AdapterInfo {
-	return webgpu.AdapterInfo{Index: index, Name: name, VendorID: vendor, DeviceID: device, Type: "discrete-gpu", Backend: "vulkan"}
+func adapter(index int, name string, vendor, device uint32) gpu.AdapterInfo {
+	return gpu.AdapterInfo{Index: index, Name: name, VendorID: vendor, DeviceID: device, Type: "discrete-gpu", Backend: "vulkan"}
 }
 
 // TestCandidatesAstra is the seed's first host: an RTX 5070 Ti at
 // 0000:01:00.0 and the BMC's ASPEED display chip at 0003:02:00.0.
 func TestCandidatesAstra(t *testing.T) {
 	inv := Inventory{
-		Adapters: []webgpu.AdapterInfo{adapter(0, "NVIDIA GeForce RTX 5070 Ti", 0x10de, 0x2c05)},
-		Vulkan:   []vulkan.DeviceInfo{vkDev(0, "NVIDIA GeForce RTX 5070 Ti", 0x10de, 0x2c05, &vulkan.PCIBusInfo{Bus: 1})},
+		Adapters: []gpu.AdapterInfo{adapter(0, "NVIDIA GeForce RTX 5070 Ti", 0x10de, 0x2c05)},
+		Vulkan:   []vk.DeviceInfo{vkDev(0, "NVIDIA GeForce RTX 5070 Ti", 0x10de, 0x2c05, &vk.PCIBusInfo{Bus: 1})},
 		PCI: []pci.Device{
 			pciDev(t, "0000:01:00.0", 0x030000, 0x10de, 0x2c05, 16<<30, "nvidia"),
 			pciDev(t, "0003:02:00.0", 0x030000, 0x1a03, 0x2000, 64<<20, "ast"),
@@ -67,10 +67,10 @@ func TestCandidatesAstra(t *testing.T) {
 // cannot be tied to a bus address by its name and ids, so none is guessed.
 func TestCandidatesTwoIdenticalGPUs(t *testing.T) {
 	inv := Inventory{
-		Adapters: []webgpu.AdapterInfo{adapter(0, "NVIDIA H200", 0x10de, 0x2335), adapter(1, "NVIDIA H200", 0x10de, 0x2335)},
-		Vulkan: []vulkan.DeviceInfo{
-			vkDev(0, "NVIDIA H200", 0x10de, 0x2335, &vulkan.PCIBusInfo{Device: 6}),
-			vkDev(1, "NVIDIA H200", 0x10de, 0x2335, &vulkan.PCIBusInfo{Device: 7}),
+		Adapters: []gpu.AdapterInfo{adapter(0, "NVIDIA H200", 0x10de, 0x2335), adapter(1, "NVIDIA H200", 0x10de, 0x2335)},
+		Vulkan: []vk.DeviceInfo{
+			vkDev(0, "NVIDIA H200", 0x10de, 0x2335, &vk.PCIBusInfo{Device: 6}),
+			vkDev(1, "NVIDIA H200", 0x10de, 0x2335, &vk.PCIBusInfo{Device: 7}),
 		},
 		PCI: []pci.Device{
 			pciDev(t, "0000:00:06.0", 0x030200, 0x10de, 0x2335, 256<<30, "nvidia"),
@@ -99,9 +99,9 @@ func TestCandidatesTwoIdenticalGPUs(t *testing.T) {
 
 func TestCandidatesH200AndSoftware(t *testing.T) {
 	inv := Inventory{
-		Adapters: []webgpu.AdapterInfo{adapter(0, "NVIDIA H200", 0x10de, 0x2335),
+		Adapters: []gpu.AdapterInfo{adapter(0, "NVIDIA H200", 0x10de, 0x2335),
 			{Index: 1, Name: "llvmpipe (LLVM 15.0.6, 256 bits)", VendorID: 0x10005, Type: "cpu", Software: true}},
-		Vulkan: []vulkan.DeviceInfo{vkDev(0, "NVIDIA H200", 0x10de, 0x2335, &vulkan.PCIBusInfo{Device: 6})},
+		Vulkan: []vk.DeviceInfo{vkDev(0, "NVIDIA H200", 0x10de, 0x2335, &vk.PCIBusInfo{Device: 6})},
 		PCI:    []pci.Device{pciDev(t, "0000:00:06.0", 0x030200, 0x10de, 0x2335, 256<<30, "nvidia")},
 	}
 	cs := Candidates(inv, false)

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cpu"
-	"github.com/everycycle/appraise/internal/probe/vulkan"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -117,8 +117,8 @@ func TestSoftwareMemoryLimit(t *testing.T) {
 			t.Errorf("software, %d MiB usable: limit %d MiB, want %d MiB", c.usable>>20, got>>20, c.want>>20)
 		}
 	}
-	gpu := Candidate{Vulkan: &vulkan.DeviceInfo{DeviceLocalBytes: 141 << 30, DeviceLocalBudgetBytes: 139 << 30}}
-	if got := memoryLimit(gpu, 1<<30); got != 139<<30 {
+	dev := Candidate{Vulkan: &vk.DeviceInfo{DeviceLocalBytes: 141 << 30, DeviceLocalBudgetBytes: 139 << 30}}
+	if got := memoryLimit(dev, 1<<30); got != 139<<30 {
 		t.Errorf("GPU: limit %d, want its budget", got)
 	}
 }

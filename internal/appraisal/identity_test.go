@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/pci"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -31,7 +31,7 @@ func TestIdentityAMDFromSysfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := pciDev(t, "0000:03:00.0", 0x030000, 0x1002, 0x744c, 32<<30, "amdgpu")
-	c := Candidate{Adapter: webgpu.AdapterInfo{Type: "discrete-gpu"}, PCI: &d, BusAddress: "0000:03:00.0"}
+	c := Candidate{Adapter: gpu.AdapterInfo{Type: "discrete-gpu"}, PCI: &d, BusAddress: "0000:03:00.0"}
 	v := &schema.CapabilityVector{Identity: schema.DeviceIdentity{VendorID: "1002", BusAddress: "0000:03:00.0"}}
 	out := vendorIdentity(nil, errors.New("no NVML"), c, v, root)
 	id := v.Identity
@@ -44,7 +44,7 @@ func TestIdentityAMDFromSysfs(t *testing.T) {
 }
 
 func TestIdentityNVIDIAWithoutNVML(t *testing.T) {
-	c := Candidate{Adapter: webgpu.AdapterInfo{Type: "discrete-gpu", VendorID: 0x10de}, BusAddress: "0000:00:06.0"}
+	c := Candidate{Adapter: gpu.AdapterInfo{Type: "discrete-gpu", VendorID: 0x10de}, BusAddress: "0000:00:06.0"}
 	v := &schema.CapabilityVector{Identity: schema.DeviceIdentity{VendorID: "10de", BusAddress: "0000:00:06.0"}}
 	out := vendorIdentity(nil, errors.New("libnvidia-ml.so.1: cannot open"), c, v, t.TempDir())
 	if len(out) != 3 || !strings.Contains(out[0].Reason, "NVML: libnvidia-ml.so.1") {

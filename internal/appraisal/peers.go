@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe/peer"
-	"github.com/everycycle/appraise/internal/probe/vulkan"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
 // together runs, after every device's own probes, what needs all of them
 // open at once: every device's host link at the same time (into the box)
 // and the directed peer links (into each card).
-func together(ctx context.Context, inst *webgpu.Instance, devs []Candidate, vs []*schema.CapabilityVector, o Options, box *schema.BoxPayload) error {
+func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, vs []*schema.CapabilityVector, o Options, box *schema.BoxPayload) error {
 	say := func(stage string) {
 		if o.Progress != nil {
 			o.Progress("box", stage)
@@ -30,16 +30,16 @@ func together(ctx context.Context, inst *webgpu.Instance, devs []Candidate, vs [
 		return fmt.Errorf("%w: host links at once: %w", ErrProbe, err)
 	}
 	say("peer links")
-	groups, groupsErr := vulkan.DeviceGroups()
+	groups, groupsErr := vk.DeviceGroups()
 	return peerLinks(ctx, devs, ds, vs, vulkanGroups{groups, groupsErr})
 }
 
 // openAll opens every device in devs through WebGPU, as webgpuProbes
 // does. On error nothing is left open.
-func openAll(inst *webgpu.Instance, devs []Candidate, o Options) ([]*webgpu.Device, error) {
-	ds := make([]*webgpu.Device, 0, len(devs))
+func openAll(inst *gpu.Instance, devs []Candidate, o Options) ([]*gpu.Device, error) {
+	ds := make([]*gpu.Device, 0, len(devs))
 	for _, c := range devs {
-		d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
+		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
 		if err != nil {
 			releaseAll(ds)
 			return nil, fmt.Errorf("%s: %w", c.Addr, err)
@@ -49,7 +49,7 @@ func openAll(inst *webgpu.Instance, devs []Candidate, o Options) ([]*webgpu.Devi
 	return ds, nil
 }
 
-func releaseAll(ds []*webgpu.Device) {
+func releaseAll(ds []*gpu.Device) {
 	for _, d := range ds {
 		d.Release()
 	}
@@ -58,12 +58,12 @@ func releaseAll(ds []*webgpu.Device) {
 // hostLinksAtOnce runs the host-link probe on every device at the same
 // time, each device on its own goroutine (a Device is used by one
 // goroutine only), and sums each direction's medians.
-func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*webgpu.Device) (*schema.HostLinksAtOnce, error) {
-	rs := make([]webgpu.HostLinkResult, len(ds))
+func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*gpu.Device) (*schema.HostLinksAtOnce, error) {
+	rs := make([]gpu.HostLinkResult, len(ds))
 	errs := make([]error, len(ds))
 	var wg sync.WaitGroup
 	for i, d := range ds {
-		wg.Go(func() { rs[i], errs[i] = webgpu.MeasureHostLink(ctx, d) })
+		wg.Go(func() { rs[i], errs[i] = gpu.MeasureHostLink(ctx, d) })
 	}
 	wg.Wait()
 	out := &schema.HostLinksAtOnce{}
@@ -71,7 +71,7 @@ func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*webgpu.Device)
 		if errs[i] != nil {
 			return nil, fmt.Errorf("%s: %w", devs[i].Addr, errs[i])
 		}
-		name := webgpu.HostLinkProbe{}.Name()
+		name := gpu.HostLinkProbe{}.Name()
 		h2d, d2h := r.HostToDevice.Schema(name), r.DeviceToHost.Schema(name)
 		out.Devices = append(out.Devices, schema.DeviceHostLink{BusAddress: devs[i].Addr, HostToDevice: *h2d, DeviceToHost: *d2h})
 		out.HostToDeviceBytesPerS += h2d.BytesPerS.Median
@@ -93,14 +93,14 @@ func (g vulkanGroups) why(a, b Candidate) string {
 		return "Vulkan device groups unknown: " + g.err.Error()
 	case a.Vulkan == nil || b.Vulkan == nil:
 		return "a device was not matched to its Vulkan device"
-	case vulkan.SharedGroup(g.groups, a.Vulkan.Index, b.Vulkan.Index):
+	case vk.SharedGroup(g.groups, a.Vulkan.Index, b.Vulkan.Index):
 		return "one Vulkan device group holds both devices, but this probe suite has no device-group peer probe yet"
 	}
 	return "no Vulkan device group holds both devices"
 }
 
 // stagedEndpoint is a WebGPU device as an end of a host-staged pair.
-type stagedEndpoint struct{ d *webgpu.Device }
+type stagedEndpoint struct{ d *gpu.Device }
 
 func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 	a, err := e.d.NewArray(n)
@@ -113,7 +113,7 @@ func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 // peerLinks measures every ordered pair of appraised devices that have a
 // bus address, through the best path each pair offers (peer.LinksFrom),
 // and adds each device's links to its card; ds are the devices opened.
-func peerLinks(ctx context.Context, devs []Candidate, ds []*webgpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
+func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
 	var at []int // index in devs of each device in set.List
 	for i, c := range devs {
 		if c.BusAddress != "" {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/everycycle/appraise/internal/probe/vulkan"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
+	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -15,9 +15,9 @@ import (
 // addresses that no real device of a test host has (so no CUDA device
 // matches them), so the multi-device phase can run on one software device;
 // it skips without an adapter (fails under CI=true, which installs one).
-func softwarePair(t *testing.T) (*webgpu.Instance, []Candidate) {
+func softwarePair(t *testing.T) (*gpu.Instance, []Candidate) {
 	t.Helper()
-	inst, err := webgpu.NewInstance()
+	inst, err := gpu.NewInstance()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +122,6 @@ func TestVulkanGroupsWhy(t *testing.T) {
 }
 
 var (
-	coopmatInfo0 = vulkan.DeviceInfo{Index: 0}
-	coopmatInfo1 = vulkan.DeviceInfo{Index: 1}
+	coopmatInfo0 = vk.DeviceInfo{Index: 0}
+	coopmatInfo1 = vk.DeviceInfo{Index: 1}
 )

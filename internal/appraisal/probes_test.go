@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 )
 
 // TestWebGPUProbeOrder: the WebGPU probes run in the order and under the
@@ -20,7 +20,7 @@ func TestWebGPUProbeOrder(t *testing.T) {
 		names = append(names, p.Name()+"@"+p.Version())
 	}
 	names = append(names, capacityProbe(c).Name()+"@"+capacityProbe(c).Version())
-	names = append(names, webgpu.IntegrityProbe{}.Name()+"@"+webgpu.IntegrityProbe{}.Version())
+	names = append(names, gpu.IntegrityProbe{}.Name()+"@"+gpu.IntegrityProbe{}.Version())
 	fma, ok := fmaSoakProbe(c, Options{Quick: true}, nil)
 	if !ok || fma.Duration != softwareSoak {
 		t.Errorf("quick software soak: %v, %v", fma.Duration, ok)
@@ -56,7 +56,7 @@ func TestMemtestFromCapacity(t *testing.T) {
 // its fraction of all of it.
 func TestCheckMemtest(t *testing.T) {
 	m := checkMemtest(80<<30, false)
-	if m.UsableBytes != 80<<30 || m.SliceBytes == 0 || float64(m.SliceBytes)*webgpu.IntegrityShare > checkIntegrityCap || !m.Quick {
+	if m.UsableBytes != 80<<30 || m.SliceBytes == 0 || float64(m.SliceBytes)*gpu.IntegrityShare > checkIntegrityCap || !m.Quick {
 		t.Errorf("%+v", m)
 	}
 	if m := checkMemtest(16<<20, true); m.SliceBytes != 16<<20 || !m.Software {

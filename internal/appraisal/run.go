@@ -7,47 +7,47 @@ import (
 	"strings"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/platform/pci"
 	"github.com/everycycle/appraise/internal/platform/thermal"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
 // probes lists the WebGPU probes of this probe suite that run first, in
 // order. The capacity probe (capacityProbe) follows them, and the memtest
 // (memtestProbe) covers the usable memory it measured.
-func probes(o Options) []probe.Probe[*webgpu.Device] {
-	return []probe.Probe[*webgpu.Device]{webgpu.StreamProbe{}, webgpu.LaunchProbe{}, webgpu.HostLinkProbe{}, webgpu.ALUProbe{},
-		webgpu.RooflineProbe{Quick: o.Quick}}
+func probes(o Options) []probe.Probe[*gpu.Device] {
+	return []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.LaunchProbe{}, gpu.HostLinkProbe{}, gpu.ALUProbe{},
+		gpu.RooflineProbe{Quick: o.Quick}}
 }
 
 // capacityProbe is the capacity probe of c, within the driver's budget
 // for its device-local heap when raw Vulkan reports one.
-func capacityProbe(c Candidate) webgpu.CapacityProbe {
+func capacityProbe(c Candidate) gpu.CapacityProbe {
 	var budget uint64
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
 	}
-	return webgpu.CapacityProbe{BudgetBytes: budget}
+	return gpu.CapacityProbe{BudgetBytes: budget}
 }
 
 // memtestProbe is the memtest over the usable memory that capacity, the
 // capacity probe's contribution, measured.
-func memtestProbe(c Candidate, o Options, capacity *probe.Contribution) (webgpu.IntegrityProbe, error) {
+func memtestProbe(c Candidate, o Options, capacity *probe.Contribution) (gpu.IntegrityProbe, error) {
 	if capacity == nil || capacity.Usable == nil {
-		return webgpu.IntegrityProbe{}, errors.New("memtest needs the usable memory measured first")
+		return gpu.IntegrityProbe{}, errors.New("memtest needs the usable memory measured first")
 	}
-	return webgpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: o.Quick, Software: c.Adapter.Software, Steps: steps(c, o)}, nil
+	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: o.Quick, Software: c.Adapter.Software, Steps: steps(c, o)}, nil
 }
 
 // fmaSoakProbe is the FMA soak of c's run, when there is one (soakLength
 // is not 0), reading the driver's telemetry of c's device.
-func fmaSoakProbe(c Candidate, o Options, lib *nvml.Lib) (webgpu.SoakProbe, bool) {
+func fmaSoakProbe(c Candidate, o Options, lib *nvml.Lib) (gpu.SoakProbe, bool) {
 	d := soakLength(c, o)
-	return webgpu.SoakProbe{Duration: d, Telemetry: driverTelemetry(lib, c, o.SysfsRoot), Steps: steps(c, o)}, d > 0
+	return gpu.SoakProbe{Duration: d, Telemetry: driverTelemetry(lib, c, o.SysfsRoot), Steps: steps(c, o)}, d > 0
 }
 
 // steps is o.Steps for c's device, nil when o has none.

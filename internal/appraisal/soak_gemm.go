@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -92,7 +92,7 @@ func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *sche
 // the soak's precisions) the WebGPU FMA on a device opened again for it.
 // The thermal rules that judge the FMA soak against itself judge the
 // GEMM soak too.
-func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
+func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
 	d := soakLength(c, o)
 	tel := driverTelemetry(lib, c, o.SysfsRoot)
 	step := steps(c, o)
@@ -106,7 +106,7 @@ func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Op
 		return fmt.Errorf("%w: --soak-load gemm on %s: %s", ErrSoakLoad, c.Addr, v.Skipped[len(v.Skipped)-1].Reason)
 	}
 	if !ran {
-		return fmaSoakAgain(ctx, inst, c, o, webgpu.SoakProbe{Duration: d, Telemetry: tel, Steps: step}, v)
+		return fmaSoakAgain(ctx, inst, c, o, gpu.SoakProbe{Duration: d, Telemetry: tel, Steps: step}, v)
 	}
 	return settleSoak(v, c.Adapter.Software, func() error {
 		o.stage(c.Addr, "consistency: "+g.Name()+" again")
@@ -115,8 +115,8 @@ func soakAfterBLAS(ctx context.Context, inst *webgpu.Instance, c Candidate, o Op
 }
 
 // fmaSoakAgain opens c's WebGPU device again and runs the FMA soak on it.
-func fmaSoakAgain(ctx context.Context, inst *webgpu.Instance, c Candidate, o Options, p webgpu.SoakProbe, v *schema.CapabilityVector) error {
-	d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
+func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, p gpu.SoakProbe, v *schema.CapabilityVector) error {
+	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
 	if err != nil {
 		return err
 	}

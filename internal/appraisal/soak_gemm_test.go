@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/thermal"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -88,7 +88,7 @@ func TestSettleSoakDisagrees(t *testing.T) {
 // held against it.
 func TestSettleSoakOwnRulesOnly(t *testing.T) {
 	v := &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{ColdOpsPerS: 1e15, SustainedOpsPerS: 1e15},
-		Precisions: []schema.PrecisionThroughput{{Operation: "fma", InputType: "fp32", Probe: webgpu.ALUProbe{}.Name(), OpsPerS: schema.Stat{Median: 1e12}}}}
+		Precisions: []schema.PrecisionThroughput{{Operation: "fma", InputType: "fp32", Probe: gpu.ALUProbe{}.Name(), OpsPerS: schema.Stat{Median: 1e12}}}}
 	if err := settleSoak(v, false, func() error { t.Error("re-measured"); return nil }); err != nil {
 		t.Fatal(err)
 	}

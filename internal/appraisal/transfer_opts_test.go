@@ -3,8 +3,8 @@ package appraisal
 import (
 	"testing"
 
-	"github.com/everycycle/appraise/internal/probe/vulkan/link"
-	gpupkg "github.com/everycycle/appraise/internal/probe/webgpu"
+	gpupkg "github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/vkprobe/link"
 )
 
 // TestTransferOptions: a software adapter's raw-Vulkan host link moves

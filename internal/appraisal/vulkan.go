@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/everycycle/appraise/coopmat"
+	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/probe/vulkan"
-	"github.com/everycycle/appraise/internal/probe/vulkan/alu"
-	"github.com/everycycle/appraise/internal/probe/vulkan/gemm"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
+	"github.com/everycycle/appraise/internal/vkprobe/alu"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -21,7 +21,7 @@ import (
 // identical cards — and no proof says which, it returns nil, the indices
 // it could be, and why: a guessed mapping would put one card's figures
 // under another's identity.
-func matchVulkan(a webgpu.AdapterInfo, infos []vulkan.DeviceInfo, proven map[int]int) (*vulkan.DeviceInfo, []int, string) {
+func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (*vk.DeviceInfo, []int, string) {
 	var found []int
 	for i, v := range infos {
 		if v.VendorID == a.VendorID && v.DeviceID == a.DeviceID && v.Type == a.Type && strings.TrimSpace(v.Name) == strings.TrimSpace(a.DisplayName()) {
@@ -49,11 +49,11 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: p.Name(), Item: p.Item(), Reason: c.vulkanWhy})
 		}
 		if o.CoopMat {
-			v.Skipped = append(v.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "matrix engine", Reason: c.vulkanWhy})
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: vk.ProbeCoopMatGEMM, Item: "matrix engine", Reason: c.vulkanWhy})
 		}
 		return nil
 	}
-	d, err := vulkan.Open(c.Vulkan.Index)
+	d, err := vk.Open(c.Vulkan.Index)
 	if err != nil {
 		return err
 	}
@@ -74,18 +74,18 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		return err
 	}
 	if !o.CoopMat {
-		v.Skipped = append(v.Skipped, schema.Skip{Probe: vulkan.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
+		v.Skipped = append(v.Skipped, schema.Skip{Probe: vk.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
 		return nil
 	}
 	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
-	return runVulkan(ctx, gemm.CoopMatProbe{Options: gemm.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
+	return runVulkan(ctx, coopmat.CoopMatProbe{Options: coopmat.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
 }
 
 // vulkanOptions are the raw-Vulkan probes' options for c: sizes for a
 // software adapter or a quick GPU appraisal (the zero sizes are the
 // probes' defaults), progress lines naming the device.
-func vulkanOptions(c Candidate, o Options) vulkan.Options {
-	opts := vulkan.Options{}
+func vulkanOptions(c Candidate, o Options) vk.Options {
+	opts := vk.Options{}
 	if o.Progress != nil {
 		opts.Progress = func(line string) { o.Progress(c.Addr, "vulkan: "+line) }
 	}
@@ -113,7 +113,7 @@ func vulkanOptions(c Candidate, o Options) vulkan.Options {
 // runVulkan runs p on d and adds what it measured to v. Unlike runProbes
 // it records no probe of its own: the contribution names the probes that
 // produced a figure, and a probe that could only skip produced none.
-func runVulkan(ctx context.Context, p probe.Probe[*vulkan.Device], d *vulkan.Device, v *schema.CapabilityVector) error {
+func runVulkan(ctx context.Context, p probe.Probe[*vk.Device], d *vk.Device, v *schema.CapabilityVector) error {
 	c, err := p.Run(ctx, d)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)

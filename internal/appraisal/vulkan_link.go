@@ -4,22 +4,22 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/probe/vulkan"
-	"github.com/everycycle/appraise/internal/probe/vulkan/link"
-	"github.com/everycycle/appraise/internal/probe/webgpu"
+	"github.com/everycycle/appraise/internal/vkprobe/link"
 	"github.com/everycycle/appraise/schema"
 )
 
 // webgpuAgain runs WebGPU probes again on a freshly opened device and
 // returns the figures they measured, joined (the WebGPU device is closed
 // while the raw-Vulkan probes run).
-type webgpuAgain func(ctx context.Context, ps ...probe.Probe[*webgpu.Device]) (*probe.Contribution, error)
+type webgpuAgain func(ctx context.Context, ps ...probe.Probe[*gpu.Device]) (*probe.Contribution, error)
 
 // reopenWebGPU is c's webgpuAgain.
-func reopenWebGPU(inst *webgpu.Instance, c Candidate, o Options) webgpuAgain {
-	return func(ctx context.Context, ps ...probe.Probe[*webgpu.Device]) (*probe.Contribution, error) {
-		d, err := webgpu.Open(inst, c.Adapter, deviceOptions(c, o))
+func reopenWebGPU(inst *gpu.Instance, c Candidate, o Options) webgpuAgain {
+	return func(ctx context.Context, ps ...probe.Probe[*gpu.Device]) (*probe.Contribution, error) {
+		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +77,7 @@ const softwareTransferBytes = 64 << 20
 
 // transferOptions are the raw-Vulkan host link's options for c: fewer
 // samples on a software adapter or with --quick, smaller transfers and
-// warm-ups as short as WebGPU's (webgpu.SoftwareWarmUp) on a software
+// warm-ups as short as WebGPU's (gpu.SoftwareWarmUp) on a software
 // adapter, and with --quick on a software adapter no bulk routes through
 // the device's kernel. There a kernel's pull or push is the host's cores
 // running the JIT'd shader's loads and stores over the same RAM that the
@@ -91,7 +91,7 @@ const softwareTransferBytes = 64 << 20
 func transferOptions(c Candidate, o Options) link.TransferOptions {
 	to := link.TransferOptions{Quick: c.Adapter.Software || o.Quick}
 	if c.Adapter.Software {
-		to.Bytes, to.Warmup = softwareTransferBytes, webgpu.SoftwareWarmUp
+		to.Bytes, to.Warmup = softwareTransferBytes, gpu.SoftwareWarmUp
 		to.NoKernelRoutes = o.Quick
 	}
 	return to
@@ -125,7 +125,7 @@ func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch ||
 // others) and that second figure is the one signed; the other path's
 // first figure stays beside it, named (mergeLink). v holds WebGPU's first
 // figures on entry; they are taken out, and the kept ones added.
-func vulkanLink(ctx context.Context, d *vulkan.Device, to link.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
+func vulkanLink(ctx context.Context, d *vk.Device, to link.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
 	p := link.HostLinkProbe{Options: to}
 	first, paths, err := p.Measure(ctx, d)
 	if err != nil {
@@ -141,12 +141,12 @@ func vulkanLink(ctx context.Context, d *vulkan.Device, to link.TransferOptions, 
 	}
 	webAgain := webFirst
 	if ch.anyWebGPU() {
-		var ps []probe.Probe[*webgpu.Device]
+		var ps []probe.Probe[*gpu.Device]
 		if !ch.h2d || !ch.d2h {
-			ps = append(ps, webgpu.HostLinkProbe{})
+			ps = append(ps, gpu.HostLinkProbe{})
 		}
 		if !ch.dispatch || !ch.upload {
-			ps = append(ps, webgpu.LaunchProbe{})
+			ps = append(ps, gpu.LaunchProbe{})
 		}
 		if webAgain, err = again(ctx, ps...); err != nil {
 			return err
@@ -176,11 +176,11 @@ func mergeLink(webFirst, webAgain, vkFirst, vkKept *probe.Contribution, ch linkC
 	out.HostToDevice = pick(ch.h2d, webFirst.HostToDevice, webAgain.HostToDevice, vkFirst.HostToDevice, vkKept.HostToDevice)
 	out.DeviceToHost = pick(ch.d2h, webFirst.DeviceToHost, webAgain.DeviceToHost, vkFirst.DeviceToHost, vkKept.DeviceToHost)
 	if used {
-		out.Probes = append(out.Probes, schema.ProbeRecord{Name: link.ProbeHostLink, Version: vulkan.ProbeVersion})
+		out.Probes = append(out.Probes, schema.ProbeRecord{Name: link.ProbeHostLink, Version: vk.ProbeVersion})
 	}
 	out.Launch = mergeLaunch(webFirst.Launch, webAgain.Launch, vkFirst.Launch, vkKept.Launch, ch)
 	if ch.dispatch || ch.upload {
-		out.Probes = append(out.Probes, schema.ProbeRecord{Name: link.ProbeLaunch, Version: vulkan.ProbeVersion})
+		out.Probes = append(out.Probes, schema.ProbeRecord{Name: link.ProbeLaunch, Version: vk.ProbeVersion})
 	}
 	return out
 }

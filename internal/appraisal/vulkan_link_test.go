@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/probe/vulkan/link"
+	"github.com/everycycle/appraise/internal/vkprobe/link"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -3,8 +3,8 @@ package crosscheck
 import (
 	"fmt"
 
-	"github.com/everycycle/appraise/internal/crosscheck/babelstream"
-	"github.com/everycycle/appraise/internal/crosscheck/mixbench"
+	"github.com/everycycle/appraise/babelstream"
+	"github.com/everycycle/appraise/mixbench"
 	"github.com/everycycle/appraise/schema"
 )
 

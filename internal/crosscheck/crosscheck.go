@@ -17,11 +17,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/everycycle/appraise/internal/crosscheck/babelstream"
-	"github.com/everycycle/appraise/internal/crosscheck/mixbench"
+	"github.com/everycycle/appraise/babelstream"
 	"github.com/everycycle/appraise/internal/crosscheck/toolrun"
 	"github.com/everycycle/appraise/internal/platform/pci"
 	"github.com/everycycle/appraise/internal/render/figures"
+	"github.com/everycycle/appraise/mixbench"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -35,8 +35,8 @@ func fakeTool(t *testing.T, capture string) string {
 }
 
 const (
-	babelCapture = "babelstream/testdata/babelstream-5.0tag-cuda-h200-double-csv.txt"
-	mixCapture   = "mixbench/testdata/mixbench-cuda-h200.txt"
+	babelCapture = "../../babelstream/testdata/babelstream-5.0tag-cuda-h200-double-csv.txt"
+	mixCapture   = "../../mixbench/testdata/mixbench-cuda-h200.txt"
 )
 
 func config(t *testing.T) Config {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/everycycle/appraise/internal/crosscheck/babelstream"
+	"github.com/everycycle/appraise/babelstream"
 	"github.com/everycycle/appraise/internal/crosscheck/toolrun"
 )
 

@@ -27,7 +27,7 @@
 // ops/byte), reads Ratio 0.96 and RidgeRatio 0.76; a device that overlaps
 // almost nothing, such as Mesa's software device lavapipe, reads a lower
 // Ratio that moves from run to run and a RidgeRatio near half (the
-// figures webgpu's roofline tests have measured there are in
+// figures the gpu package's roofline tests have measured there are in
 // docs/performance.md).
 //
 // # What the ratio detects
@@ -55,7 +55,7 @@
 // RidgeRatio and moves Ratio by a few hundredths (0.955 for the overhead
 // case above, next to the real H200's healthy 0.957). Ratio falls far
 // only when the shortfall spans most of the sweep while a few points still
-// reach both roofs (TestThrottledInPartOfTheSweep, and webgpu's
+// reach both roofs (TestThrottledInPartOfTheSweep, and the gpu package's
 // TestRooflineHiddenWorkRecorded: on sweeps recorded on lavapipe, a kernel
 // with hidden work at eight of eleven intensities reads a Ratio at least
 // 0.3 below the plain kernel's).

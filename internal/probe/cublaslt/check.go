@@ -38,7 +38,7 @@ type Check struct {
 // the stored result. √K·u·‖ab‖ is the size of a random-walk accumulation
 // error; a wrong layout or a dropped block of K gives errors of the order
 // of ‖ab‖, far outside. The slack is the cooperative-matrix probe's
-// (internal/probe/vulkan), set above the largest tensor-core fp32
+// (coopmat), set above the largest tensor-core fp32
 // accumulation error measured on hardware (docs/performance.md).
 // Integer GEMMs must match exactly.
 

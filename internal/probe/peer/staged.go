@@ -9,7 +9,7 @@ import (
 )
 
 // Endpoint is one opened device of a host-staged pair: the WebGPU probes'
-// device (webgpu.Device) behind a small adapter. It is used from one
+// device (gpu.Device) behind a small adapter. It is used from one
 // goroutine at a time.
 type Endpoint interface {
 	// NewArray creates a device buffer of n bytes.

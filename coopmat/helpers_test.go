@@ -1,0 +1,8 @@
+package coopmat
+
+import "github.com/everycycle/appraise/internal/vkprobe/vktest"
+
+// smallOptions are vktest's small options as this package's Options.
+func smallOptions() Options {
+	return Options{Options: vktest.SmallOptions()}
+}

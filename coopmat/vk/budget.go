@@ -1,0 +1,47 @@
+package vk
+
+import (
+	"fmt"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// HeapUsage returns, in bytes, the current usage and the budget of the
+// largest device-local heap of physical device index (vkEnumeratePhysicalDevices
+// order), as VK_EXT_memory_budget reports them through
+// VkPhysicalDeviceMemoryBudgetPropertiesEXT chained into
+// vkGetPhysicalDeviceMemoryProperties2. The driver's figures are read afresh
+// on every call, so a caller can allocate through another API (a WebGPU
+// adapter) and see which physical device's usage rises. The heap is the one
+// DeviceInfo.DeviceLocalBytes describes.
+//
+// Usage is the driver's estimate: for this process on most drivers, for
+// every process on some. Without the extension the error wraps
+// ErrExtensionMissing; without a device-local heap it wraps
+// ErrFeatureMissing.
+func HeapUsage(index int) (usage, budget uint64, err error) {
+	err = withDevices(func(in *instance, pds []vk.PhysicalDevice) error {
+		if index < 0 || index >= len(pds) {
+			return fmt.Errorf("vulkan: device %d of %d: %w", index, len(pds), ErrNoVulkan)
+		}
+		pd := pds[index]
+		exts, err := deviceExtensions(pd)
+		if err != nil {
+			return err
+		}
+		if !(DeviceInfo{Extensions: exts}).HasExtension(ExtMemoryBudget) {
+			return fmt.Errorf("vulkan: device %d: %s: %w", index, ExtMemoryBudget, ErrExtensionMissing)
+		}
+		heap, _, heaps := deviceLocalHeap(pd)
+		if heap < 0 {
+			return fmt.Errorf("vulkan: device %d: device-local heap: %w", index, ErrFeatureMissing)
+		}
+		b, u := in.ext.queryBudget(pd, heaps)
+		if heap >= len(b) {
+			return fmt.Errorf("vulkan: device %d: heap %d beyond the %d the budget structure holds", index, heap, len(b))
+		}
+		usage, budget = u[heap], b[heap]
+		return nil
+	})
+	return usage, budget, err
+}

@@ -1,0 +1,342 @@
+package vk
+
+import (
+	"fmt"
+	"slices"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Extension names we look for.
+const (
+	ExtCoopMat      = "VK_KHR_cooperative_matrix"
+	ExtBFloat16     = "VK_KHR_shader_bfloat16"
+	ExtFloat16Int8  = "VK_KHR_shader_float16_int8"
+	ext8BitStorage  = "VK_KHR_8bit_storage"
+	ext16BitStorage = "VK_KHR_16bit_storage"
+	extMemoryModel  = "VK_KHR_vulkan_memory_model"
+	// extBufferAddress (core in Vulkan 1.2) gives buffers 64-bit device
+	// addresses that shaders dereference directly.
+	extBufferAddress = "VK_KHR_buffer_device_address"
+	// extSubgroupControl (core in Vulkan 1.3) lets a pipeline require
+	// full subgroups.
+	extSubgroupControl = "VK_EXT_subgroup_size_control"
+	// ExtExecutableInfo reports what the driver compiled a pipeline into
+	// (used by the kernel diagnostics in tests).
+	ExtExecutableInfo = "VK_KHR_pipeline_executable_properties"
+	extPCIBusInfo     = "VK_EXT_pci_bus_info"
+	ExtMemoryBudget   = "VK_EXT_memory_budget"
+	extDriverProps    = "VK_KHR_driver_properties"
+	ExtIntDot         = "VK_KHR_shader_integer_dot_product"
+)
+
+// PCIBusInfo is the device's PCI address (VK_EXT_pci_bus_info).
+type PCIBusInfo struct {
+	Domain, Bus, Device, Function uint32
+}
+
+// String renders the address as dddd:bb:dd.f.
+func (p PCIBusInfo) String() string {
+	return fmt.Sprintf("%04x:%02x:%02x.%x", p.Domain, p.Bus, p.Device, p.Function)
+}
+
+// DeviceInfo describes one physical device as the driver reports it.
+type DeviceInfo struct {
+	// Index is the position in vkEnumeratePhysicalDevices order.
+	Index int
+	// Name is VkPhysicalDeviceProperties.deviceName.
+	Name string
+	// VendorID and DeviceID are the PCI (or Khronos) vendor and device IDs.
+	VendorID, DeviceID uint32
+	// Type is the VkPhysicalDeviceType (e.g. "discrete-gpu", "cpu").
+	Type string
+	// APIVersion is the device's Vulkan version, e.g. "1.3.230".
+	APIVersion string
+	// DriverVersion is the raw, vendor-encoded driver version.
+	DriverVersion uint32
+	// DriverName and DriverInfo come from VkPhysicalDeviceDriverProperties
+	// when available (DriverInfo is e.g. "580.159.04" on NVIDIA).
+	DriverName, DriverInfo string
+	// PCI is the bus address; nil without VK_EXT_pci_bus_info.
+	PCI *PCIBusInfo
+	// DeviceLocalBytes is the size of the largest device-local heap, bytes.
+	DeviceLocalBytes uint64
+	// DeviceLocalBudgetBytes is that heap's VK_EXT_memory_budget budget in
+	// bytes; 0 when the extension is absent.
+	DeviceLocalBudgetBytes uint64
+	// SubgroupSize is the default subgroup size, invocations.
+	SubgroupSize uint32
+	// TimestampPeriodNs is nanoseconds per timestamp tick.
+	TimestampPeriodNs float64
+	// TimestampValidBits is the compute queue's valid timestamp bits (0: none).
+	TimestampValidBits uint32
+	// MaxSharedBytes is maxComputeSharedMemorySize, bytes.
+	MaxSharedBytes uint32
+	// MaxInvocations is maxComputeWorkGroupInvocations.
+	MaxInvocations uint32
+	// MaxStorageBufferRange is maxStorageBufferRange, bytes.
+	MaxStorageBufferRange uint32
+	// Extensions lists the device extensions, sorted.
+	Extensions []string
+
+	// API is the device's Vulkan API version (VK_MAKE_API_VERSION).
+	API    uint32
+	family uint32
+	// copyFamily is a transfer-only queue family (a copy engine) or -1;
+	// copyTimestampBits is its valid timestamp bits.
+	copyFamily        int
+	copyTimestampBits uint32
+	// Features are the features the driver offers; Structs the feature
+	// structures (by sType) it knows.
+	Features FeatureSet
+	Structs  map[uint32]bool
+}
+
+// HasExtension reports whether the device lists the named extension.
+func (i DeviceInfo) HasExtension(name string) bool {
+	_, ok := slices.BinarySearch(i.Extensions, name)
+	return ok
+}
+
+func versionString(v uint32) string { return fmt.Sprintf("%d.%d.%d", v>>22, v>>12&0x3ff, v&0xfff) }
+
+var deviceTypes = map[vk.PhysicalDeviceType]string{
+	vk.PhysicalDeviceTypeOther: "other", vk.PhysicalDeviceTypeIntegratedGpu: "integrated-gpu",
+	vk.PhysicalDeviceTypeDiscreteGpu: "discrete-gpu", vk.PhysicalDeviceTypeVirtualGpu: "virtual-gpu",
+	vk.PhysicalDeviceTypeCpu: "cpu",
+}
+
+// instance is a VkInstance plus the entry points vulkan-go lacks.
+type instance struct {
+	h   vk.Instance
+	ext ext
+}
+
+func newInstance() (*instance, error) {
+	gipa, err := loader()
+	if err != nil {
+		return nil, err
+	}
+	app := vk.ApplicationInfo{
+		SType: vk.StructureTypeApplicationInfo, PApplicationName: "appraise\x00",
+		PEngineName: "appraise\x00", ApiVersion: vk.MakeVersion(1, 3, 0),
+	}
+	info := vk.InstanceCreateInfo{SType: vk.StructureTypeInstanceCreateInfo, PApplicationInfo: &app}
+	var h vk.Instance
+	if r := vk.CreateInstance(&info, nil, &h); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkCreateInstance: %w: %w", ErrNoVulkan, vk.Error(r))
+	}
+	inst := &instance{h: h}
+	if err := vk.InitInstance(h); err != nil {
+		inst.release()
+		return nil, fmt.Errorf("vulkan: init instance: %w", err)
+	}
+	if inst.ext, err = loadExt(gipa, h); err != nil {
+		inst.release()
+		return nil, err
+	}
+	return inst, nil
+}
+
+func (in *instance) release() {
+	if in != nil && in.h != nil {
+		vk.DestroyInstance(in.h, nil)
+		in.h = nil
+	}
+}
+
+func (in *instance) physicalDevices() ([]vk.PhysicalDevice, error) {
+	var n uint32
+	if r := vk.EnumeratePhysicalDevices(in.h, &n, nil); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkEnumeratePhysicalDevices: %w", vk.Error(r))
+	}
+	pds := make([]vk.PhysicalDevice, n)
+	if r := vk.EnumeratePhysicalDevices(in.h, &n, pds); r != vk.Success && r != vk.Incomplete {
+		return nil, fmt.Errorf("vulkan: vkEnumeratePhysicalDevices: %w", vk.Error(r))
+	}
+	return pds[:n], nil
+}
+
+func deviceExtensions(pd vk.PhysicalDevice) ([]string, error) {
+	var n uint32
+	if r := vk.EnumerateDeviceExtensionProperties(pd, "", &n, nil); r != vk.Success {
+		return nil, fmt.Errorf("vulkan: vkEnumerateDeviceExtensionProperties: %w", vk.Error(r))
+	}
+	props := make([]vk.ExtensionProperties, n)
+	if r := vk.EnumerateDeviceExtensionProperties(pd, "", &n, props); r != vk.Success && r != vk.Incomplete {
+		return nil, fmt.Errorf("vulkan: vkEnumerateDeviceExtensionProperties: %w", vk.Error(r))
+	}
+	out := make([]string, 0, n)
+	for i := range props[:n] {
+		props[i].Deref()
+		out = append(out, vk.ToString(props[i].ExtensionName[:]))
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// describe fills a DeviceInfo for pd.
+func (in *instance) describe(index int, pd vk.PhysicalDevice) (DeviceInfo, error) {
+	var p vk.PhysicalDeviceProperties
+	vk.GetPhysicalDeviceProperties(pd, &p)
+	p.Deref()
+	p.Limits.Deref()
+	exts, err := deviceExtensions(pd)
+	if err != nil {
+		return DeviceInfo{}, err
+	}
+	info := DeviceInfo{
+		Index: index, Name: vk.ToString(p.DeviceName[:]), VendorID: p.VendorID, DeviceID: p.DeviceID,
+		Type: deviceTypes[p.DeviceType], APIVersion: versionString(p.ApiVersion), DriverVersion: p.DriverVersion,
+		TimestampPeriodNs: float64(p.Limits.TimestampPeriod), MaxSharedBytes: p.Limits.MaxComputeSharedMemorySize,
+		MaxInvocations: p.Limits.MaxComputeWorkGroupInvocations, MaxStorageBufferRange: p.Limits.MaxStorageBufferRange,
+		Extensions: exts, API: p.ApiVersion,
+	}
+	if p.ApiVersion < vk.MakeVersion(1, 1, 0) {
+		return info, fmt.Errorf("vulkan: %s: device API %s below 1.1", info.Name, info.APIVersion)
+	}
+	ep := in.ext.queryProperties(pd, info.HasExtension(extPCIBusInfo),
+		p.ApiVersion >= vk.MakeVersion(1, 2, 0) || info.HasExtension(extDriverProps))
+	info.SubgroupSize, info.PCI, info.DriverName, info.DriverInfo = ep.SubgroupSize, ep.PCI, ep.DriverName, ep.DriverInfo
+	in.describeMemory(pd, &info)
+	fams := queueFamilies(pd)
+	info.family, info.TimestampValidBits, err = ComputeFamily(fams)
+	info.copyFamily, info.copyTimestampBits = TransferFamily(fams)
+	if err != nil {
+		return info, fmt.Errorf("vulkan: %s: %w", info.Name, err)
+	}
+	info.Structs = featureStructs(info)
+	info.Features = in.ext.queryFeatures(pd, info.Structs)
+	return info, nil
+}
+
+func (in *instance) describeMemory(pd vk.PhysicalDevice, info *DeviceInfo) {
+	best, size, heaps := deviceLocalHeap(pd)
+	info.DeviceLocalBytes = size
+	if best >= 0 && info.HasExtension(ExtMemoryBudget) {
+		if b, _ := in.ext.queryBudget(pd, heaps); best < len(b) {
+			info.DeviceLocalBudgetBytes = b[best]
+		}
+	}
+}
+
+// deviceLocalHeap returns the index and size in bytes of pd's largest
+// device-local heap (index -1 when none) and the number of heaps.
+func deviceLocalHeap(pd vk.PhysicalDevice) (index int, size uint64, heaps int) {
+	var mp vk.PhysicalDeviceMemoryProperties
+	vk.GetPhysicalDeviceMemoryProperties(pd, &mp)
+	mp.Deref()
+	index = -1
+	for i := 0; i < int(mp.MemoryHeapCount); i++ {
+		mp.MemoryHeaps[i].Deref()
+		h := mp.MemoryHeaps[i]
+		if h.Flags&vk.MemoryHeapFlags(vk.MemoryHeapDeviceLocalBit) != 0 && uint64(h.Size) > size {
+			index, size = i, uint64(h.Size)
+		}
+	}
+	return index, size, int(mp.MemoryHeapCount)
+}
+
+// queueFamilies returns pd's queue families.
+func queueFamilies(pd vk.PhysicalDevice) []vk.QueueFamilyProperties {
+	var n uint32
+	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &n, nil)
+	fams := make([]vk.QueueFamilyProperties, n)
+	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &n, fams)
+	for i := range fams[:n] {
+		fams[i].Deref()
+	}
+	return fams[:n]
+}
+
+// ComputeFamily picks a queue family with compute, preferring one that
+// writes timestamps.
+func ComputeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
+	found, bits := pickFamily(fams, func(f vk.QueueFlags) bool { return f&vk.QueueFlags(vk.QueueComputeBit) != 0 })
+	if found < 0 {
+		return 0, 0, fmt.Errorf("no compute queue family")
+	}
+	return uint32(found), bits, nil
+}
+
+// TransferFamily picks a queue family that copies but neither draws nor
+// computes: a driver's dedicated copy engines, which a host-link transfer
+// may cross faster than the compute queue's copies. It prefers one that
+// writes timestamps, and returns -1 when there is none.
+func TransferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
+	other := vk.QueueFlags(vk.QueueGraphicsBit | vk.QueueComputeBit)
+	return pickFamily(fams, func(f vk.QueueFlags) bool {
+		return f&vk.QueueFlags(vk.QueueTransferBit) != 0 && f&other == 0
+	})
+}
+
+// pickFamily returns the first family with queues whose flags ok accepts,
+// or the first such family that writes timestamps when the first does
+// not, and its valid timestamp bits; -1 when none is accepted.
+func pickFamily(fams []vk.QueueFamilyProperties, ok func(vk.QueueFlags) bool) (int, uint32) {
+	found, bits := -1, uint32(0)
+	for i, f := range fams {
+		if !ok(f.QueueFlags) || f.QueueCount == 0 {
+			continue
+		}
+		if found < 0 || (bits == 0 && f.TimestampValidBits > 0) {
+			found, bits = i, f.TimestampValidBits
+		}
+	}
+	return found, bits
+}
+
+// featureStructs says which feature structures the device understands.
+func featureStructs(info DeviceInfo) map[uint32]bool {
+	v12 := info.API >= vk.MakeVersion(1, 2, 0)
+	return map[uint32]bool{
+		sTypeIntDotFeatures:   HasIntDot(info),
+		STypeFloat16Int8:      v12 || info.HasExtension(ExtFloat16Int8),
+		sType16BitStorage:     true,
+		sType8BitStorage:      v12 || info.HasExtension(ext8BitStorage),
+		sTypeMemoryModel:      v12 || info.HasExtension(extMemoryModel),
+		sTypeBFloat16Features: info.HasExtension(ExtBFloat16),
+		sTypeCoopMatFeatures:  info.HasExtension(ExtCoopMat),
+		sTypeAddressFeatures:  v12 || info.HasExtension(extBufferAddress),
+		sTypeSubgroupControl:  info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(extSubgroupControl),
+		sTypeExecFeatures:     info.HasExtension(ExtExecutableInfo),
+	}
+}
+
+// HasIntDot reports whether the device knows integer dot products: Vulkan
+// 1.3 made VK_KHR_shader_integer_dot_product core.
+func HasIntDot(info DeviceInfo) bool {
+	return info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(ExtIntDot)
+}
+
+// Devices lists every Vulkan physical device. It returns an error wrapping
+// ErrNoVulkan when no loader or no device exists.
+func Devices() ([]DeviceInfo, error) {
+	var out []DeviceInfo
+	err := withDevices(func(in *instance, pds []vk.PhysicalDevice) error {
+		for i, pd := range pds {
+			info, err := in.describe(i, pd)
+			if err != nil {
+				return err
+			}
+			out = append(out, info)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// withDevices calls fn with a fresh instance and its physical devices, and
+// releases the instance after.
+func withDevices(fn func(in *instance, pds []vk.PhysicalDevice) error) error {
+	in, err := newInstance()
+	if err != nil {
+		return err
+	}
+	defer in.release()
+	pds, err := in.physicalDevices()
+	if err != nil {
+		return err
+	}
+	return fn(in, pds)
+}

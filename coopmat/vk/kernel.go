@@ -1,0 +1,318 @@
+package vk
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Kernel is a compute pipeline built from SPIR-V words with its storage
+// buffers bound to set 0, bindings 0…n-1 in order. Release it before its
+// Device; the buffers must outlive it.
+type Kernel struct {
+	// D is the device the kernel was built on.
+	D      *Device
+	module vk.ShaderModule
+	dsl    vk.DescriptorSetLayout
+	layout vk.PipelineLayout
+	// Pipe is the compute pipeline.
+	Pipe vk.Pipeline
+	pool vk.DescriptorPool
+	// sets are the bindings' descriptor sets: one for NewKernel, one per
+	// list of buffers for NewKernelSets.
+	sets []vk.DescriptorSet
+	// push is the kernel's push-constant block, pushed with every dispatch
+	// (empty: none).
+	push []byte
+	// opts are how the pipeline was made.
+	opts PipelineOpts
+}
+
+// NewKernel creates a compute pipeline from words (entry point "main") and
+// binds buffers as its storage buffers.
+func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) {
+	return d.NewKernelSets(words, [][]*Buffer{buffers})
+}
+
+// NewKernelSets is NewKernel for one pipeline that runs on several lists
+// of buffers, each of the same length: DispatchSet(cb, i, …) runs it on
+// sets[i].
+func (d *Device) NewKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
+	return d.NewKernelOpts(words, nil, PipelineOpts{}, sets)
+}
+
+// PipelineOpts are how NewKernelOpts creates a pipeline beyond its words.
+type PipelineOpts struct {
+	// FullSubgroups requires full subgroups (the device has
+	// computeFullSubgroups).
+	FullSubgroups bool
+	// Capture keeps what the driver compiled, for executables (the device
+	// has ExecutableInfo).
+	Capture bool
+}
+
+// NewKernelOpts is NewKernelSets for a kernel that also takes push as its
+// push-constant block (offset 0, compute stage), its pipeline made with o.
+func (d *Device) NewKernelOpts(words []uint32, push []byte, o PipelineOpts, sets [][]*Buffer) (*Kernel, error) {
+	switch {
+	case o.FullSubgroups && !d.Enabled.FullSubgroups:
+		return nil, fmt.Errorf("vulkan: computeFullSubgroups: %w", ErrFeatureMissing)
+	case o.Capture && !d.Enabled.ExecutableInfo:
+		return nil, fmt.Errorf("vulkan: pipelineExecutableInfo: %w", ErrFeatureMissing)
+	}
+	k := &Kernel{D: d, push: push, opts: o}
+	if err := k.create(words, sets); err != nil {
+		k.Release()
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *Kernel) create(words []uint32, sets [][]*Buffer) error {
+	d := k.D
+	smi := vk.ShaderModuleCreateInfo{
+		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(4 * len(words)), PCode: words,
+	}
+	var sm vk.ShaderModule
+	if r := vk.CreateShaderModule(d.Dev, &smi, nil, &sm); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateShaderModule: %w", vk.Error(r))
+	}
+	k.module = sm
+	if err := k.createLayout(len(sets[0])); err != nil {
+		return err
+	}
+	if err := k.createPipeline(); err != nil {
+		return err
+	}
+	return k.createSets(sets)
+}
+
+func (k *Kernel) createLayout(n int) error {
+	d := k.D
+	binds := make([]vk.DescriptorSetLayoutBinding, n)
+	for i := range binds {
+		binds[i] = vk.DescriptorSetLayoutBinding{
+			Binding: uint32(i), DescriptorType: vk.DescriptorTypeStorageBuffer, DescriptorCount: 1,
+			StageFlags: vk.ShaderStageFlags(vk.ShaderStageComputeBit),
+		}
+	}
+	dli := vk.DescriptorSetLayoutCreateInfo{
+		SType: vk.StructureTypeDescriptorSetLayoutCreateInfo, BindingCount: uint32(n), PBindings: binds,
+	}
+	var dsl vk.DescriptorSetLayout
+	if r := vk.CreateDescriptorSetLayout(d.Dev, &dli, nil, &dsl); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateDescriptorSetLayout: %w", vk.Error(r))
+	}
+	k.dsl = dsl
+	pli := vk.PipelineLayoutCreateInfo{
+		SType: vk.StructureTypePipelineLayoutCreateInfo, SetLayoutCount: 1, PSetLayouts: []vk.DescriptorSetLayout{dsl},
+	}
+	if len(k.push) > 0 {
+		pli.PushConstantRangeCount = 1
+		pli.PPushConstantRanges = []vk.PushConstantRange{{
+			StageFlags: vk.ShaderStageFlags(vk.ShaderStageComputeBit), Size: uint32(len(k.push)),
+		}}
+	}
+	var pl vk.PipelineLayout
+	if r := vk.CreatePipelineLayout(d.Dev, &pli, nil, &pl); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreatePipelineLayout: %w", vk.Error(r))
+	}
+	k.layout = pl
+	return nil
+}
+
+func (k *Kernel) createPipeline() error {
+	var stageFlags vk.PipelineShaderStageCreateFlags
+	if k.opts.FullSubgroups {
+		stageFlags = stageRequireFullSubgroups
+	}
+	var flags vk.PipelineCreateFlags
+	if k.opts.Capture {
+		flags = pipelineCapture
+	}
+	ci := []vk.ComputePipelineCreateInfo{{
+		SType: vk.StructureTypeComputePipelineCreateInfo,
+		Stage: vk.PipelineShaderStageCreateInfo{
+			SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit, Flags: stageFlags,
+			Module: k.module, PName: "main\x00",
+		},
+		Layout: k.layout, Flags: flags,
+	}}
+	pipes := make([]vk.Pipeline, 1)
+	if r := vk.CreateComputePipelines(k.D.Dev, vk.NullPipelineCache, 1, ci, nil, pipes); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateComputePipelines: %w", vk.Error(r))
+	}
+	k.Pipe = pipes[0]
+	return nil
+}
+
+func (k *Kernel) createSets(sets [][]*Buffer) error {
+	d := k.D
+	n, ns := uint32(len(sets[0])), uint32(len(sets))
+	pi := vk.DescriptorPoolCreateInfo{
+		SType: vk.StructureTypeDescriptorPoolCreateInfo, MaxSets: ns, PoolSizeCount: 1,
+		PPoolSizes: []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: max(n*ns, 1)}},
+	}
+	var pool vk.DescriptorPool
+	if r := vk.CreateDescriptorPool(d.Dev, &pi, nil, &pool); r != vk.Success {
+		return fmt.Errorf("vulkan: vkCreateDescriptorPool: %w", vk.Error(r))
+	}
+	k.pool = pool
+	layouts := make([]vk.DescriptorSetLayout, ns)
+	for i := range layouts {
+		layouts[i] = k.dsl
+	}
+	ai := vk.DescriptorSetAllocateInfo{
+		SType: vk.StructureTypeDescriptorSetAllocateInfo, DescriptorPool: pool,
+		DescriptorSetCount: ns, PSetLayouts: layouts,
+	}
+	k.sets = make([]vk.DescriptorSet, ns)
+	if r := vk.AllocateDescriptorSets(d.Dev, &ai, &k.sets[0]); r != vk.Success {
+		k.sets = nil
+		return fmt.Errorf("vulkan: vkAllocateDescriptorSets: %w", vk.Error(r))
+	}
+	var writes []vk.WriteDescriptorSet
+	for s, buffers := range sets {
+		if uint32(len(buffers)) != n {
+			return fmt.Errorf("coopmat: kernel set %d has %d buffers, set 0 has %d", s, len(buffers), n)
+		}
+		for i, b := range buffers {
+			writes = append(writes, vk.WriteDescriptorSet{
+				SType: vk.StructureTypeWriteDescriptorSet, DstSet: k.sets[s], DstBinding: uint32(i),
+				DescriptorCount: 1, DescriptorType: vk.DescriptorTypeStorageBuffer,
+				PBufferInfo: []vk.DescriptorBufferInfo{{Buffer: b.Buf, Range: vk.DeviceSize(vk.WholeSize)}},
+			})
+		}
+	}
+	vk.UpdateDescriptorSets(d.Dev, uint32(len(writes)), writes, 0, nil)
+	return nil
+}
+
+// Dispatch records binding and one dispatch of groups workgroups.
+func (k *Kernel) Dispatch(cb vk.CommandBuffer, groups [3]uint32) { k.DispatchSet(cb, 0, groups) }
+
+// DispatchSet is dispatch on the buffers of set i.
+func (k *Kernel) DispatchSet(cb vk.CommandBuffer, i int, groups [3]uint32) {
+	vk.CmdBindPipeline(cb, vk.PipelineBindPointCompute, k.Pipe)
+	vk.CmdBindDescriptorSets(cb, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{k.sets[i]}, 0, nil)
+	if len(k.push) > 0 {
+		vk.CmdPushConstants(cb, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(k.push)), unsafe.Pointer(&k.push[0]))
+	}
+	vk.CmdDispatch(cb, groups[0], groups[1], groups[2])
+}
+
+// Release destroys the pipeline and its descriptor objects. Safe twice.
+func (k *Kernel) Release() {
+	if k == nil || k.D == nil || k.D.Dev == nil {
+		return
+	}
+	dev := k.D.Dev
+	if k.pool != nil {
+		vk.DestroyDescriptorPool(dev, k.pool, nil)
+		k.pool, k.sets = nil, nil
+	}
+	if k.Pipe != nil {
+		vk.DestroyPipeline(dev, k.Pipe, nil)
+		k.Pipe = nil
+	}
+	if k.layout != nil {
+		vk.DestroyPipelineLayout(dev, k.layout, nil)
+		k.layout = nil
+	}
+	if k.dsl != nil {
+		vk.DestroyDescriptorSetLayout(dev, k.dsl, nil)
+		k.dsl = nil
+	}
+	if k.module != nil {
+		vk.DestroyShaderModule(dev, k.module, nil)
+		k.module = nil
+	}
+}
+
+func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
+
+// RunKernel uploads inputs to device-local buffers (bindings 0…), adds an
+// output buffer of outBytes as the last binding, builds the pipeline, times
+// it over groups counting ops per dispatch, and downloads the output of the
+// last timed dispatch for checking.
+// setup says how to build it beyond that.
+func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte, setup KernelSetup, outBytes uint64,
+	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
+	bufs := make([]*Buffer, 0, len(inputs)+1)
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	var push []byte
+	for i, in := range inputs {
+		var b *Buffer
+		var err error
+		size := uint64(len(in))
+		if i < len(setup.Pad) {
+			size += setup.Pad[i]
+		}
+		if setup.Addressed {
+			b, err = d.NewAddressedBuffer(size)
+		} else {
+			b, err = d.NewBuffer(size, false)
+		}
+		if err != nil {
+			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
+		}
+		bufs = append(bufs, b)
+		if setup.Addressed {
+			push = binary.LittleEndian.AppendUint64(push, b.Address)
+		}
+		if err := d.Upload(b, in); err != nil {
+			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
+		}
+	}
+	out, err := d.NewBuffer(outBytes, false)
+	if err != nil {
+		return nil, measurement{}, fmt.Errorf("output: %w", err)
+	}
+	bufs = append(bufs, out)
+	k, err := d.NewKernelOpts(words, push, PipelineOpts{FullSubgroups: setup.FullSubgroups, Capture: setup.Inspect != nil}, [][]*Buffer{bufs})
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	defer k.Release()
+	if setup.Inspect != nil {
+		setup.Inspect(d.Ext.Executables(d.Dev, k.Pipe))
+	}
+	m, err := d.Measure(ctx, k, groups, ops, tm)
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	raw, err := d.Download(out, outBytes)
+	if err != nil {
+		return nil, measurement{}, err
+	}
+	return raw, m, nil
+}
+
+// RunGEMM is RunKernel for kernels with inputs A and B.
+func (d *Device) RunGEMM(ctx context.Context, words []uint32, a, b []byte, setup KernelSetup, outBytes uint64,
+	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
+	return d.RunKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
+}
+
+// KernelSetup is how RunKernel builds a kernel beyond its words and
+// buffers; the zero value is a plain kernel.
+type KernelSetup struct {
+	// Addressed gives the inputs device addresses too, pushed to the kernel
+	// as a push-constant block of one 64-bit address per input, in order.
+	Addressed bool
+	// FullSubgroups creates the pipeline requiring full subgroups.
+	FullSubgroups bool
+	// Pad[i] is how many bytes input i's buffer has past its data: read
+	// by the kernel, never used, so left as the allocation leaves them.
+	Pad []uint64
+	// Inspect, when set, receives what the driver compiled the pipeline
+	// into (the pipeline captures it; the device has ExecutableInfo).
+	Inspect func([]Executable, error)
+}

@@ -1,0 +1,253 @@
+package vk
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/everycycle/appraise/internal/measure/stats"
+	"github.com/everycycle/appraise/schema"
+)
+
+// Timing limits: a GPU idles at low clocks, so every measurement starts with
+// at least MinWarmup of sustained load, and keeps at least MinSamples.
+const (
+	MinWarmup  = 250 * time.Millisecond
+	MinSamples = 5
+)
+
+// SoftwareMinWarmup is MinWarmup on a CPU device (lavapipe): it has no
+// clocks of its own to bring up, so it needs only the first dispatches,
+// which touch its memory and start its threads (as gpu.SoftwareWarmUp).
+const SoftwareMinWarmup = 50 * time.Millisecond
+
+// Timing says how long to warm up and how many samples to keep.
+type Timing struct {
+	// Warmup is the sustained load before timing (raised to MinWarmup,
+	// or to SoftwareMinWarmup on a CPU device).
+	Warmup time.Duration
+	// Samples is the number of timed samples kept (raised to MinSamples).
+	Samples int
+	// SampleTime is the target duration of one sample; dispatches are
+	// repeated within one submission to reach it.
+	SampleTime time.Duration
+}
+
+// normalized raises t to the timing limits of a device, a CPU device
+// when cpu is set.
+func (t Timing) normalized(cpu bool) Timing {
+	t.Warmup = max(t.Warmup, minWarmup(cpu))
+	t.Samples = max(t.Samples, MinSamples)
+	if t.SampleTime <= 0 {
+		t.SampleTime = 20 * time.Millisecond
+	}
+	return t
+}
+
+// minWarmup is the least warm-up of a device, a CPU device when cpu is set.
+func minWarmup(cpu bool) time.Duration {
+	if cpu {
+		return SoftwareMinWarmup
+	}
+	return MinWarmup
+}
+
+// measurement is the outcome of timing one kernel.
+type measurement struct {
+	Rate    schema.Stat // operations per second
+	Method  schema.TimingMethod
+	Repeats int // dispatches per sample
+}
+
+// MaxDispatches bounds the dispatches recorded into one command buffer.
+const MaxDispatches = 1 << 17
+
+// plan is one gap-free submission: warm dispatches, then samples of reps
+// dispatches each, with a timestamp before the first dispatch, after the
+// warm-up and after each sample.
+type plan struct {
+	Warm, Reps, Samples int
+}
+
+// PlanFor sizes a plan from the time of one dispatch (seconds) within a
+// sample and within the warm-up, estimated apart: on a software device the
+// warm-up's dispatches ran measurably faster than the samples'
+// (docs/performance.md).
+func PlanFor(sample, warmOne float64, tm Timing) plan {
+	return PlanWithMargin(sample, warmOne, tm, WarmMargin)
+}
+
+// WarmMargin is how much longer than tm.Warmup a first plan's warm-up is
+// sized: a device that speeds up by that much as it warms still holds
+// tm.Warmup without a second plan.
+const WarmMargin = 1.25
+
+// PlanWithMargin is PlanFor with the warm-up sized margin times tm.Warmup.
+func PlanWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
+	sample, warmOne = math.Max(sample, 1e-7), math.Max(warmOne, 1e-7)
+	reps := min(max(int(math.Ceil(tm.SampleTime.Seconds()/sample)), 1), 4096)
+	budget := MaxDispatches - reps*tm.Samples
+	warm := min(max(int(math.Ceil(margin*tm.Warmup.Seconds()/warmOne)), 1), max(budget, 1))
+	return plan{Warm: warm, Reps: reps, Samples: tm.Samples}
+}
+
+// Measure times k dispatched over groups, counting ops operations per
+// dispatch. The warm-up and every sample are recorded into one command
+// buffer, so the device runs them back to back with no host-side gap; GPU
+// timestamps between them give each sample's duration. A first submission
+// of one dispatch sizes the plan; when the device then runs faster than that
+// cold estimate (so the warm-up fell short of tm.Warmup or the samples of
+// half of tm.SampleTime), the plan is resized, the warm-up from the
+// warm-up's own dispatch time and the samples from theirs, and run again at
+// once. Warm-up dispatches are discarded.
+func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
+	tm = tm.normalized(d.Info.Type == "cpu")
+	c, err := d.NewCommands()
+	if err != nil {
+		return measurement{}, err
+	}
+	defer c.Release()
+	t, err := d.newTimer(uint32(tm.Samples) + 2)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer t.Release()
+	if t.Pool == nil {
+		return d.measureHost(ctx, c, t, k, groups, ops, tm)
+	}
+	_, cold, err := d.runPlan(c, t, k, groups, plan{Warm: 1, Reps: 1, Samples: 1})
+	if err != nil {
+		return measurement{}, err
+	}
+	one, warmOne := cold[0], cold[0]
+	// Each new plan doubles the warm-up's margin: on a software device
+	// whose speed follows the host's load, a dispatch may run several times
+	// faster than the plan before measured it, and a fixed margin then
+	// falls short again and again.
+	margin := WarmMargin
+	for range 4 {
+		if err := ctx.Err(); err != nil {
+			return measurement{}, err
+		}
+		p := PlanWithMargin(one, warmOne, tm, margin)
+		margin *= 2
+		warm, secs, err := d.runPlan(c, t, k, groups, p)
+		if err != nil {
+			return measurement{}, err
+		}
+		rates := make([]float64, len(secs))
+		for i, s := range secs {
+			if s <= 0 {
+				return measurement{}, fmt.Errorf("coopmat: non-positive sample duration %g s", s)
+			}
+			rates[i] = float64(p.Reps) * ops / s
+		}
+		st, err := stats.Summarize(rates)
+		if err != nil {
+			return measurement{}, fmt.Errorf("coopmat: %w", err)
+		}
+		if warm >= tm.Warmup.Seconds() && float64(p.Reps)*ops/st.Median >= tm.SampleTime.Seconds()/2 {
+			return measurement{Rate: st, Method: t.Method(), Repeats: p.Reps}, nil
+		}
+		one = ops / st.Median // the warm time of one dispatch in a sample
+		warmOne = warm / float64(p.Warm)
+	}
+	return measurement{}, fmt.Errorf("coopmat: could not hold a %v warm-up within %d dispatches", tm.Warmup, MaxDispatches)
+}
+
+// runPlan records p into c, runs it and returns the warm-up's GPU seconds
+// and each sample's.
+func (d *Device) runPlan(c *Commands, t *Timer, k *Kernel, groups [3]uint32, p plan) (float64, []float64, error) {
+	err := c.Record(func(cb vk.CommandBuffer) {
+		t.Reset(cb)
+		t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+		dispatchN(cb, k, groups, p.Warm, true)
+		t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+		for i := range p.Samples {
+			dispatchN(cb, k, groups, p.Reps, false)
+			t.Stamp(cb, uint32(i)+2, vk.PipelineStageBottomOfPipeBit)
+		}
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if _, err := c.Submit(); err != nil {
+		return 0, nil, err
+	}
+	secs, err := t.Intervals(uint32(p.Samples) + 2)
+	if err != nil {
+		return 0, nil, err
+	}
+	return secs[0], secs[1:], nil
+}
+
+// dispatchN records n dispatches of k, each after a barrier on the previous
+// one's shader writes (but the first when first is set).
+func dispatchN(cb vk.CommandBuffer, k *Kernel, groups [3]uint32, n int, first bool) {
+	for i := range n {
+		if i > 0 || !first {
+			MemoryBarrier(cb, vk.AccessShaderWriteBit|vk.AccessShaderReadBit, vk.AccessShaderWriteBit|vk.AccessShaderReadBit,
+				vk.PipelineStageComputeShaderBit, vk.PipelineStageComputeShaderBit)
+		}
+		k.Dispatch(cb, groups)
+	}
+}
+
+// measureHost is measure for queues without timestamps: each sample is one
+// submission timed by the host clock, after a host-timed warm-up.
+func (d *Device) measureHost(ctx context.Context, c *Commands, t *Timer, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
+	recorded := -1
+	run := func(reps int) (float64, error) {
+		if reps != recorded {
+			if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
+				return 0, err
+			}
+			recorded = reps
+		}
+		host, err := c.Submit()
+		return host.Seconds(), err
+	}
+	one, err := run(1)
+	if err != nil {
+		return measurement{}, err
+	}
+	reps := PlanFor(one, one, tm).Reps
+	var last float64
+	if err := WarmUp(ctx, tm.Warmup, func() error { last, err = run(reps); return err }); err != nil {
+		return measurement{}, err
+	}
+	reps = PlanFor(last/float64(reps), last/float64(reps), tm).Reps
+	rates := make([]float64, 0, tm.Samples)
+	for range tm.Samples {
+		s, err := run(reps)
+		if err != nil {
+			return measurement{}, err
+		}
+		if s <= 0 {
+			return measurement{}, fmt.Errorf("coopmat: non-positive sample duration %g s", s)
+		}
+		rates = append(rates, float64(reps)*ops/s)
+	}
+	st, err := stats.Summarize(rates)
+	if err != nil {
+		return measurement{}, fmt.Errorf("coopmat: %w", err)
+	}
+	return measurement{Rate: st, Method: t.Method(), Repeats: reps}, nil
+}
+
+// WarmUp repeats fn until d has passed (at least once).
+func WarmUp(ctx context.Context, d time.Duration, fn func() error) error {
+	start := time.Now()
+	for first := true; first || time.Since(start) < d; first = false {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

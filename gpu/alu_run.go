@@ -1,0 +1,398 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/everycycle/appraise/internal/measure/refcheck"
+	"github.com/everycycle/appraise/internal/measure/stats"
+	"github.com/everycycle/appraise/schema"
+)
+
+// aluRun holds one run of the ALU probe: the output buffer every kernel
+// writes (one u32 per invocation), the compiled WGSL files and the launch
+// overhead the calibration compares against.
+type aluRun struct {
+	d      *Device
+	lim    aluLimits
+	tamper tamperFunc
+
+	out       *wgpu.Buffer
+	maxGroups uint32 // workgroups the output buffer holds
+	maxPerDim uint32 // workgroups per grid dimension; tests lower it
+	launchS   float64
+	sets      map[string]*kernelSet
+	skipped   map[string]error // optional files the compiler rejected
+}
+
+// newALURun creates the output buffer and measures the launch overhead. On
+// error nothing is left behind.
+func newALURun(ctx context.Context, d *Device, lim aluLimits, tamper tamperFunc) (*aluRun, error) {
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	r := &aluRun{d: d, lim: lim, tamper: tamper, maxPerDim: d.limits.MaxWorkgroupsPerDimension,
+		sets: map[string]*kernelSet{}, skipped: map[string]error{}}
+	if err := r.setup(ctx); err != nil {
+		r.release()
+		return nil, err
+	}
+	return r, nil
+}
+
+// setup does newALURun's work; the caller releases r on error.
+func (r *aluRun) setup(ctx context.Context) error {
+	var err error
+	if r.maxGroups, err = aluGroupCap(r.d.limits, r.d.memLimit, r.lim); err != nil {
+		return err
+	}
+	if r.out, err = r.d.storageBuffer("alu-out", uint64(r.maxGroups)*aluWG*4); err != nil {
+		return err
+	}
+	r.launchS, err = r.d.emptyRoundTripS(ctx, 20)
+	return err
+}
+
+// aluGroupCap is the most workgroups a dispatch may have: lim.MaxGroups,
+// or fewer when the output (4 bytes per invocation) and a staging copy of
+// it would not fit the device's limits or half the memory limit.
+func aluGroupCap(l Limits, memLimit uint64, lim aluLimits) (uint32, error) {
+	const perGroup = aluWG * 4
+	groups := min(uint64(lim.MaxGroups), l.MaxStorageBindingBytes/perGroup, l.MaxBufferBytes/perGroup, memLimit/2/perGroup)
+	if groups < uint64(lim.MinGroups) || groups == 0 {
+		return 0, fmt.Errorf("gpu: the ALU output of %d workgroups does not fit (memory limit %d, max storage binding %d, max buffer %d)",
+			lim.MinGroups, memLimit, l.MaxStorageBindingBytes, l.MaxBufferBytes)
+	}
+	return uint32(groups), nil
+}
+
+// release frees what the run created. Safe on a partial run.
+func (r *aluRun) release() {
+	for _, s := range r.sets {
+		s.release()
+	}
+	r.sets = nil
+	if r.out != nil {
+		r.out.Release()
+		r.out = nil
+	}
+}
+
+// kernel returns k's pipeline, compiling its file on first use. A kernel
+// whose needs the device or the WGSL compiler do not meet returns an error
+// wrapping errALUSkip.
+func (r *aluRun) kernel(k ALUKernel) (*kernel, error) {
+	if k.Needs == needF16 && !r.d.features.ShaderF16 {
+		return nil, skipf("the adapter does not offer the WebGPU shader-f16 feature")
+	}
+	if err := r.skipped[k.File]; err != nil {
+		return nil, err
+	}
+	if s := r.sets[k.File]; s != nil {
+		return s.kernels[k.Entry], nil
+	}
+	s, err := r.compile(k)
+	if err != nil {
+		return nil, err
+	}
+	r.sets[k.File] = s
+	return s.kernels[k.Entry], nil
+}
+
+// compile compiles k's file with every entry point the table names in it.
+// An optional file is compiled with wgpu-native's log silenced: a compiler
+// that lacks its feature is an expected outcome, reported as a skip, not
+// an error on stderr.
+func (r *aluRun) compile(k ALUKernel) (*kernelSet, error) {
+	var entries []string
+	for _, o := range ALUKernels() {
+		if o.File == k.File {
+			entries = append(entries, o.Entry)
+		}
+	}
+	if k.Needs == "" {
+		return r.d.compile(k.File, entries...)
+	}
+	s, err := r.d.compileQuietly(k.File, entries...)
+	if err != nil {
+		if aliveErr := r.d.alive(); aliveErr != nil {
+			return nil, aliveErr
+		}
+		r.skipped[k.File] = skipf("the WGSL compiler of this WebGPU implementation (wgpu-native) rejects %s.wgsl (it needs %s): %s",
+			k.File, k.Needs, compilerSaid(err))
+		return nil, r.skipped[k.File]
+	}
+	return s, nil
+}
+
+// compileQuietly is compile with wgpu-native's log off for its duration.
+// The log level is process-wide; it is set back to the level NewInstance
+// sets. The error still comes back through the binding's error scope.
+func (d *Device) compileQuietly(file string, entries ...string) (*kernelSet, error) {
+	wgpu.SetLogLevel(wgpu.LogLevelOff)
+	defer wgpu.SetLogLevel(wgpu.LogLevelError)
+	return d.compile(file, entries...)
+}
+
+// compilerSaid picks the compiler's own diagnosis out of a shader-module
+// error (the line naming the parsing or validation error), at most 300
+// characters.
+func compilerSaid(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	said := strings.TrimSpace(lines[0])
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); strings.Contains(l, "error") {
+			said = l
+			break
+		}
+	}
+	if len(said) > 300 {
+		said = said[:297] + "..."
+	}
+	return said
+}
+
+// aluDispatch is one kernel's dispatch with its own Params uniform.
+type aluDispatch struct {
+	dispatch
+	row           ALUKernel // the table row it runs
+	params        *wgpu.Buffer
+	groups, iters uint32
+}
+
+// release frees the dispatch's bind group and uniform.
+func (a *aluDispatch) release() {
+	if a.bg != nil {
+		a.bg.Release()
+	}
+	if a.params != nil {
+		a.params.Release()
+	}
+}
+
+// bind creates k's uniform, bind group and dispatch. The caller releases it.
+func (r *aluRun) bind(k ALUKernel) (*aluDispatch, error) {
+	kern, err := r.kernel(k)
+	if err != nil {
+		return nil, err
+	}
+	a := &aluDispatch{row: k}
+	if a.params, err = r.d.uniformBuffer("alu-params", aluParams(k.kind, 0, 0)); err != nil {
+		return nil, err
+	}
+	a.dispatch.k = kern
+	if a.bg, err = r.d.bindGroup(kern, binding{0, a.params}, binding{1, r.out}); err != nil {
+		a.release()
+		return nil, err
+	}
+	return a, nil
+}
+
+// set sizes the dispatch: groups workgroups, iters loop trips.
+func (r *aluRun) set(a *aluDispatch, groups, iters uint32) error {
+	x, y, err := grid(groups, r.maxPerDim)
+	if err != nil {
+		return err
+	}
+	a.x, a.y, a.groups, a.iters = x, y, groups, iters
+	return r.d.upload(a.params, 0, aluParams(a.row.kind, iters, groups))
+}
+
+// invocations is the number of invocations that write output.
+func (a *aluDispatch) invocations() uint64 { return uint64(a.groups) * aluWG }
+
+// opsPerDispatch is what one dispatch counts by the table.
+func (a *aluDispatch) opsPerDispatch() uint64 {
+	return a.invocations() * uint64(a.row.Chains) * uint64(a.iters) * uint64(a.row.PerTrip) * a.row.OpsPerOperation()
+}
+
+// measure sizes, warms up, samples and checks one kernel. On a failed check
+// it returns only the error.
+func (r *aluRun) measure(ctx context.Context, k ALUKernel) (ALUResult, error) {
+	a, err := r.bind(k)
+	if err != nil {
+		return ALUResult{}, err
+	}
+	defer a.release()
+	if err := r.size(ctx, a); err != nil {
+		return ALUResult{}, err
+	}
+	per, err := r.d.warmUp(ctx, a.dispatch, r.lim.WarmUp, r.lim.cal.MaxIterations)
+	if err != nil {
+		return ALUResult{}, err
+	}
+	dispatchS, err := r.retune(a, per)
+	if err != nil {
+		return ALUResult{}, err
+	}
+	cal, err := plan(dispatchS, r.launchS, r.lim.cal)
+	if err != nil {
+		return ALUResult{}, err
+	}
+	stat, err := r.sample(ctx, a, cal)
+	if err != nil {
+		return ALUResult{}, err
+	}
+	res := ALUResult{
+		Kernel: k.Name, Operation: k.Operation, InputType: k.InputType, AccumulatorType: k.AccumulatorType,
+		OpCounting: k.OpCounting(), OpsPerS: stat, Timing: r.d.timing,
+		Invocations: a.invocations(), ChainsPerInvocation: uint64(k.Chains),
+		Iterations: uint64(a.iters) * uint64(k.PerTrip), OpsPerDispatch: a.opsPerDispatch(),
+		DispatchesPerSample: cal.Iterations, ErrorKind: "exact",
+	}
+	if err := r.check(a, &res); err != nil {
+		return ALUResult{}, err
+	}
+	return res, nil
+}
+
+// size finds the dispatch's workgroups and loop trips: starting from
+// MinGroups workgroups at MinIters trips, it grows the grid (at most 64x a
+// step) until a trial dispatch takes a quarter of MaxDispatchS or the grid
+// reaches its cap, then sets the trips for the target dispatch time.
+func (r *aluRun) size(ctx context.Context, a *aluDispatch) error {
+	groups := min(r.lim.MinGroups, r.maxGroups)
+	iters := min(r.lim.MinIters, a.row.kind.maxIters())
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.set(a, groups, iters); err != nil {
+			return err
+		}
+		t, err := r.trial(a)
+		if err != nil {
+			return err
+		}
+		next := growGroups(groups, t, r.maxGroups, r.lim.cal.MaxDispatchS)
+		if next == groups {
+			return r.set(a, groups, itersFor(t/float64(iters), r.launchS, r.lim, a.row.kind.maxIters()))
+		}
+		groups = next
+	}
+}
+
+// trial times one dispatch twice and keeps the faster: the first run of a
+// pipeline or a size may pay one-off costs.
+func (r *aluRun) trial(a *aluDispatch) (float64, error) {
+	best := math.Inf(1)
+	for i := 0; i < 2; i++ {
+		t, err := r.d.timeWork(work(a.dispatch, 1))
+		if err != nil {
+			return 0, err
+		}
+		best = min(best, t)
+	}
+	return best, nil
+}
+
+// growGroups is the next grid size to try after a dispatch of groups
+// workgroups took t seconds: unchanged once t reaches maxDispatchS/4 or
+// groups reaches maxGroups, otherwise groups times the power of two (2 to
+// 64) that brings t nearest maxDispatchS/2 without passing it.
+func growGroups(groups uint32, t float64, maxGroups uint32, maxDispatchS float64) uint32 {
+	if groups >= maxGroups || !(t < maxDispatchS/4) {
+		return groups
+	}
+	f := uint64(2)
+	for f < 64 && t*float64(2*f) <= maxDispatchS/2 {
+		f *= 2
+	}
+	return uint32(min(uint64(maxGroups), uint64(groups)*f))
+}
+
+// itersFor is the loop trips that make a dispatch last at least
+// max(MinDispatchS, LaunchFactor*launchS) when one trip takes perIterS,
+// within [MinIters, maxIters].
+func itersFor(perIterS, launchS float64, lim aluLimits, maxIters uint32) uint32 {
+	lo := min(lim.MinIters, maxIters)
+	if !positiveFinite(perIterS) {
+		return lo
+	}
+	target := max(lim.MinDispatchS, lim.LaunchFactor*launchS)
+	it := math.Ceil(target/perIterS - 1e-9)
+	switch {
+	case it >= float64(maxIters):
+		return maxIters
+	case it <= float64(lo):
+		return lo
+	default:
+		return uint32(it)
+	}
+}
+
+// retune re-derives the loop trips from a warm dispatch that took per
+// seconds (the sizing trial may have run at idle clocks) and returns the
+// expected time of one dispatch.
+func (r *aluRun) retune(a *aluDispatch, per float64) (float64, error) {
+	perIter := per / float64(a.iters)
+	iters := itersFor(perIter, r.launchS, r.lim, a.row.kind.maxIters())
+	if iters != a.iters {
+		if err := r.set(a, a.groups, iters); err != nil {
+			return 0, err
+		}
+	}
+	return perIter * float64(iters), nil
+}
+
+// sample times cal.Samples submissions of cal.Iterations dispatches and
+// summarises them in operations/s. The output is cleared (untimed) before
+// the last sample, so the output checked afterwards is that sample's.
+func (r *aluRun) sample(ctx context.Context, a *aluDispatch, cal calibration) (schema.Stat, error) {
+	ops := float64(a.opsPerDispatch()) * float64(cal.Iterations)
+	rates := make([]float64, 0, cal.Samples)
+	for i := 0; i < cal.Samples; i++ {
+		if err := ctx.Err(); err != nil {
+			return schema.Stat{}, err
+		}
+		if i == cal.Samples-1 {
+			if err := r.clearOut(a); err != nil {
+				return schema.Stat{}, err
+			}
+		}
+		t, err := r.d.timeWork(work(a.dispatch, cal.Iterations))
+		if err != nil {
+			return schema.Stat{}, err
+		}
+		rates = append(rates, ops/t)
+	}
+	return stats.Summarize(rates)
+}
+
+// clearOut zeroes the output words a's dispatch writes.
+func (r *aluRun) clearOut(a *aluDispatch) error {
+	return r.d.run(func(enc *wgpu.CommandEncoder) error {
+		if err := enc.ClearBuffer(r.out, 0, a.invocations()*4); err != nil {
+			return fmt.Errorf("webgpu: ClearBuffer: %w", err)
+		}
+		return nil
+	})
+}
+
+// check reads every invocation's output back and compares it exactly with
+// the CPU reference, filling in the result's check fields.
+func (r *aluRun) check(a *aluDispatch, res *ALUResult) error {
+	want := aluReference(a.row.kind, a.iters)
+	total := refcheck.New()
+	err := r.d.readBack(r.out, a.invocations()*4, func(off uint64, chunk []byte) error {
+		total.Merge(checkWords(r.view(a.row.Name, off, chunk), off/4, want))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	res.Checked = total.Checked
+	return wordsErr(a.row.Name, total)
+}
+
+// view applies the test hook, if any, to a read-back chunk.
+func (r *aluRun) view(kernel string, off uint64, chunk []byte) []byte {
+	if r.tamper == nil {
+		return chunk
+	}
+	return r.tamper(kernel, off, append([]byte(nil), chunk...))
+}

@@ -1,0 +1,65 @@
+package gpu
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+// newDevice opens the first adapter, software ones included, in quick mode
+// and releases it when the test ends. It skips only when there is no
+// adapter at all, and fails instead when CI=true.
+func newDevice(t *testing.T) *Device {
+	t.Helper()
+	return newDeviceOpts(t, Options{Quick: true})
+}
+
+// newDeviceOpts is newDevice with explicit options.
+func newDeviceOpts(t *testing.T, opts Options) *Device {
+	t.Helper()
+	inst, err := NewInstance()
+	if err != nil {
+		t.Fatalf("NewInstance: %v", err)
+	}
+	t.Cleanup(inst.Release)
+	adapters, err := inst.Adapters()
+	if errors.Is(err, ErrNoAdapter) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no WebGPU adapter, and CI=true requires one (install mesa-vulkan-drivers)")
+		}
+		t.Skip("no WebGPU adapter")
+	}
+	if err != nil {
+		t.Fatalf("Adapters: %v", err)
+	}
+	d, err := Open(inst, adapters[0], opts)
+	if err != nil {
+		t.Fatalf("Open %q: %v", adapters[0].DisplayName(), err)
+	}
+	t.Cleanup(d.Release)
+	t.Logf("device %q (%s, %s, software %t); timing %s: %s", adapters[0].DisplayName(),
+		adapters[0].Type, adapters[0].Backend, adapters[0].Software, d.Timing(), d.TimingNote())
+	return d
+}
+
+func TestOpenAndReleaseTwice(t *testing.T) {
+	d := newDevice(t)
+	if d.MemoryLimit() == 0 {
+		t.Error("MemoryLimit is zero")
+	}
+	l := d.Limits()
+	if l.MaxBufferBytes == 0 || l.MaxStorageBindingBytes == 0 || l.MaxWorkgroupsPerDimension == 0 {
+		t.Errorf("limits not read back: %+v", l)
+	}
+	if d.Info().Software && d.MemoryLimit() > softwareMemoryLimit {
+		t.Errorf("software adapter with memory limit %d", d.MemoryLimit())
+	}
+	d.Release()
+	d.Release()
+	if err := d.alive(); err == nil {
+		t.Error("released device still reports alive")
+	}
+	if _, err := MeasureLaunch(t.Context(), d); err == nil {
+		t.Error("MeasureLaunch on a released device did not fail")
+	}
+}

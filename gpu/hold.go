@@ -1,0 +1,50 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// Hold allocates size bytes of device-local memory on d and clears it, so
+// the allocation is resident, and returns a function that releases it.
+// It exists to prove which raw-Vulkan physical device stands behind an
+// adapter: the caller holds memory here and watches which device's memory
+// usage rises, instead of guessing from names or enumeration order.
+func Hold(d *Device, size uint64) (release func(), err error) {
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	var b *wgpu.Buffer
+	var createErr error
+	err = d.scoped(func() {
+		b, createErr = d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: "hold", Size: size, Usage: wgpu.BufferUsageStorage | wgpu.BufferUsageCopyDst})
+	})
+	if err == nil {
+		err = createErr
+	}
+	if err != nil {
+		if b != nil {
+			b.Release()
+		}
+		return nil, fmt.Errorf("webgpu: CreateBuffer hold (%d bytes): %w", size, err)
+	}
+	err = d.run(func(enc *wgpu.CommandEncoder) error {
+		if err := enc.ClearBuffer(b, 0, size); err != nil {
+			return fmt.Errorf("webgpu: ClearBuffer (%d bytes): %w", size, err)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Release()
+		return nil, err
+	}
+	released := false
+	return func() {
+		if !released {
+			released = true
+			b.Destroy()
+			b.Release()
+		}
+	}, nil
+}

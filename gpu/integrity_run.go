@@ -1,0 +1,280 @@
+package gpu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// integrityRun holds one run of the integrity probe: the compiled kernels,
+// every chunk of the region (all allocated at once), the shared Step
+// uniform, and the status buffer with its staging copy.
+type integrityRun struct {
+	d         *Device
+	plan      integrityPlan
+	opts      IntegrityOptions
+	maxPerDim uint32 // workgroups per grid dimension
+
+	ks      *kernelSet
+	buffers []*wgpu.Buffer
+	bgs     []*wgpu.BindGroup
+	chunks  []integrityChunk
+	step    *wgpu.Buffer // the Step uniform
+	status  *wgpu.Buffer
+	staging *wgpu.Buffer
+	faults  *wgpu.Buffer // nil without the injection hook
+}
+
+// integrityKernels lists the entry points of integrity.wgsl.
+func integrityKernels() []string { return []string{"fill", "verify", "corrupt"} }
+
+// integrityChunk is one storage buffer of the region and its dispatches.
+type integrityChunk struct {
+	mem                   *wgpu.Buffer
+	n                     uint64 // vec4 elements
+	fill, verify, corrupt dispatch
+}
+
+// release frees everything the run created. Safe on a partial run.
+func (r *integrityRun) release() {
+	for _, bg := range r.bgs {
+		bg.Release()
+	}
+	r.bgs = nil
+	for _, b := range r.buffers {
+		b.Release()
+	}
+	r.buffers = nil
+	if r.ks != nil {
+		r.ks.release()
+		r.ks = nil
+	}
+}
+
+// keep records a created buffer for release and passes it on.
+func (r *integrityRun) keep(b *wgpu.Buffer, err error) (*wgpu.Buffer, error) {
+	if err == nil {
+		r.buffers = append(r.buffers, b)
+	}
+	return b, err
+}
+
+// statusBytes is the size of the status buffer.
+func (r *integrityRun) statusBytes() uint64 {
+	return 4 * (integrityCounts + integrityPerChunk*uint64(r.plan.chunks()))
+}
+
+// setup compiles the kernels, creates the bookkeeping buffers, then
+// allocates every chunk with its uniform and bind groups.
+func (r *integrityRun) setup() error {
+	var err error
+	if r.ks, err = r.d.compile("integrity", integrityKernels()...); err != nil {
+		return err
+	}
+	if r.step, err = r.keep(r.d.newBuffer("integrity-step", integrityStepBytes, wgpu.BufferUsageUniform|wgpu.BufferUsageCopyDst)); err != nil {
+		return err
+	}
+	if r.status, err = r.keep(r.d.storageBuffer("integrity-status", r.statusBytes())); err != nil {
+		return err
+	}
+	if r.staging, err = r.keep(r.d.newBuffer("integrity-staging", r.statusBytes(), wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)); err != nil {
+		return err
+	}
+	if r.opts.inject != nil {
+		if r.faults, err = r.keep(r.d.storageBuffer("integrity-faults", (integrityMaxFaults+1)*16)); err != nil {
+			return err
+		}
+	}
+	for c := 0; c < r.plan.chunks(); c++ {
+		if err := r.addChunk(c); err != nil {
+			return fmt.Errorf("integrity: chunk %d of %d (%d bytes): %w", c, r.plan.chunks(), r.plan.chunkSize(c), err)
+		}
+	}
+	return r.d.alive()
+}
+
+// addChunk allocates chunk c, its Chunk uniform and its bind groups.
+func (r *integrityRun) addChunk(c int) error {
+	n := r.plan.chunkSize(c) / integrityElement
+	mem, err := r.keep(r.d.storageBuffer("integrity-chunk", n*integrityElement))
+	if err != nil {
+		return err
+	}
+	groups := integrityGroups(n)
+	params, err := r.keep(r.d.uniformBuffer("integrity-chunk-params", chunkParams(c, n, groups)))
+	if err != nil {
+		return err
+	}
+	x, y, err := grid(groups, r.maxPerDim)
+	if err != nil {
+		return err
+	}
+	ch := integrityChunk{mem: mem, n: n}
+	if ch.fill, err = r.bind("fill", x, y, binding{0, params}, binding{1, r.step}, binding{2, mem}); err != nil {
+		return err
+	}
+	if ch.verify, err = r.bind("verify", x, y, binding{0, params}, binding{1, r.step}, binding{2, mem}, binding{3, r.status}); err != nil {
+		return err
+	}
+	if r.faults != nil {
+		if ch.corrupt, err = r.bind("corrupt", 1, 1, binding{0, params}, binding{2, mem}, binding{4, r.faults}); err != nil {
+			return err
+		}
+	}
+	r.chunks = append(r.chunks, ch)
+	return nil
+}
+
+// bind makes a dispatch of entry over an x by y grid with the bindings.
+func (r *integrityRun) bind(entry string, x, y uint32, bs ...binding) (dispatch, error) {
+	k := r.ks.kernels[entry]
+	bg, err := r.d.bindGroup(k, bs...)
+	if err != nil {
+		return dispatch{}, err
+	}
+	r.bgs = append(r.bgs, bg)
+	return dispatch{k: k, bg: bg, x: x, y: y}, nil
+}
+
+// chunkParams encodes the Chunk uniform of integrity.wgsl.
+func chunkParams(c int, n uint64, groups uint32) []byte {
+	b := make([]byte, integrityChunkBytes)
+	binary.LittleEndian.PutUint32(b[0:], uint32(c))
+	binary.LittleEndian.PutUint32(b[4:], uint32(n))
+	binary.LittleEndian.PutUint32(b[8:], groups)
+	return b
+}
+
+// stepParams encodes the Step uniform of integrity.wgsl.
+func stepParams(kind, seed uint32, s integrityStep) []byte {
+	var invert, descending, rewrite uint32
+	if s.invert {
+		invert = 0xFFFFFFFF
+	}
+	if s.descending {
+		descending = 1
+	}
+	if s.rewrite {
+		rewrite = 1
+	}
+	b := make([]byte, integrityStepBytes)
+	for i, v := range []uint32{kind, seed, invert, descending, rewrite} {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
+// prepare fills every chunk with the address pattern, which makes the
+// whole region resident (wgpu also zeroes each chunk before its first use),
+// and keeps doing so until the device has been busy for warmUp: GPUs idle
+// at low clocks, and some drivers finish compiling a pipeline at its first
+// dispatch. Nothing is verified here; the timed steps write every word
+// before they read it.
+func (r *integrityRun) prepare(ctx context.Context) error {
+	r.d.progress("integrity: filling %d chunks (%d MiB) to warm up", len(r.chunks), r.plan.total>>20)
+	if err := r.d.upload(r.step, 0, stepParams(patAddress, 0, integrityStep{})); err != nil {
+		return err
+	}
+	ds := r.stepDispatches(integrityStep{})
+	start, dur := time.Now(), r.d.warmUpTime(warmUp)
+	for first := true; first || time.Since(start) < dur; first = false {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.d.run(func(enc *wgpu.CommandEncoder) error { return record(enc, ds, 1) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stepDispatches lists the dispatches of step s, one per chunk, in
+// ascending chunk order or, for a descending step, descending.
+func (r *integrityRun) stepDispatches(s integrityStep) []dispatch {
+	ds := make([]dispatch, len(r.chunks))
+	for i, ch := range r.chunks {
+		if s.descending {
+			i = len(r.chunks) - 1 - i
+		}
+		ds[i] = ch.fill
+		if s.verify {
+			ds[i] = ch.verify
+		}
+	}
+	return ds
+}
+
+// runStep runs one step of pattern kind over every chunk and, for a verify,
+// returns the status it left.
+func (r *integrityRun) runStep(kind, seed uint32, s integrityStep) (integrityStatus, error) {
+	if err := r.d.upload(r.step, 0, stepParams(kind, seed, s)); err != nil {
+		return integrityStatus{}, err
+	}
+	ds := r.stepDispatches(s)
+	if !s.verify {
+		return integrityStatus{}, r.d.run(func(enc *wgpu.CommandEncoder) error { return record(enc, ds, 1) })
+	}
+	size := r.statusBytes()
+	err := r.d.run(func(enc *wgpu.CommandEncoder) error {
+		if err := enc.ClearBuffer(r.status, 0, size); err != nil {
+			return fmt.Errorf("webgpu: ClearBuffer: %w", err)
+		}
+		if err := record(enc, ds, 1); err != nil {
+			return err
+		}
+		return copyBuffer(enc, r.status, 0, r.staging, size)
+	})
+	if err != nil {
+		return integrityStatus{}, err
+	}
+	var st integrityStatus
+	err = r.d.mapRead(r.staging, size, func(b []byte) error {
+		st = parseStatus(b, len(r.chunks))
+		return nil
+	})
+	return st, err
+}
+
+// inject asks the hook for the words to corrupt in pattern and flips them
+// with the corrupt kernel, one dispatch per chunk.
+func (r *integrityRun) inject(pattern string) error {
+	fs := r.opts.inject(pattern)
+	if len(fs) == 0 {
+		return nil
+	}
+	b, err := r.faultList(fs)
+	if err != nil {
+		return err
+	}
+	if err := r.d.upload(r.faults, 0, b); err != nil {
+		return err
+	}
+	ds := make([]dispatch, len(r.chunks))
+	for i, ch := range r.chunks {
+		ds[i] = ch.corrupt
+	}
+	return r.d.run(func(enc *wgpu.CommandEncoder) error { return record(enc, ds, 1) })
+}
+
+// faultList encodes faults for the corrupt kernel: a count, then one
+// (chunk, word, flip, 0) vec4 per fault.
+func (r *integrityRun) faultList(fs []integrityFault) ([]byte, error) {
+	if len(fs) > integrityMaxFaults {
+		return nil, fmt.Errorf("gpu: integrity: %d faults to inject, at most %d", len(fs), integrityMaxFaults)
+	}
+	b := make([]byte, (integrityMaxFaults+1)*16)
+	binary.LittleEndian.PutUint32(b, uint32(len(fs)))
+	for i, f := range fs {
+		if f.Chunk < 0 || f.Chunk >= len(r.chunks) || f.Word >= 4*r.chunks[f.Chunk].n {
+			return nil, fmt.Errorf("gpu: integrity: fault %+v outside the region", f)
+		}
+		e := b[16*(i+1):]
+		binary.LittleEndian.PutUint32(e[0:], uint32(f.Chunk))
+		binary.LittleEndian.PutUint32(e[4:], uint32(f.Word))
+		binary.LittleEndian.PutUint32(e[8:], f.Flip)
+	}
+	return b, nil
+}

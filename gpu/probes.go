@@ -1,0 +1,182 @@
+package gpu
+
+import (
+	"context"
+
+	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/schema"
+)
+
+// The probes of this package, as the orchestrator runs them: each
+// implements probe.Probe[*Device] and returns what its Measure function
+// measured as a probe.Contribution, every figure carrying the check its
+// kernel passed. A Measure function returns an error, never a result,
+// when a check fails; so a figure here always records a passed check.
+var (
+	_ probe.PartProbe[*Device] = StreamProbe{}
+	_ probe.Probe[*Device]     = LaunchProbe{}
+	_ probe.Probe[*Device]     = HostLinkProbe{}
+	_ probe.PartProbe[*Device] = ALUProbe{}
+	_ probe.PartProbe[*Device] = RooflineProbe{}
+	_ probe.Probe[*Device]     = CapacityProbe{}
+	_ probe.Probe[*Device]     = IntegrityProbe{}
+	_ probe.Probe[*Device]     = SoakProbe{}
+)
+
+// StreamProbe records sustained device-memory bandwidth per kernel of
+// BandwidthKernels (MeasureBandwidthKernels).
+type StreamProbe struct{}
+
+// Name is the probe's name on the card.
+func (StreamProbe) Name() string { return "webgpu-stream" }
+
+// Version changes when what the probe measures, or how, changes.
+func (StreamProbe) Version() string { return "1" }
+
+// Run measures every bandwidth kernel.
+func (p StreamProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
+	return p.RunParts(ctx, d, nil)
+}
+
+// RunParts measures the bandwidth kernels named (all when none are).
+func (p StreamProbe) RunParts(ctx context.Context, d *Device, kernels []string) (*probe.Contribution, error) {
+	rs, err := MeasureBandwidthKernels(ctx, d, kernels)
+	if err != nil {
+		return nil, err
+	}
+	c := &probe.Contribution{}
+	for _, r := range rs {
+		c.Bandwidth = append(c.Bandwidth, schema.Bandwidth{
+			Kernel:                r.Kernel,
+			BytesPerS:             r.BytesPerS,
+			ArrayBytes:            r.ArrayBytes,
+			BytesPerElement:       int(kernelBytes(r.Kernel)),
+			ElementsPerInvocation: r.PerInvocation,
+			Probe:                 p.Name(),
+			Timing:                r.Timing,
+			Check:                 r.check(),
+		})
+	}
+	return c, nil
+}
+
+// check is the relative-error check against the CPU reference the
+// kernel's output passed; a zero tolerance means it was exact.
+func (r BandwidthResult) check() schema.Check {
+	kind := "relative"
+	if r.Tolerance == 0 {
+		kind = "exact"
+	}
+	return schema.Check{Reference: "cpu", Elements: r.Checked, ErrorKind: kind, MaxError: r.MaxRelError, Tolerance: r.Tolerance, Passed: true}
+}
+
+// kernelBytes is the bytes per element of the bandwidth kernel named.
+func kernelBytes(name string) uint64 {
+	for _, k := range BandwidthKernels() {
+		if k.Name == name {
+			return k.BytesPerElement()
+		}
+	}
+	return 0
+}
+
+// LaunchProbe records the empty-dispatch round trip and the 1 MiB upload
+// latency (MeasureLaunch).
+type LaunchProbe struct{}
+
+// Name is the probe's name on the card.
+func (LaunchProbe) Name() string { return "webgpu-launch" }
+
+// Version changes when what the probe measures, or how, changes.
+func (LaunchProbe) Version() string { return "1" }
+
+// Run measures the launch overhead.
+func (p LaunchProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
+	r, err := MeasureLaunch(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return &probe.Contribution{Launch: &schema.LaunchOverhead{
+		EmptyDispatchS: r.EmptyDispatchRoundTripS,
+		Upload1MiBS:    r.Upload1MiBS,
+		DispatchPath:   r.DispatchPath,
+		UploadPath:     r.UploadPath,
+		Probe:          p.Name(),
+		Timing:         r.Timing,
+		Check:          r.check(),
+	}}, nil
+}
+
+// check is the launch probe's check: the dispatch counter equalled the
+// number of dispatches, and each upload read back byte for byte. Both
+// are exact, with no tolerance.
+func (r LaunchResult) check() schema.Check {
+	return schema.Check{Reference: "closed-form", Elements: r.Dispatches + uint64(r.UploadsChecked), ErrorKind: "exact", Passed: true}
+}
+
+// HostLinkProbe records host → device and device → host bandwidth
+// (MeasureHostLink).
+type HostLinkProbe struct{}
+
+// Name is the probe's name on the card.
+func (HostLinkProbe) Name() string { return "webgpu-hostlink" }
+
+// Version changes when what the probe measures, or how, changes.
+func (HostLinkProbe) Version() string { return "1" }
+
+// Run measures both directions of the host link.
+func (p HostLinkProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
+	r, err := MeasureHostLink(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return &probe.Contribution{HostToDevice: r.HostToDevice.Schema(p.Name()), DeviceToHost: r.DeviceToHost.Schema(p.Name())}, nil
+}
+
+// Schema is t as the card records it, named for probe: every byte that
+// arrived was compared with what was sent, exactly.
+func (t Transfer) Schema(probe string) *schema.Transfer {
+	return &schema.Transfer{BytesPerS: t.BytesPerS, TransferBytes: t.TransferBytes, Path: t.Path, Probe: probe, Timing: t.Timing,
+		Check: schema.Check{Reference: "cpu", Elements: t.Checked, ErrorKind: "exact", Passed: true}}
+}
+
+// ALUProbe records vector-ALU throughput per row of ALUKernels
+// (matrix_engine false), and why a row the binding cannot compile was
+// skipped (MeasureALUKernels).
+type ALUProbe struct{}
+
+// Name is the probe's name on the card.
+func (ALUProbe) Name() string { return "webgpu-alu" }
+
+// Version changes when what the probe measures, or how, changes.
+func (ALUProbe) Version() string { return "1" }
+
+// Run measures every ALU kernel.
+func (p ALUProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
+	return p.RunParts(ctx, d, nil)
+}
+
+// RunParts measures the ALU kernels named (all when none are).
+func (p ALUProbe) RunParts(ctx context.Context, d *Device, kernels []string) (*probe.Contribution, error) {
+	rs, skips, err := MeasureALUKernels(ctx, d, kernels)
+	if err != nil {
+		return nil, err
+	}
+	c := &probe.Contribution{}
+	for _, r := range rs {
+		c.Precisions = append(c.Precisions, schema.PrecisionThroughput{
+			Operation: r.Operation, InputType: r.InputType, AccumulatorType: r.AccumulatorType,
+			OpsPerS: r.OpsPerS, OpCounting: r.OpCounting, Probe: p.Name(), Timing: r.Timing,
+			Check: r.check(),
+		})
+	}
+	for _, s := range skips {
+		c.Skipped = append(c.Skipped, schema.Skip{Probe: p.Name(), Item: s.Operation + " " + s.InputType, Reason: s.Reason})
+	}
+	return c, nil
+}
+
+// check is the ALU kernel's check against the closed form of its chains.
+func (r ALUResult) check() schema.Check {
+	return schema.Check{Reference: "closed-form", Elements: r.Checked, ErrorKind: r.ErrorKind, MaxError: r.MaxError, Tolerance: r.Tolerance, Passed: true}
+}

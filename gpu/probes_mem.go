@@ -1,0 +1,135 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/everycycle/appraise/internal/probe"
+	"github.com/everycycle/appraise/schema"
+)
+
+// CapacityProbe records how much device memory could really be allocated
+// (MeasureCapacity), and what stopped it.
+type CapacityProbe struct {
+	// BudgetBytes is the driver's memory budget for the device-local
+	// heap, 0 when unknown.
+	BudgetBytes uint64
+}
+
+// Name is the probe's name on the card.
+func (CapacityProbe) Name() string { return "webgpu-capacity" }
+
+// Version changes when what the probe measures, or how, changes.
+func (CapacityProbe) Version() string { return "1" }
+
+// Run allocates until something stops it.
+func (p CapacityProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
+	r, err := MeasureCapacity(ctx, d, CapacityOptions{BudgetBytes: p.BudgetBytes})
+	if err != nil {
+		return nil, err
+	}
+	why := usableLimitedBy(r.Limited)
+	if why == "" {
+		return nil, fmt.Errorf("capacity stopped for a reason the card cannot name: %q", r.Limited)
+	}
+	return &probe.Contribution{Usable: &probe.Usable{Bytes: r.UsableBytes, LimitedBy: why}}, nil
+}
+
+// usableLimitedBy names, in the card's terms (schema.Memory's
+// usable_limited_by), what stopped the capacity probe: the device (a
+// refusal, memory that spilled to the host), the driver's budget, or one
+// of our own caps (the memory limit, e.g. 1 GiB on a software adapter, or
+// the chunk count), so that a capped figure is not read as the device's
+// capacity. "" for a reason the card has no name for.
+func usableLimitedBy(limited string) string {
+	switch limited {
+	case LimitedDriverRefused:
+		return "driver-refused"
+	case LimitedBudget:
+		return "budget"
+	case LimitedMemoryLimit:
+		return "memory-limit"
+	case LimitedSlowMemory:
+		return "slow-memory"
+	case LimitedChunkCount:
+		return "chunk-count"
+	}
+	return ""
+}
+
+// Coverage of the integrity probe: the share of usable memory in a full
+// run, and the cap on the region in quick mode: 256 MiB, 64 MiB on a
+// software adapter (host RAM, each word written and read by the host's
+// cores; still past a last-level cache).
+const (
+	IntegrityShare            = 0.95
+	quickIntegrityCap         = 256 << 20
+	quickSoftwareIntegrityCap = 64 << 20
+)
+
+// IntegrityProbe runs the memtest patterns (MeasureIntegrity) over
+// IntegrityShare of the usable memory the capacity probe measured, or of
+// a slice of it; less in quick mode, which the card states by its
+// usable_fraction.
+type IntegrityProbe struct {
+	// UsableBytes is the usable device memory the capacity probe
+	// measured: the card's usable_fraction is the share of it tested.
+	UsableBytes uint64
+	// SliceBytes, when not zero, is the part of UsableBytes the test
+	// takes its share of instead (a health check's short memtest).
+	SliceBytes uint64
+	// Quick caps the tested region (quickCap); Software says the device
+	// is a software adapter, whose cap is smaller.
+	Quick, Software bool
+	// Steps, when not nil, is told how far the test has come: the probe's
+	// name, bytes moved and bytes to move.
+	Steps func(stage string, done, total float64)
+}
+
+// Name is the probe's name on the card.
+func (IntegrityProbe) Name() string { return "webgpu-memtest" }
+
+// Version changes when what the probe measures, or how, changes.
+func (IntegrityProbe) Version() string { return "1" }
+
+// quickCap is the cap on the tested region, 0 for none (a full run).
+func (p IntegrityProbe) quickCap() uint64 {
+	switch {
+	case !p.Quick:
+		return 0
+	case p.Software:
+		return quickSoftwareIntegrityCap
+	}
+	return quickIntegrityCap
+}
+
+// target is how many bytes the test covers.
+func (p IntegrityProbe) target() uint64 {
+	region := p.UsableBytes
+	if p.SliceBytes > 0 && p.SliceBytes < region {
+		region = p.SliceBytes
+	}
+	t := uint64(float64(region) * IntegrityShare)
+	if limit := p.quickCap(); limit > 0 && t > limit {
+		t = limit
+	}
+	return t
+}
+
+// Run writes and checks the patterns over the target region.
+func (p IntegrityProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
+	if p.UsableBytes == 0 {
+		return nil, errors.New("memtest needs the usable memory measured first")
+	}
+	var progress func(done, total uint64)
+	if p.Steps != nil {
+		progress = func(done, total uint64) { p.Steps(p.Name(), float64(done), float64(total)) }
+	}
+	r, err := MeasureIntegrity(ctx, d, IntegrityOptions{TargetBytes: p.target(), Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	return &probe.Contribution{Integrity: &schema.Integrity{Errors: r.Errors, BytesTested: r.BytesTested, Passes: r.Passes, Patterns: r.Patterns,
+		UsableFraction: float64(r.BytesTested) / float64(p.UsableBytes), BytesPerS: r.BytesPerS, Probe: p.Name()}}, nil
+}

@@ -1,0 +1,107 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/everycycle/appraise/internal/measure/refcheck"
+)
+
+// CPU reference of wgsl/roofline.wgsl. Every input is a pattern of its
+// scalar index and every output a closed form of its input and the point's
+// operation count, so the host checks each element in O(1) without a copy
+// of the arrays:
+//
+//   - fp32: input k*g with k = (i*0x9E3779B1 + seed mod 2^21) - 2^20 and g
+//     a power of two; after iters FMAs (iters/2 pairs adding g each, then
+//     fma(x, 2, 6g) when iters is odd) the output is (k + iters/2)*g, or
+//     (2(k + iters/2) + 6)*g. Every value stays an integer multiple of g
+//     below 2^23 g in magnitude, so no operation ever rounds and the
+//     output is exact whether or not the GPU fuses (alu_ref.go's argument).
+//   - int32: input words i*0x9E3779B1 + seed; each vec4 element is two
+//     chains (x, y) = (lanes 0-1, lanes 2-3) advanced iters times by the
+//     linear map [[a, 1], [a, a+1]] modulo 2^32 (i32Round), whose power
+//     gives the output.
+
+// rooflineKind selects a sweep kernel's reference.
+type rooflineKind int
+
+const (
+	roofF32 rooflineKind = iota
+	roofI32
+)
+
+// Constants of the kernels: the fp32 grid, the input seed and the int32
+// multiplier (odd, so the map is invertible and no chain collapses).
+const (
+	roofGrid        = 0x1p-8
+	roofSeed uint32 = 0x500F11E5
+	roofMult uint32 = 0x2C9277B5
+	// roofSpan: fp32 inputs are k*g with k in [-roofSpan, roofSpan).
+	roofSpan = 1 << 20
+)
+
+// rooflineParams encodes the Params uniform of roofline.wgsl for a
+// dispatch of groups workgroups running iters counted operations and
+// hidden uncounted FMA quads per scalar.
+func rooflineParams(groups, iters, hidden uint32) []byte {
+	g := roofGrid
+	return words(groups, iters, hidden, roofSeed, roofMult, f32(g),
+		f32(floatA), f32(floatC), f32(6*g), f32(-2*g), 0, 0)
+}
+
+// roofWord is word() of roofline.wgsl: the input pattern of scalar index i.
+func roofWord(i uint32) uint32 { return i*0x9E3779B1 + roofSeed }
+
+// roofK is the integer k of the fp32 input k*g at scalar index i.
+func roofK(i uint32) int64 { return int64(roofWord(i)&(2*roofSpan-1)) - roofSpan }
+
+// rooflineReference returns the expected output word at scalar index i of
+// a kernel of kind k after iters counted operations per scalar.
+func rooflineReference(k rooflineKind, iters uint32) func(i uint64) uint32 {
+	if k == roofI32 {
+		m := i32Round(roofMult).pow(uint64(iters))
+		return func(i uint64) uint32 { return roofI32Output(uint32(i), m) }
+	}
+	pairs := int64(iters / 2)
+	odd := iters%2 == 1
+	return func(i uint64) uint32 {
+		k := roofK(uint32(i)) + pairs
+		if odd {
+			k = 2*k + 6
+		}
+		return f32(float64(k) * roofGrid)
+	}
+}
+
+// roofI32Output is the int32 output at scalar index i when each chain has
+// been advanced by the matrix m: lanes 0 and 1 are x of their chain, lanes
+// 2 and 3 its y.
+func roofI32Output(i uint32, m mat2) uint32 {
+	base, lane := i&^3, i&3
+	x, y := roofWord(base+lane%2), roofWord(base+lane%2+2)
+	if lane < 2 {
+		return m[0]*x + m[1]*y
+	}
+	return m[2]*x + m[3]*y
+}
+
+// roofMaxIters is the most counted operations per scalar an fp32 point may
+// run and stay exact: the first FMA of a pair doubles (k + pairs), which
+// must stay below 2^24 in magnitude: 2(2^20 + iters/2) + 6 < 2^24.
+const roofMaxIters = 1 << 23
+
+// rooflineErr turns a failed exact check of a kernel of kind k into an
+// error wrapping ErrCheckFailed; the caller names the precision and point.
+func rooflineErr(k rooflineKind, r refcheck.Result) error {
+	if r.Bad < 0 {
+		return nil
+	}
+	got, want := uint32(r.Got), uint32(r.Want)
+	detail := ""
+	if k == roofF32 {
+		detail = fmt.Sprintf(" (%g, want %g)", math.Float32frombits(got), math.Float32frombits(want))
+	}
+	return fmt.Errorf("%w: element %d is %#08x, want %#08x%s (exact; %d elements compared)",
+		ErrCheckFailed, r.Bad, got, want, detail, r.Checked)
+}

@@ -1,8 +1,0 @@
-package gemm
-
-import "github.com/everycycle/appraise/internal/probe/vulkan/internal/vktest"
-
-// smallOptions are vktest's small options as this package's Options.
-func smallOptions() Options {
-	return Options{Options: vktest.SmallOptions()}
-}

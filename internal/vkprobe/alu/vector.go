@@ -1,0 +1,298 @@
+package alu
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/everycycle/appraise/coopmat/vk"
+)
+
+// Operations counted per kernel step, the way peers count them (mixbench,
+// vendor data sheets): an FMA is 2 operations per lane, a 4-wide 8-bit dot
+// product accumulated into 32 bits is 8.
+const (
+	opsPerFMA  = 2
+	opsPerDot4 = 8
+)
+
+// vectorRun is one vector-ALU kernel ready to measure: its module, inputs,
+// size, operation count and exact per-invocation reference.
+type vectorRun struct {
+	probe   string
+	words   []uint32
+	inputs  [][]byte
+	inv     uint32 // invocations per dispatch, a multiple of local
+	local   uint32
+	ops     float64 // operations per invocation
+	want    func(gid uint32) uint32
+	shape   vk.Shape
+	problem vk.Problem
+	tile    string
+}
+
+// vectorSize is the invocations (a multiple of local) and per-chain steps a
+// vector kernel runs per dispatch, from Options (defaults 2^20 and 4096).
+func vectorSize(o Options, local uint32) (inv, steps uint32) {
+	inv, steps = o.FMAInvocations, o.FMASteps
+	if inv == 0 {
+		inv = 1 << 20
+	}
+	if steps == 0 {
+		steps = 4096
+	}
+	return max(inv/local, 1) * local, steps
+}
+
+// RunFMA16 measures fp16 FMA throughput on packed vectors of 16-bit floats.
+// How a driver turns vector half-precision FMAs into packed instructions
+// differs, so it measures every form of fma16Forms, each checked, and
+// returns the fastest that holds, naming it in Result.Tile. A form holds
+// when it runs no more than foldLimit faster per operation with twice
+// the work per dispatch, nor with four times the unroll (twice in a row):
+// one that does was not run as written (a compiler folded the chain or
+// collapsed its unrolled blocks, which the closed-form check cannot see,
+// since folding keeps the result) and is dropped. Only a form that could
+// be returned is put to that test, fastest first (chooseForm); when every
+// form is dropped the error wraps ErrCheckFailed. Without shaderFloat16
+// (VK_KHR_shader_float16_int8 or Vulkan 1.2) it returns an error wrapping
+// ErrFeatureMissing. Options.FMAInvocations and FMASteps (FMAs per chain
+// lane, capped where fp16 stays exact) size each dispatch.
+func RunFMA16(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
+	if !d.Enabled.Float16 {
+		why := "shaderFloat16"
+		if !d.Info.Structs[vk.STypeFloat16Int8] {
+			why += " (neither Vulkan 1.2 nor " + vk.ExtFloat16Int8 + ")"
+		}
+		return vk.Result{}, fmt.Errorf("coopmat: %s: %s: %w", vk.ProbeFMA16, why, vk.ErrFeatureMissing)
+	}
+	return chooseForm(fma16Forms(),
+		func(k fma16Kernel) (vk.Result, error) {
+			o.Progressf("fma fp16: %s", k.tile())
+			return runFMA16(ctx, d, o, k)
+		},
+		func(k fma16Kernel, r vk.Result) (string, error) {
+			o.Progressf("fma fp16: %s, at half the pairs and a quarter of the unroll", k.tile())
+			return foldGuard(ctx, d, o, k, r)
+		})
+}
+
+// chooseForm measures every form, then puts the fastest to guard, which
+// says why a form does not hold ("" when it does). A form that fails is
+// measured and guarded once more before it is dropped (a busy host can
+// slow one of the runs of a software device); then the next fastest is
+// guarded, while one measured faster than the best that held remains.
+// Every form returned held; one never guarded could not have been
+// returned. When none holds, the error wraps ErrCheckFailed.
+func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error), guard func(fma16Kernel, vk.Result) (string, error)) (vk.Result, error) {
+	first := make([]vk.Result, len(forms))
+	order := make([]int, len(forms))
+	for i, k := range forms {
+		r, err := measure(k)
+		if err != nil {
+			return vk.Result{}, err
+		}
+		first[i], order[i] = r, i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(first[b].OpsPerSecond.Median, first[a].OpsPerSecond.Median)
+	})
+	var best vk.Result
+	var folded []string
+	for _, i := range order {
+		if best.Probe != "" && first[i].OpsPerSecond.Median <= best.OpsPerSecond.Median {
+			break
+		}
+		r := first[i]
+		why, err := guard(forms[i], r)
+		if err == nil && why != "" {
+			if r, err = measure(forms[i]); err == nil {
+				why, err = guard(forms[i], r)
+			}
+		}
+		if err != nil {
+			return vk.Result{}, err
+		}
+		if why != "" {
+			folded = append(folded, why)
+			continue
+		}
+		if r.OpsPerSecond.Median > best.OpsPerSecond.Median {
+			best = r
+		}
+	}
+	if best.Probe == "" {
+		return vk.Result{}, fmt.Errorf("coopmat: %s: no form's rate held when its work or unroll changed (%s): %w", vk.ProbeFMA16, strings.Join(folded, "; "), vk.ErrCheckFailed)
+	}
+	return best, nil
+}
+
+// measureForm measures k, then guards it (foldGuard): the result and why
+// k looks folded ("" when it does not).
+func measureForm(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.Result, string, error) {
+	r, err := runFMA16(ctx, d, o, k)
+	if err != nil {
+		return vk.Result{}, "", err
+	}
+	why, err := foldGuard(ctx, d, o, k, r)
+	return r, why, err
+}
+
+// foldGuard runs k, measured at r, with half the pairs and with a quarter
+// of the unroll, and says why k looks folded ("" when it does not).
+func foldGuard(ctx context.Context, d *vk.Device, o Options, k fma16Kernel, r vk.Result) (string, error) {
+	half := o
+	_, steps := vectorSize(o, k.Local)
+	half.FMASteps = max(min(steps, 2*fp16MaxPairs)/2, 2*k.Unroll)
+	h, err := runFMA16(ctx, d, half, k)
+	if err != nil {
+		return "", err
+	}
+	short := k
+	short.Unroll = max(k.Unroll/4, 1)
+	u, err := runFMA16(ctx, d, o, short)
+	if err != nil {
+		return "", err
+	}
+	if grows(r, h, k) || apart(r, u) {
+		return fmt.Sprintf("%s: %.3g op/s; %.3g at half the pairs; %.3g unrolled %d times",
+			r.Tile, r.OpsPerSecond.Median, h.OpsPerSecond.Median, u.OpsPerSecond.Median, short.Unroll), nil
+	}
+	return "", nil
+}
+
+// foldLimit is how much faster per operation a kernel may run when its
+// work per dispatch doubles before it counts as folded: fixed costs make
+// the larger dispatch a little faster, never twice as fast.
+const foldLimit = 1.5
+
+// grows reports whether full, run with twice (or more) the pairs of half,
+// ran more than foldLimit faster per operation: the sign that the pairs
+// were not all executed. Equal work (a size too small to halve) says
+// nothing.
+func grows(full, half vk.Result, k fma16Kernel) bool {
+	if full.Problem.K <= half.Problem.K || half.OpsPerSecond.Median <= 0 {
+		return false
+	}
+	return full.OpsPerSecond.Median > foldLimit*half.OpsPerSecond.Median
+}
+
+// apart reports whether more, the run unrolled further, ran more than
+// foldLimit faster per operation than less, the same form unrolled less:
+// a compiler that collapsed each unrolled block (reassociating it into
+// fewer operations) gains in proportion to the unroll, while loop overhead
+// alone gains far less (docs/performance.md).
+func apart(more, less vk.Result) bool {
+	x, y := more.OpsPerSecond.Median, less.OpsPerSecond.Median
+	return y > 0 && x > foldLimit*y
+}
+
+// fma16Forms are the kernel forms RunFMA16 measures: 32 values per
+// invocation in vec4 and vec2 lanes with loaded operands, and vec4 with
+// constant ones. A driver may pack the loaded forms into half2 FMAs (twice
+// the fp32 rate) and not the constant ones, whose constants 2 and ½ keep
+// it from packing; other drivers may prefer constants (inline operands),
+// so both are measured. A multiply-and-add form with constant operands was
+// dropped: a driver folded each pair of them into one add and the chain
+// into its closed form (docs/performance.md).
+func fma16Forms() []fma16Kernel {
+	return []fma16Kernel{
+		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: fp16FMALoaded},
+		{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, Form: fp16FMALoaded},
+		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: fp16FMA},
+	}
+}
+
+// tile names k's form and shape, as Result.Tile does.
+func (k fma16Kernel) tile() string {
+	return fmt.Sprintf("%s local=%d chains=%d lanes=%d unroll=%d", k.Form, k.Local, k.Chains, k.Lanes, k.Unroll)
+}
+
+// runFMA16 sizes k from o and measures it.
+func runFMA16(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.Result, error) {
+	inv, steps := vectorSize(o, k.Local)
+	k.Iters = max(min(steps/2, fp16MaxPairs)/k.Unroll, 1)
+	if !k.exact() {
+		return vk.Result{}, fmt.Errorf("coopmat: %s: %d pairs per chain would leave fp16's exact range", vk.ProbeFMA16, k.pairs())
+	}
+	var table [16]uint32
+	for i := range table {
+		table[i] = k.reference(uint32(i))
+	}
+	var inputs [][]byte
+	if k.Form.loaded() {
+		inputs = [][]byte{k.input()}
+	}
+	return runVector(ctx, d, vectorRun{
+		probe: vk.ProbeFMA16, words: k.build(vk.SpirvVersion(d.Info.API)), inputs: inputs, inv: inv, local: k.Local,
+		ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%16] },
+		shape:   vk.Shape{M: 1, N: 1, K: 1, A: vk.Float16, B: vk.Float16, C: vk.Float16, Result: vk.Float16},
+		problem: vk.Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
+		tile:    k.tile(),
+	}, o)
+}
+
+// RunDot4 measures packed 4×8-bit integer dot products accumulated in 32
+// bits (OpSDot for signed, OpUDot otherwise, then OpIAdd).
+// Without VK_KHR_shader_integer_dot_product (or Vulkan 1.3) it returns an
+// error wrapping ErrExtensionMissing; without its shaderIntegerDotProduct
+// feature one wrapping ErrFeatureMissing. Options.FMAInvocations and
+// FMASteps (dot products per chain, capped by dotMaxRounds) size each
+// dispatch.
+func RunDot4(ctx context.Context, d *vk.Device, o Options, signed bool) (vk.Result, error) {
+	probe, shape := vk.ProbeDot4U8, vk.Shape{M: 1, N: 1, K: 1, A: vk.Uint8, B: vk.Uint8, C: vk.Uint32, Result: vk.Uint32}
+	if signed {
+		probe, shape = vk.ProbeDot4I8, vk.Shape{M: 1, N: 1, K: 1, A: vk.Sint8, B: vk.Sint8, C: vk.Sint32, Result: vk.Sint32}
+	}
+	switch {
+	case !vk.HasIntDot(d.Info):
+		return vk.Result{}, fmt.Errorf("coopmat: %s: %s (device API %s): %w", probe, vk.ExtIntDot, d.Info.APIVersion, vk.ErrExtensionMissing)
+	case !d.Enabled.IntDot:
+		return vk.Result{}, fmt.Errorf("coopmat: %s: shaderIntegerDotProduct: %w", probe, vk.ErrFeatureMissing)
+	}
+	k := dot4Kernel{Signed: signed, Chains: 16, Unroll: 4, Local: 256}
+	inv, steps := vectorSize(o, k.Local)
+	k.Iters = max(min(steps/2, dotMaxRounds)/k.Unroll, 1)
+	table := k.table()
+	return runVector(ctx, d, vectorRun{
+		probe: probe, words: k.build(vk.SpirvVersion(d.Info.API)), inputs: [][]byte{k.input()},
+		inv: inv, local: k.Local, ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%dotClasses] },
+		shape: shape, problem: vk.Problem{M: inv, N: k.Chains, K: 2 * k.rounds()},
+		tile: fmt.Sprintf("local=%d chains=%d unroll=%d", k.Local, k.Chains, k.Unroll),
+	}, o)
+}
+
+// runVector measures v and checks every invocation's output word exactly.
+func runVector(ctx context.Context, d *vk.Device, v vectorRun, o Options) (vk.Result, error) {
+	out, m, err := d.RunKernel(ctx, v.words, v.inputs, vk.KernelSetup{}, uint64(v.inv)*4,
+		[3]uint32{v.inv / v.local, 1, 1}, v.ops*float64(v.inv), o.Timing)
+	if err != nil {
+		return vk.Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
+	}
+	if o.tamper != nil {
+		o.tamper(v.probe, out)
+	}
+	c, err := checkWords(out, v.inv, v.want)
+	if err != nil {
+		return vk.Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
+	}
+	return vk.Result{
+		Probe: v.probe, Shape: v.shape, Problem: v.problem, OpsPerSecond: m.Rate, Timing: m.Method,
+		Repeats: m.Repeats, Tile: v.tile, Check: c,
+	}, nil
+}
+
+// checkWords compares every invocation's output word with want, exactly.
+func checkWords(out []byte, inv uint32, want func(gid uint32) uint32) (vk.Check, error) {
+	for gid := range inv {
+		if got, w := binary.LittleEndian.Uint32(out[4*gid:]), want(gid); got != w {
+			return vk.Check{Elements: int(gid) + 1, Worst: math.Inf(1)}, fmt.Errorf(
+				"invocation %d output %#08x, want %#08x (exact): %w", gid, got, w, vk.ErrCheckFailed)
+		}
+	}
+	return vk.Check{Elements: int(inv)}, nil
+}
