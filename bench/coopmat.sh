@@ -2,7 +2,7 @@
 # The cooperative-matrix GEMM on the GPU host, beside the Vulkan peer and
 # cuBLAS. Builds nothing there: bin/coopmat.test is built on the development
 # machine with the exploration harness (go test -c -tags explore -o
-# bin/coopmat.test ./internal/probe/vulkan/gemm/) and, for APPRAISE=1,
+# bin/coopmat.test ./coopmat/) and, for APPRAISE=1,
 # bin/appraise (go build -o bin/appraise ./cmd/appraise). Run from the repo
 # root on the GPU host after `source .gl/env.sh`; extra arguments go to the
 # test binary (e.g. -coopmat.shapes='f16->f16' -coopmat.explore).
