@@ -23,8 +23,10 @@ const (
 	Gap = 200 * time.Millisecond
 	// StageGap is the least time between two looks at one device at stage
 	// boundaries; StepGap, between two looks prompted by a long stage's
-	// progress (the soak, the memtest).
-	StageGap = time.Second
+	// progress (the soak, the memtest). A look compares with the last one,
+	// so a client that worked in between is still seen; the gaps keep a
+	// card's utilization samples to a few dozen for a run of minutes.
+	StageGap = 5 * time.Second
 	StepGap  = 10 * time.Second
 	// BusyThreshold is the utilization, in per cent, that both readings
 	// before probing must reach for the device to count as in use when no

@@ -234,7 +234,7 @@ func TestFdinfoBeforeProbing(t *testing.T) {
 	if err := w.Start(); err != nil {
 		t.Fatalf("idle clients refused the run: %v", err)
 	}
-	c.advance(2 * time.Second)
+	c.advance(StageGap)
 	f.fdinfo(4242, 7, amdgpuFdinfo(40, 190000))
 	if err := w.Stage(amd.Addr, "memtest"); !errors.Is(err, ErrBusy) {
 		t.Errorf("a client that started work mid-run: Stage() = %v; want ErrBusy", err)
