@@ -238,6 +238,10 @@ type ProbeEnvironment struct {
 	// (e.g. cuBLASLt for probe "cuda-cublaslt"): which file, which
 	// version. Absent when no vendor library ran.
 	Libraries []Library `json:"libraries,omitempty" validate:"omitempty,dive"`
+	// SharedUse says whether anything else used the device during the
+	// run, and how that was looked for. Omitted by writers older than
+	// this field.
+	SharedUse *SharedUse `json:"shared_use,omitempty"`
 }
 
 // Library is a vendor library a probe loaded and measured through.

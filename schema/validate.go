@@ -78,6 +78,7 @@ func newValidator() *validator.Validate {
 	v.RegisterStructValidation(boxCompleteness, BoxPayload{})
 	v.RegisterStructValidation(crossCheckWithin, CrossCheck{})
 	v.RegisterStructValidation(consistencyHolds, ConsistencyCheck{})
+	v.RegisterStructValidation(sharedUseHolds, SharedUse{})
 	return v
 }
 

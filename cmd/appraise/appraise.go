@@ -38,6 +38,7 @@ type appraiseCmd struct {
 	Mixbench    string  `name:"mixbench" placeholder:"PATH" help:"mixbench binary (implies --cross-check; default: mixbench-cuda, mixbench-hip or mixbench-ocl on PATH, by vendor)."`
 	Tolerance   float64 `default:"0.05" placeholder:"FRACTION" help:"Largest relative disagreement --cross-check accepts (recorded in the card)."`
 	Draft       bool    `help:"When --cross-check disagrees, write unsigned *.draft.json files instead of nothing."`
+	AllowShared bool    `name:"allow-shared" help:"Appraise and sign a device another process is using, the card recording who else ran and how busy the device was. Without it such a device fails the run (exit 10), before probing or when the other process appears."`
 }
 
 // written is what an appraisal prints about one report file.
@@ -76,6 +77,7 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 		BLAS:      appraisal.BLASOptions{All: c.BLAS, Load: cublaslt.LoadOptions{Path: c.CuBLASLt, Getenv: e.getenv}}}
 	opts.CrossCheck = &crosscheck.Config{BabelStream: c.BabelStream, Mixbench: c.Mixbench, Tolerance: c.Tolerance,
 		Required: c.CrossCheck || c.BabelStream != "" || c.Mixbench != ""}
+	opts.AllowShared = c.AllowShared
 	pr := newProgress(e)
 	opts.Progress = pr.set
 	opts.Steps = pr.step
@@ -97,6 +99,7 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if err := appraisal.WriteAll(c.Out, files, c.Overwrite); err != nil {
 		return outError(err, "nothing was written")
 	}
+	warn(e, sharedWarnings(run))
 	return c.render(e, run, files)
 }
 
@@ -185,8 +188,22 @@ func (c *appraiseCmd) refuse(e *env, run *appraisal.Run, err error) error {
 	return withCode(exitCrossCheck, err, hint)
 }
 
+// sharedWarnings are the devices of run that other processes used, as
+// signed with --allow-shared: the cards record them, stderr says so.
+func sharedWarnings(run *appraisal.Run) []error {
+	var out []error
+	for i, card := range run.Cards {
+		if s := figures.SharedWith(card.Capability.Environment.SharedUse); s != "" {
+			out = append(out, fmt.Errorf("%s was %s; its card records it", run.Box.DriverVersions[i].BusAddress, s))
+		}
+	}
+	return out
+}
+
 func probeError(err error) error {
 	switch {
+	case errors.Is(err, appraisal.ErrDeviceBusy):
+		return withCode(exitBusy, err, "nothing was signed; stop the other process, or pass --allow-shared to sign anyway with the card recording who else ran")
 	case errors.Is(err, context.Canceled):
 		return withCode(exitInterrupted, err, "interrupted: nothing was signed")
 	case errors.Is(err, appraisal.ErrSoakLoad):

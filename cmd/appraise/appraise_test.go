@@ -1,10 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/everycycle/appraise/internal/appraisal"
+	"github.com/everycycle/appraise/internal/platform/occupancy"
+	"github.com/everycycle/appraise/schema"
 )
 
 // TestSoakFlag: --soak 0 reaches the appraisal as a zero duration (no
@@ -36,3 +44,59 @@ func TestSoakFlag(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestAllowSharedFlag: --allow-shared reaches the command; it is off by
+// default.
+func TestAllowSharedFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{[]string{"--allow-shared"}, true}, {nil, false}} {
+		var cl cli
+		p, err := kong.New(&cl, kong.Exit(func(int) { t.Fatalf("%v: parser exited", c.args) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Parse(c.args); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if cl.Appraise.AllowShared != c.want {
+			t.Errorf("%v: AllowShared %v, want %v", c.args, cl.Appraise.AllowShared, c.want)
+		}
+	}
+}
+
+// TestBusyExit: a device in use exits 10, the error naming the process
+// and the hint offering --allow-shared, in the house voice.
+func TestBusyExit(t *testing.T) {
+	mem := uint64(40 << 30)
+	busy := &occupancy.BusyError{Addr: "0000:00:06.0", Processes: []schema.SharedProcess{
+		{PID: 4242, Name: "python3", UsedMemoryBytes: &mem, Source: schema.SharedNVML}}}
+	var stderr bytes.Buffer
+	code := report(&env{stderr: &stderr}, probeError(fmt.Errorf("appraise: %w", busy)))
+	if code != exitBusy || exitBusy != 10 {
+		t.Errorf("exit %d; want 10", code)
+	}
+	want := "appraise: error: appraise: 0000:00:06.0 is in use before probing by another process: pid 4242 python3 (40.0 GiB, nvml)\n" +
+		"appraise: hint: nothing was signed; stop the other process, or pass --allow-shared to sign anyway with the card recording who else ran\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+	if got := exitCode(probeError(errors.Join(context.Canceled, busy))); got != exitBusy {
+		t.Errorf("busy and cancelled: exit %d; want %d (the busy device is why)", got, exitBusy)
+	}
+}
+
+// TestSharedWarnings: a card signed beside another process says so on
+// stderr; one alone says nothing.
+func TestSharedWarnings(t *testing.T) {
+	run := &appraisal.Run{Box: schema.BoxPayload{DriverVersions: []schema.DriverBinding{{BusAddress: "0000:00:06.0"}, {BusAddress: "0000:00:07.0"}}},
+		Cards: make([]schema.CardPayload, 2)}
+	run.Cards[0].Capability.Environment.SharedUse = &schema.SharedUse{Checked: true, Methods: []string{schema.SharedNVML}, Allowed: true, OthersFound: true,
+		Processes: []schema.SharedProcess{{PID: 4242, Name: "python3", Source: schema.SharedNVML}}}
+	run.Cards[1].Capability.Environment.SharedUse = &schema.SharedUse{Checked: true, Methods: []string{schema.SharedNVML}, Allowed: true}
+	ws := sharedWarnings(run)
+	if len(ws) != 1 || ws[0].Error() != "0000:00:06.0 was shared with pid 4242 python3 (nvml); its card records it" {
+		t.Errorf("warnings %v", ws)
+	}
+}

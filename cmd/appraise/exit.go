@@ -24,6 +24,7 @@ const (
 	exitKey         = 7
 	exitCrossCheck  = 8
 	exitConsistency = 9
+	exitBusy        = 10
 	exitInterrupted = 130
 	exitKilled      = 137
 	exitAborted     = 134
@@ -49,6 +50,7 @@ var exitCodes = []struct {
 	{exitKey, "the signing key: missing, already there (keys init), in use by another appraise, wrong passphrase or identity, corrupt, unsafe permissions, or rotated during the run"},
 	{exitCrossCheck, "--cross-check: a standard tool disagrees: nothing was signed"},
 	{exitConsistency, "two figures of a GPU's card that measure the same thing disagree beyond their rule, also after re-measuring: nothing was signed"},
+	{exitBusy, "a device was in use by another process, before probing or during the run: nothing was signed (--allow-shared signs and records who else ran)"},
 	{exitInterrupted, "interrupted (SIGINT or SIGTERM): nothing was signed"},
 	{exitAborted, "crashed: a Go runtime error or panic (SIGABRT, traceback on stderr)"},
 	{exitKilled, "killed (SIGKILL), e.g. by the out-of-memory killer"},

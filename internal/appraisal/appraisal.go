@@ -61,6 +61,11 @@ type Options struct {
 	// SysfsRoot is the root that sysfs, procfs and DMI are read below ("" =
 	// the running system), as for Discover; tests point it at a fake tree.
 	SysfsRoot string
+	// AllowShared lets a device another process is using be appraised and
+	// signed, its card recording who else ran (environment.shared_use).
+	// Without it such a device fails the run with ErrDeviceBusy, before
+	// probing or at the stage where the other user appeared.
+	AllowShared bool
 	// Version is the probe-suite version recorded in every report.
 	Version string
 	// Soak is how long the thermal soak runs; nil means DefaultSoak
@@ -85,11 +90,8 @@ type Run struct {
 	Cards []schema.CardPayload
 }
 
-// Appraise runs every probe on each device in devs, in turn, with the
-// others idle. Any probe or check failure stops the run. When a
-// cross-check disagrees, the run is returned with an error wrapping
-// crosscheck.ErrDisagree: it can be written as a draft, never signed.
-func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
+// appraise is Appraise's run, without the watch for other users.
+func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	now := o.Now
 	if now == nil {
 		now = time.Now

@@ -197,6 +197,16 @@ function identity(id) {
   ]));
 }
 
+// sharedUse says whether anything else used the device during the run.
+function sharedUse(s) {
+  if (!s) return undefined;
+  if (!s.checked) return `not checked: ${s.not_checked_reason}`;
+  if (!s.others_found) return `none found (looked for by ${s.methods.join(", ")})`;
+  const who = (s.processes ?? []).map((p) => `pid ${p.pid}${p.name ? " " + p.name : ""}` +
+    `${p.used_memory_bytes !== undefined ? ", " + f.bytes(p.used_memory_bytes) : ""} (${p.source}, ${p.first_seen_s > 0 ? "from " + f.seconds(p.first_seen_s) + " in" : "before probing"})`);
+  return `SHARED, signed with --allow-shared: ${who.length ? who.join("; ") : "the device was busy before probing, with no process visible to appraise"}`;
+}
+
 function environment(e, probes) {
   const parts = [dl([
     ["driver", e.driver_version],
@@ -207,6 +217,7 @@ function environment(e, probes) {
     ["mode", e.mode],
     ["host", `${e.os}/${e.arch}`],
     ["probes", probes.map((p) => `${p.name} v${p.version}`).join(", ")],
+    ["other users", sharedUse(e.shared_use)],
   ])];
   if (e.libraries?.length) {
     parts.push(table(["library", "version", "probe", "file", "found by"], e.libraries.map((l) => [l.name, l.version, l.probe, l.path, l.source])));

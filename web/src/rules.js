@@ -20,6 +20,8 @@ export function cardRules(p) {
       out.push(`capability.cross_checks: ${x.figure} disagrees with ${x.tool} ${x.tool_figure} by ${x.relative_delta >= 0 ? "+" : ""}${pct(x.relative_delta)}% (tolerance ${pct(x.tolerance)}%, ${x.rule || "within"})`);
     }
   }
+  const su = c.environment.shared_use;
+  if (su?.others_found && !su.allowed) out.push("capability.environment.shared_use: another user was found but the run was not allowed to share the device");
   for (const k of c.consistency ?? []) {
     const within = k.ratio >= k.min_ratio && k.ratio <= k.max_ratio;
     if (k.agrees !== within) out.push(`capability.consistency: ${k.figure} vs ${k.other_figure}: agrees is ${k.agrees} but the ratio is ${within ? "inside" : "outside"} its band`);

@@ -3,6 +3,7 @@ package nvml
 import (
 	"errors"
 	"math"
+	"os"
 	"testing"
 	"time"
 )
@@ -61,6 +62,7 @@ func checkHardwareDevice(t *testing.T, l *Lib, bdf string) {
 	if id.BusID != bdf || id.PCIDeviceID&0xffff != 0x10de || id.Name == "" {
 		t.Errorf("identity does not name an NVIDIA card at %s: %+v", bdf, id)
 	}
+	checkHardwareUsers(t, d)
 	for i := range 2 {
 		if i > 0 {
 			time.Sleep(500 * time.Millisecond)
@@ -72,6 +74,22 @@ func checkHardwareDevice(t *testing.T, l *Lib, bdf string) {
 		t.Logf("sample %d: %+v", i, s)
 		checkSample(t, s)
 	}
+}
+
+// checkHardwareUsers prints the processes on a card and its utilization,
+// what the appraisal's watch for other users reads (internal/platform/
+// occupancy). This test holds no context, so its own pid is not listed.
+func checkHardwareUsers(t *testing.T, d *Device) {
+	ps, err := d.Processes()
+	if err != nil {
+		t.Errorf("Processes: %v", err)
+	}
+	t.Logf("processes (this test is pid %d): %+v", os.Getpid(), ps)
+	u, err := d.UtilizationPercent()
+	if err != nil || u < 0 || u > 100 {
+		t.Errorf("UtilizationPercent = %v, %v", u, err)
+	}
+	t.Logf("utilization %v %%", u)
 }
 
 // checkSample fails readings that are present but impossible.

@@ -7,8 +7,9 @@
 // the library or the driver is absent. Then [Lib.DeviceByBusID] finds a card
 // by its sysfs bus address; [Device.Identity] reads what names the card and
 // [Device.Sample] reads temperature, power, clocks and throttle reasons for
-// the thermal soak. Every field is best-effort: what NVML does not support on
-// a card is left empty and explained in the value's Missing map.
+// the thermal soak; [Device.Processes] and [Device.UtilizationPercent] say
+// who else is using the card. Every field is best-effort: what NVML does not
+// support on a card is left empty and explained in the value's Missing map.
 //
 // Identity is metadata: nothing read here enters a score. This package only
 // reads NVML; rules over samples (time to throttle) live with their callers.

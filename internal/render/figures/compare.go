@@ -1,8 +1,10 @@
 package figures
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/everycycle/appraise/schema"
 )
@@ -67,7 +69,35 @@ func EnvironmentDifferences(a, b schema.ProbeEnvironment) []string {
 	if a.AmbientC != nil && b.AmbientC != nil && math.Abs(*a.AmbientC-*b.AmbientC) > ambientToleranceC {
 		out = append(out, fmt.Sprintf("ambient: %.1f °C vs %.1f °C (more than %d °C apart)", *a.AmbientC, *b.AmbientC, ambientToleranceC))
 	}
+	// A device shared with another user measures that user's leftovers:
+	// no figure of it compares with another card's, shared or not.
+	if sa, sb := SharedWith(a.SharedUse), SharedWith(b.SharedUse); sa != "" || sb != "" {
+		out = append(out, fmt.Sprintf("shared use: %s vs %s", cmp.Or(sa, "alone"), cmp.Or(sb, "alone")))
+	}
 	return out
+}
+
+// SharedWith says, in words, who else used the device while it was
+// appraised: "" when no one was found (or the card says nothing of it),
+// else each other process as "pid 4242 python3 (40.0 GiB, nvml)", or that
+// the device was busy with no process to be seen.
+func SharedWith(s *schema.SharedUse) string {
+	if s == nil || !s.OthersFound {
+		return ""
+	}
+	if len(s.Processes) == 0 {
+		return "shared: the device was busy before probing, with no process appraise could see"
+	}
+	who := make([]string, len(s.Processes))
+	for i, p := range s.Processes {
+		name := cmp.Or(p.Name, "(not visible)")
+		if m := p.UsedMemoryBytes; m != nil {
+			who[i] = fmt.Sprintf("pid %d %s (%.1f GiB, %s)", p.PID, name, float64(*m)/(1<<30), p.Source)
+		} else {
+			who[i] = fmt.Sprintf("pid %d %s (%s)", p.PID, name, p.Source)
+		}
+	}
+	return "shared with " + strings.Join(who, "; ")
 }
 
 func ptr(v float64) *float64 { return &v }

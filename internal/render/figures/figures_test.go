@@ -93,3 +93,28 @@ func TestEnvironmentDifferences(t *testing.T) {
 		t.Fatalf("got %v", d)
 	}
 }
+
+// TestSharedUseDiffers: a card of a device shared with another user does
+// not compare with any other, shared or alone; two cards alone (or one
+// that does not say) do.
+func TestSharedUseDiffers(t *testing.T) {
+	a, b := vector(1, "580").Environment, vector(1, "580").Environment
+	mem := uint64(40 << 30)
+	a.SharedUse = &schema.SharedUse{Checked: true, Methods: []string{schema.SharedNVML}}
+	if d := EnvironmentDifferences(a, b); len(d) != 0 {
+		t.Fatalf("alone vs a card that does not say: %v", d)
+	}
+	b.SharedUse = &schema.SharedUse{Checked: true, Methods: []string{schema.SharedNVML}, Allowed: true, OthersFound: true,
+		Processes: []schema.SharedProcess{{PID: 4242, Name: "python3", UsedMemoryBytes: &mem, Source: schema.SharedNVML}}}
+	d := EnvironmentDifferences(a, b)
+	if len(d) != 1 || d[0] != "shared use: alone vs shared with pid 4242 python3 (40.0 GiB, nvml)" {
+		t.Fatalf("got %q", d)
+	}
+	if d := EnvironmentDifferences(b, b); len(d) != 1 {
+		t.Fatalf("two shared cards: %q; want them to differ", d)
+	}
+	b.SharedUse.Processes = nil
+	if got := SharedWith(b.SharedUse); !strings.Contains(got, "busy before probing") {
+		t.Errorf("busy with no process: %q", got)
+	}
+}

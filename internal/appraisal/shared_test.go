@@ -1,0 +1,135 @@
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/platform/nvml"
+	"github.com/everycycle/appraise/internal/platform/occupancy"
+	"github.com/everycycle/appraise/schema"
+)
+
+// fakeWatch answers as told and remembers what it was asked.
+type fakeWatch struct {
+	start, final error
+	busyAt       string // the stage whose look finds another user
+	looked       []string
+}
+
+func (f *fakeWatch) Start() error { return f.start }
+func (f *fakeWatch) Final() error { f.looked = append(f.looked, "final"); return f.final }
+func (f *fakeWatch) Step(addr, stage string) error {
+	f.looked = append(f.looked, "step "+stage)
+	return nil
+}
+
+func (f *fakeWatch) Stage(addr, stage string) error {
+	f.looked = append(f.looked, stage)
+	if stage == f.busyAt {
+		return &occupancy.BusyError{Addr: addr, Stage: stage, Processes: []schema.SharedProcess{{PID: 4242, Name: "python3", Source: schema.SharedNVML}}}
+	}
+	return nil
+}
+
+func (f *fakeWatch) Record(addr string) schema.SharedUse {
+	return schema.SharedUse{NotCheckedReason: "record of " + addr}
+}
+
+// fakeRun is a run of two devices through the stages given, which stops
+// as a probe would when its context is cancelled.
+func fakeRun(stages ...string) func(context.Context, Options) (*Run, error) {
+	return func(ctx context.Context, o Options) (*Run, error) {
+		for _, s := range stages {
+			o.stage("0000:01:00.0", s)
+			if o.Steps != nil {
+				o.Steps("0000:01:00.0", s, 1, 2)
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		return &Run{Cards: make([]schema.CardPayload, 2)}, nil
+	}
+}
+
+var watchedAddrs = []string{"0000:01:00.0", "0000:02:00.0"}
+
+func TestWatchedRefusesBeforeProbing(t *testing.T) {
+	busy := &occupancy.BusyError{Addr: watchedAddrs[0], BusyPercent: 100, BusySource: schema.SharedNVML}
+	w := &fakeWatch{start: busy}
+	ran := false
+	_, err := watched(context.Background(), w, Options{}, watchedAddrs, func(context.Context, Options) (*Run, error) {
+		ran = true
+		return nil, nil
+	})
+	if !errors.Is(err, ErrDeviceBusy) || ran {
+		t.Fatalf("watched = %v (ran %v); want ErrDeviceBusy before the run", err, ran)
+	}
+}
+
+// TestWatchedMidRun: another user found at a stage cancels the run, and
+// the run's error is that user, not the cancellation.
+func TestWatchedMidRun(t *testing.T) {
+	w := &fakeWatch{busyAt: "memtest"}
+	r, err := watched(context.Background(), w, Options{}, watchedAddrs, fakeRun("stream", "memtest", "soak"))
+	var be *occupancy.BusyError
+	if r != nil || !errors.As(err, &be) || be.Stage != "memtest" || errors.Is(err, context.Canceled) {
+		t.Fatalf("watched = %v, %v; want the BusyError at memtest", r, err)
+	}
+	if slices.Contains(w.looked, "soak") {
+		t.Errorf("the run went on past the busy stage: %v", w.looked)
+	}
+}
+
+// TestWatchedRecords: a run that ends is looked at once more, each card
+// gets its device's record, and the caller's callbacks still hear every
+// stage and step.
+func TestWatchedRecords(t *testing.T) {
+	w := &fakeWatch{}
+	var heard []string
+	o := Options{
+		Progress: func(_, stage string) { heard = append(heard, stage) },
+		Steps:    func(_, stage string, _, _ float64) { heard = append(heard, "step "+stage) },
+	}
+	r, err := watched(context.Background(), w, o, watchedAddrs, fakeRun("stream", "soak"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"stream", "step stream", "soak", "step soak"}
+	if !slices.Equal(heard, want) || !slices.Equal(w.looked, append(want, "final")) {
+		t.Errorf("callbacks heard %v, watch looked at %v; want %v then final", heard, w.looked, want)
+	}
+	for i, c := range r.Cards {
+		if su := c.Capability.Environment.SharedUse; su == nil || su.NotCheckedReason != "record of "+watchedAddrs[i] {
+			t.Errorf("card %d: shared_use %+v", i, su)
+		}
+	}
+	w.final = &occupancy.BusyError{Addr: watchedAddrs[1], Stage: "end of run"}
+	if _, err := watched(context.Background(), w, Options{}, watchedAddrs, fakeRun("stream")); !errors.Is(err, ErrDeviceBusy) {
+		t.Errorf("a user found as the run ended: %v; want ErrDeviceBusy", err)
+	}
+}
+
+// TestSharedTarget: software adapters and devices without a bus address
+// are not looked at; an NVIDIA card without NVML says why.
+func TestSharedTarget(t *testing.T) {
+	soft := Candidate{Addr: "software-0", Adapter: gpu.AdapterInfo{Software: true}}
+	if got := sharedTarget(soft, nil, nil); got.Skip != reasonSharedSoftware {
+		t.Errorf("software: %+v", got)
+	}
+	if got := sharedTarget(Candidate{Addr: "adapter-0"}, nil, nil); got.Skip != reasonSharedNoBus {
+		t.Errorf("no bus address: %+v", got)
+	}
+	h200 := Candidate{Addr: "0000:00:06.0", BusAddress: "0000:00:06.0", Adapter: gpu.AdapterInfo{VendorID: 0x10de}}
+	got := sharedTarget(h200, nil, nvml.ErrUnavailable)
+	if got.Skip != "" || got.Vendor != nil || got.NoVendor != "NVML: "+nvml.ErrUnavailable.Error() || got.BDF != "0000:00:06.0" {
+		t.Errorf("NVIDIA without NVML: %+v", got)
+	}
+	amd := Candidate{Addr: "0000:03:00.0", BusAddress: "0000:03:00.0", Adapter: gpu.AdapterInfo{VendorID: 0x1002}}
+	if got := sharedTarget(amd, nil, nvml.ErrUnavailable); got.NoVendor != "" || got.Skip != "" {
+		t.Errorf("AMD: %+v; NVML is not its business", got)
+	}
+}
