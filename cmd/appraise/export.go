@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -107,6 +110,31 @@ func writeOut(e *env, out string, data []byte) error {
 	return err
 }
 
+// checkOut refuses, before anything is read or unlocked, an --out whose
+// directory is not there (exit 2): by default the directory of the fleet
+// tool the file is for, which a node without that tool lacks. tool names
+// that tool for the error ("" for none).
+func checkOut(out, tool string) error {
+	if out == "-" {
+		return nil
+	}
+	dir := filepath.Dir(out)
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		err = fmt.Errorf("--out %s: %s is not a directory", out, dir)
+	case errors.Is(err, fs.ErrNotExist) && tool != "":
+		err = fmt.Errorf("--out %s: the directory %s does not exist: is %s installed here?", out, dir, tool)
+	case errors.Is(err, fs.ErrNotExist):
+		err = fmt.Errorf("--out %s: the directory %s does not exist", out, dir)
+	default:
+		err = fmt.Errorf("--out %s: %w", out, err)
+	}
+	return withCode(exitUsage, err, "pass --out FILE to write the file elsewhere, or --out - for stdout")
+}
+
 type exportNFDCmd struct {
 	Paths []string `arg:"" placeholder:"CARD|DIR" help:"Card reports, or directories of them (the newest card of each device counts)."`
 	pinnedCards
@@ -116,6 +144,9 @@ type exportNFDCmd struct {
 }
 
 func (c *exportNFDCmd) Run(e *env) error {
+	if err := checkOut(c.Out, "Node Feature Discovery"); err != nil {
+		return err
+	}
 	cards, err := c.load(c.Paths)
 	if err != nil {
 		return err
@@ -144,6 +175,9 @@ func (c *exportPrometheusCmd) Run(e *env) error {
 	if c.Out != "-" && !strings.HasSuffix(c.Out, ".prom") {
 		return withCode(exitUsage, fmt.Errorf("--out %s: node_exporter reads only *.prom files", c.Out), "")
 	}
+	if err := checkOut(c.Out, "prometheus-node-exporter"); err != nil {
+		return err
+	}
 	cards, err := c.load(c.Paths)
 	if err != nil {
 		return err
@@ -165,6 +199,11 @@ type exportInTotoCmd struct {
 }
 
 func (c *exportInTotoCmd) Run(e *env, g *globals) error {
+	if c.Out != "" {
+		if err := checkOut(c.Out, ""); err != nil {
+			return err
+		}
+	}
 	cards, err := c.load([]string{c.Card})
 	if err != nil {
 		return err

@@ -93,7 +93,13 @@ func TestExitCodeTableInREADME(t *testing.T) {
 // condition answers [adapter]: whether any WebGPU adapter, software ones
 // included, exists. With CI=true a missing adapter fails the script
 // instead of letting it skip: CI installs lavapipe, so GPU tests must run.
+// [exists:PATH] answers whether PATH exists on this machine (a fleet
+// tool's directory, which a script expects absent).
 func condition(cond string) (bool, error) {
+	if path, ok := strings.CutPrefix(cond, "exists:"); ok {
+		_, err := os.Stat(path)
+		return err == nil, nil
+	}
 	if cond != "adapter" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}
