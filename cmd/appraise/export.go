@@ -36,8 +36,9 @@ type pinnedCards struct {
 // load verifies the reports at paths and returns their cards. The file
 // of each card is read again for its bytes and must be the very report
 // that verified (same canonical payload, same key).
-func (p pinnedCards) load(paths []string) ([]export.Card, error) {
-	pol, err := trustFlags{Trust: p.Trust, Rotations: p.Rotations}.policy()
+func (p pinnedCards) load(e *env, g *globals, paths []string) ([]export.Card, error) {
+	tf := trustFlags{Trust: p.Trust, Rotations: p.Rotations}
+	pol, err := tf.policy()
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,7 @@ func (p pinnedCards) load(paths []string) ([]export.Card, error) {
 	}
 	if len(failed) > 0 {
 		return nil, withCode(exitVerify, fmt.Errorf("%w, nothing exported:\n  %s", errVerify, strings.Join(failed, "\n  ")),
-			"'appraise verify --trust KEY' on the same files says more")
+			cmp.Or(tf.rotationsHint(e, g, pol, verdicts), "'appraise verify --trust KEY' on the same files says more"))
 	}
 	var cards []export.Card
 	for _, v := range verdicts {
@@ -143,11 +144,11 @@ type exportNFDCmd struct {
 	Software bool          `help:"Also export software adapters' cards."`
 }
 
-func (c *exportNFDCmd) Run(e *env) error {
+func (c *exportNFDCmd) Run(e *env, g *globals) error {
 	if err := checkOut(c.Out, "Node Feature Discovery"); err != nil {
 		return err
 	}
-	cards, err := c.load(c.Paths)
+	cards, err := c.load(e, g, c.Paths)
 	if err != nil {
 		return err
 	}
@@ -171,14 +172,14 @@ type exportPrometheusCmd struct {
 	Software bool   `help:"Also export software adapters' cards."`
 }
 
-func (c *exportPrometheusCmd) Run(e *env) error {
+func (c *exportPrometheusCmd) Run(e *env, g *globals) error {
 	if c.Out != "-" && !strings.HasSuffix(c.Out, ".prom") {
 		return withCode(exitUsage, fmt.Errorf("--out %s: node_exporter reads only *.prom files", c.Out), "")
 	}
 	if err := checkOut(c.Out, "prometheus-node-exporter"); err != nil {
 		return err
 	}
-	cards, err := c.load(c.Paths)
+	cards, err := c.load(e, g, c.Paths)
 	if err != nil {
 		return err
 	}
@@ -204,7 +205,7 @@ func (c *exportInTotoCmd) Run(e *env, g *globals) error {
 			return err
 		}
 	}
-	cards, err := c.load([]string{c.Card})
+	cards, err := c.load(e, g, []string{c.Card})
 	if err != nil {
 		return err
 	}
