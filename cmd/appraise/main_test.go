@@ -17,7 +17,7 @@ import (
 	"github.com/everycycle/appraise/keys"
 )
 
-var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the testscripts")
+var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the testscripts, and docs/cli.md (TestCLIDoc)")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
