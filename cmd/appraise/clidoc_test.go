@@ -79,5 +79,6 @@ const cliDocHeader = `# Command-line reference
 Every command's ` + "`--help`" + `, as ` + "`appraise`" + ` prints it. This file is generated:
 ` + "`go generate ./cmd/appraise`" + ` rewrites it, and ` + "`TestCLIDoc`" + ` fails, with a
 diff, when it differs from the help. What the commands are for, with
-examples, is in the [README](../README.md) and the other [docs](README.md).
+examples, is in the [README](../README.md) and the
+[other docs](../README.md#documentation).
 `
