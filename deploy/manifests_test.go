@@ -240,7 +240,7 @@ func TestPerNodeStampsOneObjectPerNode(t *testing.T) {
 	}
 	slices.Sort(args)
 	const image = "registry.example/appraise:1.2.3"
-	// Both templates' outputs joined, as the README pipes them to kubectl.
+	// Both templates' outputs joined, as docs/fleets.md pipes them to kubectl.
 	var out []byte
 	for _, tmpl := range []string{"kubernetes/appraise-job.yaml", "kubernetes/check-cronjob.yaml"} {
 		b, err := exec.Command("kubernetes/per-node", append([]string{"--image", image, tmpl}, args...)...).Output()

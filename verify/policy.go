@@ -13,6 +13,13 @@
 // Verdicts. [Policy.Judge] is the trust rule alone, for a caller that
 // verifies one card (compare, plot).
 //
+// The package's examples (example_test.go; pkg.go.dev and 'go test -run
+// Example -v' show them) are the two consumers a card is made for, reading
+// the committed example runs: Example_scheduler verifies each node's run
+// against its pinned key and routes fp16 work to the device measured
+// fastest at it, matrix engine or not; Example_pricing prices cards and
+// tells a slower card from a degraded one by their roofline ratios.
+//
 // # The rules
 //
 // A report is believed when all of these hold, and its Verdict's Class

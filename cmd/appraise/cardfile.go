@@ -14,13 +14,14 @@ import (
 const cardHint = "give a card report: a card-*.appraisal.json file as appraise writes it (appraise verify DIR lists them)"
 
 // readCardFile reads one card report (bounded as verify reads), verifies
-// it and judges its key by pol: a card the pinned key does not vouch for
-// is refused (exit 3), and one read with no key pinned is warned about. A
+// it and judges its key by pol (read from tf): a card the pinned key does
+// not vouch for is refused (exit 3), and one read with no key pinned is
+// warned about. A
 // file that is plainly something else (a box report, a key, a schema) is a
 // usage error (exit 2) that says what the file is; one that is empty or
 // not JSON may be a damaged card (exit 3, as for a card that fails to
 // verify).
-func readCardFile(e *env, path string, pol verify.Policy) (*schema.CardPayload, error) {
+func readCardFile(e *env, g *globals, path string, tf trustFlags, pol verify.Policy) (*schema.CardPayload, error) {
 	data, err := verify.ReadFile(path, verify.MaxFileBytes)
 	if err != nil {
 		return nil, withCode(exitUsage, err, cardHint)
@@ -32,9 +33,10 @@ func readCardFile(e *env, path string, pol verify.Policy) (*schema.CardPayload, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	trust, _, err := pol.Judge(v)
+	trust, class, err := pol.Judge(v)
 	if err != nil {
-		return nil, withCode(exitVerify, fmt.Errorf("%s: %w", path, err), "")
+		verdict := verify.Verdict{Class: class, Tenant: v.Signature.TenantIdentity, Fingerprint: keys.Fingerprint(v.PublicKey)}
+		return nil, withCode(exitVerify, fmt.Errorf("%s: %w", path, err), tf.rotationsHint(e, g, pol, []verify.Verdict{verdict}))
 	}
 	if trust == verify.TrustUnpinned {
 		warnUnpinned(e, path, verify.Verdict{Fingerprint: keys.Fingerprint(v.PublicKey)})

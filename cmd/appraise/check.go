@@ -51,7 +51,7 @@ type checkResult struct {
 	Notes   []string       `json:"notes,omitempty"`
 }
 
-func (c *checkCmd) Run(ctx context.Context, e *env) error {
+func (c *checkCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if c.Budget <= 0 {
 		return withCode(checkUnknown, fmt.Errorf("--budget %s: want a positive duration", c.Budget), "")
 	}
@@ -61,13 +61,13 @@ func (c *checkCmd) Run(ctx context.Context, e *env) error {
 	}
 	defer inst.Release()
 	m := &deviceMeasurer{inst: inst, sysfs: e.getenv("APPRAISE_SYSFS_ROOT"), blas: cublaslt.LoadOptions{Path: c.CuBLASLt, Getenv: e.getenv}}
-	return c.check(ctx, e, m)
+	return c.check(ctx, e, g, m)
 }
 
 // check loads and verifies the cards, re-measures each device within the
 // budget, judges it and prints the findings.
-func (c *checkCmd) check(ctx context.Context, e *env, m measurer) error {
-	cards, err := c.load([]string{c.Against})
+func (c *checkCmd) check(ctx context.Context, e *env, g *globals, m measurer) error {
+	cards, err := c.load(e, g, []string{c.Against})
 	if err != nil {
 		return unknown(err)
 	}

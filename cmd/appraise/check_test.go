@@ -71,7 +71,7 @@ func TestCheckDegraded(t *testing.T) {
 			var out bytes.Buffer
 			e := &env{ctx: context.Background(), stdout: &out, stderr: &out, getenv: func(string) string { return "" }}
 			c := &checkCmd{Against: filepath.Join(dir, "fixtures", "plot"), Budget: time.Minute, pinnedCards: pinnedCards{Trust: trust}}
-			err := c.check(context.Background(), e, tc.m)
+			err := c.check(context.Background(), e, &globals{}, tc.m)
 			if got := codeOf(err); got != tc.code {
 				t.Fatalf("exit %d (%v), want %d; output:\n%s", got, err, tc.code, out.String())
 			}

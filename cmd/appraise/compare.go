@@ -30,16 +30,16 @@ type comparison struct {
 	Figures     []figures.Delta `json:"figures"`
 }
 
-func (c *compareCmd) Run(e *env) error {
+func (c *compareCmd) Run(e *env, g *globals) error {
 	pol, err := c.policy()
 	if err != nil {
 		return err
 	}
-	a, err := readCardFile(e, c.A, pol)
+	a, err := readCardFile(e, g, c.A, c.trustFlags, pol)
 	if err != nil {
 		return err
 	}
-	b, err := readCardFile(e, c.B, pol)
+	b, err := readCardFile(e, g, c.B, c.trustFlags, pol)
 	if err != nil {
 		return err
 	}

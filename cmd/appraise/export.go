@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,8 +36,9 @@ type pinnedCards struct {
 // load verifies the reports at paths and returns their cards. The file
 // of each card is read again for its bytes and must be the very report
 // that verified (same canonical payload, same key).
-func (p pinnedCards) load(paths []string) ([]export.Card, error) {
-	pol, err := trustFlags{Trust: p.Trust, Rotations: p.Rotations}.policy()
+func (p pinnedCards) load(e *env, g *globals, paths []string) ([]export.Card, error) {
+	tf := trustFlags{Trust: p.Trust, Rotations: p.Rotations}
+	pol, err := tf.policy()
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +54,7 @@ func (p pinnedCards) load(paths []string) ([]export.Card, error) {
 	}
 	if len(failed) > 0 {
 		return nil, withCode(exitVerify, fmt.Errorf("%w, nothing exported:\n  %s", errVerify, strings.Join(failed, "\n  ")),
-			"'appraise verify --trust KEY' on the same files says more")
+			cmp.Or(tf.rotationsHint(e, g, pol, verdicts), "'appraise verify --trust KEY' on the same files says more"))
 	}
 	var cards []export.Card
 	for _, v := range verdicts {
@@ -107,6 +111,31 @@ func writeOut(e *env, out string, data []byte) error {
 	return err
 }
 
+// checkOut refuses, before anything is read or unlocked, an --out whose
+// directory is not there (exit 2): by default the directory of the fleet
+// tool the file is for, which a node without that tool lacks. tool names
+// that tool for the error ("" for none).
+func checkOut(out, tool string) error {
+	if out == "-" {
+		return nil
+	}
+	dir := filepath.Dir(out)
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		err = fmt.Errorf("--out %s: %s is not a directory", out, dir)
+	case errors.Is(err, fs.ErrNotExist) && tool != "":
+		err = fmt.Errorf("--out %s: the directory %s does not exist: is %s installed here?", out, dir, tool)
+	case errors.Is(err, fs.ErrNotExist):
+		err = fmt.Errorf("--out %s: the directory %s does not exist", out, dir)
+	default:
+		err = fmt.Errorf("--out %s: %w", out, err)
+	}
+	return withCode(exitUsage, err, "pass --out FILE to write the file elsewhere, or --out - for stdout")
+}
+
 type exportNFDCmd struct {
 	Paths []string `arg:"" placeholder:"CARD|DIR" help:"Card reports, or directories of them (the newest card of each device counts)."`
 	pinnedCards
@@ -115,8 +144,11 @@ type exportNFDCmd struct {
 	Software bool          `help:"Also export software adapters' cards."`
 }
 
-func (c *exportNFDCmd) Run(e *env) error {
-	cards, err := c.load(c.Paths)
+func (c *exportNFDCmd) Run(e *env, g *globals) error {
+	if err := checkOut(c.Out, "Node Feature Discovery"); err != nil {
+		return err
+	}
+	cards, err := c.load(e, g, c.Paths)
 	if err != nil {
 		return err
 	}
@@ -140,11 +172,14 @@ type exportPrometheusCmd struct {
 	Software bool   `help:"Also export software adapters' cards."`
 }
 
-func (c *exportPrometheusCmd) Run(e *env) error {
+func (c *exportPrometheusCmd) Run(e *env, g *globals) error {
 	if c.Out != "-" && !strings.HasSuffix(c.Out, ".prom") {
 		return withCode(exitUsage, fmt.Errorf("--out %s: node_exporter reads only *.prom files", c.Out), "")
 	}
-	cards, err := c.load(c.Paths)
+	if err := checkOut(c.Out, "prometheus-node-exporter"); err != nil {
+		return err
+	}
+	cards, err := c.load(e, g, c.Paths)
 	if err != nil {
 		return err
 	}
@@ -165,7 +200,12 @@ type exportInTotoCmd struct {
 }
 
 func (c *exportInTotoCmd) Run(e *env, g *globals) error {
-	cards, err := c.load([]string{c.Card})
+	if c.Out != "" {
+		if err := checkOut(c.Out, ""); err != nil {
+			return err
+		}
+	}
+	cards, err := c.load(e, g, []string{c.Card})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/everycycle/appraise/internal/export/tooltest"
 )
 
-// TestExportInTotoCosign runs the README's attestation steps end to end:
+// TestExportInTotoCosign runs docs/fleets.md's attestation steps end to end:
 // a key from 'keys init', its PEM from 'keys export-public --pem', the
 // bundle from 'export intoto' of a committed example card pinned to its
 // own key, and the real cosign (scripts/fleet-tools builds the pinned

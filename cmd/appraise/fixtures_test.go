@@ -21,9 +21,10 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 // writeFixtures puts signed reports into the script's work directory:
 // fixtures/a (box + card), fixtures/b (same environment, other figures),
 // fixtures/c (another driver version), fixtures/plot (a card with a
-// roofline and a soak timeline), the README's example reports in
+// roofline and a soak timeline), the example reports of docs/ in
 // example/, example-h200/, example-h200x2/, example-h200-crosscheck/ and
-// example-h200-bench/,
+// example-h200-bench/ (and docs/example/ again under its own path, for the
+// README's tour),
 // and in h200-lost-card/ the output of a real
 // two-H200 run whose second card overwrote the first (both were named
 // after the same VBIOS hash), which verify must refuse as a run.
@@ -34,6 +35,10 @@ func writeFixtures(e *testscript.Env) error {
 		if err := copyDir(d, filepath.Join(e.WorkDir, filepath.Base(d))); err != nil {
 			return err
 		}
+	}
+	// The README's tour compares a card with docs/example's, by that path.
+	if err := copyDir("../../docs/example", filepath.Join(e.WorkDir, "docs", "example")); err != nil {
+		return err
 	}
 	seed := sha256.Sum256([]byte("fixture"))
 	s := fixtureSigner{ed25519.NewKeyFromSeed(seed[:])}

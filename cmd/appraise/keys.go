@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"filippo.io/age"
@@ -200,9 +201,13 @@ func (c *keysRotateCmd) Run(e *env, g *globals) error {
 	if err != nil {
 		return keyError(err)
 	}
-	fmt.Fprintf(e.stdout, "rotated key %s -> %s at %s\nthe old key is archived; cards it signed still verify with the rotation statement in %s/rotations\n",
-		keys.Fingerprint(st.OldKey), keys.Fingerprint(st.NewKey), st.RotatedAt.Format(time.RFC3339), dir)
-	return nil
+	old, rot := keys.Fingerprint(st.OldKey), filepath.Join(dir, "rotations")
+	_, err = fmt.Fprintf(e.stdout, "rotated key %s -> %s at %s\n"+
+		"the old key is archived; the reports it signed verify against the new key through the rotation statement in %s\n"+
+		"the public key given to verifiers (%s) is now stale: re-export it ('appraise keys export-public', --pem for cosign) and give them %s with it;\n"+
+		"whatever pins the old key (--trust of verify, export and check; a deployment's pub.json) needs the new one, and --rotations %s for the old key's reports\n",
+		old, keys.Fingerprint(st.NewKey), st.RotatedAt.Format(time.RFC3339), rot, old, rot, rot)
+	return err
 }
 
 // keyDir resolves the key directory from --key-dir, APPRAISE_KEY_DIR and

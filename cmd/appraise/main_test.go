@@ -17,7 +17,7 @@ import (
 	"github.com/everycycle/appraise/keys"
 )
 
-var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the testscripts")
+var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the testscripts, and docs/cli.md (TestCLIDoc)")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
@@ -57,9 +57,9 @@ func TestExitCodeTableInREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "### Exit codes\n")
+	_, section, ok := strings.Cut(string(b), "\n## Exit codes\n")
 	if !ok {
-		t.Fatal("README has no '### Exit codes' section")
+		t.Fatal("README has no '## Exit codes' section")
 	}
 	var rows []string
 	for _, line := range strings.Split(section, "\n") {
@@ -90,10 +90,54 @@ func TestExitCodeTableInREADME(t *testing.T) {
 	}
 }
 
+// TestREADMETour: the README's tour is run as written. Every command of
+// its block (each line that starts with "appraise ", without its comment)
+// is in the software transcript, which runs them on lavapipe.
+func TestREADMETour(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tour, ok := strings.Cut(string(readme), "\n## A tour\n")
+	if !ok {
+		t.Fatal("README has no '## A tour' section")
+	}
+	_, block, ok := strings.Cut(tour, "```sh\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("README's tour has no sh block")
+	}
+	script, err := os.ReadFile("testdata/script/appraise_software.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, line := range strings.Split(block, "\n") {
+		if !strings.HasPrefix(line, "appraise ") {
+			continue
+		}
+		cmd, _, _ := strings.Cut(line, " #")
+		cmd = strings.TrimSpace(cmd)
+		n++
+		if !strings.Contains(string(script), cmd) {
+			t.Errorf("the README's tour runs %q, which appraise_software.txt does not", cmd)
+		}
+	}
+	if n < 7 {
+		t.Errorf("the README's tour has %d commands, want the tour of devices, appraise, verify, compare, plot, view, check and export", n)
+	}
+}
+
 // condition answers [adapter]: whether any WebGPU adapter, software ones
 // included, exists. With CI=true a missing adapter fails the script
 // instead of letting it skip: CI installs lavapipe, so GPU tests must run.
+// [exists:PATH] answers whether PATH exists on this machine (a fleet
+// tool's directory, which a script expects absent).
 func condition(cond string) (bool, error) {
+	if path, ok := strings.CutPrefix(cond, "exists:"); ok {
+		_, err := os.Stat(path)
+		return err == nil, nil
+	}
 	if cond != "adapter" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}

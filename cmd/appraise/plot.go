@@ -18,14 +18,15 @@ type plotCmd struct {
 	trustFlags
 }
 
-func (c *plotCmd) Run(e *env) error {
+func (c *plotCmd) Run(e *env, g *globals) error {
 	pol, err := c.policy()
 	if err != nil {
 		return err
 	}
-	p, err := readCardFile(e, c.Card, pol)
+	p, err := readCardFile(e, g, c.Card, c.trustFlags, pol)
 	if err != nil {
-		if exitCode(err) == exitVerify {
+		var h hinter
+		if exitCode(err) == exitVerify && !(errors.As(err, &h) && h.Hint() != "") {
 			return withCode(exitVerify, err, "plots are drawn from signed data only; 'appraise verify' says more")
 		}
 		return err

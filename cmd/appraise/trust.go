@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/everycycle/appraise/keys"
 	"github.com/everycycle/appraise/verify"
@@ -58,4 +60,52 @@ func trusted(v string) (*keys.KeyInfo, error) {
 // that the named key signed.
 func warnUnpinned(e *env, file string, v verify.Verdict) {
 	fmt.Fprintf(e.stderr, "appraise: warning: %s: signed by key %s, but no key is pinned: pass --trust with the tenant's public key\n", file, v.Fingerprint)
+}
+
+// rotationsHint is the hint for reports refused because the pinned key
+// does not vouch for the key that signed them, when that key is the pinned
+// tenant's (another tenant's key needs no rotation to explain it). The
+// likely cause is a rotation: the verifier pinned the tenant's new key,
+// and the old key's reports verify only through the statement that
+// retired it. When the local key directory retired the key, the hint
+// names its rotations/; "" when no verdict is such a refusal.
+func (f trustFlags) rotationsHint(e *env, g *globals, pol verify.Policy, vs []verify.Verdict) string {
+	if !pol.Pinned() {
+		return ""
+	}
+	for _, v := range vs {
+		if v.Class != verify.ClassUntrusted || v.Fingerprint == "" || (pol.Trusted.Tenant != "" && v.Tenant != pol.Trusted.Tenant) {
+			continue
+		}
+		if dir, at, ok := retiredHere(e, g, v.Fingerprint); ok {
+			return fmt.Sprintf("key %s was retired at %s by the rotation in %s: pass --rotations %s to accept the reports it signed before then",
+				v.Fingerprint, at.Format(time.RFC3339), dir, filepath.Join(dir, "rotations"))
+		}
+		if len(f.Rotations) > 0 {
+			return fmt.Sprintf("the rotation statements given do not lead from key %s to the pinned key: give the statement that retired it (rotations/ in the tenant's key directory)", v.Fingerprint)
+		}
+		return fmt.Sprintf("if key %s is an older key of this tenant, retired by 'appraise keys rotate', pass --rotations with its rotation statements (rotations/ in the tenant's key directory)", v.Fingerprint)
+	}
+	return ""
+}
+
+// retiredHere looks for the key of the given fingerprint among the keys
+// the local key directory (--key-dir, APPRAISE_KEY_DIR, the default)
+// retired, and says where and when. A directory that cannot be read is
+// no answer, never an error: this only chooses a hint.
+func retiredHere(e *env, g *globals, fingerprint string) (string, time.Time, bool) {
+	dir, err := keys.ResolveDir(g.KeyDir, e.getenv)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	info, err := keys.LoadPublic(dir)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	for _, r := range info.Rotations {
+		if keys.Fingerprint(r.OldKey) == fingerprint {
+			return dir, r.RotatedAt, true
+		}
+	}
+	return "", time.Time{}, false
 }

@@ -19,7 +19,7 @@ type verifyCmd struct {
 	JSON bool `name:"json" help:"Print JSON instead of a table."`
 }
 
-func (c *verifyCmd) Run(e *env) error {
+func (c *verifyCmd) Run(e *env, g *globals) error {
 	pol, err := c.policy()
 	if err != nil {
 		return err
@@ -38,7 +38,7 @@ func (c *verifyCmd) Run(e *env) error {
 		}
 	}
 	if failed > 0 {
-		return withCode(exitVerify, fmt.Errorf("%w: %d of %d reports", errVerify, failed, len(verdicts)), "")
+		return withCode(exitVerify, fmt.Errorf("%w: %d of %d reports", errVerify, failed, len(verdicts)), c.rotationsHint(e, g, pol, verdicts))
 	}
 	if !pol.Pinned() {
 		fmt.Fprintln(e.stderr, "appraise: warning: signatures are valid, but no key is pinned: pass --trust with the tenant's public key")

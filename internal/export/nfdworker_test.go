@@ -103,20 +103,21 @@ func publishedLabels(t *testing.T, log string) map[string]string {
 	return labels
 }
 
-// readmeRules returns the rules of the README's NodeFeatureRule example.
-func readmeRules(t *testing.T) string {
+// docRules returns the rules of the NodeFeatureRule example in
+// docs/fleets.md.
+func docRules(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/fleets.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)```yaml\n(apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\n.*?)```").FindSubmatch(b)
 	if m == nil {
-		t.Fatal("README.md has no NodeFeatureRule example")
+		t.Fatal("docs/fleets.md has no NodeFeatureRule example")
 	}
 	_, rules, ok := strings.Cut(string(m[1]), "\n  rules:\n")
 	if !ok {
-		t.Fatal("README's NodeFeatureRule has no spec.rules")
+		t.Fatal("docs/fleets.md's NodeFeatureRule has no spec.rules")
 	}
 	return rules
 }
@@ -156,7 +157,7 @@ func freshOptions(t *testing.T, cards []Card) NFDOptions {
 
 func TestNFDWorkerPublishesOurLabelsAndTiers(t *testing.T) {
 	worker := tooltest.Built(t, "nfd-worker")
-	rules := readmeRules(t)
+	rules := docRules(t)
 	cards := []Card{exampleCard(t, h200x2Card0), exampleCard(t, h200x2Card1)}
 	ours, err := NFD(cards, freshOptions(t, cards))
 	if err != nil {

@@ -52,8 +52,11 @@ type File struct {
 }
 
 // Owned reports whether a file named name in a run directory is one this
-// tool writes: a card or box report, an unsigned draft, a plot beside a
-// card, or a temporary file of one of those left by an interrupted write.
+// tool writes: a card or box report, an unsigned draft, a file derived
+// from a card and written beside it (its plot, "appraise plot"; its
+// attestation, "appraise export intoto"), or a temporary file of one of
+// those left by an interrupted write. A derived file belongs to the run
+// it was made from, so --overwrite replaces it with that run.
 func Owned(name string) bool {
 	if base, _, ok := strings.Cut(strings.TrimPrefix(name, "."), ".tmp-"); ok && strings.HasPrefix(name, ".") {
 		return Owned(base)
@@ -68,12 +71,19 @@ func Owned(name string) bool {
 				return true
 			}
 		}
-		if stem, ok := strings.CutSuffix(rest, ".svg"); ok && stem != "" && prefix == "card-" {
-			return true
+		for _, ext := range derivedExts {
+			if stem, ok := strings.CutSuffix(rest, ext); ok && stem != "" && prefix == "card-" {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// derivedExts end the names of files derived from a card that appraise
+// writes beside it by default: "card-<x>.svg" (appraise plot) and
+// "card-<x>.sigstore.json" (appraise export intoto).
+var derivedExts = []string{".svg", ".sigstore.json"}
 
 // leftover reports whether name is a temporary file of an interrupted
 // write (never a finished report).

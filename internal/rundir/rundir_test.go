@@ -177,6 +177,31 @@ func TestLeftoversOfOursAreRemoved(t *testing.T) {
 	}
 }
 
+// TestOverwriteReplacesDerivedFiles: a card's plot and its attestation,
+// written beside it after the run (appraise plot, appraise export intoto),
+// belong to that run: --overwrite replaces them with it, and without
+// --overwrite they are named as the earlier run's files.
+func TestOverwriteReplacesDerivedFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := Write(dir, run("old box", "old a"), false); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"card-b.svg", "card-b.sigstore.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("derived"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Check(dir, false); !errors.Is(err, ErrExists) {
+		t.Fatalf("Check without overwrite: %v, want ErrExists", err)
+	}
+	if err := Write(dir, run("new box", "new a"), true); err != nil {
+		t.Fatalf("overwrite of a run with derived files: %v", err)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"box-1.appraisal.json", "card-b.appraisal.json"}) {
+		t.Fatalf("after the overwrite: %v, want the new run alone", got)
+	}
+}
+
 func TestOwned(t *testing.T) {
 	for name, want := range map[string]bool{
 		"card-6db1659cde1985c6.appraisal.json": true,
@@ -185,6 +210,10 @@ func TestOwned(t *testing.T) {
 		"card-software-0.svg":                  true,
 		".card-a.appraisal.json.tmp-123":       true,
 		".card-a.svg.tmp-9":                    true,
+		"card-software-0.sigstore.json":        true,
+		".card-a.sigstore.json.tmp-0a1b":       true,
+		"box-1.sigstore.json":                  false,
+		"card-.sigstore.json":                  false,
 		"box-.appraisal.json":                  false,
 		"box-1.svg":                            false,
 		"public.json":                          false,
