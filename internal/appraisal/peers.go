@@ -113,6 +113,9 @@ func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 // peerLinks measures every ordered pair of appraised devices that have a
 // bus address, through the best path each pair offers (peer.LinksFrom),
 // and adds each device's links to its card; ds are the devices opened.
+// A card left without a pair (no bus address of its own, as a software
+// adapter has none, or no other device with one) records why
+// interconnect.peers is absent (peersOmitted).
 func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
 	var at []int // index in devs of each device in set.List
 	for i, c := range devs {
@@ -120,6 +123,7 @@ func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*sc
 			at = append(at, i)
 		}
 	}
+	peersOmitted(devs, vs, len(at))
 	if len(at) < 2 {
 		return nil
 	}
@@ -138,4 +142,30 @@ func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*sc
 		}
 	}
 	return nil
+}
+
+// peersOmitted adds to each card of devs that gets no peer link the reason
+// interconnect.peers is absent, where the card has an interconnect section
+// (the completeness rule asks for the reason there only); withBus is how
+// many of devs have a bus address. A peer link names its peer by PCI bus
+// address, and the peer-link paths find devices by it.
+func peersOmitted(devs []Candidate, vs []*schema.CapabilityVector, withBus int) {
+	for i, c := range devs {
+		var why string
+		switch {
+		case vs[i].Interconnect == nil:
+			continue
+		case c.BusAddress == "" && c.Adapter.Software:
+			why = "a software adapter has no PCI bus address, by which a peer link names its peer"
+		case c.BusAddress == "" && c.Vulkan != nil:
+			why = "the Vulkan driver reports no PCI bus address for this device (no VK_EXT_pci_bus_info), by which a peer link names its peer"
+		case c.BusAddress == "":
+			why = "this device's PCI bus address is unknown (" + c.vulkanWhy + "), and a peer link names its peer by it"
+		case withBus < 2:
+			why = "no other appraised device has a PCI bus address, by which a peer link names its peer"
+		default:
+			continue
+		}
+		vs[i].NotMeasured = append(vs[i].NotMeasured, schema.Omission{Field: "interconnect.peers", Reason: why})
+	}
 }

@@ -103,6 +103,42 @@ func TestPeerLinksNone(t *testing.T) {
 	}
 }
 
+// TestPeerLinksOmittedWithoutBusAddress: in a run of several devices, a
+// card that gets no peer link (a software adapter, an adapter whose bus
+// address is unknown, or the one device with a bus address) says why
+// interconnect.peers is absent, so the card still validates; no pair is
+// measured, so no device needs to be open.
+func TestPeerLinksOmittedWithoutBusAddress(t *testing.T) {
+	sw := Candidate{Addr: "software-0", Adapter: webgpu.AdapterInfo{Software: true}}
+	sw1 := Candidate{Addr: "software-1", Adapter: webgpu.AdapterInfo{Software: true, Index: 1}}
+	unmatched := Candidate{Addr: "adapter-2", vulkanWhy: "no raw-Vulkan device matches this adapter"}
+	noExt := Candidate{Addr: "adapter-3", Vulkan: &coopmatInfo0}
+	gpu := Candidate{Addr: "0000:01:00.0", BusAddress: "0000:01:00.0"}
+	for _, tc := range []struct {
+		devs []Candidate
+		want []string // each card's reason, in part
+	}{
+		{[]Candidate{sw, sw1}, []string{"software adapter has no PCI bus address", "software adapter has no PCI bus address"}},
+		{[]Candidate{unmatched, noExt, gpu}, []string{"bus address is unknown (no raw-Vulkan device matches", "no VK_EXT_pci_bus_info", "no other appraised device has a PCI bus address"}},
+	} {
+		vs := make([]*schema.CapabilityVector, len(tc.devs))
+		for i := range vs {
+			vs[i] = &schema.CapabilityVector{Interconnect: &schema.Interconnect{}}
+		}
+		if err := peerLinks(context.Background(), tc.devs, nil, vs, vulkanGroups{}); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vs {
+			if len(v.NotMeasured) != 1 || v.NotMeasured[0].Field != "interconnect.peers" || !strings.Contains(v.NotMeasured[0].Reason, tc.want[i]) {
+				t.Errorf("%s: not measured %+v, want interconnect.peers: …%s…", tc.devs[i].Addr, v.NotMeasured, tc.want[i])
+			}
+			if v.Interconnect.Peers != nil {
+				t.Errorf("%s: peers %+v", tc.devs[i].Addr, v.Interconnect.Peers)
+			}
+		}
+	}
+}
+
 func TestVulkanGroupsWhy(t *testing.T) {
 	a := Candidate{Vulkan: &coopmatInfo0}
 	b := Candidate{Vulkan: &coopmatInfo1}
