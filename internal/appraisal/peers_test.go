@@ -47,6 +47,26 @@ func softwarePair(t *testing.T) (*gpu.Instance, []Candidate) {
 // with each preferred path that was passed over named with its reason.
 func TestTogetherOnSoftware(t *testing.T) {
 	inst, devs := softwarePair(t)
+	checkTogether(t, inst, devs)
+}
+
+// TestTogetherOnTwoDevices is TestTogetherOnSoftware on two real devices
+// (scripts/with-two-devices: two lavapipes of different Mesas in one
+// process), each under a made-up bus address as softwarePair gives, since
+// a peer link names its peer by one: the host-staged path moves and checks
+// data between two drivers, not one driver's device and itself.
+func TestTogetherOnTwoDevices(t *testing.T) {
+	inst, devs := requireTwoDevices(t)
+	for i, addr := range []string{"0000:7f:1e.6", "0000:7f:1f.6"} {
+		devs[i].Addr, devs[i].BusAddress = addr, addr
+	}
+	checkTogether(t, inst, devs)
+}
+
+// checkTogether runs together on two devices and checks the box's host
+// links and each card's one peer link.
+func checkTogether(t *testing.T, inst *webgpu.Instance, devs []Candidate) {
+	t.Helper()
 	vs := []*schema.CapabilityVector{{}, {}}
 	box := schema.BoxPayload{}
 	if err := together(context.Background(), inst, devs, vs, Options{Quick: true}, &box); err != nil {
