@@ -65,7 +65,7 @@ func TestTogetherOnTwoDevices(t *testing.T) {
 
 // checkTogether runs together on two devices and checks the box's host
 // links and each card's one peer link.
-func checkTogether(t *testing.T, inst *webgpu.Instance, devs []Candidate) {
+func checkTogether(t *testing.T, inst *gpu.Instance, devs []Candidate) {
 	t.Helper()
 	vs := []*schema.CapabilityVector{{}, {}}
 	box := schema.BoxPayload{}
@@ -129,8 +129,8 @@ func TestPeerLinksNone(t *testing.T) {
 // interconnect.peers is absent, so the card still validates; no pair is
 // measured, so no device needs to be open.
 func TestPeerLinksOmittedWithoutBusAddress(t *testing.T) {
-	sw := Candidate{Addr: "software-0", Adapter: webgpu.AdapterInfo{Software: true}}
-	sw1 := Candidate{Addr: "software-1", Adapter: webgpu.AdapterInfo{Software: true, Index: 1}}
+	sw := Candidate{Addr: "software-0", Adapter: gpu.AdapterInfo{Software: true}}
+	sw1 := Candidate{Addr: "software-1", Adapter: gpu.AdapterInfo{Software: true, Index: 1}}
 	unmatched := Candidate{Addr: "adapter-2", vulkanWhy: "no raw-Vulkan device matches this adapter"}
 	noExt := Candidate{Addr: "adapter-3", Vulkan: &coopmatInfo0}
 	gpu := Candidate{Addr: "0000:01:00.0", BusAddress: "0000:01:00.0"}

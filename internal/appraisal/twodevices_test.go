@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/everycycle/appraise/internal/probe/webgpu"
+	"github.com/everycycle/appraise/gpu"
 )
 
 // requireTwoDevices returns a WebGPU instance and the two devices an
@@ -14,12 +14,12 @@ import (
 // APPRAISE_TWO_DEVICES=1; without it the test skips. Under it, anything
 // but two included devices, each tied to its own raw-Vulkan device, fails
 // the test: the script promised two real devices.
-func requireTwoDevices(t *testing.T) (*webgpu.Instance, []Candidate) {
+func requireTwoDevices(t *testing.T) (*gpu.Instance, []Candidate) {
 	t.Helper()
 	if os.Getenv("APPRAISE_TWO_DEVICES") != "1" {
 		t.Skip("needs two devices: go test -exec $PWD/scripts/with-two-devices")
 	}
-	inst, err := webgpu.NewInstance()
+	inst, err := gpu.NewInstance()
 	if err != nil {
 		t.Fatal(err)
 	}
