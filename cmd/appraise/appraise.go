@@ -63,21 +63,11 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 		return noDevice(err)
 	}
 	defer inst.Release()
-	all, warnings, err := appraisal.Discover(inst, c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
+	all, devs, err := c.devices(e, inst)
 	if err != nil {
-		return noDevice(err)
+		return err
 	}
-	warn(e, warnings)
-	devs, err := appraisal.Select(all, c.Device)
-	if err != nil {
-		return withCode(exitNoDevice, err, "run 'appraise devices' to see what was found and why it was excluded")
-	}
-	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, SoakLoad: c.SoakLoad, Version: version,
-		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT"),
-		BLAS:      appraisal.BLASOptions{All: c.BLAS, Load: cublaslt.LoadOptions{Path: c.CuBLASLt, Getenv: e.getenv}}}
-	opts.CrossCheck = &crosscheck.Config{BabelStream: c.BabelStream, Mixbench: c.Mixbench, Tolerance: c.Tolerance,
-		Required: c.CrossCheck || c.BabelStream != "" || c.Mixbench != ""}
-	opts.AllowShared = c.AllowShared
+	opts := c.options(e)
 	pr := newProgress(e)
 	opts.Progress = pr.set
 	opts.Steps = pr.step
@@ -103,6 +93,32 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	return c.render(e, run, files)
 }
 
+// devices finds the adapters (all) and those the run appraises (devs),
+// warning of what discovery could not read.
+func (c *appraiseCmd) devices(e *env, inst *gpu.Instance) (all, devs []appraisal.Candidate, err error) {
+	all, warnings, err := appraisal.Discover(inst, c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
+	if err != nil {
+		return nil, nil, noDevice(err)
+	}
+	warn(e, warnings)
+	devs, err = appraisal.Select(all, c.Device)
+	if err != nil {
+		return nil, nil, withCode(exitNoDevice, err, "run 'appraise devices' to see what was found and why it was excluded")
+	}
+	return all, devs, nil
+}
+
+// options are the run's options from the command line; appraisal.Plan
+// resolves them per device.
+func (c *appraiseCmd) options(e *env) appraisal.Options {
+	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, SoakLoad: c.SoakLoad, Version: version,
+		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT"), AllowShared: c.AllowShared,
+		BLAS: appraisal.BLASOptions{All: c.BLAS, Load: cublaslt.LoadOptions{Path: c.CuBLASLt, Getenv: e.getenv}}}
+	opts.CrossCheck = &crosscheck.Config{BabelStream: c.BabelStream, Mixbench: c.Mixbench, Tolerance: c.Tolerance,
+		Required: c.CrossCheck || c.BabelStream != "" || c.Mixbench != ""}
+	return opts
+}
+
 // check refuses, before the key is unlocked or any device is opened,
 // every option a run could not use (exit 2): a run never fails at its end
 // for what its command line already said.
@@ -110,6 +126,15 @@ func (c *appraiseCmd) check(now time.Time) error {
 	if c.Out == "" {
 		c.Out = filepath.Join("reports", now.UTC().Format("20060102T150405Z"))
 	}
+	if err := c.checkOptions(); err != nil {
+		return err
+	}
+	return outError(appraisal.CheckOut(c.Out, c.Overwrite), "")
+}
+
+// checkOptions refuses every option other than --out a run could not
+// use (exit 2).
+func (c *appraiseCmd) checkOptions() error {
 	if c.Soak != nil && *c.Soak < 0 {
 		return withCode(exitUsage, fmt.Errorf("--soak %s: want a duration of 0 or more", *c.Soak), "")
 	}
@@ -125,10 +150,7 @@ func (c *appraiseCmd) check(now time.Time) error {
 			return withCode(exitUsage, fmt.Errorf("%s %s: %w", flag, bin, err), "name the tool's binary, or leave the flag out to search PATH")
 		}
 	}
-	if err := c.checkBLAS(); err != nil {
-		return err
-	}
-	return outError(appraisal.CheckOut(c.Out, c.Overwrite), "")
+	return c.checkBLAS()
 }
 
 // outError gives --out failures their exit code and hint: a directory

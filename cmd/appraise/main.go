@@ -27,6 +27,7 @@ type cli struct {
 	globals
 
 	Appraise appraiseCmd `cmd:"" default:"withargs" help:"Appraise the GPUs of this machine and sign the reports. The default command: 'appraise --out DIR --software' runs it; 'appraise appraise --help' lists its flags."`
+	Plan     planCmd     `cmd:"" help:"Print what an appraisal with the same flags would do on each device, and its expected time, without measuring."`
 	Verify   verifyCmd   `cmd:"" help:"Verify signed card and box reports."`
 	Compare  compareCmd  `cmd:"" help:"Compare two card reports figure by figure."`
 	Plot     plotCmd     `cmd:"" help:"Draw a verified card's roofline and thermal timeline as SVG."`

@@ -101,9 +101,7 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if c, _, ok := host.Ambient(o.SysfsRoot); ok {
 		o.AmbientC, o.ambientSource = &c, "sensor"
 	}
-	if m, err := host.ReadMemory(o.SysfsRoot); err == nil {
-		o.hostUsable = m.UsableBytes
-	}
+	o = o.withHostMemory()
 	box, err := boxPayload(devs, all, o, start)
 	if err != nil {
 		return nil, err
@@ -111,6 +109,12 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	xc, err := planCrossChecks(ctx, o.CrossCheck, devs)
 	if err != nil {
 		return nil, err
+	}
+	plans := make([]DevicePlan, len(devs))
+	for i, c := range devs {
+		if plans[i], err = planDevice(c, o, xc); err != nil {
+			return nil, err
+		}
 	}
 	o.stage("host", "cpu-baseline")
 	if err := hostBaseline(ctx, cpu.Probe{Options: cpu.Options{Quick: o.Quick, Root: o.SysfsRoot}}, &box); err != nil {
@@ -126,7 +130,7 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	took := make([]time.Duration, len(devs))
 	for i, c := range devs {
 		t0 := now()
-		v, err := appraiseDevice(ctx, inst, c, o, lib)
+		v, err := appraiseDevice(ctx, inst, c, plans[i], o, lib)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
 		}
@@ -161,19 +165,18 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	return run, errors.Join(disagree...)
 }
 
-func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib) (*schema.CapabilityVector, error) {
+// appraiseDevice runs p, c's plan: the WebGPU probes, the raw-Vulkan
+// probes, the vendor-BLAS GEMMs and the soak, each with the settings the
+// plan resolved for it.
+func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, o Options, lib *nvml.Lib) (*schema.CapabilityVector, error) {
 	v := baseVector(c, o)
-	gemmSoak, err := gemmSoakPlanned(c, o)
-	if err != nil {
-		return nil, err
-	}
-	if err := webgpuProbes(ctx, inst, c, o, lib, v, !gemmSoak); err != nil {
+	if err := webgpuProbes(ctx, inst, c, p, o, lib, v); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := vulkanProbes(ctx, c, o, v, reopenWebGPU(inst, c, o)); err != nil {
+	if err := vulkanProbes(ctx, c, p, o, v, reopenWebGPU(inst, c, p.gpu, o)); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -182,11 +185,11 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 	if o.Progress != nil {
 		o.Progress(c.Addr, "vendor BLAS GEMMs")
 	}
-	if err := blasProbe(ctx, c, blasOptions(o), v); err != nil {
+	if err := blasProbe(ctx, c, p.blas, v); err != nil {
 		return nil, err
 	}
-	if gemmSoak {
-		if err := soakAfterBLAS(ctx, inst, c, o, lib, v); err != nil {
+	if p.gemmSoak {
+		if err := soakAfterBLAS(ctx, inst, c, p, o, lib, v); err != nil {
 			return nil, err
 		}
 	}
@@ -195,11 +198,11 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, o Opti
 
 // webgpuProbes opens the adapter through WebGPU, runs the portable probes
 // in turn (the memtest over the usable memory the capacity probe
-// measured, then the FMA soak, when soak), holds their figures to the
-// consistency rules, and releases the device before the raw-Vulkan probes
-// run.
-func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector, soak bool) error {
-	opts := deviceOptions(c, o)
+// measured, then the FMA soak, when the plan soaks the FMA), holds their
+// figures to the consistency rules, and releases the device before the
+// raw-Vulkan probes run.
+func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
+	opts := p.gpu
 	if o.Progress != nil {
 		opts.Progress = func(msg string) { o.Progress(c.Addr, msg) }
 	}
@@ -222,8 +225,8 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, o Option
 		return fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
 	}
 	then := []probe.Probe[*gpu.Device]{memtest}
-	if fma, ok := fmaSoakProbe(c, o, lib); ok && soak {
-		then = append(then, fma)
+	if p.SoakLoad == SoakLoadFMA {
+		then = append(then, fmaSoakProbe(c, p, o, lib))
 	}
 	if err := runProbes(ctx, o, c.Addr, d, then, v); err != nil {
 		return err

@@ -13,17 +13,26 @@ import (
 // names and versions cards have always recorded; the memtest follows the
 // capacity probe, the FMA soak comes last and only with a soak.
 func TestWebGPUProbeOrder(t *testing.T) {
-	c := Candidate{Addr: "software-0"}
-	c.Adapter.Software = true
+	c := Candidate{Addr: "software-0", vulkanWhy: "no raw-Vulkan device matches this adapter"}
+	c.Adapter.Software, c.Adapter.Name = true, "llvmpipe (LLVM 15.0.6, 256 bits)"
 	var names []string
 	for _, p := range probes(Options{Quick: true}) {
 		names = append(names, p.Name()+"@"+p.Version())
 	}
 	names = append(names, capacityProbe(c).Name()+"@"+capacityProbe(c).Version())
 	names = append(names, gpu.IntegrityProbe{}.Name()+"@"+gpu.IntegrityProbe{}.Version())
-	fma, ok := fmaSoakProbe(c, Options{Quick: true}, nil)
-	if !ok || fma.Duration != softwareSoak {
-		t.Errorf("quick software soak: %v, %v", fma.Duration, ok)
+	plan := func(o Options) DevicePlan {
+		t.Helper()
+		p, err := planDevice(c, o, &crossCheckPlan{why: map[string]string{c.Addr: "none configured"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := plan(Options{Quick: true})
+	fma := fmaSoakProbe(c, p, Options{Quick: true}, nil)
+	if p.SoakLoad != SoakLoadFMA || fma.Duration != softwareSoak {
+		t.Errorf("quick software soak: %v, %q", fma.Duration, p.SoakLoad)
 	}
 	names = append(names, fma.Name()+"@"+fma.Version())
 	want := []string{"webgpu-stream@1", "webgpu-launch@1", "webgpu-hostlink@1", "webgpu-alu@1", "webgpu-roofline@3",
@@ -32,8 +41,8 @@ func TestWebGPUProbeOrder(t *testing.T) {
 		t.Errorf("probes %v, want %v", names, want)
 	}
 	none := time.Duration(0)
-	if _, ok := fmaSoakProbe(c, Options{Soak: &none}, nil); ok {
-		t.Error("a soak with --soak 0")
+	if p := plan(Options{Soak: &none}); p.SoakLoad != "" || p.SoakS != 0 {
+		t.Errorf("a soak with --soak 0: %q, %v s", p.SoakLoad, p.SoakS)
 	}
 }
 

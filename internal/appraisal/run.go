@@ -43,11 +43,10 @@ func memtestProbe(c Candidate, o Options, capacity *probe.Contribution) (gpu.Int
 	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: o.Quick, Software: c.Adapter.Software, Steps: steps(c, o)}, nil
 }
 
-// fmaSoakProbe is the FMA soak of c's run, when there is one (soakLength
-// is not 0), reading the driver's telemetry of c's device.
-func fmaSoakProbe(c Candidate, o Options, lib *nvml.Lib) (gpu.SoakProbe, bool) {
-	d := soakLength(c, o)
-	return gpu.SoakProbe{Duration: d, Telemetry: driverTelemetry(lib, c, o.SysfsRoot), Steps: steps(c, o)}, d > 0
+// fmaSoakProbe is the FMA soak of c's plan p, reading the driver's
+// telemetry of c's device.
+func fmaSoakProbe(c Candidate, p DevicePlan, o Options, lib *nvml.Lib) gpu.SoakProbe {
+	return gpu.SoakProbe{Duration: p.soak, Telemetry: driverTelemetry(lib, c, o.SysfsRoot), Steps: steps(c, o)}
 }
 
 // steps is o.Steps for c's device, nil when o has none.

@@ -92,12 +92,12 @@ func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *sche
 // the soak's precisions) the WebGPU FMA on a device opened again for it.
 // The thermal rules that judge the FMA soak against itself judge the
 // GEMM soak too.
-func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
-	d := soakLength(c, o)
+func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
+	d := p.soak
 	tel := driverTelemetry(lib, c, o.SysfsRoot)
 	step := steps(c, o)
 	o.stage(c.Addr, cublaslt.SoakProbe{}.Name())
-	g := cublaslt.SoakProbe{Duration: d, Load: o.BLAS.Load, Size: blasOptions(o).Probe.M, Telemetry: tel, Steps: step}
+	g := cublaslt.SoakProbe{Duration: d, Load: o.BLAS.Load, Size: p.blas.Probe.M, Telemetry: tel, Steps: step}
 	ran, err := runGEMMSoak(ctx, g, c, v)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, o Optio
 		return fmt.Errorf("%w: --soak-load gemm on %s: %s", ErrSoakLoad, c.Addr, v.Skipped[len(v.Skipped)-1].Reason)
 	}
 	if !ran {
-		return fmaSoakAgain(ctx, inst, c, o, gpu.SoakProbe{Duration: d, Telemetry: tel, Steps: step}, v)
+		return fmaSoakAgain(ctx, inst, c, p.gpu, o, gpu.SoakProbe{Duration: d, Telemetry: tel, Steps: step}, v)
 	}
 	return settleSoak(v, c.Adapter.Software, func() error {
 		o.stage(c.Addr, "consistency: "+g.Name()+" again")
@@ -115,8 +115,8 @@ func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, o Optio
 }
 
 // fmaSoakAgain opens c's WebGPU device again and runs the FMA soak on it.
-func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, o Options, p gpu.SoakProbe, v *schema.CapabilityVector) error {
-	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, opts gpu.Options, o Options, p gpu.SoakProbe, v *schema.CapabilityVector) error {
+	d, err := gpu.Open(inst, c.Adapter, opts)
 	if err != nil {
 		return err
 	}

@@ -41,14 +41,14 @@ func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (
 }
 
 // vulkanProbes runs the probes of the raw Vulkan module on the device
-// behind c: the vector kernels and the host link always, cooperative-matrix
-// GEMMs when asked.
-func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.CapabilityVector, again webgpuAgain) error {
+// behind c with the settings of its plan p: the vector kernels and the
+// host link always, cooperative-matrix GEMMs when asked.
+func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, o Options, v *schema.CapabilityVector, again webgpuAgain) error {
 	if c.Vulkan == nil {
-		for _, p := range alu.VectorProbes(alu.Options{}) {
-			v.Skipped = append(v.Skipped, schema.Skip{Probe: p.Name(), Item: p.Item(), Reason: c.vulkanWhy})
+		for _, pr := range alu.VectorProbes(alu.Options{}) {
+			v.Skipped = append(v.Skipped, schema.Skip{Probe: pr.Name(), Item: pr.Item(), Reason: c.vulkanWhy})
 		}
-		if o.CoopMat {
+		if p.coopMat {
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: vk.ProbeCoopMatGEMM, Item: "matrix engine", Reason: c.vulkanWhy})
 		}
 		return nil
@@ -58,22 +58,22 @@ func vulkanProbes(ctx context.Context, c Candidate, o Options, v *schema.Capabil
 		return err
 	}
 	defer d.Release()
-	opts := vulkanOptions(c, o)
-	for _, p := range alu.VectorProbes(alu.Options{Options: opts}) {
-		o.stage(c.Addr, "vulkan: "+p.Item())
-		if err := runVulkan(ctx, p, d, v); err != nil {
+	opts := p.vulkan
+	for _, pr := range alu.VectorProbes(alu.Options{Options: opts}) {
+		o.stage(c.Addr, "vulkan: "+pr.Item())
+		if err := runVulkan(ctx, pr, d, v); err != nil {
 			return err
 		}
 	}
 	o.stage(c.Addr, "vulkan: host link and launch")
-	to := transferOptions(c, o)
+	to := p.transfer
 	if o.Progress != nil {
 		to.Progress = func(step string) { o.Progress(c.Addr, "vulkan: "+step) }
 	}
 	if err := vulkanLink(ctx, d, to, v, again); err != nil {
 		return err
 	}
-	if !o.CoopMat {
+	if !p.coopMat {
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: vk.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
 		return nil
 	}

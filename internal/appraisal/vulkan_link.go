@@ -16,10 +16,10 @@ import (
 // while the raw-Vulkan probes run).
 type webgpuAgain func(ctx context.Context, ps ...probe.Probe[*gpu.Device]) (*probe.Contribution, error)
 
-// reopenWebGPU is c's webgpuAgain.
-func reopenWebGPU(inst *gpu.Instance, c Candidate, o Options) webgpuAgain {
+// reopenWebGPU is c's webgpuAgain, opening the device with opts.
+func reopenWebGPU(inst *gpu.Instance, c Candidate, opts gpu.Options, o Options) webgpuAgain {
 	return func(ctx context.Context, ps ...probe.Probe[*gpu.Device]) (*probe.Contribution, error) {
-		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+		d, err := gpu.Open(inst, c.Adapter, opts)
 		if err != nil {
 			return nil, err
 		}

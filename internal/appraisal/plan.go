@@ -1,0 +1,216 @@
+package appraisal
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/platform/host"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
+	"github.com/everycycle/appraise/internal/vkprobe/alu"
+	"github.com/everycycle/appraise/internal/vkprobe/link"
+	"github.com/everycycle/appraise/schema"
+)
+
+// A plan is the command line resolved, once, into what each device's
+// appraisal will do, before any device is opened: the probes in order and
+// their sizes, the soak's length and load, which vendor-BLAS precisions,
+// the cross-check tools, and what is skipped up front and why. Appraise
+// runs the plan (appraiseDevice reads its settings from it, never from
+// Options again); `appraise plan` prints it without measuring.
+
+// DevicePlan is one device's part of a run's plan.
+type DevicePlan struct {
+	// Address and Name identify the device as `appraise devices` does.
+	Address string `json:"address" validate:"required"`
+	Name    string `json:"name" validate:"required"`
+	// Software is true for a software adapter (lavapipe).
+	Software bool `json:"software"`
+	// Mode is "quick" or "full".
+	Mode string `json:"mode" validate:"oneof=quick full"`
+	// WebGPU names the portable probes, in the order they run.
+	WebGPU []string `json:"webgpu_probes" validate:"min=1"`
+	// MemoryLimitBytes is the most a probe may allocate on the device
+	// (0: the gpu package's default).
+	MemoryLimitBytes uint64 `json:"memory_limit_bytes"`
+	// Vulkan names the raw-Vulkan probes, in the order they run; none
+	// when no raw-Vulkan device matched the adapter.
+	Vulkan []string `json:"vulkan_probes,omitempty"`
+	// GEMMSize is the edge of the square GEMMs the cooperative-matrix and
+	// vendor-BLAS probes time (0: each probe's default).
+	GEMMSize int `json:"gemm_size,omitempty" validate:"gte=0"`
+	// BLAS says which vendor-BLAS precisions run: "all" (--blas),
+	// "without-vulkan-entry" (those the card gets no cooperative-matrix
+	// entry for, decided after those probes ran) or "none".
+	BLAS string `json:"blas" validate:"oneof=all without-vulkan-entry none"`
+	// SoakS is the thermal soak's length in seconds (0: no soak).
+	SoakS float64 `json:"soak_s" validate:"gte=0"`
+	// SoakLoad is what the soak holds: "gemm" or "fma" ("" with no soak).
+	SoakLoad string `json:"soak_load,omitempty" validate:"omitempty,oneof=gemm fma"`
+	// CrossCheck names the standard tools run beside our probes, or says
+	// why none run.
+	CrossCheck string `json:"cross_check" validate:"required"`
+	// Skipped is what is known before probing not to run, with why.
+	Skipped []schema.Skip `json:"skipped,omitempty" validate:"omitempty,dive"`
+	// ExpectedS estimates the device's appraisal in seconds: the soak
+	// plus the probes' time on the device class in that mode, as measured
+	// on the project's machines (docs/performance.md); a device's own
+	// rate changes it.
+	ExpectedS float64 `json:"expected_s" validate:"gt=0"`
+
+	gpu      gpu.Options
+	vulkan   vk.Options
+	transfer link.TransferOptions
+	blas     BLASOptions
+	soak     time.Duration
+	gemmSoak bool
+	coopMat  bool
+}
+
+// Expected probe times, before the soak, in seconds: the medians of
+// whole appraisals on the project's machines (docs/performance.md,
+// "Software device" and "Tooling"), by device class and mode. They
+// estimate; nothing is decided from them.
+const (
+	expectedSoftwareQuickS = 20
+	expectedSoftwareFullS  = 110
+	expectedGPUQuickS      = 51
+	expectedGPUFullS       = 83
+	// expectedSoftwareCoopMatS is the cooperative-matrix GEMMs on a
+	// software adapter (Mesa 26's lavapipe compiles a kernel per shape).
+	expectedSoftwareCoopMatS = 530
+)
+
+// Plan resolves o for every device in devs, before any of them is
+// opened. An option a device cannot honour (--soak-load gemm on a device
+// without the vendor library) is an error wrapping ErrSoakLoad.
+func Plan(ctx context.Context, devs []Candidate, o Options) ([]DevicePlan, error) {
+	o = o.withHostMemory()
+	xc, err := planCrossChecks(ctx, o.CrossCheck, devs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DevicePlan, 0, len(devs))
+	for _, c := range devs {
+		p, err := planDevice(c, o, xc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// withHostMemory is o with the memory the process may use read, once,
+// below o.SysfsRoot (host.ReadMemory); unknown leaves it 0.
+func (o Options) withHostMemory() Options {
+	if m, err := host.ReadMemory(o.SysfsRoot); err == nil {
+		o.hostUsable = m.UsableBytes
+	}
+	return o
+}
+
+// planDevice resolves o for c.
+func planDevice(c Candidate, o Options, xc *crossCheckPlan) (DevicePlan, error) {
+	gemmSoak, err := gemmSoakPlanned(c, o)
+	if err != nil {
+		return DevicePlan{}, err
+	}
+	p := DevicePlan{Address: c.Addr, Name: c.Adapter.DisplayName(), Software: c.Adapter.Software, Mode: "full",
+		gpu: deviceOptions(c, o), vulkan: vulkanOptions(c, o), transfer: transferOptions(c, o), blas: blasOptions(o),
+		soak: soakLength(c, o), gemmSoak: gemmSoak, coopMat: o.CoopMat}
+	if o.Quick {
+		p.Mode = "quick"
+	}
+	p.MemoryLimitBytes = p.gpu.MemoryLimit
+	for _, pr := range probes(o) {
+		p.WebGPU = append(p.WebGPU, pr.Name())
+	}
+	p.WebGPU = append(p.WebGPU, gpu.CapacityProbe{}.Name(), gpu.IntegrityProbe{}.Name())
+	p.planVulkan(c, o)
+	p.planBLAS(c, o)
+	p.planSoak()
+	p.CrossCheck = xc.describe(c)
+	p.ExpectedS = p.expected(o)
+	return p, schema.Validate(&p)
+}
+
+// planVulkan names the raw-Vulkan probes c runs, or why none do.
+func (p *DevicePlan) planVulkan(c Candidate, o Options) {
+	if c.Vulkan == nil {
+		p.Skipped = append(p.Skipped, schema.Skip{Probe: "vulkan", Item: "raw-Vulkan probes", Reason: c.vulkanWhy})
+		return
+	}
+	for _, pr := range alu.VectorProbes(alu.Options{}) {
+		p.Vulkan = append(p.Vulkan, pr.Item())
+	}
+	p.Vulkan = append(p.Vulkan, "host link and launch")
+	if !o.CoopMat {
+		p.Skipped = append(p.Skipped, schema.Skip{Probe: vk.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
+		return
+	}
+	p.Vulkan = append(p.Vulkan, vk.ProbeCoopMatGEMM)
+	p.GEMMSize = int(p.vulkan.Size)
+}
+
+// planBLAS says which vendor-BLAS precisions c runs.
+func (p *DevicePlan) planBLAS(c Candidate, o Options) {
+	_, _, why := blasPlan(c, p.blas, &schema.CapabilityVector{})
+	switch {
+	case why != "":
+		p.BLAS = "none"
+		p.Skipped = append(p.Skipped, cublaslt.Skip(why))
+	case c.Adapter.Software:
+		p.BLAS = "none"
+	case o.BLAS.All:
+		p.BLAS = "all"
+	default:
+		p.BLAS = "without-vulkan-entry"
+	}
+	if p.BLAS != "none" && p.GEMMSize == 0 {
+		p.GEMMSize = p.blas.Probe.M
+	}
+}
+
+// planSoak records the soak's length and load.
+func (p *DevicePlan) planSoak() {
+	p.SoakS = p.soak.Seconds()
+	switch {
+	case p.soak == 0:
+		p.SoakLoad = ""
+	case p.gemmSoak:
+		p.SoakLoad = SoakLoadGEMM
+	default:
+		p.SoakLoad = SoakLoadFMA
+	}
+}
+
+// expected is the estimate of ExpectedS.
+func (p *DevicePlan) expected(o Options) float64 {
+	var s float64
+	switch {
+	case p.Software && o.Quick:
+		s = expectedSoftwareQuickS
+	case p.Software:
+		s = expectedSoftwareFullS
+	case o.Quick:
+		s = expectedGPUQuickS
+	default:
+		s = expectedGPUFullS
+	}
+	if p.Software && o.CoopMat && len(p.Vulkan) > 0 {
+		s += expectedSoftwareCoopMatS
+	}
+	return s + p.SoakS
+}
+
+// describe says what the cross-check does on c.
+func (xc *crossCheckPlan) describe(c Candidate) string {
+	t, ok := xc.tools[c.Addr]
+	if !ok {
+		return "none: " + xc.why[c.Addr]
+	}
+	return fmt.Sprintf("%s and %s", t.BabelStream, t.Mixbench)
+}
