@@ -15,6 +15,7 @@ import (
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/webgpu"
 	"github.com/everycycle/appraise/internal/render/figures"
+	"github.com/everycycle/appraise/schema"
 )
 
 // appraiseCmd is the full appraisal: probe, validate, sign, write.
@@ -46,6 +47,9 @@ type written struct {
 	Address string           `json:"address,omitempty"`
 	Name    string           `json:"name,omitempty"`
 	Figures []figures.Figure `json:"figures,omitempty"`
+	// Disagreements are a card's consistency checks that do not agree
+	// (only a software adapter's card is signed with any).
+	Disagreements []schema.ConsistencyCheck `json:"disagreements,omitempty"`
 }
 
 func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
@@ -206,7 +210,7 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 		out = append(out, written{
 			Kind: "card", File: filepath.Join(c.Out, files[i+1].Name),
 			Address: run.Box.DriverVersions[i].BusAddress, Name: card.Capability.Identity.Name,
-			Figures: figures.List(card.Capability),
+			Figures: figures.List(card.Capability), Disagreements: card.Capability.Disagreements(),
 		})
 	}
 	if c.JSON {
@@ -221,6 +225,7 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 		if err := writeFigures(e, w.Figures); err != nil {
 			return err
 		}
+		warnDisagreements(e.stdout, "  warning: ", w.Disagreements)
 		fmt.Fprintf(e.stdout, "card: %s\n\n", w.File)
 	}
 	fmt.Fprintf(e.stdout, "host %s (%s, %d threads)\n", run.Box.Host.Hostname, run.Box.HostBaseline.ISA, run.Box.HostBaseline.Threads)
