@@ -50,11 +50,11 @@ var ErrInconsistent = errors.New("the card's own figures disagree")
 //     both), over arrays of the same size, on the same threads. On a GPU
 //     the point's one operation per scalar hides under its memory
 //     traffic. On a software adapter it does not hide: the host's cores
-//     run the loads and stores lane by lane, and at the sizes it streams
-//     they, not the memory, set both figures (copy over 4 MiB, which the
-//     host's caches hold, runs no faster than over 64 MiB;
-//     docs/performance.md), so whatever else the point does per element
-//     adds to its time. The rule then holds only if that point runs its
+//     run the loads and stores lane by lane, and those instructions, not
+//     the memory, set both figures (lavapipe's copy reaches a quarter of
+//     the host's own copy on the same cores, and runs no faster over
+//     arrays its caches hold; docs/performance.md), so whatever else the
+//     point does per element adds to its time. The rule then holds only if that point runs its
 //     counted operation and nothing else: the roofline runs it there
 //     without a loop (webgpu.RooflineKernel.One), whose control alone
 //     held the roof to 0.74–0.84 of copy on every software card before
