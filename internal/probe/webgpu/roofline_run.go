@@ -180,13 +180,14 @@ func (r *rooflineRun) newDispatch(k RooflineKernel, iters uint32, m uint64) (*ro
 // that time instead of hiding under it as on a GPU. Every loop body of
 // k.Entry runs, masked off, even with no trip to make, hence k.Short
 // below k.Unroll. At the 1-op point, whose bytes/s set the memory roof
-// that the consistency rules hold to the copy kernel's (which has no
-// loop around its element), even k.Short's loop costs a share of the
-// time: it reads its trip count again, lane by lane, at every test,
-// runs its body once more, masked off, before it ends, and splits each
-// FMA into a multiply, an add and a blend with the mask. k.One runs
-// the point's one operation with no loop, so what that point's time
-// measures is its loads and stores (docs/performance.md, issue 27).
+// that the consistency rules hold to the copy kernel's (whose loop
+// carries only its index), even k.Short's loop costs a sixth of the
+// time: each trip reads the trip count and the constants again, lane by
+// lane, from the uniform buffer and splits each FMA into a multiply, an
+// add and a blend with the mask, and the body runs once more, masked
+// off, before the loop ends. k.One runs the point's one operation with
+// no loop, so what that point's time measures is its loads and stores
+// (docs/performance.md, issue 27).
 func (r *rooflineRun) entry(k RooflineKernel, iters uint32) string {
 	switch {
 	case !r.d.info.Software || r.lim.noShort:
