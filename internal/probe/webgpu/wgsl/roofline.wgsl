@@ -180,12 +180,13 @@ fn roofline_f32_hidden(@builtin(workgroup_id) wid: vec3<u32>,
 // to a loop trip, taking the two halves of a pair in turn (x*2 + 6g on even
 // trips, x*0.5 - 2g on odd ones), so its output is roofline_f32's. A
 // software adapter (lavapipe) runs it for the points of 2 to 15 FMAs
-// (roofline_f32_one for 1): it runs invocations as the SIMD lanes of a CPU, where a branch is a
-// mask, not a jump, and a loop tests its mask only at the end of a trip, so
-// every loop body runs at least once. roofline_f32's eight-pair body (16
-// FMAs) and its one-pair body (2) would then run, masked off, at every
-// point below them: 19 FMAs per scalar at the 1-FMA point, uncounted work
-// that the CPU does between the point's loads and stores.
+// (roofline_f32_one for 1): it runs invocations as the SIMD lanes of a CPU,
+// where a branch is a mask, not a jump, and a loop tests its mask only at
+// the end of a trip, so every loop body runs at least once. roofline_f32's
+// eight-pair body (16 FMAs) and its one-pair body (2) would then run,
+// masked off, at every point below them: 19 FMAs per scalar at the 1-FMA
+// point, uncounted work that the CPU does between the point's loads and
+// stores.
 @compute @workgroup_size(256)
 fn roofline_f32_short(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,
