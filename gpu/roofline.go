@@ -21,11 +21,16 @@ type RooflineKernel struct {
 	Entry, Fill string
 	// Unroll is the counted operations per scalar of one trip of Entry's
 	// main loop; Short is the entry point that runs the same operations
-	// one to a trip, which a software adapter runs for points of fewer
-	// than Unroll (Entry's loop bodies run there even when they have no
-	// trip to make: wgsl/roofline.wgsl).
+	// one to a trip, which a software adapter runs for points of 2 to
+	// Unroll-1 operations (Entry's loop bodies run there even when they
+	// have no trip to make: wgsl/roofline.wgsl).
 	Unroll uint32
 	Short  string
+	// One is the entry point that runs one counted operation per scalar
+	// with no loop at all, which a software adapter runs for its 1-op
+	// point, the sweep's most memory-bound, whose rate sets the memory
+	// roof (rooflineRun.entry says why).
+	One string
 	// Counted is the WGSL operation the table counts.
 	Counted string
 	// OpsPerOperation is the operations one counted operation on one
@@ -57,9 +62,9 @@ func (k RooflineKernel) Intensity(iters uint32) float64 {
 // knob. The arrays hold vec4 elements; each invocation handles four.
 func RooflineKernels() []RooflineKernel {
 	return []RooflineKernel{
-		{Precision: "fma.fp32", Entry: "roofline_f32", Fill: "roofline_fill_f32", Unroll: 16, Short: "roofline_f32_short",
+		{Precision: "fma.fp32", Entry: "roofline_f32", Fill: "roofline_fill_f32", Unroll: 16, Short: "roofline_f32_short", One: "roofline_f32_one",
 			Counted: "fma(x, a, b) on vec4<f32>", OpsPerOperation: 2, BytesPerElement: 8, kind: roofF32},
-		{Precision: "mad.int32", Entry: "roofline_i32", Fill: "roofline_fill_i32", Unroll: 8, Short: "roofline_i32_short",
+		{Precision: "mad.int32", Entry: "roofline_i32", Fill: "roofline_fill_i32", Unroll: 8, Short: "roofline_i32_short", One: "roofline_i32_one",
 			Counted: "x*a + y on vec2<i32>", OpsPerOperation: 2, BytesPerElement: 8, kind: roofI32},
 	}
 }

@@ -421,8 +421,9 @@ func TestMeasureRooflineOptions(t *testing.T) {
 
 // TestRooflineShortKernels runs each row's Entry and Short at counts of
 // operations around Unroll (none, part or several of Entry's unrolled
-// trips, odd and even) on the device and checks every element of each
-// exactly: both compute the same closed form, whichever the sweep picks.
+// trips, odd and even), and One at its one operation, on the device and
+// checks every element of each exactly: all compute the same closed form,
+// whichever the sweep picks.
 func TestRooflineShortKernels(t *testing.T) {
 	d := newDevice(t)
 	lim := testRooflineLimits()
@@ -441,7 +442,11 @@ func TestRooflineShortKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, it := range []uint32{1, 2, 3, k.Unroll - 1, k.Unroll, k.Unroll + 1, 2*k.Unroll + 3} {
-			for _, entry := range []string{k.Entry, k.Short} {
+			entries := []string{k.Entry, k.Short}
+			if it == 1 {
+				entries = append(entries, k.One)
+			}
+			for _, entry := range entries {
 				a := &roofDispatch{row: k, iters: it, dispatch: dispatch{k: r.ks.kernels[entry], bg: r.sweepBG[entry]}}
 				if err := r.set(a, n); err != nil {
 					t.Fatal(err)
@@ -461,9 +466,9 @@ func TestRooflineShortKernels(t *testing.T) {
 	}
 }
 
-// TestRooflineEntry: a software adapter runs Short below Unroll
-// operations, Entry from there on, and Entry everywhere with noShort; a
-// GPU runs Entry everywhere.
+// TestRooflineEntry: a software adapter runs One at one operation, Short
+// from two to below Unroll operations, Entry from there on, and Entry
+// everywhere with noShort; a GPU runs Entry everywhere.
 func TestRooflineEntry(t *testing.T) {
 	for _, k := range RooflineKernels() {
 		for _, c := range []struct {
@@ -471,7 +476,7 @@ func TestRooflineEntry(t *testing.T) {
 			iters             uint32
 			want              string
 		}{
-			{true, false, 1, k.Short}, {true, false, k.Unroll - 1, k.Short}, {true, false, k.Unroll, k.Entry},
+			{true, false, 1, k.One}, {true, false, 2, k.Short}, {true, false, k.Unroll - 1, k.Short}, {true, false, k.Unroll, k.Entry},
 			{true, true, 1, k.Entry}, {false, false, 1, k.Entry}, {false, false, k.Unroll - 1, k.Entry},
 		} {
 			r := &rooflineRun{d: &Device{info: AdapterInfo{Software: c.software}}, lim: rooflineLimits{noShort: c.noShort}}

@@ -46,6 +46,19 @@ func (c ConsistencyCheck) Within() bool {
 	return c.Ratio >= c.MinRatio && c.Ratio <= c.MaxRatio
 }
 
+// Disagreements returns the checks of v that do not agree, in the card's
+// order: none on a valid GPU's card; a software adapter's card may carry
+// some, signed, and whoever shows the card should say so.
+func (v CapabilityVector) Disagreements() []ConsistencyCheck {
+	var out []ConsistencyCheck
+	for _, c := range v.Consistency {
+		if !c.Agrees {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // consistencyHolds refuses a check whose ratio or verdict does not follow
 // from its own values: a reader recomputes both.
 func consistencyHolds(sl validator.StructLevel) {

@@ -51,6 +51,21 @@ func TestConsistencyRules(t *testing.T) {
 	}
 }
 
+// TestDisagreements: a vector's disagreeing checks, in its order, and
+// none of those that agree.
+func TestDisagreements(t *testing.T) {
+	a, b, ok := consistency(49.9e9, 93.8e9), consistency(120e9, 93.8e9), consistency(50e9, 51e9)
+	a.Rule, b.Rule = "first", "second"
+	v := schema.CapabilityVector{Consistency: []schema.ConsistencyCheck{ok, a, ok, b}}
+	got := v.Disagreements()
+	if len(got) != 2 || got[0].Rule != "first" || got[1].Rule != "second" {
+		t.Errorf("Disagreements() = %+v, want the checks first and second", got)
+	}
+	if got := (schema.CapabilityVector{Consistency: []schema.ConsistencyCheck{ok}}).Disagreements(); got != nil {
+		t.Errorf("all agree: %+v", got)
+	}
+}
+
 // TestAtLeastMaxRatio: an at-least check with a recorded ceiling refuses
 // ours above it; one without (a card written before max_ratio) keeps the
 // old ceiling of twice the tool's figure.

@@ -68,6 +68,11 @@ type Verdict struct {
 	Box string `json:"box,omitempty"`
 	// Error says in words why the file failed; empty when OK.
 	Error string `json:"error,omitempty"`
+	// Disagreements are a card's consistency checks that do not agree,
+	// once its signature verified: a software adapter's card may be
+	// signed with some (schema.ConsistencyCheck). They do not fail the
+	// card; a reader should be warned of each.
+	Disagreements []schema.ConsistencyCheck `json:"disagreements,omitempty"`
 }
 
 // Input is one report file for a Checker.
@@ -105,7 +110,8 @@ type entry struct {
 
 // Checker applies the policy to a set of files: Add each, then take the
 // Verdicts. It keeps a few hundred bytes per file, whatever the files'
-// sizes. It is not safe for concurrent use.
+// sizes (and a card's disagreeing consistency checks, which only a
+// software adapter's card may carry). It is not safe for concurrent use.
 type Checker struct {
 	judge   judge
 	entries []*entry
@@ -157,6 +163,7 @@ func parse(in Input, j judge) *entry {
 		var card *schema.CardPayload
 		if card, verified, err = schema.ReadCard(in.Data); err == nil {
 			e.v.Kind, e.boxHash, e.device = KindCard, card.BoxReport, deviceOf(card.Capability.Identity)
+			e.v.Disagreements = card.Capability.Disagreements()
 		}
 	}
 	if err != nil {

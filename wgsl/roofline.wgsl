@@ -179,13 +179,14 @@ fn roofline_f32_hidden(@builtin(workgroup_id) wid: vec3<u32>,
 // roofline_f32_short: the same p.iters FMAs per scalar as roofline_f32, one
 // to a loop trip, taking the two halves of a pair in turn (x*2 + 6g on even
 // trips, x*0.5 - 2g on odd ones), so its output is roofline_f32's. A
-// software adapter (lavapipe) runs it for the points of fewer than sixteen
-// FMAs: it runs invocations as the SIMD lanes of a CPU, where a branch is a
-// mask, not a jump, and a loop tests its mask only at the end of a trip, so
-// every loop body runs at least once. roofline_f32's eight-pair body (16
-// FMAs) and its one-pair body (2) would then run, masked off, at every
-// point below them: 19 FMAs per scalar at the 1-FMA point, uncounted work
-// that the CPU does between the point's loads and stores.
+// software adapter (lavapipe) runs it for the points of 2 to 15 FMAs
+// (roofline_f32_one for 1): it runs invocations as the SIMD lanes of a CPU,
+// where a branch is a mask, not a jump, and a loop tests its mask only at
+// the end of a trip, so every loop body runs at least once. roofline_f32's
+// eight-pair body (16 FMAs) and its one-pair body (2) would then run,
+// masked off, at every point below them: 19 FMAs per scalar at the 1-FMA
+// point, uncounted work that the CPU does between the point's loads and
+// stores.
 @compute @workgroup_size(256)
 fn roofline_f32_short(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,
@@ -208,6 +209,29 @@ fn roofline_f32_short(@builtin(workgroup_id) wid: vec3<u32>,
     dst[e + WG] = bitcast<vec4<u32>>(x1);
     dst[e + 2u * WG] = bitcast<vec4<u32>>(x2);
     dst[e + 3u * WG] = bitcast<vec4<u32>>(x3);
+}
+
+// roofline_f32_one: one FMA per scalar, fma(x, 2, 6g), with no loop:
+// roofline_f32's output at p.iters = 1. A software adapter runs it for the
+// 1-FMA point, whose bytes/s set the memory roof: there the host's cores
+// run the loads, the stores and anything else per element one after
+// another, and roofline_f32_short's loop, even at one trip, costs them a
+// share of the point's time that the copy kernel, to which the memory roof
+// is held, does not pay (gpu/roofline_run.go, entry).
+@compute @workgroup_size(256)
+fn roofline_f32_one(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    if (!in_use(wid, nwg)) {
+        return;
+    }
+    let e = first(wid, nwg, lid);
+    let a = vec4<f32>(p.a);
+    let b = vec4<f32>(p.b1);
+    dst[e] = bitcast<vec4<u32>>(fma(bitcast<vec4<f32>>(src[e]), a, b));
+    dst[e + WG] = bitcast<vec4<u32>>(fma(bitcast<vec4<f32>>(src[e + WG]), a, b));
+    dst[e + 2u * WG] = bitcast<vec4<u32>>(fma(bitcast<vec4<f32>>(src[e + 2u * WG]), a, b));
+    dst[e + 3u * WG] = bitcast<vec4<u32>>(fma(bitcast<vec4<f32>>(src[e + 3u * WG]), a, b));
 }
 
 // mad_round runs one int32 round on the chains (.xy, .zw): two dependent
@@ -255,7 +279,7 @@ fn roofline_i32(@builtin(workgroup_id) wid: vec3<u32>,
 }
 
 // roofline_i32_short: roofline_i32's p.iters rounds, one to a loop trip,
-// for a software adapter's points of fewer than eight rounds (see
+// for a software adapter's points of 2 to 7 rounds (see
 // roofline_f32_short: roofline_i32's eight-round body would run, masked
 // off, at each of them).
 @compute @workgroup_size(256)
@@ -277,4 +301,21 @@ fn roofline_i32_short(@builtin(workgroup_id) wid: vec3<u32>,
     dst[e + WG] = bitcast<vec4<u32>>(v1);
     dst[e + 2u * WG] = bitcast<vec4<u32>>(v2);
     dst[e + 3u * WG] = bitcast<vec4<u32>>(v3);
+}
+
+// roofline_i32_one: one round (one multiply-add per scalar) with no loop,
+// roofline_i32's output at p.iters = 1, for a software adapter's 1-round
+// point (see roofline_f32_one).
+@compute @workgroup_size(256)
+fn roofline_i32_one(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    if (!in_use(wid, nwg)) {
+        return;
+    }
+    let e = first(wid, nwg, lid);
+    dst[e] = bitcast<vec4<u32>>(mad_round(bitcast<vec4<i32>>(src[e])));
+    dst[e + WG] = bitcast<vec4<u32>>(mad_round(bitcast<vec4<i32>>(src[e + WG])));
+    dst[e + 2u * WG] = bitcast<vec4<u32>>(mad_round(bitcast<vec4<i32>>(src[e + 2u * WG])));
+    dst[e + 3u * WG] = bitcast<vec4<u32>>(mad_round(bitcast<vec4<i32>>(src[e + 3u * WG])));
 }

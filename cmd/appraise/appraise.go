@@ -16,6 +16,7 @@ import (
 	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/render/figures"
+	"github.com/everycycle/appraise/schema"
 )
 
 // appraiseCmd is the full appraisal: probe, validate, sign, write.
@@ -48,6 +49,9 @@ type written struct {
 	Address string           `json:"address,omitempty"`
 	Name    string           `json:"name,omitempty"`
 	Figures []figures.Figure `json:"figures,omitempty"`
+	// Disagreements are a card's consistency checks that do not agree
+	// (only a software adapter's card is signed with any).
+	Disagreements []schema.ConsistencyCheck `json:"disagreements,omitempty"`
 }
 
 func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
@@ -246,7 +250,7 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 		out = append(out, written{
 			Kind: "card", File: filepath.Join(c.Out, files[i+1].Name),
 			Address: run.Box.DriverVersions[i].BusAddress, Name: card.Capability.Identity.Name,
-			Figures: figures.List(card.Capability),
+			Figures: figures.List(card.Capability), Disagreements: card.Capability.Disagreements(),
 		})
 	}
 	if c.JSON {
@@ -261,6 +265,7 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 		if err := writeFigures(e, w.Figures); err != nil {
 			return err
 		}
+		warnDisagreements(e.stdout, "  warning: ", w.Disagreements)
 		for _, s := range run.Cards[i].Capability.Skipped {
 			fmt.Fprintf(e.stdout, "  skipped: %s %s: %s\n", s.Probe, s.Item, s.Reason)
 		}

@@ -21,7 +21,9 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 // writeFixtures puts signed reports into the script's work directory:
 // fixtures/a (box + card), fixtures/b (same environment, other figures),
 // fixtures/c (another driver version), fixtures/plot (a card with a
-// roofline and a soak timeline), the example reports of docs/ in
+// roofline and a soak timeline), fixtures/disagree (a software adapter's
+// run whose card was signed with a consistency check that disagrees),
+// the example reports of docs/ in
 // example/, example-h200/, example-h200x2/, example-h200-crosscheck/ and
 // example-h200-bench/ (and docs/example/ again under its own path, for the
 // README's tour),
@@ -50,6 +52,9 @@ func writeFixtures(e *testscript.Env) error {
 		if err := writeSignedPair(filepath.Join(e.WorkDir, "fixtures", f.dir), s, f.driver, f.scale); err != nil {
 			return err
 		}
+	}
+	if err := writeDisagreeFixture(e.WorkDir, s); err != nil {
+		return err
 	}
 	return writePlotFixture(e.WorkDir, s)
 }
@@ -159,6 +164,64 @@ func fixturePlotCard(boxHash string) schema.CardPayload {
 	}
 	c.Probes = append(c.Probes, schema.ProbeRecord{Name: "webgpu-fma", Version: "1"},
 		schema.ProbeRecord{Name: "webgpu-roofline", Version: "1"}, schema.ProbeRecord{Name: "webgpu-soak", Version: "1"})
+	c.NotMeasured = nil
+	for _, f := range schema.AbsentFields(c) {
+		c.NotMeasured = append(c.NotMeasured, schema.Omission{Field: f, Reason: "fixture"})
+	}
+	return p
+}
+
+// writeDisagreeFixture writes fixtures/disagree: a software adapter's box
+// and card (fixtureDisagreeCard), signed by s.
+func writeDisagreeFixture(work string, s fixtureSigner) error {
+	boxFile, hash, err := schema.SignBox(fixtureSoftwareBox(), s)
+	if err != nil {
+		return err
+	}
+	card, err := schema.SignCard(fixtureDisagreeCard(hash), s)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(work, "fixtures", "disagree")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "box-"+hash[:12]+".appraisal.json"), boxFile, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "card-software-0.appraisal.json"), card, 0o644)
+}
+
+// fixtureSoftwareBox is fixtureBox for a run of one software adapter.
+func fixtureSoftwareBox() schema.BoxPayload {
+	b := fixtureBox("Mesa 22.3.6 (LLVM 15.0.6)")
+	b.PresentDevices = []string{"software-0"}
+	b.DriverVersions[0].BusAddress = "software-0"
+	return b
+}
+
+// fixtureDisagreeCard is fixture a's card as a software adapter's, copy
+// at 9.1 GB/s, with two consistency checks: roofline-memory-int32, which
+// agrees, and roofline-memory-fp32, which still disagreed after its
+// re-measure (the roofline's fp32 memory roof at 5.2 GB/s, a ratio of
+// 0.571 against the band 1/1.15 … 1.15), as a software adapter's card may
+// be signed.
+func fixtureDisagreeCard(boxHash string) schema.CardPayload {
+	p := fixtureCard(boxHash, "Mesa 22.3.6 (LLVM 15.0.6)", 1)
+	c := &p.Capability
+	c.Identity = schema.DeviceIdentity{VendorID: "10005", DeviceID: "0000", Name: "llvmpipe (LLVM 15.0.6, 256 bits)", AdapterType: "cpu", Software: true}
+	copyBW := 9.1e9
+	c.Memory.Bandwidth[1].BytesPerS = schema.Stat{Samples: 5, Median: copyBW, Min: 0.98 * copyBW, Max: 1.02 * copyBW}
+	check := func(rule, figure string, v float64, remeasured bool) schema.ConsistencyCheck {
+		k := schema.ConsistencyCheck{Rule: rule, Figure: figure, OtherFigure: "memory.bandwidth.copy", Value: v, OtherValue: copyBW,
+			Unit: "bytes/s", Ratio: v / copyBW, MinRatio: 1 / 1.15, MaxRatio: 1.15, Remeasured: remeasured}
+		k.Agrees = k.Within()
+		return k
+	}
+	c.Consistency = []schema.ConsistencyCheck{
+		check("roofline-memory-fp32", "roofline.fma.fp32.bandwidth_bytes_per_s", 5.2e9, true),
+		check("roofline-memory-int32", "roofline.mad.int32.bandwidth_bytes_per_s", 8.6e9, true),
+	}
 	c.NotMeasured = nil
 	for _, f := range schema.AbsentFields(c) {
 		c.NotMeasured = append(c.NotMeasured, schema.Omission{Field: f, Reason: "fixture"})

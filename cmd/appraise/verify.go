@@ -31,6 +31,11 @@ func (c *verifyCmd) Run(e *env, g *globals) error {
 	if err := c.render(e, verdicts); err != nil {
 		return err
 	}
+	// A software adapter's card may be signed with figures that disagree:
+	// valid, but a reader is told, whichever form the verdicts take.
+	for _, v := range verdicts {
+		warnDisagreements(e.stderr, "appraise: warning: "+v.File+": ", v.Disagreements)
+	}
 	failed := 0
 	for _, v := range verdicts {
 		if !v.OK {

@@ -39,10 +39,27 @@ var ErrInconsistent = errors.New("the card's own figures disagree")
 //     chains give reaches less there; below half the ALU rate the roof
 //     would no longer be a compute roof. It cannot exceed the ALU rate of
 //     the same operation by more than sameKernelBand.
-//   - memoryBand: the roofline's memory roof streams one read and one
-//     write per element, as the copy kernel does, but over its own arrays
-//     in blocks of its own shape, where copy's elements per invocation
-//     were chosen by a trial; we accept 15 % either way.
+//   - memoryBand: the roofline's memory roof is the bytes/s of its most
+//     memory-bound point (0.25 ops/byte: one counted operation per
+//     scalar), which streams one read and one write per element, as the
+//     copy kernel does, but over its own arrays in blocks of its own
+//     shape, where copy's elements per invocation were chosen by a
+//     trial; we accept 15 % either way. Both count the same bytes, 4 read
+//     and 4 written per scalar (neither counts the read of a destination
+//     line that a CPU's store may cost before it writes it: the same for
+//     both), over arrays of the same size, on the same threads. On a GPU
+//     the point's one operation per scalar hides under its memory
+//     traffic. On a software adapter it does not hide: the host's cores
+//     run the loads and stores lane by lane, and those instructions, not
+//     the memory, set both figures (lavapipe's copy reaches a quarter of
+//     the host's own copy on the same cores, and runs no faster over
+//     arrays its caches hold; docs/performance.md), so whatever else the
+//     point does per element adds to its time. The rule then holds only if that point runs its
+//     counted operation and nothing else: the roofline runs it there
+//     without a loop (webgpu.RooflineKernel.One), whose control alone
+//     held the roof to 0.74–0.84 of copy on every software card before
+//     (issue 27). The counted operation itself, 0.25 ops/byte, costs a
+//     few per cent of the point's time at the host's compute roof.
 const (
 	sameKernelBand       = 0.10
 	rooflineComputeFloor = 0.5
