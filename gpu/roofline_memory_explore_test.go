@@ -1,6 +1,6 @@
 //go:build explore
 
-// Research harnesses of the memory consistency rule (issue 27): why the
+// Research harnesses of the memory consistency rule: why the
 // roofline's memory roof read 0.74–0.84 of the copy kernel on a software
 // adapter. Run them with go test -tags explore -run RecordMemory -v.
 

@@ -187,7 +187,7 @@ func (r *rooflineRun) newDispatch(k RooflineKernel, iters uint32, m uint64) (*ro
 // add and a blend with the mask, and the body runs once more, masked
 // off, before the loop ends. k.One runs the point's one operation with
 // no loop, so what that point's time measures is its loads and stores
-// (docs/performance.md, issue 27).
+// (docs/history.md).
 func (r *rooflineRun) entry(k RooflineKernel, iters uint32) string {
 	switch {
 	case !r.d.info.Software || r.lim.noShort:

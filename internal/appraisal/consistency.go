@@ -56,9 +56,9 @@ var ErrInconsistent = errors.New("the card's own figures disagree")
 //     arrays its caches hold; docs/performance.md), so whatever else the
 //     point does per element adds to its time. The rule then holds only if that point runs its
 //     counted operation and nothing else: the roofline runs it there
-//     without a loop (webgpu.RooflineKernel.One), whose control alone
+//     without a loop (gpu.RooflineKernel.One), whose control alone
 //     held the roof to 0.74–0.84 of copy on every software card before
-//     (issue 27). The counted operation itself, 0.25 ops/byte, costs a
+//     (docs/history.md). The counted operation itself, 0.25 ops/byte, costs a
 //     few per cent of the point's time at the host's compute roof.
 const (
 	sameKernelBand       = 0.10
