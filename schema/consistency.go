@@ -10,8 +10,8 @@ import (
 // ConsistencyCheck holds two figures of one card that measure the same
 // thing against each other: Ratio = Value ÷ OtherValue must lie in
 // [MinRatio, MaxRatio], a band the rule derives from how the two kernels
-// differ (internal/appraisal's consistency rules; README, "What is
-// measured"). A card of a GPU is signed only when every check agrees; a
+// differ (internal/appraisal's consistency rules; docs/measuring.md,
+// "Consistency rules"). A card of a GPU is signed only when every check agrees; a
 // software adapter's card (whose "device" is the host's CPU, shared with
 // everything else running) may carry a disagreement, recorded here.
 type ConsistencyCheck struct {

@@ -19,7 +19,7 @@ import (
 // probes behind them ran again: the card is not signed.
 var ErrInconsistent = errors.New("the card's own figures disagree")
 
-// Bands of the consistency rules (README, "What is measured"):
+// Bands of the consistency rules (docs/measuring.md, "Consistency rules"):
 //
 //   - sameKernelBand: the ALU probe's fp32 FMA rate and the soak's cold
 //     rate run the identical kernel at the identical size; they differ
