@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +54,13 @@ func TestSoftwareCardNeverContradictsItself(t *testing.T) {
 	var mu sync.Mutex
 	open := map[string]bool{}
 	var stale []string
+	// The plan printed for these options is what the run does: every
+	// planned WebGPU probe is on the card, and what the plan skips up
+	// front the card skips too.
+	plans, err := Plan(context.Background(), devs, Options{Quick: true, Soak: &soak, CrossCheck: &crosscheck.Config{Tolerance: crosscheck.DefaultTolerance}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	run, err := Appraise(context.Background(), inst, devs, devs, Options{Quick: true, Soak: &soak, Version: "test",
 		CrossCheck: &crosscheck.Config{Tolerance: crosscheck.DefaultTolerance},
 		// Stages go to stderr as they start, so a crash names its stage.
@@ -85,6 +93,20 @@ func TestSoftwareCardNeverContradictsItself(t *testing.T) {
 	v := run.Cards[0].Capability
 	if err := schema.Validate(v); err != nil {
 		t.Fatal(err)
+	}
+	probed := map[string]bool{}
+	for _, p := range v.Probes {
+		probed[p.Name] = true
+	}
+	for _, name := range append(plans[0].WebGPU, "webgpu-soak") {
+		if !probed[name] {
+			t.Errorf("the plan runs %s but the card has no figure of it (probes %v)", name, v.Probes)
+		}
+	}
+	for _, sk := range plans[0].Skipped {
+		if !slices.Contains(v.Skipped, sk) {
+			t.Errorf("the plan skips %+v but the card does not say so (%+v)", sk, v.Skipped)
+		}
 	}
 	rules := map[string]bool{}
 	for _, c := range v.Consistency {
