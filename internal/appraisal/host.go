@@ -25,20 +25,10 @@ func hostBaseline(ctx context.Context, p probe.Probe[cpu.Host], box *schema.BoxP
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: cpu baseline: %w", ErrProbe, errors.Join(ctx.Err(), err))
 	case err != nil:
-		box.NotMeasured = append(box.NotMeasured, schema.Omission{Field: "host_baseline", Reason: reason(err)})
+		box.NotMeasured = append(box.NotMeasured, schema.Omission{Field: "host_baseline", Reason: clip(err.Error())})
 		return nil
 	}
 	return addToBox(box, c)
-}
-
-// reason is err as a not_measured reason, within the schema's 500
-// characters.
-func reason(err error) string {
-	s := err.Error()
-	if len(s) > 500 {
-		s = s[:497] + "..."
-	}
-	return s
 }
 
 // addToBox puts c's host baseline, and what it left unmeasured, into

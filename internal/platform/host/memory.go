@@ -37,10 +37,7 @@ type Memory struct {
 // CgroupFreeBytes is what the binding cgroup leaves below its limit (0
 // without one).
 func (m Memory) CgroupFreeBytes() uint64 {
-	if m.CgroupLimitBytes <= m.CgroupUsedBytes {
-		return 0
-	}
-	return m.CgroupLimitBytes - m.CgroupUsedBytes
+	return cgroupLimit{limit: m.CgroupLimitBytes, used: m.CgroupUsedBytes}.free()
 }
 
 // String says what binds, for error messages and progress lines.
@@ -112,6 +109,7 @@ type cgroupLimit struct {
 	limit, used uint64
 }
 
+// free is what the cgroup leaves below its limit.
 func (l cgroupLimit) free() uint64 {
 	if l.limit <= l.used {
 		return 0
