@@ -124,7 +124,12 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			s, err := d.sweep(ctx, p, o, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
+			seed := o.Seed + uint64(i)*0x9e3779b97f4a7c15
+			s, err := d.sweep(ctx, p, o, seed, func() (operand, operand) {
+				keys := operands(p, o.M, o.N, o.K)
+				return randomOperand(keys[0].t, keys[0].rows, keys[0].cols, keys[0].seed(seed)),
+					randomOperand(keys[1].t, keys[1].rows, keys[1].cols, keys[1].seed(seed))
+			})
 			if err != nil {
 				return fmt.Errorf("cublaslt: roofline %s on %s: %w", p.Name, d.busID, err)
 			}
@@ -138,11 +143,12 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 	return out, nil
 }
 
-// sweep measures one precision at every K of o. The operands are drawn
-// once at the largest K; a smaller K reads the first rows·K elements of
-// each as its rows×K operand (random values all the same, packed as its
-// layout says), uploaded for that point.
-func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed uint64) (RooflineSweep, error) {
+// sweep measures one precision at every K of o. The operands, from
+// draw, are the full-size ones (rows × o.K), taken once at the first
+// point; a smaller K reads the first rows·K elements of each as its
+// rows×K operand (random values all the same, packed as its layout
+// says), uploaded for that point.
+func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed uint64, draw func() (a, bt operand)) (RooflineSweep, error) {
 	s := RooflineSweep{Precision: p, M: o.M, N: o.N}
 	if !p.Packed {
 		s.Status, s.Reason = StatusNotRun, "this probe does not lay out "+p.A.String()+" inputs yet"
@@ -160,9 +166,7 @@ func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed
 			return s, err
 		}
 		if a.raw == nil {
-			keys := operands(p, o.M, o.N, o.K)
-			a = randomOperand(keys[0].t, keys[0].rows, keys[0].cols, keys[0].seed(seed))
-			bt = randomOperand(keys[1].t, keys[1].rows, keys[1].cols, keys[1].seed(seed))
+			a, bt = draw()
 		}
 		pt, err := mm.point(ctx, o, a.prefix(k), bt.prefix(k), seed)
 		if err = errors.Join(err, mm.release()); err != nil {

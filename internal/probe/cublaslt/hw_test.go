@@ -25,17 +25,20 @@ import (
 //	APPRAISE_CUBLASLT_JSON        a file for the figures, for bench/blas.sh
 //	APPRAISE_CUBLASLT_DRIVER      the CUDA driver library (else libcuda.so.1)
 //	APPRAISE_CUBLASLT_ALGORITHMS  algorithms asked for and tried (default 4)
+//	APPRAISE_CUBLASLT_ROOFLINE    1: also time the K sweep of each measured
+//	                              precision, and the draw of its operands
 func TestHardware(t *testing.T) {
 	if os.Getenv("APPRAISE_CUBLASLT_HW") != "1" {
 		t.Skip("set APPRAISE_CUBLASLT_HW=1 on a GPU host to run the real cuBLASLt probe")
 	}
+	opened := time.Now()
 	lib, err := Open(LoadOptions{Driver: os.Getenv("APPRAISE_CUBLASLT_DRIVER")})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
 	defer lib.Close()
 	info := lib.Info()
-	fmt.Printf("cuBLASLt %s (cublasLtGetVersion %d) loaded from %s [found by %s]\n", info.VersionString(), info.Version, info.Path, info.Source)
+	fmt.Printf("cuBLASLt %s (cublasLtGetVersion %d) loaded from %s [found by %s] in %.2f s\n", info.VersionString(), info.Version, info.Path, info.Source, time.Since(opened).Seconds())
 	o := Options{Seed: 1}
 	if s := os.Getenv("APPRAISE_CUBLASLT_SIZE"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -59,6 +62,9 @@ func TestHardware(t *testing.T) {
 		r = runEach(t, lib, bus, o) // say which precisions work and which fail
 	}
 	printTable(os.Stdout, r)
+	if os.Getenv("APPRAISE_CUBLASLT_ROOFLINE") == "1" {
+		timeSweeps(t, lib, bus, o, r)
+	}
 	if f := os.Getenv("APPRAISE_CUBLASLT_JSON"); f != "" {
 		if err := writeFigures(f, r); err != nil {
 			t.Fatal(err)
@@ -150,4 +156,25 @@ func writeFigures(path string, r Report) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// timeSweeps prints, for each precision r measured, how long drawing its
+// full-size operands takes on the host and how long its K sweep takes.
+func timeSweeps(t *testing.T, lib *Library, bus string, o Options, r Report) {
+	o = o.withDefaults()
+	for _, e := range r.Measured() {
+		keys := operands(e.Precision, o.M, o.N, o.K)
+		t0 := time.Now()
+		for _, k := range keys {
+			randomOperand(k.t, k.rows, k.cols, k.seed(o.Seed))
+		}
+		draw := time.Since(t0).Seconds()
+		t0 = time.Now()
+		sw, err := lib.Roofline(context.Background(), bus, RooflineOptions{Precisions: []string{e.Precision.Name}, M: o.M, N: o.N, K: o.K, Seed: o.Seed})
+		if err != nil {
+			t.Errorf("roofline %s: %v", e.Precision.Name, err)
+			continue
+		}
+		fmt.Printf("sweep %-14s draw %.2f s, sweep %.2f s, %d points, status %s\n", e.Precision.Name, draw, time.Since(t0).Seconds(), len(sw[0].Points), sw[0].Status)
+	}
 }
