@@ -9,7 +9,6 @@ require (
 	github.com/cogentcore/webgpu v0.23.0
 	github.com/go-json-experiment/json v1.27.2
 	github.com/go-playground/validator/v10 v10.30.6
-	github.com/gowebpki/jcs v1.0.1
 	github.com/in-toto/attestation v1.2.0
 	github.com/invopop/jsonschema v0.14.0
 	github.com/rogpeppe/go-internal v1.16.0

@@ -40,9 +40,8 @@ func csvUnit(s string) (Unit, bool) {
 }
 
 // ParseCSV parses the output of BabelStream 5.0 run with --csv. The format
-// has no banner and no trailer, so Version, Selection, Order, ArraySize and
-// TotalSize stay empty, and a capture cut exactly at a row boundary cannot
-// be told from a run of fewer kernels: callers check with Result.Kernel
+// has no banner (so no version) and no trailer, so a capture cut exactly
+// at a row boundary cannot be told from a run of fewer kernels: callers check with Result.Kernel
 // that the kernels they need are there. A row cut mid-line, a garbled
 // number, a kernel out of the tool's order, rows that disagree on element
 // count, size or run count, or a bandwidth that does not match the bytes

@@ -2,10 +2,10 @@
 // and parses what it prints, for the cross-check of our memory-bandwidth
 // probes.
 //
-// Start with ParseCSV for the machine-readable output of `--csv` and Parse
-// for the human table (what the captures in ../shared/samples are). Both
-// return a Result whose Kernels carry the tool's own figures converted
-// exactly to bytes per second and seconds. Run executes the tool with a
+// Start with ParseCSV for the machine-readable output of `--csv`, the only
+// output the cross-check reads (the human table is for people). It returns
+// a Result whose Kernels carry the tool's own figures converted exactly to
+// bytes per second and seconds. Run executes the tool with a
 // timeout and DeviceArgs selects the device found by
 // pci.DeviceIndexByBusID. The parsers are pure functions; nothing here
 // links to the tool.
@@ -80,27 +80,11 @@ const (
 	Double Precision = "double"
 )
 
-// Size is a quantity of memory as the tool printed it.
-type Size struct {
-	// Value is the printed number, rounded to one decimal by the tool.
-	Value float64
-	// Unit is the printed unit.
-	Unit Unit
-}
-
 // Result is one BabelStream run.
 type Result struct {
-	// Version is the tool's version string, e.g. "5.0"; empty from --csv
-	// output, which prints no banner.
-	Version string
 	// Implementation is the programming model, e.g. "CUDA"; from --csv
 	// output it is inferred from the device line when that names it.
 	Implementation string
-	// Selection is "Classic", "All" or a single kernel name; empty from
-	// --csv output.
-	Selection string
-	// Order is the run order, "Classic" or "Isolated"; empty from --csv.
-	Order string
 	// NumTimes is how often each kernel ran; the tool leaves the first run
 	// out of the figures.
 	NumTimes int
@@ -110,10 +94,6 @@ type Result struct {
 	ElementBytes int
 	// Elements is the number of elements in each of the three arrays.
 	Elements int64
-	// ArraySize is the size of one array as printed; zero from --csv.
-	ArraySize Size
-	// TotalSize is the size of the three arrays as printed; zero from --csv.
-	TotalSize Size
 	// Unit is the unit of Kernel.Bandwidth (per second).
 	Unit Unit
 	// DeviceName is the device the implementation reports using; empty

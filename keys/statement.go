@@ -12,7 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gowebpki/jcs"
+	"github.com/everycycle/appraise/internal/jcs"
 )
 
 // statementType names a rotation statement in its payload.
@@ -137,13 +137,9 @@ func (s *RotationStatement) Vouches(digest [sha256.Size]byte) bool {
 // SignedBytes returns the bytes both keys sign: the RFC 8785 canonical JSON
 // of the payload object.
 func (s *RotationStatement) SignedBytes() ([]byte, error) {
-	b, err := json.Marshal(s.payload())
+	c, err := jcs.Marshal(s.payload())
 	if err != nil {
 		return nil, fmt.Errorf("keys: rotation statement: %w", err)
-	}
-	c, err := jcs.Transform(b)
-	if err != nil {
-		return nil, fmt.Errorf("keys: rotation statement: canonicalize: %w", err)
 	}
 	return c, nil
 }

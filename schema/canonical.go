@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/everycycle/appraise/internal/jcs"
 )
 
 // ErrMalformed is wrapped by every failure to read a report's JSON.
@@ -19,11 +20,11 @@ var ErrMalformed = errors.New("malformed report")
 // Canonical returns the RFC 8785 (JCS) canonical bytes of v: the bytes
 // that are hashed and signed.
 func Canonical(v any) ([]byte, error) {
-	raw, err := json.Marshal(v)
+	c, err := jcs.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("schema: marshal: %w", err)
+		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return canonicalize(raw)
+	return c, nil
 }
 
 // CanonicalizeJSON returns the RFC 8785 canonical form of a JSON text.
@@ -36,14 +37,13 @@ func CanonicalizeJSON(raw []byte) ([]byte, error) {
 }
 
 // canonicalize is CanonicalizeJSON for a text already read strictly (or
-// written by this package): jsontext's RFC 8785 canonicalization, which
-// also refuses duplicate names and invalid UTF-8 on its own.
+// written by this package).
 func canonicalize(raw []byte) ([]byte, error) {
-	out := jsontext.Value(bytes.Clone(raw))
-	if err := out.Canonicalize(); err != nil {
-		return nil, fmt.Errorf("%w: canonicalize: %v", ErrMalformed, err)
+	c, err := jcs.Canonicalize(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	return out, nil
+	return c, nil
 }
 
 // Hash returns the lowercase hex SHA-256 of v's canonical bytes, the form

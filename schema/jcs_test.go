@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gowebpki/jcs"
-
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -49,7 +47,8 @@ func TestJCSVectors(t *testing.T) {
 }
 
 // TestJCSNumbers checks ES6 number serialisation on the first 1000 lines
-// of the official test file.
+// of the official test file: each number, written in Go's exponent form,
+// canonicalises to the file's form.
 func TestJCSNumbers(t *testing.T) {
 	f, err := os.Open("testdata/jcs/numbers/es6testfile100m-first1000.txt")
 	if err != nil {
@@ -67,17 +66,10 @@ func TestJCSNumbers(t *testing.T) {
 			t.Fatalf("line %d: %v", n+1, err)
 		}
 		f := math.Float64frombits(u)
-		got, err := jcs.NumberToJSON(f)
-		if err != nil {
-			t.Fatalf("line %d: %v", n+1, err)
-		}
-		if got != want {
-			t.Fatalf("line %d: %v formats as %s, want %s", n+1, f, got, want)
-		}
-		// The same number inside a document canonicalises the same way.
-		doc, err := schema.CanonicalizeJSON([]byte("[" + want + "]"))
+		in := strconv.FormatFloat(f, 'e', -1, 64)
+		doc, err := schema.CanonicalizeJSON([]byte("[" + in + "]"))
 		if err != nil || string(doc) != "["+want+"]" {
-			t.Fatalf("line %d: [%s] canonicalises to %s (%v)", n+1, want, doc, err)
+			t.Fatalf("line %d: [%s] canonicalises to %s (%v), want [%s]", n+1, in, doc, err, want)
 		}
 	}
 	if n != 1000 {

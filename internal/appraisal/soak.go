@@ -20,20 +20,14 @@ const (
 // nvmlTelemetry reads an NVIDIA device through NVML.
 type nvmlTelemetry struct{ d *nvml.Device }
 
-func (t nvmlTelemetry) Source() string                { return "nvml" }
-func (t nvmlTelemetry) PowerLimitW() (float64, error) { return t.d.PowerLimitW() }
-func (t nvmlTelemetry) Read() (thermal.Reading, bool) {
-	s, err := t.d.Sample()
-	return thermal.Reading{TemperatureC: s.TemperatureC, PowerW: s.PowerW, Throttle: s.ThrottleNames}, err == nil
-}
+func (t nvmlTelemetry) Source() string                  { return "nvml" }
+func (t nvmlTelemetry) PowerLimitW() (float64, error)   { return t.d.PowerLimitW() }
+func (t nvmlTelemetry) Sample() (thermal.Sample, error) { return t.d.Sample() }
 
 // hwmonTelemetry reads a device's hwmon sensors (amdgpu and others); it
 // has no throttle reasons, so the thermal rule relies on the throughput.
 type hwmonTelemetry struct{ s *pci.Sensors }
 
-func (t hwmonTelemetry) Source() string                { return "hwmon" }
-func (t hwmonTelemetry) PowerLimitW() (float64, error) { return t.s.PowerLimitW() }
-func (t hwmonTelemetry) Read() (thermal.Reading, bool) {
-	s, err := t.s.Sample()
-	return thermal.Reading{TemperatureC: s.TemperatureC, PowerW: s.PowerW}, err == nil
-}
+func (t hwmonTelemetry) Source() string                  { return "hwmon" }
+func (t hwmonTelemetry) PowerLimitW() (float64, error)   { return t.s.PowerLimitW() }
+func (t hwmonTelemetry) Sample() (thermal.Sample, error) { return t.s.Sample() }

@@ -23,8 +23,8 @@ type fakeTelemetry struct {
 }
 
 func (f fakeTelemetry) Source() string { return "nvml" }
-func (f fakeTelemetry) Read() (thermal.Reading, bool) {
-	return thermal.Reading{PowerW: f.powerW, TemperatureC: 60}, true
+func (f fakeTelemetry) Sample() (thermal.Sample, error) {
+	return thermal.Sample{PowerW: f.powerW, TemperatureC: 60}, nil
 }
 func (f fakeTelemetry) PowerLimitW() (float64, error) { return f.limitW, f.limitErr }
 

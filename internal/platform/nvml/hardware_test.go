@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/everycycle/appraise/internal/platform/thermal"
 )
 
 // TestOnHardware reads every NVIDIA GPU of the host through the real NVML.
@@ -93,15 +95,15 @@ func checkHardwareUsers(t *testing.T, d *Device) {
 }
 
 // checkSample fails readings that are present but impossible.
-func checkSample(t *testing.T, s Sample) {
+func checkSample(t *testing.T, s thermal.Sample) {
 	t.Helper()
-	if _, ok := s.Missing[FieldTemperatureC]; !ok && (s.TemperatureC <= 0 || s.TemperatureC > 130) {
+	if _, ok := s.Missing[thermal.FieldTemperatureC]; !ok && (s.TemperatureC <= 0 || s.TemperatureC > 130) {
 		t.Errorf("temperature %v °C", s.TemperatureC)
 	}
-	if _, ok := s.Missing[FieldPowerW]; !ok && (math.IsNaN(s.PowerW) || s.PowerW <= 0 || s.PowerW > 2000) {
+	if _, ok := s.Missing[thermal.FieldPowerW]; !ok && (math.IsNaN(s.PowerW) || s.PowerW <= 0 || s.PowerW > 2000) {
 		t.Errorf("power %v W", s.PowerW)
 	}
-	if _, ok := s.Missing[FieldSMClockMHz]; !ok && s.SMClockMHz == 0 {
+	if _, ok := s.Missing[thermal.FieldSMClockMHz]; !ok && s.SMClockMHz == 0 {
 		t.Error("SM clock 0 MHz")
 	}
 }

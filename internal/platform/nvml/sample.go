@@ -7,15 +7,8 @@ import (
 	"time"
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
-)
 
-// Keys of Sample.Missing, one per field.
-const (
-	FieldTemperatureC    = "temperature_c"
-	FieldPowerW          = "power_w"
-	FieldSMClockMHz      = "sm_clock_mhz"
-	FieldMemClockMHz     = "mem_clock_mhz"
-	FieldThrottleReasons = "throttle_reasons"
+	"github.com/everycycle/appraise/internal/platform/thermal"
 )
 
 // Bits of the clocks-event (formerly "clocks throttle") reason mask that
@@ -72,52 +65,28 @@ func ThrottleNames(mask uint64) []string {
 	return names
 }
 
-// Sample is one reading of a card's thermal and clock state.
-type Sample struct {
-	// At is the wall-clock time just before the first NVML read of the
-	// sample (the reads take well under a millisecond each).
-	At time.Time
-	// TemperatureC is the GPU core temperature, degrees Celsius; NaN when
-	// missing.
-	TemperatureC float64
-	// PowerW is the board power draw, watts (NVML reports milliwatts,
-	// averaged by the driver over about a second); NaN when missing.
-	PowerW float64
-	// SMClockMHz is the current SM (graphics) clock, MHz; 0 when missing.
-	SMClockMHz uint32
-	// MemClockMHz is the current memory clock, MHz; 0 when missing.
-	MemClockMHz uint32
-	// ThrottleReasons is the clocks-event reason mask (Reason… bits); 0
-	// when missing, which Missing tells apart from "no reason".
-	ThrottleReasons uint64
-	// ThrottleNames is ThrottleReasons decoded by ThrottleNames.
-	ThrottleNames []string
-	// Missing maps each Field… key that could not be read to the NVML
-	// error that says why; nil when every field was read.
-	Missing map[string]string
-}
-
 // Sample reads temperature, power, clocks and throttle reasons once. Fields
-// NVML cannot give are NaN or 0 and listed in Missing. The error is non-nil
+// NVML cannot give are NaN or 0 and listed in Missing. Power is averaged
+// by the driver over about a second. The error is non-nil
 // only when the device or library as a whole failed (ErrClosed, ErrGPULost,
 // a driver gone away), which must end a soak.
-func (d *Device) Sample() (Sample, error) {
-	s := Sample{At: time.Now(), TemperatureC: math.NaN(), PowerW: math.NaN()}
+func (d *Device) Sample() (thermal.Sample, error) {
+	s := thermal.Sample{At: time.Now(), TemperatureC: math.NaN(), PowerW: math.NaN()}
 	err := d.lib.use(func() error {
 		var f fields
-		if t, r, op := d.temperature(); f.ok(FieldTemperatureC, op, r) {
+		if t, r, op := d.temperature(); f.ok(thermal.FieldTemperatureC, op, r) {
 			s.TemperatureC = t
 		}
-		if mw, r := d.dev.GetPowerUsage(); f.ok(FieldPowerW, "nvmlDeviceGetPowerUsage", r) {
+		if mw, r := d.dev.GetPowerUsage(); f.ok(thermal.FieldPowerW, "nvmlDeviceGetPowerUsage", r) {
 			s.PowerW = float64(mw) / 1000
 		}
-		if c, r := d.dev.GetClockInfo(gonvml.CLOCK_SM); f.ok(FieldSMClockMHz, "nvmlDeviceGetClockInfo(SM)", r) {
+		if c, r := d.dev.GetClockInfo(gonvml.CLOCK_SM); f.ok(thermal.FieldSMClockMHz, "nvmlDeviceGetClockInfo(SM)", r) {
 			s.SMClockMHz = c
 		}
-		if c, r := d.dev.GetClockInfo(gonvml.CLOCK_MEM); f.ok(FieldMemClockMHz, "nvmlDeviceGetClockInfo(MEM)", r) {
+		if c, r := d.dev.GetClockInfo(gonvml.CLOCK_MEM); f.ok(thermal.FieldMemClockMHz, "nvmlDeviceGetClockInfo(MEM)", r) {
 			s.MemClockMHz = c
 		}
-		if m, r, op := d.reasons(); f.ok(FieldThrottleReasons, op, r) {
+		if m, r, op := d.reasons(); f.ok(thermal.FieldThrottleReasons, op, r) {
 			s.ThrottleReasons, s.ThrottleNames = m, ThrottleNames(m)
 		}
 		s.Missing = f.missing

@@ -10,6 +10,8 @@ import (
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+
+	"github.com/everycycle/appraise/internal/platform/thermal"
 )
 
 func TestThrottleNames(t *testing.T) {
@@ -102,7 +104,7 @@ func TestSampleBestEffort(t *testing.T) {
 	if s.ThrottleReasons != 0 || s.ThrottleNames != nil || s.SMClockMHz != 1980 {
 		t.Errorf("Sample() = %+v", s)
 	}
-	for _, k := range []string{FieldPowerW, FieldTemperatureC, FieldThrottleReasons} {
+	for _, k := range []string{thermal.FieldPowerW, thermal.FieldTemperatureC, thermal.FieldThrottleReasons} {
 		if s.Missing[k] == "" {
 			t.Errorf("Missing[%q] empty; Missing = %v", k, s.Missing)
 		}
@@ -151,7 +153,7 @@ func TestSampleOldDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(s.TemperatureC) || s.Missing[FieldTemperatureC] == "" || s.Missing[FieldThrottleReasons] == "" {
+	if !math.IsNaN(s.TemperatureC) || s.Missing[thermal.FieldTemperatureC] == "" || s.Missing[thermal.FieldThrottleReasons] == "" {
 		t.Errorf("no symbols: %+v", s)
 	}
 }

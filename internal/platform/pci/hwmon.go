@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/everycycle/appraise/internal/platform/thermal"
 )
 
 // ErrNoHWMon says the device has no hwmon directory: its driver registers
@@ -18,16 +20,7 @@ import (
 // then comes from the vendor's library or not at all.
 var ErrNoHWMon = errors.New("no hwmon sensors registered for the device")
 
-// Keys of Sample.Missing, one per field; the same keys as internal/nvml's.
-const (
-	FieldTemperatureC    = "temperature_c"
-	FieldPowerW          = "power_w"
-	FieldSMClockMHz      = "sm_clock_mhz"
-	FieldMemClockMHz     = "mem_clock_mhz"
-	FieldThrottleReasons = "throttle_reasons"
-)
-
-// noThrottleReasons is the Missing reason for FieldThrottleReasons.
+// noThrottleReasons is the Missing reason for thermal.FieldThrottleReasons.
 const noThrottleReasons = "hwmon has no throttle-reason bitmask (the thermal rule relies on the throughput drop)"
 
 // Sensors reads one device's hwmon channels. HWMon chooses the channels
@@ -43,32 +36,6 @@ type Sensors struct {
 	TemperatureLabel string
 
 	temp, power, sclk, mclk string // input file names, "" when absent
-}
-
-// Sample is one reading of a card's thermal and clock state through hwmon,
-// the same shape as internal/nvml's Sample.
-type Sample struct {
-	// At is the wall-clock time just before the first read of the sample.
-	At time.Time
-	// TemperatureC is the chosen channel's temperature (see HWMon),
-	// degrees Celsius; NaN when missing.
-	TemperatureC float64
-	// PowerW is the board power draw, watts (power1_average, else
-	// power1_input); NaN when missing.
-	PowerW float64
-	// SMClockMHz is the current shader (graphics) clock, MHz; 0 when
-	// missing.
-	SMClockMHz uint32
-	// MemClockMHz is the current memory clock, MHz; 0 when missing.
-	MemClockMHz uint32
-	// ThrottleNames is always nil: hwmon has no throttle-reason bitmask
-	// (amdgpu reports throttling only inside the binary gpu_metrics
-	// table), so FieldThrottleReasons is always in Missing and a thermal
-	// rule must rely on the drop in throughput.
-	ThrottleNames []string
-	// Missing maps each Field… key that could not be read to the reason;
-	// never nil, since it always holds FieldThrottleReasons.
-	Missing map[string]string
 }
 
 // HWMon finds the hwmon directory of the device at bdf below root ("" is
@@ -112,29 +79,33 @@ func HWMon(root string, bdf BDF) (*Sensors, error) {
 	return s, nil
 }
 
-// Sample reads temperature, power and clocks once. Channels the device
-// lacks or that fail to read are NaN or 0 and listed in Missing. The error
+// Sample reads temperature (the channel HWMon chose), power and clocks
+// once. Channels the device lacks or that fail to read are NaN or 0 and
+// listed in Missing, which always holds FieldThrottleReasons: hwmon has
+// no throttle-reason bitmask (amdgpu reports throttling only inside the
+// binary gpu_metrics table), so a thermal rule relies on the drop in
+// throughput. The error
 // is non-nil only when the hwmon directory itself is gone (driver unbound,
 // device removed), which must end a soak.
-func (s *Sensors) Sample() (Sample, error) {
-	out := Sample{At: time.Now(), TemperatureC: math.NaN(), PowerW: math.NaN()}
+func (s *Sensors) Sample() (thermal.Sample, error) {
+	out := thermal.Sample{At: time.Now(), TemperatureC: math.NaN(), PowerW: math.NaN()}
 	if _, err := os.Stat(s.Dir); err != nil {
 		return out, fmt.Errorf("pci: hwmon: %w", err)
 	}
 	a := attrs{dir: s.Dir}
-	if v, ok := s.read(&a, FieldTemperatureC, s.temp, "temperature"); ok {
+	if v, ok := s.read(&a, thermal.FieldTemperatureC, s.temp, "temperature"); ok {
 		out.TemperatureC = float64(v) / 1e3
 	}
-	if v, ok := s.read(&a, FieldPowerW, s.power, "power"); ok {
+	if v, ok := s.read(&a, thermal.FieldPowerW, s.power, "power"); ok {
 		out.PowerW = float64(v) / 1e6
 	}
-	if v, ok := s.read(&a, FieldSMClockMHz, s.sclk, "shader clock"); ok {
+	if v, ok := s.read(&a, thermal.FieldSMClockMHz, s.sclk, "shader clock"); ok {
 		out.SMClockMHz = hzToMHz(v)
 	}
-	if v, ok := s.read(&a, FieldMemClockMHz, s.mclk, "memory clock"); ok {
+	if v, ok := s.read(&a, thermal.FieldMemClockMHz, s.mclk, "memory clock"); ok {
 		out.MemClockMHz = hzToMHz(v)
 	}
-	a.note(FieldThrottleReasons, noThrottleReasons)
+	a.note(thermal.FieldThrottleReasons, noThrottleReasons)
 	out.Missing = a.missing
 	return out, nil
 }
@@ -147,7 +118,7 @@ func (s *Sensors) read(a *attrs, key, file, what string) (int64, bool) {
 		return 0, false
 	}
 	v, ok := a.int(key, file)
-	if ok && v < 0 && key != FieldTemperatureC {
+	if ok && v < 0 && key != thermal.FieldTemperatureC {
 		a.note(key, fmt.Sprintf("%s reads %d", file, v))
 		return 0, false
 	}

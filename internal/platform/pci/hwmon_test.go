@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/everycycle/appraise/internal/platform/thermal"
 )
 
 // rx7900HWMon is the amdgpu hwmon directory of an RX 7900-class card under
@@ -68,7 +70,7 @@ func TestHWMonRX7900(t *testing.T) {
 	if got.ThrottleNames != nil || got.At.IsZero() {
 		t.Errorf("Sample = %+v, want no throttle names and a time", got)
 	}
-	if want := map[string]string{FieldThrottleReasons: noThrottleReasons}; !maps.Equal(got.Missing, want) {
+	if want := map[string]string{thermal.FieldThrottleReasons: noThrottleReasons}; !maps.Equal(got.Missing, want) {
 		t.Errorf("Missing = %v, want %v", got.Missing, want)
 	}
 }
@@ -118,11 +120,11 @@ func TestHWMonChannelChoice(t *testing.T) {
 func same(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 
 // checkMissing asserts that Missing names exactly the fields left unset.
-func checkMissing(t *testing.T, s Sample) {
+func checkMissing(t *testing.T, s thermal.Sample) {
 	t.Helper()
 	unset := map[string]bool{
-		FieldTemperatureC: math.IsNaN(s.TemperatureC), FieldPowerW: math.IsNaN(s.PowerW),
-		FieldSMClockMHz: s.SMClockMHz == 0, FieldMemClockMHz: s.MemClockMHz == 0, FieldThrottleReasons: true,
+		thermal.FieldTemperatureC: math.IsNaN(s.TemperatureC), thermal.FieldPowerW: math.IsNaN(s.PowerW),
+		thermal.FieldSMClockMHz: s.SMClockMHz == 0, thermal.FieldMemClockMHz: s.MemClockMHz == 0, thermal.FieldThrottleReasons: true,
 	}
 	for k, want := range unset {
 		if _, got := s.Missing[k]; got != want {
@@ -164,7 +166,7 @@ func TestHWMonUnreadable(t *testing.T) {
 		t.Errorf("Sample = %+v, want NaN temperature and power", got)
 	}
 	checkMissing(t, got)
-	if r := got.Missing[FieldTemperatureC]; !strings.Contains(r, "temp2_input") {
+	if r := got.Missing[thermal.FieldTemperatureC]; !strings.Contains(r, "temp2_input") {
 		t.Errorf("temperature reason %q does not name temp2_input", r)
 	}
 }

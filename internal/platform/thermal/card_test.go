@@ -17,9 +17,9 @@ type fixed struct {
 }
 
 func (f fixed) Source() string { return "nvml" }
-func (f fixed) Read() (Reading, bool) {
+func (f fixed) Sample() (Sample, error) {
 	f.reads.Add(1)
-	return Reading{PowerW: f.powerW, TemperatureC: 60}, true
+	return Sample{PowerW: f.powerW, TemperatureC: 60}, nil
 }
 func (f fixed) PowerLimitW() (float64, error) { return f.limitW, nil }
 
