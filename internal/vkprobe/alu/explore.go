@@ -33,3 +33,14 @@ func ExploreFMA16(ctx context.Context, d *vk.Device, o vk.Options) ([]FormRun, v
 	kept, err := RunFMA16(ctx, d, Options{Options: o})
 	return out, kept, err
 }
+
+// measureForm measures k, then guards it (foldGuard): the result and why
+// k looks folded ("" when it does not).
+func measureForm(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.Result, string, error) {
+	r, err := runFMA16(ctx, d, o, k)
+	if err != nil {
+		return vk.Result{}, "", err
+	}
+	why, err := foldGuard(ctx, d, o, k, r)
+	return r, why, err
+}

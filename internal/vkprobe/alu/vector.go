@@ -195,17 +195,6 @@ func formsName(forms []fma16Kernel, kept int, fates []string) string {
 	return name + strings.TrimPrefix(forms[kept].tile(), forms[kept].Form.String())
 }
 
-// measureForm measures k, then guards it (foldGuard): the result and why
-// k looks folded ("" when it does not).
-func measureForm(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.Result, string, error) {
-	r, err := runFMA16(ctx, d, o, k)
-	if err != nil {
-		return vk.Result{}, "", err
-	}
-	why, err := foldGuard(ctx, d, o, k, r)
-	return r, why, err
-}
-
 // foldGuard runs k, measured at r, with half the pairs and with a quarter
 // of the unroll, and says why k looks folded ("" when it does not).
 func foldGuard(ctx context.Context, d *vk.Device, o Options, k fma16Kernel, r vk.Result) (string, error) {
