@@ -2,6 +2,7 @@ package coopmat
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,7 +15,11 @@ import (
 var h200Limits = vk.DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 48 << 10, SubgroupSize: 32}
 
 func TestCoopCandidatesBuild(t *testing.T) {
-	testCandidatesBuild(t, "default", coopCandidates, 3)
+	testCandidatesBuild(t, "default", func(s vk.Shape, sub uint32) []CoopTile {
+		info := h200Limits
+		info.SubgroupSize = sub
+		return coopCandidates(s, info)
+	}, 1)
 }
 
 // testCandidatesBuild holds the tiles that list gives for every test shape
@@ -54,7 +59,7 @@ func testCandidatesBuild(t *testing.T, name string, list func(s vk.Shape, subgro
 func TestCoopVariantsBuild(t *testing.T) {
 	for _, s := range testShapes {
 		var tile *CoopTile
-		for _, c := range coopCandidates(s, 32) {
+		for _, c := range coopCandidates(s, h200Limits) {
 			if newLayout(c, s, 32).check(1024, 1024, 1024, h200Limits) == nil {
 				tile = &c
 				break
@@ -75,7 +80,7 @@ func TestCoopVariantsBuild(t *testing.T) {
 
 func TestCoopDefaultBLayout(t *testing.T) {
 	for _, s := range testShapes {
-		for _, tile := range coopCandidates(s, 32) {
+		for _, tile := range coopCandidates(s, h200Limits) {
 			if want := s.B.Bytes() >= 2 && (s.N*uint32(s.B.Bytes()))%16 == 0; tile.BRowMajor != want {
 				t.Errorf("%v %v: BRowMajor = %v, want %v", s, tile, tile.BRowMajor, want)
 			}
@@ -167,8 +172,8 @@ func TestCoopSharedUnit(t *testing.T) {
 func TestCoopCandidatesFitNarrowSubgroups(t *testing.T) {
 	lvp := vk.DeviceInfo{MaxInvocations: 1024, MaxSharedBytes: 32 << 10, SubgroupSize: 8}
 	for _, s := range testShapes {
-		cands := coopCandidates(s, 8)
-		if len(cands) < 3 {
+		cands := coopCandidates(s, lvp)
+		if len(cands) < 2 {
 			t.Errorf("%v: %d candidates with subgroups of 8: %v", s, len(cands), cands)
 		}
 		prev, fits := uint32(0), 0
@@ -192,6 +197,50 @@ func TestCoopCandidatesFitNarrowSubgroups(t *testing.T) {
 		if fits == 0 {
 			t.Errorf("%v: no candidate fits lavapipe's limits", s)
 		}
+	}
+}
+
+// TestCoopLeadRule: the product's candidates for a shape come from its
+// types and the limits the driver reports, never a search: the software
+// arrangement first, then the leads of the shape's class (the tiles the
+// whole-space searches chose on the GPU host among them), a few at most;
+// a device whose shared memory (24 KiB) holds no lead gets the small arrangement
+// instead.
+func TestCoopLeadRule(t *testing.T) {
+	f16, f32, s8 := vk.Float16, vk.Float32, vk.Sint8
+	shape := func(m, n, k uint32, a, c vk.ComponentType) vk.Shape {
+		return vk.Shape{M: m, N: n, K: k, A: a, B: a, C: c, Result: c, Scope: vk.ScopeSubgroup}
+	}
+	for _, tc := range []struct {
+		s    vk.Shape
+		want []string // among the candidates (the schedule variants come after)
+	}{
+		{shape(16, 16, 16, f16, f16), []string{"wg2x2 t1x1 bk16 brow", "wg2x4 t8x4 bk32 brow", "wg4x2 t4x8 bk32 brow"}},
+		{shape(16, 8, 8, f16, f16), []string{"wg4x2 t4x16 bk32 brow", "wg2x4 t8x8 bk32 brow"}},
+		{shape(16, 16, 16, f16, f32), []string{"wg2x4 t4x4 bk32 brow"}},
+		{shape(16, 16, 32, s8, vk.Sint32), []string{"wg2x2 t4x4 bk128"}},
+		{shape(16, 8, 32, s8, vk.Sint32), []string{"wg2x2 t4x8 bk128"}},
+	} {
+		cands := coopCandidates(tc.s, h200Limits)
+		names := make([]string, len(cands))
+		for i, c := range cands {
+			names[i] = c.String()
+		}
+		if len(cands) > 3 {
+			t.Errorf("%v: %d candidates %v, want at most 3", tc.s, len(cands), names)
+		}
+		for _, w := range tc.want {
+			if !slices.Contains(names, w) {
+				t.Errorf("%v: candidates %v lack %s", tc.s, names, w)
+			}
+		}
+	}
+	small := h200Limits
+	small.MaxSharedBytes = 24 << 10
+	s := shape(16, 16, 16, f16, f16)
+	cands := coopCandidates(s, small)
+	if len(cands) != 2 || cands[1].String() != "wg2x2 t4x4 bk32 brow" || !fitsLimits(cands[1], s, small) {
+		t.Errorf("24 KiB of shared memory: %v, want the software and the small arrangement", cands)
 	}
 }
 

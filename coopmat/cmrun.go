@@ -94,54 +94,93 @@ const (
 // prefetch steps of lookahead.
 type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
 
-// defaultSpecs are what the search measures by default: the arrangements
-// that won, or came close, for some shape in searches over the whole space
-// (exploreCandidates in the exploration harness, -tags explore): 128×128
-// blocks with 128-byte K steps (8-bit types), 128×256 blocks of eight 64×64
-// subgroups (fp32 accumulators), 256×256 blocks of eight 128×64 or 64×128
-// subgroups (fp16 accumulators), and 128×128 blocks with 64-byte steps,
-// which need the least shared memory. What never won stays out: two shared
-// buffers (with 48 KiB per workgroup they halve the K step), two-step
-// prefetch, sixteen-subgroup workgroups and 256×128 blocks of four 128×64
-// subgroups, two per multiprocessor, which stage 1.5 times the bytes per
-// flop. Two small arrangements come first, 16×16 and 32×32 subgroup tiles
-// with 32-byte K steps: they lose on a GPU with wide subgroups (or do not
-// divide its staging), but are the ones a device that lowers each MulAdd
-// into many instructions (a software rasteriser such as lavapipe) builds
-// in seconds, where the larger arrangements take minutes and run no faster.
-// The searches' figures are in docs/performance.md.
-var defaultSpecs = []candidateSpec{
-	{2, 2, 16, 16, 32, 1}, {2, 2, 32, 32, 32, 1},
-	{2, 2, 64, 64, 64, 1}, {2, 2, 64, 64, 128, 1},
-	{2, 4, 64, 64, 64, 1},
-	{2, 4, 128, 64, 64, 1}, {4, 2, 64, 128, 64, 1},
+// The product's rule for a shape's tile is a short list of arrangements
+// chosen from the shape's types, never from the device's name; the
+// measurement picks among them. Each is the arrangement that won for its
+// class of types in searches over the whole space (exploreCandidates in
+// the exploration harness, -tags explore; figures in docs/performance.md):
+//
+//   - 8-bit inputs: 128×128 blocks of four 64×64 subgroups, 128-byte K
+//     steps;
+//   - 16-bit results (fp16 accumulators): 256×256 blocks of eight 128×64
+//     or eight 64×128 subgroups, 64-byte K steps;
+//   - otherwise (fp32 accumulators): 128×256 blocks of eight 64×64
+//     subgroups, 64-byte K steps.
+//
+// Before them comes softwareSpec, 16×16 subgroup tiles with 32-byte K
+// steps: it loses on a GPU with wide subgroups, but is the one a device
+// that lowers each MulAdd into many instructions (a software rasteriser
+// such as lavapipe) builds in seconds, where the leads take minutes and
+// run no faster (trialGuard stops there). When no lead fits the shared
+// memory and invocations the device reports, smallSpec (128×128 blocks,
+// 64-byte K steps, the least shared memory of the arrangements that came
+// close) takes their place.
+var (
+	softwareSpec = candidateSpec{2, 2, 16, 16, 32, 1}
+	smallSpec    = candidateSpec{2, 2, 64, 64, 64, 1}
+	leads8Bit    = []candidateSpec{{2, 2, 64, 64, 128, 1}}
+	leads16Acc   = []candidateSpec{{2, 4, 128, 64, 64, 1}, {4, 2, 64, 128, 64, 1}}
+	leads32Acc   = []candidateSpec{{2, 4, 64, 64, 64, 1}}
+)
+
+// leadSpecs are the lead arrangements of s's class of types.
+func leadSpecs(s vk.Shape) []candidateSpec {
+	switch {
+	case s.A.Bytes() == 1:
+		return leads8Bit
+	case s.Result.Bytes() == 2:
+		return leads16Acc
+	}
+	return leads32Acc
 }
 
-// coopCandidates are the tiles the default search measures for s, with B
-// row-major for 16-bit types and column-major for 8-bit ones: transposing
-// 8-bit fragments has no fast path on common matrix engines (row-major
-// 8-bit B ran several times slower where measured), while 16-bit B
-// row-major ran as fast or faster (docs/performance.md). Which tile wins depends on the device's
-// registers, shared memory and matrix engine; only the measurement decides.
-// Each arrangement is fitted to the register budgets (fitRegisters), so a
-// device with narrow subgroups gets the same arrangements with smaller
-// subgroup tiles; candidates that do not fit the device otherwise are
-// dropped by cmLayout.check. They come in the order of their code size
-// (mulAdds), smallest first, so that trialGuard can stop before a tile the
-// device would take too long to build.
-func coopCandidates(s vk.Shape, sub uint32) []CoopTile {
-	var out []CoopTile
-	brow := s.B.Bytes() >= 2 && (s.N*uint32(s.B.Bytes()))%16 == 0
-	for _, c := range defaultSpecs {
-		t, ok := specTile(s, c, 1, brow)
-		if ok {
-			out = addFitted(out, t, s, sub)
+// coopCandidates are the tiles the product measures for s on a device
+// that reports info: softwareSpec and the leads of s's types (smallSpec
+// when none of them fits info's limits), with B row-major for 16-bit types
+// and column-major for 8-bit ones: transposing 8-bit fragments has no fast
+// path on common matrix engines (row-major 8-bit B ran several times slower
+// where measured), while 16-bit B row-major ran as fast or faster
+// (docs/performance.md). Each arrangement is fitted to the register
+// budgets (fitRegisters), so a device with narrow subgroups gets the same
+// arrangements with smaller subgroup tiles. They come in the order of
+// their code size (mulAdds), smallest first, so that trialGuard can stop
+// before a tile the device would take too long to build.
+func coopCandidates(s vk.Shape, info vk.DeviceInfo) []CoopTile {
+	leads := specTiles(s, info.SubgroupSize, leadSpecs(s))
+	if !slices.ContainsFunc(leads, func(t CoopTile) bool { return fitsLimits(t, s, info) }) {
+		leads = specTiles(s, info.SubgroupSize, []candidateSpec{smallSpec})
+	}
+	out := specTiles(s, info.SubgroupSize, []candidateSpec{softwareSpec})
+	for _, t := range leads {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b CoopTile) int {
-		return cmp.Compare(newLayout(a, s, sub).mulAdds(), newLayout(b, s, sub).mulAdds())
+		return cmp.Compare(newLayout(a, s, info.SubgroupSize).mulAdds(), newLayout(b, s, info.SubgroupSize).mulAdds())
 	})
 	return out
+}
+
+// specTiles resolves specs against s, fitted to the register budgets of
+// subgroups of sub.
+func specTiles(s vk.Shape, sub uint32, specs []candidateSpec) []CoopTile {
+	brow := s.B.Bytes() >= 2 && (s.N*uint32(s.B.Bytes()))%16 == 0
+	var out []CoopTile
+	for _, c := range specs {
+		if t, ok := specTile(s, c, 1, brow); ok {
+			out = addFitted(out, t, s, sub)
+		}
+	}
+	return out
+}
+
+// fitsLimits reports whether t runs s within info's limits at an edge of
+// a few blocks.
+func fitsLimits(t CoopTile, s vk.Shape, info vk.DeviceInfo) bool {
+	l := newLayout(t, s, info.SubgroupSize)
+	n := 4 * max(l.bm, l.bn, t.BK)
+	return l.check(n, n, n, info) == nil
 }
 
 // addFitted appends t fitted to the register budgets, unless it cannot be
@@ -219,7 +258,7 @@ func runShape(ctx context.Context, d *vk.Device, s vk.Shape, o Options, cache *o
 	var best *CoopTile
 	bestRate := 0.0
 	var lastErr error
-	cands := coopCandidates(s, d.Info.SubgroupSize)
+	cands := coopCandidates(s, d.Info)
 	guard := newTrialGuard(time.Now)
 	if o.coopTiles != nil {
 		cands = o.coopTiles(s)

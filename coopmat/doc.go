@@ -9,7 +9,9 @@
 //     (probe.Probe[*vk.Device]) the appraisal runs with --coopmat: the
 //     GEMMs and their K-sweep rooflines, each carrying the check it passed.
 //   - Run measures every shape the device offers (vk.Device.Shapes): a
-//     short measured tile search (never a table of device names), then the
+//     short list of tile candidates chosen from the shape's types and the
+//     device's reported limits (coopCandidates; never a table of device
+//     names), each measured and checked, then the
 //     chosen tile at Options.Size. Roofline sweeps one result's reduction
 //     length.
 //   - The kernel: cmkernel.go (tile and layout), cmbuild.go (emitter on

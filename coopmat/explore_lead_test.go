@@ -57,7 +57,7 @@ func TestCoopLead(t *testing.T) {
 		if *flagLeadData == "peer" {
 			cache = peerOperands(s.A, o.Size)
 		}
-		bases := coopCandidates(s, d.Info.SubgroupSize)
+		bases := coopCandidates(s, d.Info)
 		if *flagLeadAll {
 			bases = exploreCandidates(s, d.Info.SubgroupSize)
 		}

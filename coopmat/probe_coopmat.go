@@ -15,7 +15,7 @@ import (
 const coopMatRooflinePrefix = "gemm.coopmat."
 
 // CoopMatProbe measures every cooperative-matrix GEMM shape the device
-// offers (Run: a measured tile search, then the chosen tile at full size,
+// offers (Run: a short list of measured tile candidates, then the chosen tile at full size,
 // each checked) and sweeps K for the fastest of each combination of types
 // (Device.Roofline), the card's roofline entry for that GEMM. It
 // implements probe.Probe[*Device].

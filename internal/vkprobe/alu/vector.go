@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/everycycle/appraise/coopmat/vk"
 )
@@ -50,18 +51,19 @@ func vectorSize(o Options, local uint32) (inv, steps uint32) {
 
 // RunFMA16 measures fp16 FMA throughput on packed vectors of 16-bit floats.
 // How a driver turns vector half-precision FMAs into packed instructions
-// differs, so it measures every form of fma16Forms, each checked, and
-// returns the fastest that holds, naming it in Result.Tile. A form holds
-// when it runs no more than foldLimit faster per operation with twice
-// the work per dispatch, nor with four times the unroll (twice in a row):
-// one that does was not run as written (a compiler folded the chain or
-// collapsed its unrolled blocks, which the closed-form check cannot see,
-// since folding keeps the result) and is dropped. Only a form that could
-// be returned is put to that test, fastest first (chooseForm); when every
-// form is dropped the error wraps ErrCheckFailed. Without shaderFloat16
-// (VK_KHR_shader_float16_int8 or Vulkan 1.2) it returns an error wrapping
-// ErrFeatureMissing. Options.FMAInvocations and FMASteps (FMAs per chain
-// lane, capped where fp16 stays exact) size each dispatch.
+// differs with how they are written, so it decides between the forms of
+// fma16Forms by the rule of chooseForm: each is measured and checked
+// within formBudget, the fastest that holds is kept, and Result.Tile names
+// it with the others and what became of them. A form holds when it runs
+// no more than foldLimit faster per operation with twice the work per
+// dispatch, nor with four times the unroll (twice in a row): one that does
+// was not run as written (a compiler folded the chain or collapsed its
+// unrolled blocks, which the closed-form check cannot see, since folding
+// keeps the result) and is dropped. When every form is dropped the error
+// wraps ErrCheckFailed. Without shaderFloat16 (VK_KHR_shader_float16_int8
+// or Vulkan 1.2) it returns an error wrapping ErrFeatureMissing.
+// Options.FMAInvocations and FMASteps (FMAs per chain lane, capped where
+// fp16 stays exact) size each dispatch.
 func RunFMA16(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 	if !d.Enabled.Float16 {
 		why := "shaderFloat16"
@@ -78,33 +80,50 @@ func RunFMA16(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 		func(k fma16Kernel, r vk.Result) (string, error) {
 			o.Progressf("fma fp16: %s, at half the pairs and a quarter of the unroll", k.tile())
 			return foldGuard(ctx, d, o, k, r)
-		})
+		}, time.Now)
 }
 
-// chooseForm measures every form, then puts the fastest to guard, which
-// says why a form does not hold ("" when it does). A form that fails is
-// measured and guarded once more before it is dropped (a busy host can
-// slow one of the runs of a software device); then the next fastest is
-// guarded, while one measured faster than the best that held remains.
-// Every form returned held; one never guarded could not have been
-// returned. When none holds, the error wraps ErrCheckFailed.
-func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error), guard func(fma16Kernel, vk.Result) (string, error)) (vk.Result, error) {
-	first := make([]vk.Result, len(forms))
-	order := make([]int, len(forms))
-	for i, k := range forms {
-		r, err := measure(k)
-		if err != nil {
-			return vk.Result{}, err
-		}
-		first[i], order[i] = r, i
+// formBudget is the time the fp16 rule may take on the host's clock:
+// measuring the forms and guarding the one kept.
+const formBudget = 2 * time.Second
+
+// chooseForm is the fp16 rule. It measures forms[0], then each further
+// form while the budget still holds that form's run and the two guard
+// runs of whichever is kept, each predicted to take as long as the
+// longest run so far (now is the host's clock). The fastest is put to
+// guard, which says why a form does not hold ("" when it does). A form
+// that fails is measured and guarded once more before it is dropped (a
+// busy host can slow one of the runs of a software device); then the next
+// fastest is guarded, while one measured faster than the best that held
+// remains. Every form returned held; one never guarded could not have
+// been returned. The result's Tile names the kept form and, in brackets,
+// each other form: "over" it when it ran slower, "folded" when it was
+// dropped, "not timed" when the budget left it out. When none holds, the
+// error wraps ErrCheckFailed.
+func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error), guard func(fma16Kernel, vk.Result) (string, error), now func() time.Time) (vk.Result, error) {
+	first, err := measureForms(forms, measure, now)
+	if err != nil {
+		return vk.Result{}, err
+	}
+	order := make([]int, len(first))
+	for i := range order {
+		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		return cmp.Compare(first[b].OpsPerSecond.Median, first[a].OpsPerSecond.Median)
 	})
+	fates := make([]string, len(forms))
+	for i := range fates {
+		fates[i] = "not timed"
+		if i < len(first) {
+			fates[i] = "over"
+		}
+	}
+	kept := -1
 	var best vk.Result
 	var folded []string
 	for _, i := range order {
-		if best.Probe != "" && first[i].OpsPerSecond.Median <= best.OpsPerSecond.Median {
+		if kept >= 0 && first[i].OpsPerSecond.Median <= best.OpsPerSecond.Median {
 			break
 		}
 		r := first[i]
@@ -118,28 +137,62 @@ func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error
 			return vk.Result{}, err
 		}
 		if why != "" {
-			folded = append(folded, why)
+			folded, fates[i] = append(folded, why), "folded"
 			continue
 		}
 		if r.OpsPerSecond.Median > best.OpsPerSecond.Median {
-			best = r
+			best, kept = r, i
 		}
 	}
-	if best.Probe == "" {
+	if kept < 0 {
 		return vk.Result{}, fmt.Errorf("coopmat: %s: no form's rate held when its work or unroll changed (%s): %w", vk.ProbeFMA16, strings.Join(folded, "; "), vk.ErrCheckFailed)
 	}
+	best.Tile = formsName(forms, kept, fates)
 	return best, nil
 }
 
-// measureForm measures k, then guards it (foldGuard): the result and why
-// k looks folded ("" when it does not).
-func measureForm(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.Result, string, error) {
-	r, err := runFMA16(ctx, d, o, k)
-	if err != nil {
-		return vk.Result{}, "", err
+// measureForms measures forms[0], then each further form while
+// formBudget, counted from the first, holds its run and two more, each
+// predicted to take as long as the longest run so far: the first
+// measurement of each form timed.
+func measureForms(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error), now func() time.Time) ([]vk.Result, error) {
+	start := now()
+	var longest time.Duration
+	var out []vk.Result
+	for i, k := range forms {
+		t0 := now()
+		if i > 0 && t0.Sub(start)+3*longest > formBudget {
+			break
+		}
+		r, err := measure(k)
+		if err != nil {
+			return nil, err
+		}
+		longest = max(longest, now().Sub(t0))
+		out = append(out, r)
 	}
-	why, err := foldGuard(ctx, d, o, k, r)
-	return r, why, err
+	return out, nil
+}
+
+// formsName names the kept form of forms (which share their shape) with
+// each other form and its fate, e.g. "fma-loaded (over fma) local=256
+// chains=16 lanes=2 unroll=8".
+func formsName(forms []fma16Kernel, kept int, fates []string) string {
+	var others []string
+	for i, k := range forms {
+		switch {
+		case i == kept:
+		case fates[i] == "over":
+			others = append(others, "over "+k.Form.String())
+		default:
+			others = append(others, k.Form.String()+" "+fates[i])
+		}
+	}
+	name := forms[kept].Form.String()
+	if len(others) > 0 {
+		name += " (" + strings.Join(others, ", ") + ")"
+	}
+	return name + strings.TrimPrefix(forms[kept].tile(), forms[kept].Form.String())
 }
 
 // foldGuard runs k, measured at r, with half the pairs and with a quarter
@@ -191,19 +244,20 @@ func apart(more, less vk.Result) bool {
 	return y > 0 && x > foldLimit*y
 }
 
-// fma16Forms are the kernel forms RunFMA16 measures: 32 values per
-// invocation in vec4 and vec2 lanes with loaded operands, and vec4 with
-// constant ones. A driver may pack the loaded forms into half2 FMAs (twice
-// the fp32 rate) and not the constant ones, whose constants 2 and ½ keep
-// it from packing; other drivers may prefer constants (inline operands),
-// so both are measured. A multiply-and-add form with constant operands was
-// dropped: a driver folded each pair of them into one add and the chain
-// into its closed form (docs/performance.md).
+// fma16Forms are the fp16 rule's candidates, in the order it measures
+// them, one shape of 32 values per invocation in vec2 lanes: operands
+// loaded from a buffer, which a driver may pack into half2 FMAs (twice the
+// fp32 rate), first; then constant ones, whose constants 2 and ½ may keep a
+// driver from packing while another prefers them (inline operands). The
+// other forms (vec4 lanes, multiply-and-add) are measured only by the
+// exploration harness (bench/, -tags explore): where they were measured
+// none ran faster than these, and a multiply-and-add form with constant
+// operands was folded by a driver into its closed form
+// (docs/performance.md).
 func fma16Forms() []fma16Kernel {
 	return []fma16Kernel{
-		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: fp16FMALoaded},
 		{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, Form: fp16FMALoaded},
-		{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: fp16FMA},
+		{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, Form: fp16FMA},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/everycycle/appraise/internal/measure/packed"
 	"github.com/everycycle/appraise/schema"
@@ -189,8 +190,61 @@ func TestFMA16Forms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.Tile, "lanes=") || r.OpsPerSecond.Median <= 0 {
+	if !strings.Contains(r.Tile, "lanes=") || !strings.Contains(r.Tile, " (") || len(r.Tile) > 64 || r.OpsPerSecond.Median <= 0 {
 		t.Errorf("RunFMA16: tile %q, %g op/s", r.Tile, r.OpsPerSecond.Median)
+	}
+}
+
+// TestFMA16Rule: the rule's candidates share one shape and differ in
+// form; with recorded run times it measures the second form only while
+// the budget holds it and the kept form's guards, keeps the faster, and
+// names both (within the card's 64 characters).
+func TestFMA16Rule(t *testing.T) {
+	forms := fma16Forms()
+	if len(forms) < 2 || len(forms) > 3 {
+		t.Fatalf("%d candidate forms, want 2 or 3", len(forms))
+	}
+	for _, k := range forms[1:] {
+		if k.Form == forms[0].Form || strings.TrimPrefix(k.tile(), k.Form.String()) != strings.TrimPrefix(forms[0].tile(), forms[0].Form.String()) {
+			t.Errorf("%s: not the shape of %s in another form", k.tile(), forms[0].tile())
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		run   time.Duration // every measurement and guard run takes this
+		rates []float64
+		want  string // the Tile's start
+		timed int    // forms measured
+		spent time.Duration
+	}{
+		{"both timed, loaded faster", 450 * time.Millisecond, []float64{2, 1}, "fma-loaded (over fma) local=256", 2, 1800 * time.Millisecond},
+		{"both timed, constant faster", 450 * time.Millisecond, []float64{1, 2}, "fma (over fma-loaded) local=256", 2, 1800 * time.Millisecond},
+		{"slow runs: second not timed", 700 * time.Millisecond, []float64{1, 2}, "fma-loaded (fma not timed) local=256", 1, 2100 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := time.Unix(0, 0)
+			now := func() time.Time { return clock }
+			measured := 0
+			measure := func(k fma16Kernel) (vk.Result, error) {
+				clock = clock.Add(tc.run)
+				measured++
+				return vk.Result{Probe: vk.ProbeFMA16, Tile: k.tile(), OpsPerSecond: schema.Stat{Median: tc.rates[int(k.Form)^1]}}, nil
+			}
+			guard := func(fma16Kernel, vk.Result) (string, error) { clock = clock.Add(2 * tc.run); return "", nil }
+			r, err := chooseForm(forms, measure, guard, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(r.Tile, tc.want) || len(r.Tile) > 64 || measured != tc.timed || clock.Sub(time.Unix(0, 0)) != tc.spent {
+				t.Errorf("tile %q, %d measured, %v spent; want %q…, %d, %v", r.Tile, measured, clock.Sub(time.Unix(0, 0)), tc.want, tc.timed, tc.spent)
+			}
+			if tc.timed == len(forms) && tc.spent > formBudget {
+				t.Errorf("the rule took %v, over its %v", tc.spent, formBudget)
+			}
+		})
+	}
+	if got := formsName(forms, 1, []string{"folded", ""}); got != "fma (fma-loaded folded) local=256 chains=16 lanes=2 unroll=8" {
+		t.Errorf("formsName = %q", got)
 	}
 }
 
@@ -261,7 +315,7 @@ func TestChooseForm(t *testing.T) {
 				}
 				return "", nil
 			}
-			r, err := chooseForm(forms, measure, guard)
+			r, err := chooseForm(forms, measure, guard, time.Now)
 			switch {
 			case tc.want == 0 && !errors.Is(err, vk.ErrCheckFailed):
 				t.Errorf("err = %v, want ErrCheckFailed", err)
