@@ -78,16 +78,15 @@ const softwareTransferBytes = 64 << 20
 // transferOptions are the raw-Vulkan host link's options for c: fewer
 // samples on a software adapter or with --quick, smaller transfers and
 // warm-ups as short as WebGPU's (gpu.SoftwareWarmUp) on a software
-// adapter, and with --quick on a software adapter no bulk routes through
+// adapter, and with --quick on a software adapter no candidate through
 // the device's kernel. There a kernel's pull or push is the host's cores
 // running the JIT'd shader's loads and stores over the same RAM that the
 // copy command's memcpy and the host's own stores move: the same bytes
 // through more instructions each, so it has been a fraction of the
 // fastest route's rate and never the path kept (docs/performance.md,
-// issue 15), and the split route runs that kernel beside the host's
-// stores. The copy commands and the host's stores are still measured,
-// checked and re-measured; the card names the path kept, and a full run
-// tries every route.
+// issue 15). The copy commands and the host's stores are still measured
+// and checked; the card names the path kept, and a full run tries the
+// kernel too.
 func transferOptions(c Candidate, o Options) link.TransferOptions {
 	to := link.TransferOptions{Quick: c.Adapter.Software || o.Quick}
 	if c.Adapter.Software {
