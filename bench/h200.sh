@@ -45,7 +45,7 @@ fi
 
 # EXPLORE=1: every host-link route, memory and 1 MiB upload method, logged
 # (bin/vklink.test built on the development machine with go test -c -tags
-# explore -o bin/vklink.test ./internal/vkprobe/link/), into transfer.log.
+# explore -o bin/vklink.test ./bench/linkpaths/), into transfer.log.
 if [ "${EXPLORE:-0}" = 1 ]; then
 	timeout 200 bin/vklink.test -test.run 'TransferPathsFullSize' -test.v -coopmat.transfer >"$out/transfer.log" 2>&1
 	echo "vklink.test transfer exploration rc=$?" >>"$log"

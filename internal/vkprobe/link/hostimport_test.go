@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	vulkan "github.com/everycycle/appraise/coopmat/vk"
@@ -60,10 +59,10 @@ func TestImportedBuffer(t *testing.T) {
 	}
 }
 
-// TestHostKindPaths checks that the bulk path and the uploader offer
-// "host-imported" exactly when the device imports host memory, on every
-// queue, with ident paths; and, with the extension hidden from the list,
-// that the path is simply not offered.
+// TestHostKindPaths checks that the rule's kernel candidate pulls from
+// "host-imported" memory exactly when the device imports host memory, and
+// pushes into host-cached memory, with ident paths; and, with the
+// extension hidden from the list, that it pulls from host-cached memory.
 func TestHostKindPaths(t *testing.T) {
 	for _, hide := range []bool{false, true} {
 		t.Run(fmt.Sprintf("hidden=%v", hide), func(t *testing.T) {
@@ -82,49 +81,30 @@ func testHostKindPaths(t *testing.T, d *vulkan.Device) {
 	if offered && !d.Info.HasExtension(vulkan.ExtExternalMemoryHost) {
 		t.Fatal("import offered without the extension listed")
 	}
-	for _, r := range routes(d) {
-		name := r.name(true)
-		up, down, checked, err := bulkOn(t.Context(), d, r, 1<<20, vulkan.HostImported, TransferOptions{Quick: true})
-		if !offered {
-			if !errors.Is(err, vulkan.ErrNoHostMemory) {
-				t.Errorf("%s: no import: err = %v, want errNoHostMemory", name, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		want := transferPathPrefix + name + ".host-imported"
-		if up.Path != want || !strings.HasPrefix(down.Path, transferPathPrefix+r.name(false)+".host-") || checked == 0 {
-			t.Errorf("%s: paths %q, %q (%d words checked); want %q up", name, up.Path, down.Path, checked, want)
-		}
-		for _, p := range []string{up.Path, down.Path} {
-			if !identRe.MatchString(p) || queueNamed(d, t, p) != r.q {
-				t.Errorf("path %q: not an ident naming %s", p, r.q.Name)
-			}
-		}
-		t.Logf("%s: up %s %.2f GB/s, down %s %.2f GB/s", name, up.Path, up.BytesPerS.Median/1e9, down.Path, down.BytesPerS.Median/1e9)
+	cs := bulkCandidates(featuresOf(d, TransferOptions{}), d.Queue, d.CopyQ)
+	if cs[0].route == nil || !cs[0].route.shader {
+		t.Fatalf("first candidate %+v, want the kernel", cs[0])
 	}
-	u := newTestUploader(t, d)
-	imported := 0
-	for _, m := range u.methods(false) {
-		if !identRe.MatchString(m.path) {
-			t.Errorf("path %q is not an ident", m.path)
-		}
-		if !isWrite(m.path) {
-			queueNamed(d, t, m.path)
-		}
-		if strings.Contains(m.path, ".host-imported.") {
-			imported++
-			if _, err := m.once(); err != nil {
-				t.Fatalf("%s: %v", m.path, err)
-			}
-		}
-	}
-	if want := 2 * len(routes(d)); offered && imported != want || !offered && imported != 0 {
-		t.Errorf("%d host-imported upload methods, import offered %v", imported, offered)
-	}
-	if err := u.check(); err != nil {
+	p, err := newBulkPath(d, cs[0], 1<<20, nil)
+	if err != nil {
 		t.Fatal(err)
+	}
+	defer p.release()
+	up, down := p.paths()
+	from := ".host-cached"
+	if offered {
+		from = ".host-imported"
+	}
+	r := cs[0].route
+	if up.Path != transferPathPrefix+r.name(true)+from || down.Path != transferPathPrefix+r.name(false)+".host-cached" {
+		t.Errorf("paths %q, %q; want the pull from %s, the push into host-cached", up.Path, down.Path, from)
+	}
+	for _, path := range []string{up.Path, down.Path} {
+		if !identRe.MatchString(path) || queueNamed(d, t, path) != r.q {
+			t.Errorf("path %q: not an ident naming %s", path, r.q.Name)
+		}
+	}
+	if _, _, err := p.once(); err != nil || p.words() != 1<<18 {
+		t.Errorf("one round: %v, %d words checked", err, p.words())
 	}
 }

@@ -14,16 +14,14 @@ const (
 	ProbeLaunch   = "vulkan-launch"
 )
 
-// HostLinkProbe measures the host link both ways, the 1 MiB upload and the
-// empty dispatch's round trip through raw Vulkan (MeasureTransfer). Its
-// contribution holds the host link (probe ProbeHostLink) and the launch
-// figures (probe ProbeLaunch): the dispatch round trip and the 1 MiB upload
-// from pinned memory, the data already in mapped host memory as in
-// WebGPU's mapped staging and the peers' pinned copies. It implements
-// probe.Probe[*Device].
+// HostLinkProbe measures the host link both ways, the 1 MiB upload from
+// pinned memory (the data already in mapped host memory, as in WebGPU's
+// mapped staging and the peers' pinned copies) and the empty dispatch's
+// round trip through raw Vulkan (MeasureTransfer). Its contribution holds
+// the host link (probe ProbeHostLink) and the launch figures (probe
+// ProbeLaunch), each on its family's kept path with the other candidates'
+// trial figures beside it. It implements probe.Probe[*Device].
 type HostLinkProbe struct {
-	// Options steer the measurement; Options.Only measures each figure on
-	// one path alone (see Again).
 	Options TransferOptions
 }
 
@@ -40,39 +38,50 @@ func (p HostLinkProbe) Run(ctx context.Context, d *vulkan.Device) (*probe.Contri
 	return c, err
 }
 
-// Measure is Run that also returns the path each figure was measured on,
-// for Again.
-func (p HostLinkProbe) Measure(ctx context.Context, d *vulkan.Device) (*probe.Contribution, TransferPaths, error) {
+// Measure is Run that also returns the measurement, whose trial figures
+// decide between this probe's paths and another backend's.
+func (p HostLinkProbe) Measure(ctx context.Context, d *vulkan.Device) (*probe.Contribution, TransferResult, error) {
 	r, err := MeasureTransfer(ctx, d, p.Options)
 	if err != nil {
-		return nil, TransferPaths{}, err
+		return nil, TransferResult{}, err
 	}
-	return linkContribution(r), r.Paths(), nil
+	return linkContribution(r), r, nil
 }
 
-// Again is p measuring each figure on the path paths names alone, with no
-// trial of the others: the re-measurement of the paths a first Measure
-// chose (the larger of two medians is biased upward, so a chosen figure is
-// measured once more before it is signed).
-func (p HostLinkProbe) Again(paths TransferPaths) HostLinkProbe {
-	p.Options.Only = &paths
-	return p
-}
-
-// linkContribution is r as the card records it.
+// linkContribution is r as the card records it: each kept figure with the
+// other candidates' trial figures beside it (a transfer's other_path
+// chain; the launch's other_paths).
 func linkContribution(r TransferResult) *probe.Contribution {
-	tr := func(dir Direction) *schema.Transfer {
-		return &schema.Transfer{BytesPerS: dir.BytesPerS, TransferBytes: r.TransferBytes, Path: dir.Path, Probe: ProbeHostLink, Timing: dir.Timing,
-			Check: schema.Check{Reference: "cpu", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}}
+	check := schema.Check{Reference: "cpu", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}
+	tr := func(f Family) *schema.Transfer {
+		t := &schema.Transfer{BytesPerS: f.Stat, TransferBytes: r.TransferBytes, Path: f.Path, Probe: ProbeHostLink, Timing: f.Timing, Check: check}
+		at := t
+		for _, o := range f.Others {
+			at.OtherPath = &schema.Transfer{BytesPerS: o.Trial, TransferBytes: r.TransferBytes, Path: o.Path, Probe: ProbeHostLink, Timing: o.Timing, Check: check}
+			at = at.OtherPath
+		}
+		return t
 	}
+	// The dispatch counter must equal the dispatches and every upload
+	// read back word for word: exact checks against a closed form.
+	l := &schema.LaunchOverhead{EmptyDispatchS: r.EmptySubmit.Stat, DispatchPath: r.EmptySubmit.Path,
+		Upload1MiBS: r.Upload1MiBPinned.Stat, UploadPath: r.Upload1MiBPinned.Path, Probe: ProbeLaunch, Timing: schema.TimingHostWallClock,
+		Check: schema.Check{Reference: "closed-form", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}}
+	l.OtherPaths = append(otherLatencies("empty_dispatch_s", r.EmptySubmit), otherLatencies("upload_1mib_s", r.Upload1MiBPinned)...)
 	return &probe.Contribution{
 		HostToDevice: tr(r.HostToDevice),
 		DeviceToHost: tr(r.DeviceToHost),
-		// The dispatch counter must equal the dispatches and every upload
-		// read back word for word: exact checks against a closed form.
-		Launch: &schema.LaunchOverhead{EmptyDispatchS: r.EmptySubmit, DispatchPath: r.SubmitPath,
-			Upload1MiBS: r.Upload1MiBPinned, UploadPath: r.UploadPinnedPath, Probe: ProbeLaunch, Timing: schema.TimingHostWallClock,
-			Check: schema.Check{Reference: "closed-form", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}},
-		Probes: []schema.ProbeRecord{{Name: ProbeHostLink, Version: vulkan.ProbeVersion}, {Name: ProbeLaunch, Version: vulkan.ProbeVersion}},
+		Launch:       l,
+		Probes:       []schema.ProbeRecord{{Name: ProbeHostLink, Version: vulkan.ProbeVersion}, {Name: ProbeLaunch, Version: vulkan.ProbeVersion}},
 	}
+}
+
+// otherLatencies are the other candidates of f, a latency family, as the
+// card names them beside figure.
+func otherLatencies(figure string, f Family) []schema.OtherLatency {
+	var ls []schema.OtherLatency
+	for _, o := range f.Others {
+		ls = append(ls, schema.OtherLatency{Figure: figure, LatencyS: o.Trial, Path: o.Path, Probe: ProbeLaunch})
+	}
+	return ls
 }

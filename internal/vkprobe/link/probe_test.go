@@ -8,41 +8,39 @@ import (
 )
 
 // TestHostLinkProbe: the host link and launch figures carry their exact
-// checks and probe names; measured again on the paths chosen, they come
-// back on those paths.
+// checks and probe names, each on its family's kept path with the other
+// candidates named beside it.
 func TestHostLinkProbe(t *testing.T) {
 	d := vktest.Device(t)
 	p := HostLinkProbe{Options: TransferOptions{Bytes: 8 << 20, Quick: true}}
-	c, paths, err := p.Measure(t.Context(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := p.Again(paths).Run(t.Context(), d)
+	c, r, err := p.Measure(t.Context(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
 		c    any
-	}{{"host to device", c.HostToDevice}, {"device to host", c.DeviceToHost}, {"launch", c.Launch},
-		{"host to device again", again.HostToDevice}, {"launch again", again.Launch}} {
+	}{{"host to device", c.HostToDevice}, {"device to host", c.DeviceToHost}, {"launch", c.Launch}} {
 		if err := schema.Validate(c.c); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 	for _, tr := range []*schema.Transfer{c.HostToDevice, c.DeviceToHost} {
-		if tr.Probe != ProbeHostLink || !tr.Check.Passed || tr.Check.ErrorKind != "exact" || tr.Check.Elements == 0 || tr.TransferBytes != 8<<20 {
+		if tr.Probe != ProbeHostLink || !tr.Check.Passed || tr.Check.ErrorKind != "exact" || tr.Check.Elements == 0 || tr.TransferBytes != 8<<20 || tr.OtherPath == nil {
 			t.Errorf("transfer %+v", tr)
 		}
 	}
+	if c.HostToDevice.Path != r.HostToDevice.Path || c.HostToDevice.OtherPath.Path != r.HostToDevice.Others[0].Path {
+		t.Errorf("host to device %s beside %s, want %s beside %s", c.HostToDevice.Path, c.HostToDevice.OtherPath.Path, r.HostToDevice.Path, r.HostToDevice.Others[0].Path)
+	}
 	l := c.Launch
-	if l.Probe != ProbeLaunch || l.UploadPath != paths.UploadPinned || l.DispatchPath != paths.Submit || l.Check.Reference != "closed-form" || !l.Check.Passed {
-		t.Errorf("launch %+v, paths %+v", l, paths)
+	if l.Probe != ProbeLaunch || l.UploadPath != r.Upload1MiBPinned.Path || l.DispatchPath != r.EmptySubmit.Path || l.Check.Reference != "closed-form" || !l.Check.Passed {
+		t.Errorf("launch %+v", l)
+	}
+	if want := len(r.EmptySubmit.Others) + len(r.Upload1MiBPinned.Others); len(l.OtherPaths) != want {
+		t.Errorf("other paths %+v, want %d", l.OtherPaths, want)
 	}
 	if len(c.Probes) != 2 || c.Probes[0].Name != ProbeHostLink || c.Probes[1].Name != ProbeLaunch {
 		t.Errorf("probe records %+v", c.Probes)
-	}
-	if again.DeviceToHost.Path != paths.DeviceToHost || again.Launch.DispatchPath != paths.Submit || again.Launch.UploadPath != paths.UploadPinned {
-		t.Errorf("again on other paths: %+v %+v, want %+v", again.DeviceToHost, again.Launch, paths)
 	}
 }

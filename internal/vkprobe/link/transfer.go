@@ -2,7 +2,6 @@ package link
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -13,104 +12,70 @@ import (
 )
 
 // TransferResult holds the figures of MeasureTransfer, every one checked:
-// the host link in both directions through raw Vulkan copies, the latency
-// of a 1 MiB upload and the round trip of an empty compute dispatch.
+// the host link in both directions, the latency of a 1 MiB upload from
+// pinned memory and the round trip of an empty compute dispatch, each on
+// the path its family's trial kept (rule.go).
 type TransferResult struct {
-	// HostToDevice is a mapped host buffer → a device-local buffer.
-	HostToDevice Direction `json:"host_to_device"`
-	// DeviceToHost is a device-local buffer → a mapped host buffer.
-	DeviceToHost Direction `json:"device_to_host"`
+	// HostToDevice is host memory → a device-local buffer, in bytes/s
+	// (decimal: 1e9 bytes/s is 1 GB/s).
+	HostToDevice Family
+	// DeviceToHost is a device-local buffer → host-cached memory, in
+	// bytes/s.
+	DeviceToHost Family
 	// TransferBytes is the size of one timed bulk transfer, in bytes.
-	TransferBytes uint64 `json:"transfer_bytes"`
-	// Upload1MiB is the time to move 1 MiB (1,048,576 bytes) of fresh data
-	// from host memory to a device-local buffer, in seconds, from the
-	// host's view: on a queue route, the copy into a persistently mapped
-	// staging buffer, the submit of a pre-recorded copy (or pull kernel)
-	// and the wait for its fence; on the host-write route, the host's
-	// stores into device-mapped memory until every writer has read its
-	// last word back from the device.
-	Upload1MiB schema.Stat `json:"upload_1mib_s"`
-	// Upload1MiBPinned is Upload1MiB with the data already in the mapped
-	// staging buffer when the clock starts, as in a pinned host buffer
-	// (CUDA's pinned memory, WebGPU's mapped staging): submit until the
-	// fence signalled, in seconds (on the host-write route, the same
-	// stores as Upload1MiB, from host memory).
-	Upload1MiBPinned schema.Stat `json:"upload_1mib_pinned_s"`
+	TransferBytes uint64
+	// Upload1MiBPinned is the time to move 1 MiB (1,048,576 bytes) already
+	// in host memory (as in CUDA's pinned memory, WebGPU's mapped staging)
+	// into device memory, in seconds, from the host's view: on a queue,
+	// submit of a pre-recorded copy (or pull kernel) until its fence
+	// signalled; on the host-write path, the host's stores into
+	// device-mapped memory until every writer has read its last word back
+	// from the device.
+	Upload1MiBPinned Family
 	// EmptySubmit is the round trip of a pre-recorded one-invocation
-	// compute dispatch, in seconds: submit until its fence signalled, by the
-	// host clock.
-	EmptySubmit schema.Stat `json:"empty_submit_s"`
+	// compute dispatch, in seconds: submit until its fence signalled, by
+	// the host clock.
+	EmptySubmit Family
 	// CheckedWords is the number of 32-bit words compared with what was
 	// sent, over every bulk round, every 1 MiB upload and the dispatch
-	// counter.
-	CheckedWords uint64 `json:"checked_words"`
-	// UploadPath names the 1 MiB upload's path, the fastest in a trial on
-	// this device: "vulkan-host-", the route and the staging memory (as in
-	// Direction.Path), "." and the wait ("fence-wait": vkWaitForFences;
-	// "fence-spin": vkGetFenceStatus until signalled).
-	UploadPath string `json:"upload_path"`
-	// UploadPinnedPath names Upload1MiBPinned's path likewise, starting
-	// "vulkan-pinned-".
-	UploadPinnedPath string `json:"upload_pinned_path"`
-	// SubmitPath names the empty submit's path, the faster wait in a trial:
-	// "vulkan-dispatch." and the wait, as in UploadPath.
-	SubmitPath string `json:"submit_path"`
+	// counter, trials included.
+	CheckedWords uint64
 }
 
-// TransferPaths names the path of each figure of a TransferResult.
-type TransferPaths struct {
-	HostToDevice, DeviceToHost, Upload, UploadPinned, Submit string
+// Family is one figure's kept path and its trial.
+type Family struct {
+	// Candidate is the kept path; its Trial decided the family.
+	Candidate
+	// Stat is the kept path sampled afresh after the trial: the figure
+	// signed.
+	Stat schema.Stat
+	// Others are the other candidates, as their trial measured them.
+	Others []Candidate
 }
 
-// Paths returns the paths r's figures were measured on.
-func (r TransferResult) Paths() TransferPaths {
-	return TransferPaths{HostToDevice: r.HostToDevice.Path, DeviceToHost: r.DeviceToHost.Path,
-		Upload: r.UploadPath, UploadPinned: r.UploadPinnedPath, Submit: r.SubmitPath}
-}
-
-// found checks that res measured every figure on the path p names (the
-// split route's on any share).
-func (p TransferPaths) found(res TransferResult) error {
-	for _, f := range []struct{ figure, want, got string }{
-		{"host to device", p.HostToDevice, res.HostToDevice.Path}, {"device to host", p.DeviceToHost, res.DeviceToHost.Path},
-		{"1 MiB upload", p.Upload, res.UploadPath}, {"pinned 1 MiB upload", p.UploadPinned, res.UploadPinnedPath},
-		{"empty submit", p.Submit, res.SubmitPath},
-	} {
-		if f.got != f.want && !(isSplit(f.want) && isSplit(f.got)) {
-			return fmt.Errorf("%s: path %q asked for, not offered (measured %q)", f.figure, f.want, f.got)
-		}
-	}
-	return nil
-}
-
-// errNotAsked says that TransferOptions.Only names another path.
-var errNotAsked = errors.New("path not asked for")
-
-// asked reports whether a figure measured on path is wanted: every path is
-// without Only, else the one Only names (want).
-func (o TransferOptions) asked(path, want string) bool {
-	return o.Only == nil || path == want
-}
-
-// Direction is one direction of the bulk host link, on the fastest route.
-type Direction struct {
-	// BytesPerS is the rate per sample (decimal: 1e9 bytes/s is 1 GB/s).
-	BytesPerS schema.Stat `json:"bytes_per_s"`
-	// Path names the path: "vulkan-mapped-", the route ("copy." and the
-	// queue whose copy command moved the data: "compute-queue";
-	// "transfer-queue", a transfer-only family, the device's copy
-	// engines; or "pull.compute-queue" and "push.compute-queue", a kernel
-	// whose invocations load host memory into device memory or store
-	// device memory into host memory), "." and the host memory ("host-cached":
-	// HOST_CACHED, as pinned memory; "host-uncached": write-combined;
+// Candidate is one candidate path as a family's trial measured it.
+type Candidate struct {
+	// Path names the path. Bulk: "vulkan-mapped-", the route ("copy." and
+	// the queue whose copy command moved the data, "compute-queue" or
+	// "transfer-queue" (a transfer-only family, the copy engines);
+	// "pull.compute-queue" and "push.compute-queue", a kernel whose
+	// invocations load host memory into device memory or store device
+	// memory into host memory; "write.cpu", the host's stores), "." and
+	// the host memory ("host-cached": HOST_CACHED, as pinned memory;
 	// "host-imported": memory we map, 2 MiB aligned and advised for
-	// transparent huge pages, imported through
-	// VK_EXT_external_memory_host).
-	Path string `json:"path"`
-	// Timing is how its copies were timed: GPU timestamps around each copy
-	// when the queue has them, else the host clock from submit until the
-	// fence signalled.
-	Timing schema.TimingMethod `json:"timing"`
+	// transparent huge pages, imported through VK_EXT_external_memory_host;
+	// "device-mapped": device memory the host maps). Upload:
+	// "vulkan-pinned-", the route, the memory and the wait
+	// ("fence-spin"; "read-back" for the host's stores, each writer reading
+	// its last word back). Dispatch: "vulkan-dispatch." and the wait
+	// ("fence-wait": vkWaitForFences; "fence-spin": vkGetFenceStatus until
+	// signalled).
+	Path string
+	// Trial is the path's figure in the trial (unit as the family's).
+	Trial schema.Stat
+	// Timing is how it was timed: GPU timestamps around each bulk move
+	// when the queue has them, else the host clock.
+	Timing schema.TimingMethod
 }
 
 // TransferOptions steer MeasureTransfer. The zero value measures 256 MiB
@@ -122,23 +87,16 @@ type TransferOptions struct {
 	Bytes uint64
 	// Quick takes fewer samples.
 	Quick bool
-	// NoKernelRoutes leaves out the bulk routes whose moves run the
-	// device's own kernel (pull and push, and the split, a pull beside the
-	// host's stores); the copy commands and the host's stores into
-	// device-mapped memory are measured as always.
+	// NoKernelRoutes leaves out the candidates whose moves run the
+	// device's own kernel (the bulk pull and push, the upload's pull).
 	NoKernelRoutes bool
-	// Warmup is the sustained load before each timed part (a route's bulk
-	// moves, a latency trial, its samples); 0 means MinWarmup. A software
+	// Warmup is the sustained load before each timed part (a family's
+	// trial, the kept path's samples); 0 means MinWarmup. A software
 	// adapter, which has no clocks of its own to bring up, may take less.
 	Warmup time.Duration
-	// Progress, when set, is told each step as it starts (a route's bulk
-	// moves, a latency trial), so that a caller can show the step running.
+	// Progress, when set, is told each step as it starts (a family's
+	// trial), so that a caller can show the step running.
 	Progress func(step string)
-	// Only, when set, measures each figure on the path it names alone,
-	// without the trial of the others: the re-measurement of the paths an
-	// earlier MeasureTransfer chose (TransferResult.Paths). The split
-	// route tries its shares again, so its path may name another share.
-	Only *TransferPaths
 
 	// tamper, set by tests only, alters data read back from the device
 	// before its check; what is "transfer", "upload" or "submit".
@@ -174,7 +132,6 @@ const (
 	latencyQuickSamples = 21
 	latencyUploadBytes  = 1 << 20
 	transferPathPrefix  = "vulkan-mapped-"
-	uploadPathPrefix    = "vulkan-host-"
 	pinnedPathPrefix    = "vulkan-pinned-"
 	dispatchPathPrefix  = "vulkan-dispatch."
 	transferWarmCopies  = 4 // round trips per warm-up submission
@@ -185,16 +142,13 @@ const (
 )
 
 // MeasureTransfer measures the host link through raw Vulkan: bulk moves
-// between one persistently mapped host buffer and one device-local buffer
-// in both directions (after at least TransferOptions.Warmup of them) on every route
-// (copy commands on the compute queue, and on a transfer-only queue when
-// the device has one; a kernel on the compute queue that pulls host memory
-// in or pushes device memory out), each direction keeping the fastest; the
-// latency of a 1 MiB upload (from host memory, and from pinned memory) on
-// the fastest route; and the round trip of an empty dispatch. Every round
-// of bulk moves sends a new pattern and poisons the host buffer before
-// moving it back, and every upload and dispatch is read back outside the
-// timed regions; a mismatch returns an error wrapping ErrCheckFailed.
+// between mapped host memory and a device-local buffer in both directions,
+// the latency of a 1 MiB upload from pinned memory and the round trip of
+// an empty dispatch, each family on the faster of its few candidates
+// (rule.go). Every round of bulk moves sends a new pattern and poisons the
+// host buffer before moving it back, and every upload and dispatch is read
+// back outside the timed regions; a mismatch returns an error wrapping
+// ErrCheckFailed.
 func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (TransferResult, error) {
 	n, err := transferBytes(o.Bytes, d.Info)
 	if err != nil {
@@ -205,15 +159,10 @@ func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (
 		return TransferResult{}, fmt.Errorf("coopmat: transfer: %w", err)
 	}
 	if err := measureUpload(ctx, d, o, &res); err != nil {
-		return TransferResult{}, fmt.Errorf("coopmat: transfer: 1 MiB upload: %w", err)
+		return TransferResult{}, fmt.Errorf("coopmat: transfer: pinned 1 MiB upload: %w", err)
 	}
 	if err := measureSubmit(ctx, d, o, &res); err != nil {
 		return TransferResult{}, fmt.Errorf("coopmat: transfer: empty submit: %w", err)
-	}
-	if o.Only != nil {
-		if err := o.Only.found(res); err != nil {
-			return TransferResult{}, fmt.Errorf("coopmat: transfer: %w", err)
-		}
 	}
 	return res, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	vk "github.com/vulkan-go/vulkan"
 
@@ -14,10 +12,10 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// bulk is the buffers and the pre-recorded moves of the bulk measurement
-// on one route: uploads from src (host memory of kind), downloads into back
+// bulk is the buffers and the pre-recorded moves of one bulk candidate
+// on a route: uploads from src (host memory of kind), downloads into back
 // (host-cached memory, which the host reads fast enough to check; src
-// itself when src is cached, imported or not).
+// itself when src is driver-allocated cached memory).
 type bulk struct {
 	d          *vulkan.Device
 	r          route
@@ -34,101 +32,161 @@ type bulk struct {
 	checked    uint64
 }
 
-// measureBulk fills res's bulk figures: each direction on the route and
-// from the host memory that moved it fastest, and for uploads also the
-// host's own stores into device-mapped memory, alone and beside the
-// kernel's pull (the split route), where the device has such memory.
-// Uploads are tried from host-cached memory (as pinned memory), where the
-// device has it from write-combined memory, which a copy reads without
-// snooping the host's caches, and where it imports host memory from memory
-// we mapped in huge pages (downloads too, when that memory is cached).
-// o.NoKernelRoutes leaves out the kernel's routes (pull, push and split).
+// bulkPath is one bulk candidate, its buffers made.
+type bulkPath interface {
+	// paths name the upload and (empty when it only uploads) the download.
+	paths() (up, down Candidate)
+	// warmOnce moves data unchecked, for a warm-up.
+	warmOnce() error
+	// once runs one checked round: the upload's seconds and the
+	// download's (0 when it only uploads).
+	once() (up, down float64, err error)
+	words() uint64
+	release()
+}
+
+// measureBulk fills res's bulk figures: a trial of the bulk candidates
+// (bulkCandidates, those the device has memory for) decides each
+// direction, and the kept path of each is sampled afresh.
 func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions, res *TransferResult) error {
-	var want TransferPaths
-	if o.Only != nil {
-		want = *o.Only
-	}
-	for _, r := range routes(d) {
-		if r.shader && o.NoKernelRoutes {
+	var ps []bulkPath
+	defer func() {
+		for _, p := range ps {
+			res.CheckedWords += p.words()
+			p.release()
+		}
+	}()
+	for _, c := range bulkCandidates(featuresOf(d, o), d.Queue, d.CopyQ) {
+		p, err := newBulkPath(d, c, n, o.tamper)
+		if errors.Is(err, vulkan.ErrNoHostMemory) {
 			continue
 		}
-		for _, k := range vulkan.HostKinds {
-			up, down, checked, err := bulkOn(ctx, d, r, n, k, o)
-			if errors.Is(err, vulkan.ErrNoHostMemory) || errors.Is(err, errNotAsked) {
-				continue
+		if err != nil {
+			return err
+		}
+		ps = append(ps, p)
+	}
+	o.progress("host link: %d paths (%d MiB transfers)", len(ps), n>>20)
+	upT, downT, err := bulkTrialTimes(ctx, ps, o)
+	if err != nil {
+		return err
+	}
+	var ups, downs []Candidate
+	var downP []bulkPath
+	for i, p := range ps {
+		up, down := p.paths()
+		if up.Trial, err = rates(n, upT[i]); err != nil {
+			return fmt.Errorf("%s: %w", up.Path, err)
+		}
+		ups = append(ups, up)
+		if down.Path != "" {
+			if down.Trial, err = rates(n, downT[i]); err != nil {
+				return fmt.Errorf("%s: %w", down.Path, err)
 			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", r.name(true), err)
-			}
-			if o.asked(up.Path, want.HostToDevice) && up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
-				res.HostToDevice = up
-			}
-			if o.asked(down.Path, want.DeviceToHost) && down.BytesPerS.Median > res.DeviceToHost.BytesPerS.Median {
-				res.DeviceToHost = down
-			}
-			res.CheckedWords += checked
+			downs, downP = append(downs, down), append(downP, p)
 		}
 	}
-	for _, r := range []struct {
-		name string
-		path func(string) bool
-		run  func(context.Context, *vulkan.Device, uint64, TransferOptions) (Direction, uint64, error)
-	}{{writeRoute, func(p string) bool { return p == writePathBulk }, bulkWrite}, {splitRoute, isSplit, bulkSplit}} {
-		if o.Only != nil && !r.path(want.HostToDevice) || r.name == splitRoute && o.NoKernelRoutes {
-			continue
-		}
-		o.progress("host link: %s (%d MiB transfers)", r.name, n>>20)
-		up, checked, err := r.run(ctx, d, n, o)
-		switch {
-		case errors.Is(err, vulkan.ErrNoHostMemory):
-		case err != nil:
-			return fmt.Errorf("%s: %w", r.name, err)
-		default:
-			if up.BytesPerS.Median > res.HostToDevice.BytesPerS.Median {
-				res.HostToDevice = up
-			}
-			res.CheckedWords += checked
+	if len(downs) == 0 {
+		return errors.New("no bulk path moves device to host")
+	}
+	bu, bd := fastest(ups, true), fastest(downs, true)
+	upS, downS, err := sampleBulk(ctx, ps[bu], n, o, downP[bd] == ps[bu])
+	if err != nil {
+		return fmt.Errorf("%s: %w", ups[bu].Path, err)
+	}
+	if downP[bd] != ps[bu] {
+		if _, downS, err = sampleBulk(ctx, downP[bd], n, o, true); err != nil {
+			return fmt.Errorf("%s: %w", downs[bd].Path, err)
 		}
 	}
+	res.HostToDevice, res.DeviceToHost = family(ups, bu, upS), family(downs, bd, downS)
 	return nil
 }
 
-// writePathBulk is the host-write route's bulk path.
-const writePathBulk = transferPathPrefix + writeRoute + "." + deviceMapped
-
-// isSplit reports whether path is the split route's bulk path.
-func isSplit(path string) bool { return strings.HasPrefix(path, transferPathPrefix+splitRoute+".") }
-
-// bulkOn measures both directions on route r, uploading from host memory
-// of kind k; without such memory it returns ErrNoHostMemory.
-func bulkOn(ctx context.Context, d *vulkan.Device, r route, n uint64, k vulkan.HostKind, o TransferOptions) (up, down Direction, checked uint64, err error) {
-	b, err := newBulk(d, r, n, k, o.tamper)
+// newBulkPath makes candidate c's buffers for n-byte moves. A kernel that
+// was to pull from imported host memory pulls from host-cached memory
+// where the import fails for want of memory.
+func newBulkPath(d *vulkan.Device, c bulkSpec, n uint64, tamper func(string, []byte)) (bulkPath, error) {
+	if c.route == nil {
+		return newHostWrite(d, n, tamper)
+	}
+	b, err := newBulk(d, *c.route, n, c.from, tamper)
+	if errors.Is(err, vulkan.ErrNoHostMemory) && c.from == vulkan.HostImported {
+		b, err = newBulk(d, *c.route, n, vulkan.HostCached, tamper)
+	}
 	if err != nil {
-		return up, down, 0, err
+		return nil, fmt.Errorf("%s: %w", c.route.name(true), err)
 	}
-	defer b.release()
-	up = Direction{Path: transferPathPrefix + r.name(true) + "." + b.kind.Name(), Timing: b.upT.Method()}
-	down = Direction{Path: transferPathPrefix + r.name(false) + "." + b.into.Name(), Timing: b.downT.Method()}
-	if o.Only != nil && up.Path != o.Only.HostToDevice && down.Path != o.Only.DeviceToHost {
-		return up, down, 0, errNotAsked
+	return b, nil
+}
+
+// bulkTrialTimes warms every path round robin, then runs the bulk trial:
+// each path's kept upload and download seconds.
+func bulkTrialTimes(ctx context.Context, ps []bulkPath, o TransferOptions) (ups, downs [][]float64, err error) {
+	t := bulkTrial(o.Quick)
+	start := t.now()
+	next := 0
+	err = vulkan.WarmUp(ctx, o.warmup(), func() error {
+		err := ps[next%len(ps)].warmOnce()
+		next++
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("warm-up: %w", err)
 	}
-	o.progress("host link: %s and %s (%d MiB transfers)", up.Path, down.Path, n>>20)
+	ups, downs = make([][]float64, len(ps)), make([][]float64, len(ps))
+	_, err = t.run(ctx, start, func(kept bool) error {
+		for i, p := range ps {
+			up, down, err := p.once()
+			if err != nil {
+				u, _ := p.paths()
+				return fmt.Errorf("%s: %w", u.Path, err)
+			}
+			if kept {
+				ups[i], downs[i] = append(ups[i], up), append(downs[i], down)
+			}
+		}
+		return nil
+	})
+	return ups, downs, err
+}
+
+// sampleBulk warms p for o.Warmup, then runs its samples: the upload's
+// rates and, with both, the download's.
+func sampleBulk(ctx context.Context, p bulkPath, n uint64, o TransferOptions, both bool) (up, down schema.Stat, err error) {
+	if err := vulkan.WarmUp(ctx, o.warmup(), p.warmOnce); err != nil {
+		return up, down, fmt.Errorf("warm-up: %w", err)
+	}
 	samples := transferSamples
 	if o.Quick {
 		samples = transferQuickSamples
 	}
-	ups, downs, err := b.sample(ctx, o.warmup(), samples)
-	if err != nil {
-		return up, down, 0, err
+	var ups, downs []float64
+	for range samples {
+		if err := ctx.Err(); err != nil {
+			return up, down, err
+		}
+		u, d, err := p.once()
+		if err != nil {
+			return up, down, err
+		}
+		ups, downs = append(ups, u), append(downs, d)
 	}
-	if up.BytesPerS, err = rates(n, ups); err != nil {
-		return up, down, 0, fmt.Errorf("host to device: %w", err)
+	if up, err = rates(n, ups); err == nil && both {
+		down, err = rates(n, downs)
 	}
-	if down.BytesPerS, err = rates(n, downs); err != nil {
-		return up, down, 0, fmt.Errorf("device to host: %w", err)
-	}
-	return up, down, b.checked, nil
+	return up, down, err
 }
+
+// paths names b's upload and download.
+func (b *bulk) paths() (up, down Candidate) {
+	return Candidate{Path: transferPathPrefix + b.r.name(true) + "." + b.kind.Name(), Timing: b.upT.Method()},
+		Candidate{Path: transferPathPrefix + b.r.name(false) + "." + b.into.Name(), Timing: b.downT.Method()}
+}
+
+func (b *bulk) warmOnce() error                     { _, err := b.warm.Submit(); return err }
+func (b *bulk) once() (up, down float64, err error) { return b.roundTrip() }
+func (b *bulk) words() uint64                       { return b.checked }
 
 // rates summarises per-sample seconds of n-byte transfers as bytes/s.
 func rates(n uint64, secs []float64) (schema.Stat, error) {
@@ -156,10 +214,7 @@ func (b *bulk) create(k vulkan.HostKind) error {
 		return fmt.Errorf("host buffer: %w", err)
 	}
 	b.back, b.into = b.src, b.kind
-	if k == vulkan.HostUncached && b.kind.Cached {
-		return vulkan.ErrNoHostMemory
-	}
-	if !b.kind.Cached {
+	if !b.kind.Cached || b.kind.Imported {
 		if b.back, b.into, err = b.d.NewMappedBuffer(b.n, true); err != nil {
 			return fmt.Errorf("readback buffer: %w", err)
 		}
@@ -245,25 +300,6 @@ func (b *bulk) release() {
 		b.back.Release()
 	}
 	b.src.Release()
-}
-
-// sample warms the link for warm, then runs n checked rounds and
-// returns each round's upload and download seconds.
-func (b *bulk) sample(ctx context.Context, warm time.Duration, n int) (ups, downs []float64, err error) {
-	if err := vulkan.WarmUp(ctx, warm, func() error { _, err := b.warm.Submit(); return err }); err != nil {
-		return nil, nil, fmt.Errorf("warm-up: %w", err)
-	}
-	for range n {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		up, down, err := b.roundTrip()
-		if err != nil {
-			return nil, nil, err
-		}
-		ups, downs = append(ups, up), append(downs, down)
-	}
-	return ups, downs, nil
 }
 
 // roundTrip writes a new pattern into the source buffer, times its

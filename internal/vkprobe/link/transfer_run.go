@@ -18,80 +18,79 @@ type latencyMethod struct {
 	once func() (float64, error)
 }
 
-// Trial of the latency methods: warm discarded and runs timed rounds of
-// each, round robin so that drift in the machine hits them alike.
-const (
-	latencyTrialWarm      = 5
-	latencyTrialRuns      = 21
-	latencyTrialQuickRuns = 7
-)
-
-// fastestLatency tries every method (when there is more than one) and
-// samples the one with the lowest median: latencyWarm discarded runs, then n timed ones. The trial and the
-// samples each follow o.Warmup of sustained runs (round robin over the
-// methods, then of the chosen one), as every probe does: a GPU idling
-// between probes runs short operations at low clocks.
-func fastestLatency(ctx context.Context, ms []latencyMethod, o TransferOptions) (latencyMethod, schema.Stat, error) {
-	runs, n := latencyTrialRuns, latencySamples
-	if o.Quick {
-		runs, n = latencyTrialQuickRuns, latencyQuickSamples
+// latencyFamily decides a latency family among ms (trial t, after
+// o.Warmup of them round robin: a GPU idling between probes runs short
+// operations at low clocks), keeps the lowest trial median and samples it
+// afresh: o.Warmup and latencyWarm discarded runs, then the samples.
+func latencyFamily(ctx context.Context, ms []latencyMethod, o TransferOptions, t trial) (Family, error) {
+	if len(ms) == 0 {
+		return Family{}, errors.New("no path to measure")
 	}
-	switch len(ms) {
-	case 0:
-		return latencyMethod{}, schema.Stat{}, errors.New("no path to measure")
-	case 1:
-		st, err := sampleLatency(ctx, ms[0], o.warmup(), n)
-		return ms[0], st, err
-	}
-	fns := make([]func() (float64, error), len(ms))
-	for i, m := range ms {
-		fns[i] = func() (float64, error) { return runLatency(ctx, m) }
-	}
-	best, err := fastestOf(ctx, fns, o.warmup(), latencyTrialWarm, runs)
-	if err != nil {
-		return latencyMethod{}, schema.Stat{}, err
-	}
-	st, err := sampleLatency(ctx, ms[best], o.warmup(), n)
-	return ms[best], st, err
-}
-
-// fastestOf is a timed trial of fns, each of which does one thing and
-// returns its seconds: warmup's worth of them round robin, then warm + runs
-// rounds of each, round robin so that drift in the machine hits them
-// alike, the first warm rounds discarded. It returns the index of the one
-// with the lowest median.
-func fastestOf(ctx context.Context, fns []func() (float64, error), warmup time.Duration, warm, runs int) (int, error) {
+	start := t.now()
 	next := 0
-	err := vulkan.WarmUp(ctx, warmup, func() error {
-		_, err := fns[next%len(fns)]()
+	err := vulkan.WarmUp(ctx, o.warmup(), func() error {
+		_, err := runLatency(ctx, ms[next%len(ms)])
 		next++
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("warm-up: %w", err)
+		return Family{}, fmt.Errorf("warm-up: %w", err)
 	}
-	times := make([][]float64, len(fns))
-	for r := range warm + runs {
-		for i, fn := range fns {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-			t, err := fn()
+	times := make([][]float64, len(ms))
+	_, err = t.run(ctx, start, func(kept bool) error {
+		for i, m := range ms {
+			s, err := runLatency(ctx, m)
 			if err != nil {
-				return 0, err
+				return err
 			}
-			if r >= warm {
-				times[i] = append(times[i], t)
+			if kept {
+				times[i] = append(times[i], s)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return Family{}, err
 	}
+	cs := make([]Candidate, len(ms))
+	for i, m := range ms {
+		if cs[i].Trial, err = stats.Summarize(times[i]); err != nil {
+			return Family{}, fmt.Errorf("%s: %w", m.path, err)
+		}
+		cs[i].Path, cs[i].Timing = m.path, schema.TimingHostWallClock
+	}
+	best := fastest(cs, false)
+	n := latencySamples
+	if o.Quick {
+		n = latencyQuickSamples
+	}
+	st, err := sampleLatency(ctx, ms[best], o.warmup(), n)
+	return family(cs, best, st), err
+}
+
+// fastest is the index of the candidate with the highest trial median
+// (higher, for rates) or the lowest (for times); the first of equals.
+func fastest(cs []Candidate, higher bool) int {
 	best := 0
-	for i := range times {
-		if stats.Median(times[i]) < stats.Median(times[best]) {
+	for i, c := range cs {
+		m, b := c.Trial.Median, cs[best].Trial.Median
+		if higher && m > b || !higher && m < b {
 			best = i
 		}
 	}
-	return best, nil
+	return best
+}
+
+// family is the family whose trial measured cs, keeping cs[kept],
+// sampled afresh as st.
+func family(cs []Candidate, kept int, st schema.Stat) Family {
+	f := Family{Candidate: cs[kept], Stat: st}
+	for i, c := range cs {
+		if i != kept {
+			f.Others = append(f.Others, c)
+		}
+	}
+	return f
 }
 
 // sampleLatency runs m for warmup and latencyWarm more times, then n

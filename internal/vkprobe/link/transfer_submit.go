@@ -32,7 +32,7 @@ func counterKernel(version uint32) []uint32 {
 	return b.Finish(1, 1, 1)
 }
 
-// measureSubmit fills res's EmptySubmit and SubmitPath.
+// measureSubmit fills res's EmptySubmit.
 func measureSubmit(ctx context.Context, d *vulkan.Device, o TransferOptions, res *TransferResult) error {
 	s := &submitter{d: d}
 	defer s.release()
@@ -40,21 +40,18 @@ func measureSubmit(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 		return err
 	}
 	var ms []latencyMethod
-	for _, w := range []vulkan.FenceWait{vulkan.FenceBlock, vulkan.FenceSpin} {
+	for _, w := range dispatchCandidates() {
 		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
 	}
-	if o.Only != nil {
-		ms = o.askedMethods(ms, o.Only.Submit)
-	}
 	o.progress("empty dispatch round trip: %d paths", len(ms))
-	m, st, err := fastestLatency(ctx, ms, o)
+	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
 	if err != nil {
 		return err
 	}
 	if err := s.check(o.tamper); err != nil {
 		return err
 	}
-	res.EmptySubmit, res.SubmitPath = st, m.path
+	res.EmptySubmit = f
 	res.CheckedWords++
 	return nil
 }

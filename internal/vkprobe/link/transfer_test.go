@@ -5,9 +5,9 @@ import (
 	"errors"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	vk "github.com/vulkan-go/vulkan"
 
@@ -25,38 +25,44 @@ func TestMeasureTransfer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2d, d2h := r.HostToDevice.BytesPerS, r.DeviceToHost.BytesPerS
-	t.Logf("h2d %.2f GB/s (min %.2f, max %.2f) %s %s, d2h %.2f GB/s (min %.2f, max %.2f) %s %s, %d bytes",
-		h2d.Median/1e9, h2d.Min/1e9, h2d.Max/1e9, r.HostToDevice.Timing, r.HostToDevice.Path,
-		d2h.Median/1e9, d2h.Min/1e9, d2h.Max/1e9, r.DeviceToHost.Timing, r.DeviceToHost.Path, r.TransferBytes)
-	for _, f := range []struct {
-		name, path string
-		s          schema.Stat
-	}{{"1 MiB upload", r.UploadPath, r.Upload1MiB}, {"1 MiB pinned upload", r.UploadPinnedPath, r.Upload1MiBPinned},
-		{"empty submit", r.SubmitPath, r.EmptySubmit}} {
-		t.Logf("%s %.1f µs (min %.1f, max %.1f) %s", f.name, f.s.Median*1e6, f.s.Min*1e6, f.s.Max*1e6, f.path)
-	}
-	t.Logf("%d words checked", r.CheckedWords)
-	for name, s := range map[string]schema.Stat{"h2d": h2d, "d2h": d2h} {
-		if s.Samples != transferQuickSamples || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
-			t.Errorf("%s: %+v, want %d positive samples", name, s, transferQuickSamples)
+	fams := map[string]Family{"h2d": r.HostToDevice, "d2h": r.DeviceToHost, "pinned upload": r.Upload1MiBPinned, "submit": r.EmptySubmit}
+	for name, f := range fams {
+		t.Logf("%s: kept %s %g (trial %g), others %+v", name, f.Path, f.Stat.Median, f.Trial.Median, f.Others)
+		want := latencyQuickSamples
+		if name == "h2d" || name == "d2h" {
+			want = transferQuickSamples
+		}
+		if s := f.Stat; s.Samples != want || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
+			t.Errorf("%s: %+v, want %d positive samples", name, s, want)
+		}
+		if len(f.Others) == 0 {
+			t.Errorf("%s: no other candidate named", name)
+		}
+		for _, c := range append(f.Others, f.Candidate) {
+			if c.Trial.Samples < 1 || !(c.Trial.Median > 0) || !identRe.MatchString(c.Path) || c.Path == "" {
+				t.Errorf("%s: candidate %+v", name, c)
+			}
+			if c.Path == f.Path && c.Trial != f.Trial {
+				t.Errorf("%s: the kept path %s is also among the others", name, c.Path)
+			}
 		}
 	}
-	for name, s := range map[string]schema.Stat{"upload": r.Upload1MiB, "pinned upload": r.Upload1MiBPinned, "submit": r.EmptySubmit} {
-		if s.Samples != latencyQuickSamples || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
-			t.Errorf("%s: %+v, want %d positive samples", name, s, latencyQuickSamples)
-		}
+	// The kept figure is the faster of the trial.
+	if f := r.HostToDevice; fastest(append([]Candidate{f.Candidate}, f.Others...), true) != 0 {
+		t.Errorf("h2d kept %+v, others %+v", f.Candidate, f.Others)
 	}
-	// Every bulk round on every route and every upload (trial and warm-up
-	// included) was compared in full, and the counter word.
-	routes := uint64(len(routes(d)))
-	if min := routes*uint64(transferQuickSamples)*(8<<20)/4 + 2*uint64(latencyQuickSamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
+	if f := r.EmptySubmit; fastest(append([]Candidate{f.Candidate}, f.Others...), false) != 0 {
+		t.Errorf("submit kept %+v, others %+v", f.Candidate, f.Others)
+	}
+	// Every kept bulk sample round and upload sample was compared in full,
+	// and the counter word.
+	if min := uint64(transferQuickSamples)*(8<<20)/4 + uint64(latencyQuickSamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
 		t.Errorf("checked %d words, want at least %d", r.CheckedWords, min)
 	}
 	if r.TransferBytes != 8<<20 {
 		t.Errorf("transfer bytes %d", r.TransferBytes)
 	}
-	for _, dir := range []Direction{r.HostToDevice, r.DeviceToHost} {
+	for _, dir := range []Family{r.HostToDevice, r.DeviceToHost} {
 		if isWrite(dir.Path) {
 			if dir.Timing != schema.TimingHostWallClock {
 				t.Errorf("%s: timing %q, want %q", dir.Path, dir.Timing, schema.TimingHostWallClock)
@@ -67,57 +73,8 @@ func TestMeasureTransfer(t *testing.T) {
 			t.Errorf("%s: timing %q, want %q", dir.Path, dir.Timing, bulkTiming(d, q))
 		}
 	}
-	for _, p := range []string{r.HostToDevice.Path, r.DeviceToHost.Path, r.UploadPath, r.UploadPinnedPath, r.SubmitPath} {
-		if !identRe.MatchString(p) {
-			t.Errorf("path %q is not an ident", p)
-		}
-	}
-	for _, p := range []string{r.UploadPath, r.UploadPinnedPath} {
-		if !isWrite(p) {
-			queueNamed(d, t, p)
-		}
-	}
-	if isWrite(r.DeviceToHost.Path) {
-		t.Errorf("device to host by %s: the host-write route only uploads", r.DeviceToHost.Path)
-	}
-}
-
-// TestMeasureTransferOnly re-measures the paths a first measurement
-// chose, those alone: every figure comes back on its path, checked, with
-// fewer words moved than the trial of every route; a path the device does
-// not offer is an error, not a figure of another path.
-func TestMeasureTransferOnly(t *testing.T) {
-	d := vktest.Device(t)
-	o := TransferOptions{Bytes: 8 << 20, Quick: true}
-	first, err := MeasureTransfer(t.Context(), d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := first.Paths()
-	o.Only = &paths
-	var steps []string
-	o.Progress = func(s string) { steps = append(steps, s) }
-	again, err := MeasureTransfer(t.Context(), d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("first %+v (%d words), again %+v (%d words); steps %q", paths, first.CheckedWords, again.Paths(), again.CheckedWords, steps)
-	if err := paths.found(again); err != nil {
-		t.Error(err)
-	}
-	if again.CheckedWords == 0 || again.CheckedWords >= first.CheckedWords {
-		t.Errorf("re-measuring the chosen paths checked %d words, the first measurement %d", again.CheckedWords, first.CheckedWords)
-	}
-	for _, s := range []schema.Stat{again.HostToDevice.BytesPerS, again.DeviceToHost.BytesPerS, again.Upload1MiB, again.Upload1MiBPinned, again.EmptySubmit} {
-		if !(s.Median > 0) || s.Samples == 0 {
-			t.Errorf("re-measured figure %+v", s)
-		}
-	}
-	bad := paths
-	bad.Upload = "vulkan-host-nowhere"
-	o.Only = &bad
-	if _, err := MeasureTransfer(t.Context(), d, o); err == nil {
-		t.Error("a path the device does not offer was measured")
+	if isWrite(r.DeviceToHost.Path) || !strings.HasSuffix(r.DeviceToHost.Path, ".host-cached") {
+		t.Errorf("device to host by %s: want a download into host-cached memory", r.DeviceToHost.Path)
 	}
 }
 
@@ -333,40 +290,70 @@ func TestShaderRoute(t *testing.T) {
 	d := vktest.Device(t)
 	r := route{q: d.Queue, shader: true}
 	const n = 32 << 20 // 2 words per invocation
-	up, down, checked, err := bulkOn(t.Context(), d, r, n, vulkan.HostCached, TransferOptions{Quick: true})
+	b, err := newBulk(d, r, n, vulkan.HostCached, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("up %s %.2f GB/s, down %s %.2f GB/s", up.Path, up.BytesPerS.Median/1e9, down.Path, down.BytesPerS.Median/1e9)
-	if want := transferPathPrefix + "pull." + d.Queue.Name + ".host-cached"; up.Path != want {
-		t.Errorf("up path %q, want %q", up.Path, want)
+	defer b.release()
+	upP, downP := b.paths()
+	up, down, err := sampleBulk(t.Context(), b, n, TransferOptions{Quick: true, Warmup: time.Millisecond}, true)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if want := transferPathPrefix + "push." + d.Queue.Name + ".host-cached"; down.Path != want {
-		t.Errorf("down path %q, want %q", down.Path, want)
+	t.Logf("up %s %.2f GB/s, down %s %.2f GB/s", upP.Path, up.Median/1e9, downP.Path, down.Median/1e9)
+	if want := transferPathPrefix + "pull." + d.Queue.Name + ".host-cached"; upP.Path != want {
+		t.Errorf("up path %q, want %q", upP.Path, want)
 	}
-	if want := uint64(transferQuickSamples) * n / 4; checked != want {
-		t.Errorf("checked %d words, want %d", checked, want)
+	if want := transferPathPrefix + "push." + d.Queue.Name + ".host-cached"; downP.Path != want {
+		t.Errorf("down path %q, want %q", downP.Path, want)
 	}
-	tamper := func(what string, b []byte) { b[len(b)-1] ^= 0x80 }
-	if _, _, _, err := bulkOn(t.Context(), d, r, n, vulkan.HostCached, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, vulkan.ErrCheckFailed) {
+	if want := uint64(transferQuickSamples) * n / 4; b.words() != want || up.Samples != transferQuickSamples || down.Samples != transferQuickSamples {
+		t.Errorf("checked %d words, want %d; samples %d, %d", b.words(), want, up.Samples, down.Samples)
+	}
+	b.tamper = func(what string, b []byte) { b[len(b)-1] ^= 0x80 }
+	if _, _, err := b.once(); !errors.Is(err, vulkan.ErrCheckFailed) {
 		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
 	}
 }
 
-// TestShaderRouteUploads runs each 1 MiB upload through the kernel, from
-// every staging memory, and checks every slot.
-func TestShaderRouteUploads(t *testing.T) {
+// TestUploadCandidates runs each pinned 1 MiB upload candidate of the
+// test device more times than there are slots, every slot checked, with
+// ident paths; a word altered on its way back fails the check.
+func TestUploadCandidates(t *testing.T) {
 	d := vktest.Device(t)
 	u := newTestUploader(t, d)
-	ran := runUploads(t, u, func(path string) bool { return strings.Contains(path, "-pull."+d.Queue.Name+".") })
-	if want := 2 * 2 * len(u.kinds); ran != want {
-		t.Errorf("%d kernel upload methods, want %d (each staging memory, each wait, pinned or not)", ran, want)
+	ms, err := u.create(uploadCandidates(featuresOf(d, TransferOptions{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, mapped := d.DeviceMappedType(^uint32(0))
+	if want := 2; mapped && len(ms) != want+1 || !mapped && len(ms) != want {
+		t.Errorf("%d candidates, device-mapped memory %v", len(ms), mapped)
+	}
+	for _, m := range ms {
+		if !identRe.MatchString(m.path) || !strings.HasPrefix(m.path, pinnedPathPrefix) {
+			t.Errorf("path %q", m.path)
+		}
+		for range uploadSlots + 1 {
+			if _, err := m.once(); err != nil {
+				t.Fatalf("%s: %v", m.path, err)
+			}
+		}
 	}
 	if err := u.check(); err != nil {
 		t.Fatal(err)
 	}
-	if u.checked < uint64(ran*uploadSlots)*latencyUploadBytes/4 {
-		t.Errorf("checked %d words", u.checked)
+	if want := uint64(len(ms)*(uploadSlots+1)) * latencyUploadBytes / 4; u.checked != want {
+		t.Errorf("checked %d words, want %d", u.checked, want)
+	}
+	u.tamper = func(what string, b []byte) { b[len(b)/2] ^= 1 }
+	for _, m := range ms {
+		if _, err := m.once(); err != nil {
+			t.Fatal(err)
+		}
+		if err := u.check(); !errors.Is(err, vulkan.ErrCheckFailed) {
+			t.Errorf("%s tampered: err = %v, want ErrCheckFailed", m.path, err)
+		}
 	}
 }
 
@@ -384,43 +371,32 @@ func TestWriteMapped(t *testing.T) {
 	}
 }
 
-// TestWriteRoute stores uploads from the host into device-mapped memory
-// (lavapipe's only memory is device-local and host-visible), in bulk and
-// as 1 MiB uploads by each count of writers, every one checked by the
-// device; a word altered on its way back fails the check.
+// TestWriteRoute stores bulk uploads from the host into device-mapped
+// memory (lavapipe's only memory is device-local and host-visible), every
+// one checked by the device; a word altered on its way back fails the
+// check.
 func TestWriteRoute(t *testing.T) {
 	d := newMappedDevice(t)
 	const n = 8 << 20
-	up, checked := bulkOrFail(t, d, bulkWrite, n)
-	if want := transferPathPrefix + "write.cpu.device-mapped"; up.Path != want || up.Timing != schema.TimingHostWallClock {
-		t.Errorf("path %q timed by %s, want %q by the host clock", up.Path, up.Timing, want)
-	}
-	if up.BytesPerS.Samples != transferQuickSamples || checked != transferQuickSamples*n/4 {
-		t.Errorf("%d samples, %d words checked", up.BytesPerS.Samples, checked)
-	}
-	tamper := func(what string, b []byte) { b[len(b)/2] ^= 1 }
-	if _, _, err := bulkWrite(t.Context(), d, n, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, vulkan.ErrCheckFailed) {
-		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
-	}
-
-	u := newTestUploader(t, d)
-	ran := runUploads(t, u, isWrite)
-	if want := 2 * len(writerCounts()); ran != want {
-		t.Errorf("%d host-write upload methods, want %d", ran, want)
-	}
-	if err := u.check(); err != nil {
+	w, err := newHostWrite(d, n, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	u.tamper = tamper
-	for _, m := range u.methods(true) {
-		if isWrite(m.path) {
-			if _, err := m.once(); err != nil {
-				t.Fatal(err)
-			}
-		}
+	defer w.release()
+	up, down := w.paths()
+	if want := transferPathPrefix + "write.cpu.device-mapped"; up.Path != want || up.Timing != schema.TimingHostWallClock || down.Path != "" {
+		t.Errorf("path %q timed by %s (down %q), want %q by the host clock, upload only", up.Path, up.Timing, down.Path, want)
 	}
-	if err := u.check(); !errors.Is(err, vulkan.ErrCheckFailed) {
-		t.Errorf("tampered upload: err = %v, want ErrCheckFailed", err)
+	st, _, err := sampleBulk(t.Context(), w, n, TransferOptions{Quick: true, Warmup: time.Millisecond}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Samples != transferQuickSamples || w.words() != transferQuickSamples*n/4 {
+		t.Errorf("%d samples, %d words checked", st.Samples, w.words())
+	}
+	w.tamper = func(what string, b []byte) { b[len(b)/2] ^= 1 }
+	if _, _, err := w.once(); !errors.Is(err, vulkan.ErrCheckFailed) {
+		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
 	}
 }
 
@@ -449,34 +425,6 @@ func TestWriters(t *testing.T) {
 	w.close()
 }
 
-// TestSplitRoute uploads over the kernel's pull and the host's writes at
-// once, each share of the trial checked in full; a word altered on its
-// way back fails the check.
-func TestSplitRoute(t *testing.T) {
-	d := newMappedDevice(t)
-	const n = 8 << 20
-	up, checked := bulkOrFail(t, d, bulkSplit, n)
-	prefix := transferPathPrefix + splitRoute + "." + d.Queue.Name + ".host-cached.device-mapped.pulled-"
-	pct, err := strconv.Atoi(strings.TrimPrefix(up.Path, prefix))
-	if !strings.HasPrefix(up.Path, prefix) || err != nil || pct < 50 || pct > 87 || !identRe.MatchString(up.Path) {
-		t.Errorf("path %q, want %q and a share of 50–87 %%", up.Path, prefix)
-	}
-	if up.Timing != schema.TimingHostWallClock || up.BytesPerS.Samples != transferQuickSamples {
-		t.Errorf("timing %s, %d samples", up.Timing, up.BytesPerS.Samples)
-	}
-	// Every warm-up, trial and sampled upload was checked in full.
-	if min := uint64(len(splitShares)*splitQuickRounds+transferQuickSamples) * n / 4; checked < min {
-		t.Errorf("checked %d words, want at least %d", checked, min)
-	}
-	tamper := func(what string, b []byte) { b[len(b)/3] ^= 4 }
-	if _, _, err := bulkSplit(t.Context(), d, n, TransferOptions{Quick: true, tamper: tamper}); !errors.Is(err, vulkan.ErrCheckFailed) {
-		t.Errorf("tampered: err = %v, want ErrCheckFailed", err)
-	}
-	if _, _, err := bulkSplit(t.Context(), d, 4096, TransferOptions{Quick: true}); !errors.Is(err, vulkan.ErrNoHostMemory) {
-		t.Errorf("4096 bytes: err = %v, want errNoHostMemory (no share splits one page)", err)
-	}
-}
-
 // newMappedDevice opens the test device, skipping the test where it has no
 // device-local memory the host maps.
 func newMappedDevice(t *testing.T) *vulkan.Device {
@@ -487,75 +435,42 @@ func newMappedDevice(t *testing.T) *vulkan.Device {
 	return d
 }
 
-// bulkOrFail runs a quick bulk upload route over n bytes and logs its rate.
-func bulkOrFail(t *testing.T, d *vulkan.Device, run func(context.Context, *vulkan.Device, uint64, TransferOptions) (Direction, uint64, error), n uint64) (Direction, uint64) {
-	t.Helper()
-	up, checked, err := run(t.Context(), d, n, TransferOptions{Quick: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s %.2f GB/s (min %.2f, max %.2f)", up.Path, up.BytesPerS.Median/1e9, up.BytesPerS.Min/1e9, up.BytesPerS.Max/1e9)
-	return up, checked
-}
-
-// newTestUploader creates an uploader over every route of d, released when
-// the test ends.
+// newTestUploader is an uploader on d, released when the test ends;
+// create adds its candidates.
 func newTestUploader(t *testing.T, d *vulkan.Device) *uploader {
 	t.Helper()
-	u := &uploader{d: d, routes: routes(d), src: make([]uint32, latencyUploadBytes/4)}
+	u := &uploader{d: d, src: make([]uint32, latencyUploadBytes/4)}
 	t.Cleanup(u.release)
-	if err := u.create(); err != nil {
-		t.Fatal(err)
-	}
 	return u
 }
 
-// runUploads runs every upload method of u whose path matches, pinned or
-// not, once more than there are slots (so that each is checked), and
-// returns how many methods ran.
-func runUploads(t *testing.T, u *uploader, match func(path string) bool) int {
-	t.Helper()
-	ran := 0
-	for _, pinned := range []bool{false, true} {
-		for _, m := range u.methods(pinned) {
-			if !match(m.path) {
-				continue
-			}
-			if !identRe.MatchString(m.path) {
-				t.Errorf("path %q is not an ident", m.path)
-			}
-			for range uploadSlots + 1 {
-				if _, err := m.once(); err != nil {
-					t.Fatalf("%s: %v", m.path, err)
-				}
-			}
-			ran++
-		}
-	}
-	return ran
-}
-
-// TestMeasureTransferNoKernelRoutes: without the kernel's routes no step
-// runs the pull, push or split route and no figure names one, and the
-// copy commands and the host's stores are still measured and checked.
+// TestMeasureTransferNoKernelRoutes: without the kernel's routes no
+// candidate runs the pull or push, and the copy commands and the host's
+// stores are still measured and checked.
 func TestMeasureTransferNoKernelRoutes(t *testing.T) {
 	d := vktest.Device(t)
-	var steps []string
-	o := TransferOptions{Bytes: 8 << 20, Quick: true, NoKernelRoutes: true, Progress: func(s string) { steps = append(steps, s) }}
+	o := TransferOptions{Bytes: 8 << 20, Quick: true, NoKernelRoutes: true}
 	r, err := MeasureTransfer(t.Context(), d, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kernel := regexp.MustCompile(`\b(pull|push|split)\b`)
-	for _, s := range append(steps, r.HostToDevice.Path, r.DeviceToHost.Path) {
-		if kernel.MatchString(s) {
-			t.Errorf("%q runs the kernel's route", s)
+	kernel := regexp.MustCompile(`\b(pull|push)\b`)
+	var paths []string
+	for _, f := range []Family{r.HostToDevice, r.DeviceToHost, r.Upload1MiBPinned} {
+		paths = append(paths, f.Path)
+		for _, c := range f.Others {
+			paths = append(paths, c.Path)
 		}
 	}
-	if !slices.ContainsFunc(steps, func(s string) bool { return strings.Contains(s, "copy.") }) || !slices.ContainsFunc(steps, func(s string) bool { return strings.Contains(s, writeRoute) }) {
-		t.Errorf("steps %q: want the copy commands and the host's stores", steps)
+	for _, p := range paths {
+		if kernel.MatchString(p) {
+			t.Errorf("%q runs the kernel's route", p)
+		}
 	}
-	if r.HostToDevice.BytesPerS.Samples == 0 || r.DeviceToHost.BytesPerS.Samples == 0 || r.CheckedWords == 0 {
+	if !slices.ContainsFunc(paths, func(s string) bool { return strings.Contains(s, "copy.") }) {
+		t.Errorf("paths %q: want the copy commands", paths)
+	}
+	if r.HostToDevice.Stat.Samples == 0 || r.DeviceToHost.Stat.Samples == 0 || r.CheckedWords == 0 {
 		t.Errorf("%+v: want both directions measured and checked", r)
 	}
 }

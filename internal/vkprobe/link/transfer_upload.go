@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	vulkan "github.com/everycycle/appraise/coopmat/vk"
@@ -16,21 +15,23 @@ import (
 // and checked, before any of those buffers is written again.
 const uploadSlots = 8
 
-// uploader times 1 MiB uploads from each kind of mapped staging memory on
-// each route.
+// uploader times pinned 1 MiB uploads on its candidates (uploadSpec):
+// from one host-cached staging buffer by the compute queue's copy or
+// kernel, or the host's stores into device-mapped memory.
 type uploader struct {
-	d       *vulkan.Device
-	routes  []route
-	dsts    []*vulkan.Buffer // device-local destinations, one per slot
-	back    *vulkan.Buffer   // mapped readback of every slot
-	stages  []*vulkan.Buffer // mapped staging buffers, one per memory kind
-	kinds   []vulkan.HostMemory
-	streams []*stream              // the stream kernel of each stage, one pair per slot
-	copies  [][][]*vulkan.Commands // [route][kind][slot]: stage → slot, pre-recorded
+	d      *vulkan.Device
+	dsts   []*vulkan.Buffer // device-local destinations, one per slot
+	back   *vulkan.Buffer   // mapped readback of every slot
+	stage  *vulkan.Buffer   // host-cached staging
+	kind   vulkan.HostMemory
+	stream *stream // the kernel's pull, one pair per slot
+	// copies are the pre-recorded uploads of stage into each slot:
+	// copies[0] by copy command, copies[1] by the kernel (when asked).
+	copies [2][]*vulkan.Commands
 	// mapped holds a device-mapped destination per slot, one after the
-	// other, for the host-write route (nil when the device has none).
+	// other, for the host's stores (nil when not a candidate).
 	mapped  *vulkan.Buffer
-	writers map[int]*writers // pools for host writes of more than one writer
+	writers *writers         // the pool of a host write of several writers
 	read    *vulkan.Commands // every slot → back (mapped ones after the rest)
 	src     []uint32         // the pattern of the current upload
 	rounds  []upload         // what was uploaded into each slot since the last check
@@ -39,42 +40,23 @@ type uploader struct {
 	checked uint64
 }
 
-// askedMethods are the methods of ms whose path o asks for: all of them
-// without Only, else the one named want (none when ms lacks it).
-func (o TransferOptions) askedMethods(ms []latencyMethod, want string) []latencyMethod {
-	if o.Only == nil {
-		return ms
-	}
-	return slices.DeleteFunc(ms, func(m latencyMethod) bool { return m.path != want })
-}
-
-// measureUpload fills res's 1 MiB upload figures and paths.
+// measureUpload fills res's pinned 1 MiB upload figure.
 func measureUpload(ctx context.Context, d *vulkan.Device, o TransferOptions, res *TransferResult) error {
-	u := &uploader{d: d, routes: routes(d), tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
+	u := &uploader{d: d, tamper: o.tamper, src: make([]uint32, latencyUploadBytes/4)}
 	defer u.release()
-	if err := u.create(); err != nil {
-		return err
-	}
-	var want TransferPaths
-	if o.Only != nil {
-		want = *o.Only
-	}
-	ms := o.askedMethods(u.methods(false), want.Upload)
-	o.progress("1 MiB upload: %d paths", len(ms))
-	m, st, err := fastestLatency(ctx, ms, o)
+	ms, err := u.create(uploadCandidates(featuresOf(d, o)))
 	if err != nil {
 		return err
 	}
-	res.Upload1MiB, res.UploadPath = st, m.path
-	ms = o.askedMethods(u.methods(true), want.UploadPinned)
 	o.progress("1 MiB upload from pinned memory: %d paths", len(ms))
-	if m, st, err = fastestLatency(ctx, ms, o); err != nil {
-		return fmt.Errorf("pinned: %w", err)
+	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
+	if err != nil {
+		return err
 	}
-	res.Upload1MiBPinned, res.UploadPinnedPath = st, m.path
 	if err := u.check(); err != nil {
 		return err
 	}
+	res.Upload1MiBPinned = f
 	res.CheckedWords += u.checked
 	return nil
 }
@@ -86,68 +68,42 @@ type upload struct {
 	mapped bool
 }
 
-// methods are the uploads on each route from each staging memory, waited
-// for each way, and host writes of each count of writers.
-func (u *uploader) methods(pinned bool) []latencyMethod {
-	prefix := uploadPathPrefix
-	if pinned {
-		prefix = pinnedPathPrefix
-	}
-	var ms []latencyMethod
-	for ri, r := range u.routes {
-		for i, k := range u.kinds {
-			for _, w := range []vulkan.FenceWait{vulkan.FenceBlock, vulkan.FenceSpin} {
-				ms = append(ms, latencyMethod{prefix + r.name(true) + "." + k.Name() + "." + w.String(),
-					func() (float64, error) { return u.once(ri, i, w, pinned) }})
-			}
-		}
-	}
-	if u.mapped != nil {
-		for _, n := range writerCounts() {
-			ms = append(ms, latencyMethod{writePath(prefix, n), func() (float64, error) { return u.write(n) }})
-		}
-	}
-	return ms
-}
-
-// create makes the buffers and records the copies: a staging buffer of
-// each host memory kind the device has (cached; uncached where it differs;
-// imported where the device imports host memory).
-func (u *uploader) create() error {
+// create makes the buffers and records the uploads of the candidates cs,
+// and returns their methods: a host write's only where the device has
+// room for device-mapped memory.
+func (u *uploader) create(cs []uploadSpec) ([]latencyMethod, error) {
 	for range uploadSlots {
 		b, err := u.d.NewBuffer(latencyUploadBytes, false)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		u.dsts = append(u.dsts, b)
 	}
 	var err error
-	u.mapped, err = u.d.NewDeviceMappedBuffer(uploadSlots * latencyUploadBytes)
-	if err != nil && !errors.Is(err, vulkan.ErrNoHostMemory) {
-		return err
+	if u.stage, u.kind, err = u.d.NewMappedBuffer(latencyUploadBytes, true); err != nil {
+		return nil, err
+	}
+	var ms []latencyMethod
+	for _, c := range cs {
+		m, ok, err := u.add(c)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ms = append(ms, m)
+		}
 	}
 	backSlots := uint64(uploadSlots)
 	if u.mapped != nil {
 		backSlots *= 2
-		u.writers = map[int]*writers{}
-		for _, n := range writerCounts() {
-			if n > 1 {
-				u.writers[n] = newWriters(n)
-			}
-		}
 	}
 	if u.back, _, err = u.d.NewMappedBuffer(backSlots*latencyUploadBytes, true); err != nil {
-		return err
-	}
-	for _, k := range vulkan.HostKinds {
-		if err := u.addStage(k); err != nil {
-			return err
-		}
+		return nil, err
 	}
 	if u.read, err = u.d.NewCommands(); err != nil {
-		return err
+		return nil, err
 	}
-	return u.read.Record(func(cb vk.CommandBuffer) {
+	return ms, u.read.Record(func(cb vk.CommandBuffer) {
 		for i, b := range u.dsts {
 			copyAfterTransfers(cb, b, u.back, uint64(i)*latencyUploadBytes)
 		}
@@ -157,42 +113,36 @@ func (u *uploader) create() error {
 	})
 }
 
-// addStage adds a staging buffer of host memory of kind hk, unless the
-// device has none or it is memory already added, and records its uploads
-// on every route.
-func (u *uploader) addStage(hk vulkan.HostKind) error {
-	st, k, err := u.d.NewHostBuffer(latencyUploadBytes, hk)
-	if errors.Is(err, vulkan.ErrNoHostMemory) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if slices.Contains(u.kinds, k) {
-		st.Release()
-		return nil
-	}
-	u.stages, u.kinds = append(u.stages, st), append(u.kinds, k)
-	pairs := make([][]*vulkan.Buffer, len(u.dsts))
-	for i, dst := range u.dsts {
-		pairs[i] = []*vulkan.Buffer{st, dst}
-	}
-	s, err := newStream(u.d, latencyUploadBytes, pairs)
-	if err != nil {
-		return fmt.Errorf("stream kernel: %w", err)
-	}
-	u.streams = append(u.streams, s)
-	if u.copies == nil {
-		u.copies = make([][][]*vulkan.Commands, len(u.routes))
-	}
-	for ri, r := range u.routes {
-		cs, err := u.recordUploads(r, st, s)
-		u.copies[ri] = append(u.copies[ri], cs) // released with u, even on error
+// add prepares candidate c and returns its method; ok is false when the
+// device has no room for its memory.
+func (u *uploader) add(c uploadSpec) (m latencyMethod, ok bool, err error) {
+	if c.writers > 0 {
+		u.mapped, err = u.d.NewDeviceMappedBuffer(uploadSlots * latencyUploadBytes)
+		if errors.Is(err, vulkan.ErrNoHostMemory) {
+			return m, false, nil
+		}
 		if err != nil {
-			return err
+			return m, false, err
+		}
+		if c.writers > 1 {
+			u.writers = newWriters(c.writers)
+		}
+		return latencyMethod{writePath(pinnedPathPrefix, c.writers), func() (float64, error) { return u.write(c.writers) }}, true, nil
+	}
+	r, i := route{q: u.d.Queue, shader: c.shader}, 0
+	if c.shader {
+		i = 1
+		pairs := make([][]*vulkan.Buffer, len(u.dsts))
+		for j, dst := range u.dsts {
+			pairs[j] = []*vulkan.Buffer{u.stage, dst}
+		}
+		if u.stream, err = newStream(u.d, latencyUploadBytes, pairs); err != nil {
+			return m, false, fmt.Errorf("stream kernel: %w", err)
 		}
 	}
-	return nil
+	u.copies[i], err = u.recordUploads(r, u.stage, u.stream)
+	path := pinnedPathPrefix + r.name(true) + "." + u.kind.Name() + "." + vulkan.FenceSpin.String()
+	return latencyMethod{path, func() (float64, error) { return u.once(i) }}, true, err
 }
 
 // recordUploads records the upload of st into each slot on route r (for
@@ -231,22 +181,14 @@ func copyAfterTransfers(cb vk.CommandBuffer, src, dst *vulkan.Buffer, offset uin
 
 func (u *uploader) release() {
 	u.read.Release()
-	for _, byKind := range u.copies {
-		for _, cs := range byKind {
-			for _, c := range cs {
-				c.Release()
-			}
+	for _, cs := range u.copies {
+		for _, c := range cs {
+			c.Release()
 		}
 	}
-	for _, s := range u.streams {
-		s.release()
-	}
-	for _, b := range u.stages {
-		b.Release()
-	}
-	for _, w := range u.writers {
-		w.close()
-	}
+	u.stream.release()
+	u.stage.Release()
+	u.writers.close()
 	u.mapped.Release()
 	u.back.Release()
 	for _, b := range u.dsts {
@@ -254,22 +196,16 @@ func (u *uploader) release() {
 	}
 }
 
-// once makes a fresh pattern (untimed), then times its copy into staging
-// buffer i, the submit of the recorded upload into the next free slot on
-// route ri and the wait w. When pinned, the copy into the staging buffer is done before
-// the clock starts. Once every slot holds an upload, all are checked.
-func (u *uploader) once(ri, i int, w vulkan.FenceWait, pinned bool) (float64, error) {
+// once makes a fresh pattern in the staging buffer (untimed, as pinned
+// memory holds its data before the clock starts), then times the submit
+// of upload i (0: copy, 1: kernel) into the next free slot until its fence,
+// spinning. Once every slot holds an upload, all are checked.
+func (u *uploader) once(i int) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
-	stage, slot := u.stages[i].Words(), len(u.rounds)
-	if pinned {
-		copy(stage, u.src)
-	}
+	copy(u.stage.Words(), u.src)
 	start := time.Now()
-	if !pinned {
-		copy(stage, u.src)
-	}
-	if err := u.copies[ri][i][slot].Issue(w); err != nil {
+	if err := u.copies[i][len(u.rounds)].Issue(vulkan.FenceSpin); err != nil {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()
@@ -285,14 +221,14 @@ func (u *uploader) write(parts int) (float64, error) {
 	fillPattern(u.src, u.round)
 	slot := len(u.rounds)
 	dst := u.mapped.Words()[slot*latencyUploadBytes/4 : (slot+1)*latencyUploadBytes/4]
-	w := u.writers[parts]
-	if w != nil {
+	w := u.writers
+	if parts > 1 {
 		w.arm()
 		defer w.disarm()
 	}
 	start := time.Now()
 	var err error
-	if w != nil {
+	if parts > 1 {
 		err = w.write(dst, u.src)
 	} else {
 		err = writeMapped(dst, u.src, 1)

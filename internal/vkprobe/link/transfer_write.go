@@ -1,7 +1,6 @@
 package link
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -34,6 +33,8 @@ const (
 	writeRoute     = "write.cpu"
 	deviceMapped   = "device-mapped"
 	writeWaitCheck = "read-back"
+	// writePathBulk is the host-write route's bulk path.
+	writePathBulk = transferPathPrefix + writeRoute + "." + deviceMapped
 )
 
 // writeMapped stores src into dst (mapped device memory of the same
@@ -75,82 +76,82 @@ func writeRange(dst, src []uint32, fence *atomic.Uint32) error {
 	return nil
 }
 
-// bulkWrite measures host → device by host writes into device-mapped
-// memory: n bytes per sample, every sample read back by the device and
-// checked. Without device-mapped memory it returns ErrNoHostMemory.
-func bulkWrite(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions) (Direction, uint64, error) {
-	dst, err := d.NewDeviceMappedBuffer(n)
-	if err != nil {
-		return Direction{}, 0, err
-	}
-	defer dst.Release()
-	back, _, err := d.NewMappedBuffer(n, true)
-	if err != nil {
-		return Direction{}, 0, err
-	}
-	defer back.Release()
-	read, err := d.NewCommands()
-	if err != nil {
-		return Direction{}, 0, err
-	}
-	defer read.Release()
-	if err := read.Record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, dst, back, 0) }); err != nil {
-		return Direction{}, 0, err
-	}
-	src := make([]uint32, n/4)
-	parts := runtime.GOMAXPROCS(0)
-	round := uint32(0)
-	err = vulkan.WarmUp(ctx, o.warmup(), func() error { round++; return writeMapped(dst.Words(), src, parts) })
-	if err != nil {
-		return Direction{}, 0, fmt.Errorf("warm-up: %w", err)
-	}
-	samples := transferSamples
-	if o.Quick {
-		samples = transferQuickSamples
-	}
-	var secs []float64
-	var checked uint64
-	for range samples {
-		if err := ctx.Err(); err != nil {
-			return Direction{}, 0, err
-		}
-		round++
-		fillPattern(src, round)
-		start := time.Now()
-		if err := writeMapped(dst.Words(), src, parts); err != nil {
-			return Direction{}, 0, err
-		}
-		secs = append(secs, time.Since(start).Seconds())
-		words := back.Words()
-		fillWord(words, poisonWord)
-		if _, err := read.Submit(); err != nil {
-			return Direction{}, 0, fmt.Errorf("read back: %w", err)
-		}
-		if o.tamper != nil {
-			o.tamper("transfer", back.Bytes())
-		}
-		if err := checkPattern(words, round); err != nil {
-			return Direction{}, 0, fmt.Errorf("round %d, written by the host and copied back: %w", round, err)
-		}
-		checked += uint64(len(words))
-	}
-	st, err := rates(n, secs)
-	if err != nil {
-		return Direction{}, 0, err
-	}
-	return Direction{BytesPerS: st, Path: writePathBulk, Timing: schema.TimingHostWallClock}, checked, nil
+// hostWrite is the bulk candidate of host writes into device-mapped
+// memory: n bytes per round from parts goroutines, every round read back
+// by the device and checked. It only uploads.
+type hostWrite struct {
+	dst, back *vulkan.Buffer
+	read      *vulkan.Commands
+	src       []uint32
+	parts     int
+	round     uint32
+	checked   uint64
+	tamper    func(string, []byte)
 }
 
-// writerCounts are the numbers of goroutines a 1 MiB host write is tried
-// with, up to GOMAXPROCS.
-func writerCounts() []int {
-	var ns []int
-	for _, n := range []int{1, 2, 4, 8, 16} {
-		if n <= runtime.GOMAXPROCS(0) {
-			ns = append(ns, n)
-		}
+// newHostWrite makes a hostWrite for n-byte uploads; without device-mapped
+// memory (or room in it) it returns an error wrapping ErrNoHostMemory. On
+// error nothing is left behind.
+func newHostWrite(d *vulkan.Device, n uint64, tamper func(string, []byte)) (*hostWrite, error) {
+	w := &hostWrite{src: make([]uint32, n/4), parts: runtime.GOMAXPROCS(0), tamper: tamper}
+	err := w.create(d, n)
+	if err != nil {
+		w.release()
+		return nil, err
 	}
-	return ns
+	return w, nil
+}
+
+func (w *hostWrite) create(d *vulkan.Device, n uint64) error {
+	var err error
+	if w.dst, err = d.NewDeviceMappedBuffer(n); err != nil {
+		return err
+	}
+	if w.back, _, err = d.NewMappedBuffer(n, true); err != nil {
+		return err
+	}
+	if w.read, err = d.NewCommands(); err != nil {
+		return err
+	}
+	return w.read.Record(func(cb vk.CommandBuffer) { copyAfterTransfers(cb, w.dst, w.back, 0) })
+}
+
+func (w *hostWrite) release() {
+	w.read.Release()
+	w.back.Release()
+	w.dst.Release()
+}
+
+func (w *hostWrite) paths() (up, down Candidate) {
+	return Candidate{Path: writePathBulk, Timing: schema.TimingHostWallClock}, Candidate{}
+}
+
+func (w *hostWrite) warmOnce() error { return writeMapped(w.dst.Words(), w.src, w.parts) }
+func (w *hostWrite) words() uint64   { return w.checked }
+
+// once times the stores of a new pattern, then has the device copy them
+// back and compares every word.
+func (w *hostWrite) once() (up, down float64, err error) {
+	w.round++
+	fillPattern(w.src, w.round)
+	start := time.Now()
+	if err := writeMapped(w.dst.Words(), w.src, w.parts); err != nil {
+		return 0, 0, err
+	}
+	up = time.Since(start).Seconds()
+	words := w.back.Words()
+	fillWord(words, poisonWord)
+	if _, err := w.read.Submit(); err != nil {
+		return 0, 0, fmt.Errorf("read back: %w", err)
+	}
+	if w.tamper != nil {
+		w.tamper("transfer", w.back.Bytes())
+	}
+	if err := checkPattern(words, w.round); err != nil {
+		return 0, 0, fmt.Errorf("round %d, written by the host and copied back: %w", w.round, err)
+	}
+	w.checked += uint64(len(words))
+	return up, 0, nil
 }
 
 // writePath names a 1 MiB host-write upload method with parts writers.

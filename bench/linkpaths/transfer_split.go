@@ -1,4 +1,6 @@
-package link
+//go:build explore
+
+package linkpaths
 
 import (
 	"context"

@@ -2,10 +2,9 @@
 
 // The exploration harness of the host link: every route, memory and 1 MiB
 // upload method at full size, logged on a GPU host (go test -c -tags
-// explore -o bin/vklink.test ./internal/vkprobe/link/; bench/h200.sh
-// EXPLORE=1). Nothing here changes what the product measures.
+// explore -o bin/vklink.test ./bench/linkpaths/; bench/h200.sh EXPLORE=1).
 
-package link
+package linkpaths
 
 import (
 	"context"
@@ -87,6 +86,18 @@ func TestTransferPathsFullSize(t *testing.T) {
 	if err := u.check(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// newTestUploader is an uploader on d with every staging memory and route,
+// released with the test.
+func newTestUploader(t *testing.T, d *vulkan.Device) *uploader {
+	t.Helper()
+	u := &uploader{d: d, routes: routes(d), src: make([]uint32, latencyUploadBytes/4)}
+	t.Cleanup(u.release)
+	if err := u.create(); err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // logMemoryTypes logs d's memory types and heaps.

@@ -1,0 +1,141 @@
+//go:build explore
+
+package linkpaths
+
+import (
+	"fmt"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/everycycle/appraise/coopmat/spirv"
+	vulkan "github.com/everycycle/appraise/coopmat/vk"
+)
+
+// A route is one way of moving bytes between host and device memory: a
+// copy command on a queue (the queue's DMA), or a kernel on the compute
+// queue whose invocations load from one buffer and store into the other, so
+// that the shader cores pull host memory over the link (uploads) or push
+// into it (downloads). Which is faster depends on the device and its
+// driver, so each is measured.
+type route struct {
+	q      *vulkan.Queue
+	shader bool
+}
+
+// routes are every queue's copies, then the compute queue's kernel.
+func routes(d *vulkan.Device) []route {
+	var rs []route
+	for _, q := range d.Queues() {
+		rs = append(rs, route{q: q})
+	}
+	return append(rs, route{q: d.Queue, shader: true})
+}
+
+// name is the route's part of a path: "copy" or, for the kernel, "pull"
+// (host → device) or "push" (device → host); then "." and the queue's
+// name.
+func (r route) name(up bool) string {
+	switch {
+	case !r.shader:
+		return "copy." + r.q.Name
+	case up:
+		return "pull." + r.q.Name
+	}
+	return "push." + r.q.Name
+}
+
+// Shape of the stream kernel: 16-byte words (uvec4), workgroups of
+// streamGroupSize invocations, and at most streamMaxGroups workgroups (the
+// least maxComputeWorkGroupCount[0] Vulkan allows), each invocation moving
+// more words as the buffer grows past what one word per invocation covers.
+const (
+	streamWordBytes = 16
+	streamGroupSize = 256
+	streamMaxGroups = 65535
+	// streamGroupsTarget is the workgroups a stream aims for: enough to
+	// fill any device many times over (a 256 MiB buffer takes 16 words per
+	// invocation), few enough that each invocation has several
+	// independent loads in flight.
+	streamGroupsTarget = 4096
+)
+
+// streamShape splits a buffer of n bytes (a multiple of streamWordBytes ×
+// streamGroupSize) over workgroups: each invocation moves per words, word
+// j of invocation g being j × groups × streamGroupSize + g, so that each
+// step of every subgroup touches consecutive words.
+func streamShape(n uint64) (groups, per uint32, err error) {
+	const unit = streamWordBytes * streamGroupSize
+	if n == 0 || n%unit != 0 {
+		return 0, 0, fmt.Errorf("coopmat: stream of %d bytes: want a positive multiple of %d", n, unit)
+	}
+	g := n / unit
+	p := uint64(1)
+	for g > streamGroupsTarget && g%2 == 0 {
+		g, p = g/2, p*2
+	}
+	if g > streamMaxGroups {
+		return 0, 0, fmt.Errorf("coopmat: stream of %d bytes: %d workgroups, more than %d", n, g, streamMaxGroups)
+	}
+	return uint32(g), uint32(p), nil
+}
+
+// streamKernel emits the kernel that copies binding 0 into binding 1,
+// both arrays of 16-byte words, in the shape streamShape gives.
+func streamKernel(version uint32, groups, per uint32) []uint32 {
+	b := vulkan.NewBuilder(version)
+	m := b.M
+	vec := m.TypeVector(b.U32, 4)
+	src, srcPtr := b.Storage(vec, streamWordBytes)
+	m.Decorate(src, spirv.DecorationNonWritable)
+	dst, dstPtr := b.Storage(vec, streamWordBytes)
+	m.Decorate(dst, spirv.DecorationNonReadable)
+	gid := b.Builtin(spirv.BuiltInGlobalInvocationID, false)
+	stride := b.C(groups * streamGroupSize)
+	b.F.Loop(b.C(per), nil, func(j spirv.ID, _ []spirv.ID) []spirv.ID {
+		i := b.Add(b.Mul(j, stride), gid)
+		b.F.Store(b.Elem(dstPtr, dst, i), b.F.Load(vec, b.Elem(srcPtr, src, i)))
+		return nil
+	})
+	return b.Finish(streamGroupSize, 1, 1)
+}
+
+// stream is the stream kernel for buffers of n bytes, built once and run on
+// several (source, destination) pairs.
+type stream struct {
+	k      *vulkan.Kernel
+	groups uint32
+}
+
+// newStream builds the stream kernel for n-byte buffers with one
+// descriptor set per pair: pairs[i] = {source, destination}.
+func newStream(d *vulkan.Device, n uint64, pairs [][]*vulkan.Buffer) (*stream, error) {
+	groups, per, err := streamShape(n)
+	if err != nil {
+		return nil, err
+	}
+	k, err := d.NewKernelSets(streamKernel(vulkan.SpirvVersion(d.Info.API), groups, per), pairs)
+	if err != nil {
+		return nil, err
+	}
+	return &stream{k: k, groups: groups}, nil
+}
+
+func (s *stream) release() {
+	if s != nil {
+		s.k.Release()
+	}
+}
+
+// move records the stream over pair i after every earlier transfer and
+// kernel, made visible to later ones and to the host; with a timer t (nil
+// for none), between its timestamps 0 and 1.
+func (s *stream) move(cb vk.CommandBuffer, t *vulkan.Timer, i int) {
+	t.Reset(cb)
+	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessShaderWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,
+		vk.PipelineStageTransferBit|vk.PipelineStageComputeShaderBit, vk.PipelineStageComputeShaderBit)
+	t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+	s.k.DispatchSet(cb, i, [3]uint32{s.groups, 1, 1})
+	t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+	vulkan.MemoryBarrier(cb, vk.AccessShaderWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit|vk.AccessShaderReadBit,
+		vk.PipelineStageComputeShaderBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit|vk.PipelineStageComputeShaderBit)
+}
