@@ -29,11 +29,12 @@ type Transfer struct {
 	Timing TimingMethod `json:"timing" validate:"timing"`
 	// Check is the reference check the received data passed.
 	Check Check `json:"check"`
-	// OtherPath is the same transfer measured through the other API's
-	// path, when two paths measured it and this one was kept as the
-	// faster (see LaunchOverhead.OtherPaths). The kept figure above is a
-	// re-measurement taken after the choice, so the selection does not
-	// bias it upward.
+	// OtherPath is the same transfer measured on a path not kept, when
+	// several candidate paths (WebGPU's, raw Vulkan's) measured it and
+	// this one was kept as the faster; it may name a further one in turn
+	// (see LaunchOverhead.OtherPaths). The kept figure above comes from
+	// samples taken after the choice, so the selection does not bias it
+	// upward.
 	OtherPath *Transfer `json:"other_path,omitempty" validate:"omitempty"`
 }
 
@@ -73,10 +74,10 @@ type LaunchOverhead struct {
 	Timing TimingMethod `json:"timing" validate:"timing"`
 	// Check is the reference check the uploaded and written data passed.
 	Check Check `json:"check"`
-	// OtherPaths are the figures of the path not kept, where WebGPU and
-	// raw Vulkan both measured a latency and the faster was kept; the
-	// kept figure is a re-measurement taken after the choice, so the
-	// selection does not bias it.
+	// OtherPaths are the figures of the candidate paths not kept, where
+	// several (WebGPU's, raw Vulkan's) measured a latency and the faster
+	// was kept; the kept figure comes from samples taken after the
+	// choice, so the selection does not bias it.
 	OtherPaths []OtherLatency `json:"other_paths,omitempty" validate:"omitempty,dive"`
 }
 
