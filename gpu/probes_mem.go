@@ -20,10 +20,8 @@ type CapacityProbe struct {
 // Name is the probe's name on the card.
 func (CapacityProbe) Name() string { return "webgpu-capacity" }
 
-// Version changes when what the probe measures, or how, changes. 2:
-// chunks up to 4 GiB, the buffer limit's, not the storage-binding
-// limit's (capacityChunks).
-func (CapacityProbe) Version() string { return "2" }
+// Version changes when what the probe measures, or how, changes.
+func (CapacityProbe) Version() string { return "1" }
 
 // Run allocates until something stops it.
 func (p CapacityProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
