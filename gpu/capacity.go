@@ -51,11 +51,16 @@ const (
 // Sizing and spill detection of the capacity probe.
 const (
 	// capacityChunkMax caps the first chunk (also capped by the device's
-	// buffer and storage-binding limits).
-	capacityChunkMax = 1 << 30
-	// capacityShrink: after a refusal the chunk halves, down to the first
-	// chunk over capacityShrink (and not below capacityLeastChunk).
+	// buffer limit). A chunk is cleared, never bound to a kernel, so the
+	// storage-binding limit does not apply: fewer, larger chunks cost
+	// fewer allocations, submissions and waits for the same bytes.
+	capacityChunkMax = 4 << 30
+	// capacityShrink: after a refusal the chunk halves, down to
+	// capacityResolution over capacityShrink (not below capacityLeastChunk,
+	// nor above the first chunk): how close to the device's limit the
+	// figure gets does not depend on the first chunk's size.
 	capacityShrink     = 16
+	capacityResolution = 1 << 30
 	capacityLeastChunk = 1 << 20
 	// capacityMaxChunks bounds the loop on a device that never refuses.
 	capacityMaxChunks = 1 << 14
@@ -118,15 +123,15 @@ func capacityCap(memoryLimit uint64, software bool, budget uint64) (uint64, stri
 }
 
 // capacityChunks is the first chunk's size (capacityChunkMax, the device's
-// buffer and storage-binding limits and the cap, whichever is least, in
-// whole 256-byte units) and the least chunk a refusal may halve it to.
+// buffer limit and the cap, whichever is least, in whole 256-byte units)
+// and the least chunk a refusal may halve it to.
 func capacityChunks(l Limits, cap uint64) (first, least uint64) {
-	first = min(capacityChunkMax, l.MaxBufferBytes, l.MaxStorageBindingBytes)
+	first = min(capacityChunkMax, l.MaxBufferBytes)
 	if cap > 0 {
 		first = min(first, cap)
 	}
 	first &^= 255
-	least = min(first, max(first/capacityShrink, capacityLeastChunk))
+	least = min(first, max(min(first, capacityResolution)/capacityShrink, capacityLeastChunk))
 	return first, least
 }
 

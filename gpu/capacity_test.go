@@ -37,8 +37,10 @@ func TestCapacityChunks(t *testing.T) {
 	for _, c := range []struct {
 		maxBuf, maxBind, cap, first, least uint64
 	}{
-		{4 << 30, 2 << 30, 0, 1 << 30, 64 * mib},            // a big GPU: 1 GiB chunks
-		{2<<30 - 1, 128 * mib, 1 << 30, 128 * mib, 8 * mib}, // lavapipe
+		{4 << 30, 2 << 30, 0, 4 << 30, 64 * mib},           // a big GPU: 4 GiB chunks, halved to 64 MiB
+		{8 << 30, 2 << 30, 0, 4 << 30, 64 * mib},           // never above capacityChunkMax
+		{1 << 30, 2 << 30, 0, 1 << 30, 64 * mib},           // the buffer limit caps it
+		{2<<30 - 1, 128 * mib, 1 << 30, 1 << 30, 64 * mib}, // lavapipe: one chunk up to the 1 GiB cap
 		{4 << 30, 2 << 30, 300*mib + 7, 300 * mib, 18*mib + 768*1024},
 		{4 << 30, 2 << 30, 8 * mib, 8 * mib, mib},
 		{4 << 30, 2 << 30, 1000, 768, 768},

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -51,7 +52,7 @@ func rooflineParams(groups, iters, hidden uint32) []byte {
 }
 
 // roofWord is word() of roofline.wgsl: the input pattern of scalar index i.
-func roofWord(i uint32) uint32 { return i*0x9E3779B1 + roofSeed }
+func roofWord(i uint32) uint32 { return i*roofStep + roofSeed }
 
 // roofK is the integer k of the fp32 input k*g at scalar index i.
 func roofK(i uint32) int64 { return int64(roofWord(i)&(2*roofSpan-1)) - roofSpan }
@@ -72,6 +73,88 @@ func rooflineReference(k rooflineKind, iters uint32) func(i uint64) uint32 {
 		}
 		return f32(float64(k) * roofGrid)
 	}
+}
+
+// checkRoofline compares a chunk of output words, the first at scalar
+// index first, exactly with rooflineReference(k, iters), as checkWords
+// would, with the reference computed inline: the input pattern advances
+// by one multiplication constant per scalar, so each word costs a few
+// integer operations and no call. Every word is compared; the result
+// names the first that differs.
+func checkRoofline(k rooflineKind, iters uint32, chunk []byte, first uint64) refcheck.Result {
+	var m mat2
+	if k == roofI32 {
+		m = i32Round(roofMult).pow(uint64(iters))
+	}
+	return refcheck.Parallel(uint64(len(chunk)/4), func(lo, hi uint64) refcheck.Result {
+		ws := chunk[4*lo : 4*hi]
+		bad := -1
+		if k == roofI32 {
+			bad = firstBadI32(ws, uint32(first+lo), m)
+		} else {
+			bad = firstBadF32(ws, uint32(first+lo), iters)
+		}
+		r := refcheck.New()
+		r.Checked = hi - lo
+		if bad >= 0 {
+			i := first + lo + uint64(bad)
+			want := rooflineReference(k, iters)(i)
+			r.Bad, r.Got, r.Want = int64(i), float64(binary.LittleEndian.Uint32(ws[4*bad:])), float64(want)
+		}
+		return r
+	})
+}
+
+// roofStep is how roofWord advances from one scalar index to the next.
+const roofStep uint32 = 0x9E3779B1
+
+// firstBadF32 is the index in ws of the first word that is not the fp32
+// output of its scalar (index i0 for ws[0]) after iters operations, or -1.
+// k and the output are exact in float32 (roofMaxIters), so the float32
+// product is the float64 one of rooflineReference.
+func firstBadF32(ws []byte, i0, iters uint32) int {
+	pairs, odd := int32(iters/2), int32(iters%2)
+	word := roofWord(i0)
+	for j := 0; j+4 <= len(ws); j += 4 {
+		k := int32(word&(2*roofSpan-1)) - roofSpan + pairs
+		k += odd * (k + 6) // 2k + 6 when iters is odd
+		word += roofStep
+		if binary.LittleEndian.Uint32(ws[j:j+4]) != math.Float32bits(float32(k)*roofGrid) {
+			return j / 4
+		}
+	}
+	return -1
+}
+
+// firstBadI32 is the index in ws of the first word that is not the int32
+// output of its scalar (index i0 for ws[0]) with each chain advanced by m,
+// or -1: roofI32Output, inline, a vec4 element (four scalars, two chains)
+// at a time between a partial element at either end.
+func firstBadI32(ws []byte, i0 uint32, m mat2) int {
+	n := len(ws) / 4
+	j := 0
+	for ; j < n && (i0+uint32(j))%4 != 0; j++ {
+		if binary.LittleEndian.Uint32(ws[4*j:]) != roofI32Output(i0+uint32(j), m) {
+			return j
+		}
+	}
+	for ; j+4 <= n; j += 4 {
+		x0 := roofWord(i0 + uint32(j))
+		x1 := x0 + roofStep
+		y0 := x1 + roofStep
+		y1 := y0 + roofStep
+		e := ws[4*j : 4*j+16]
+		if binary.LittleEndian.Uint32(e[0:4]) != m[0]*x0+m[1]*y0 || binary.LittleEndian.Uint32(e[4:8]) != m[0]*x1+m[1]*y1 ||
+			binary.LittleEndian.Uint32(e[8:12]) != m[2]*x0+m[3]*y0 || binary.LittleEndian.Uint32(e[12:16]) != m[2]*x1+m[3]*y1 {
+			break // the element-wise loop below finds which word
+		}
+	}
+	for ; j < n; j++ {
+		if binary.LittleEndian.Uint32(ws[4*j:]) != roofI32Output(i0+uint32(j), m) {
+			return j
+		}
+	}
+	return -1
 }
 
 // roofI32Output is the int32 output at scalar index i when each chain has

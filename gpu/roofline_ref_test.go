@@ -143,6 +143,35 @@ func TestRooflineCheckFlagsOneWord(t *testing.T) {
 	}
 }
 
+// TestCheckRooflineMatchesReference: the inline check agrees with the
+// per-word reference on chunks that start and end at any lane, for odd and
+// even operation counts, and names the first wrong word wherever it is.
+func TestCheckRooflineMatchesReference(t *testing.T) {
+	for _, k := range RooflineKernels() {
+		for _, iters := range []uint32{1, 2, 7, 64, 1024} {
+			want := rooflineReference(k.kind, iters)
+			for _, first := range []uint64{0, 1, 2, 3, 8190, 1<<30 + 5} {
+				const n = 1031
+				chunk := make([]byte, 4*n)
+				for i := range uint64(n) {
+					binary.LittleEndian.PutUint32(chunk[4*i:], want(first+i))
+				}
+				if r := checkRoofline(k.kind, iters, chunk, first); r.Bad >= 0 || r.Checked != n {
+					t.Fatalf("%s iters %d from %d: correct output: bad %d, checked %d", k.Precision, iters, first, r.Bad, r.Checked)
+				}
+				for _, at := range []uint64{0, 1, 2, 3, 4, 517, n - 1} {
+					chunk[4*at+3] ^= 0x40
+					r := checkRoofline(k.kind, iters, chunk, first)
+					chunk[4*at+3] ^= 0x40
+					if r.Bad != int64(first+at) || uint32(r.Want) != want(first+at) || r.Checked != n {
+						t.Errorf("%s iters %d from %d, word %d wrong: bad %d want %#x, checked %d", k.Precision, iters, first, at, r.Bad, uint32(r.Want), r.Checked)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestRooflineElements sizes the arrays from the limits, the memory limit
 // and the options, and refuses arrays below the minimum.
 func TestRooflineElements(t *testing.T) {

@@ -400,10 +400,9 @@ func (r *rooflineRun) clearDst(m uint64) error {
 // check reads the dispatch's output back and compares every scalar
 // exactly with the closed form. It returns the scalars compared.
 func (r *rooflineRun) check(a *roofDispatch) (uint64, error) {
-	want := rooflineReference(a.row.kind, a.iters)
 	total := refcheck.New()
 	err := r.d.readBack(r.dst, a.m*ElementBytes, func(off uint64, chunk []byte) error {
-		total.Merge(checkWords(r.view(a.row.Precision, off, chunk), off/4, want))
+		total.Merge(checkRoofline(a.row.kind, a.iters, r.view(a.row.Precision, off, chunk), off/4))
 		return nil
 	})
 	if err != nil {
