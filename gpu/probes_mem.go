@@ -21,7 +21,7 @@ type CapacityProbe struct {
 func (CapacityProbe) Name() string { return "webgpu-capacity" }
 
 // Version changes when what the probe measures, or how, changes.
-func (CapacityProbe) Version() string { return "1" }
+func (CapacityProbe) Version() string { return "2" }
 
 // Run allocates until something stops it.
 func (p CapacityProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {

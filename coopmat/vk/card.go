@@ -8,7 +8,7 @@ import (
 
 // ProbeVersion is the version of every raw-Vulkan probe: it changes when
 // what one measures, or how, changes.
-const ProbeVersion = "1"
+const ProbeVersion = "2"
 
 // Precision turns a checked result into a throughput entry: op and
 // counting are the operation and how it counts (e.g. "fma", "fma=2").

@@ -36,7 +36,7 @@ func TestWebGPUProbeOrder(t *testing.T) {
 	}
 	names = append(names, fma.Name()+"@"+fma.Version())
 	want := []string{"webgpu-stream@1", "webgpu-launch@1", "webgpu-hostlink@1", "webgpu-alu@1", "webgpu-roofline@4",
-		"webgpu-capacity@1", "webgpu-memtest@1", "webgpu-soak@2"}
+		"webgpu-capacity@2", "webgpu-memtest@1", "webgpu-soak@2"}
 	if !slices.Equal(names, want) {
 		t.Errorf("probes %v, want %v", names, want)
 	}

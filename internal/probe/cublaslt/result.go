@@ -17,7 +17,7 @@ import (
 const ProbeName = "cuda-cublaslt"
 
 // ProbeVersion is the version of the probe's method.
-const ProbeVersion = "1"
+const ProbeVersion = "2"
 
 // OpCounting is the operation-counting rule: a GEMM is 2·m·n·k operations.
 const OpCounting = "gemm=2mnk"
