@@ -30,6 +30,19 @@ type device struct {
 	wsBytes  uint64
 	busID    string
 	name     string
+	// out is the host buffer outputs are read back into, kept for the
+	// device's life: a fresh one per read-back (up to half a GiB, zeroed
+	// and faulted in page by page) cost more than the copy itself.
+	out []byte
+}
+
+// scratch returns the first n bytes of d's read-back buffer, grown to
+// hold them. Its contents last until the next call.
+func (d *device) scratch(n int) []byte {
+	if cap(d.out) < n {
+		d.out = make([]byte, n)
+	}
+	return d.out[:n]
 }
 
 // cu prefixes a failing driver call's error with the package's name.

@@ -32,7 +32,6 @@ type matmul struct {
 	a, b, D cuda.Ptr
 	alpha   []byte
 	beta    []byte
-	out     []byte // D as last downloaded, reused: the trials and the samples each read it back
 }
 
 // algo is one algorithm the heuristic proposed and the workspace it
@@ -269,10 +268,8 @@ func (mm *matmul) launch(times int) error {
 // result downloads D into a buffer kept for the next download; what it
 // returns is valid until then.
 func (mm *matmul) result() ([]byte, error) {
-	if n := mm.p.Out.rowBytes(mm.m * mm.n); len(mm.out) != n {
-		mm.out = make([]byte, n)
-	}
-	return mm.out, mm.d.download(mm.out, mm.D)
+	out := mm.d.scratch(mm.p.Out.rowBytes(mm.m * mm.n))
+	return out, mm.d.download(out, mm.D)
 }
 
 func roundUp(x, to int) int { return (x + to - 1) / to * to }
