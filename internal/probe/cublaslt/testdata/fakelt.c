@@ -16,8 +16,9 @@
 //   FAKE_LT_ALGOS    how many algorithms the heuristic proposes at most
 //                    (default 3); algorithm i asks for (i+1) KiB of
 //                    workspace
-//   FAKE_LT_SLOW     the digits of the algorithms that sleep 20 ms per
-//                    GEMM, e.g. "0" or "02" (default: none)
+//   FAKE_LT_SLOW     the digits of the algorithms that take 20 ms more per
+//                    GEMM (on the model clock when there is one, else
+//                    asleep), e.g. "0" or "02" (default: none)
 //   FAKE_LT_VERSION  cublasLtGetVersion's answer (default 130100)
 //   FAKE_CUDA_BUSID  the one device's PCI address (default 0000:00:06.0)
 //   FAKE_LT_LEAKS    a file to which cuDevicePrimaryCtxRelease writes the
@@ -363,7 +364,10 @@ int cublasLtMatmul(void* h, desc* d, const void* alpha, const void* A, layout* l
 	if (algo == NULL || algo->data[0] < 42 || algo->data[0] > 42 + 9) return INVALID;
 	int ai = (int)(algo->data[0] - 42);
 	if (!offered(d, la, lb, lc)) return NOT_SUPPORTED;
-	if (slow(ai)) nanosleep(&(struct timespec){0, 20000000}, NULL);
+	if (slow(ai)) {
+		if (model_clock()) model_now += 0.02;
+		else nanosleep(&(struct timespec){0, 20000000}, NULL);
+	}
 	int corrupt = strcmp(mode(), "wrong") == 0 || (strcmp(mode(), "wrong1") == 0 && ai == 1);
 	uint64_t m = ld->rows, n = ld->cols, k = d->transa ? la->rows : la->cols;
 	double al = scalar(d->scale, alpha), be = scalar(d->scale, beta);
