@@ -137,7 +137,7 @@ func bandwidthLimits(quick bool) calibrationLimits {
 	l := calibrationLimits{
 		MinSampleS: 2e-3, LaunchFactor: 20, MaxDispatchS: 0.1,
 		MinElements: minArrayBytes / ElementBytes, ElementStep: wgSize,
-		MaxIterations: 4096, BudgetS: 1.0, MinSamples: 5, MaxSamples: 30,
+		MaxIterations: 4096, BudgetS: 0.5, MinSamples: 5, MaxSamples: 30,
 	}
 	if quick {
 		l.BudgetS, l.MinSamples, l.MaxSamples = 0.25, 3, 5

@@ -31,7 +31,7 @@ type StreamProbe struct{}
 func (StreamProbe) Name() string { return "webgpu-stream" }
 
 // Version changes when what the probe measures, or how, changes.
-func (StreamProbe) Version() string { return "1" }
+func (StreamProbe) Version() string { return "2" }
 
 // Run measures every bandwidth kernel.
 func (p StreamProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {

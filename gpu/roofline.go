@@ -173,7 +173,7 @@ func newRooflineLimits(o RooflineOptions, quick bool) rooflineLimits {
 		cal: calibrationLimits{
 			MinSampleS: 5e-3, LaunchFactor: 20, MaxDispatchS: 0.1,
 			MinElements: 1, ElementStep: roofBlock, // point() sets MinElements from MinArrayBytes
-			MaxIterations: 4096, BudgetS: 0.25, MinSamples: 3, MaxSamples: 10,
+			MaxIterations: 4096, BudgetS: 0.15, MinSamples: 3, MaxSamples: 10,
 		},
 		MinArrayBytes: minArrayBytes, MaxArrayBytes: maxArrayBytes,
 		Iters: RooflineIters(), WarmUp: warmUp, PointWarmUp: roofPointWarmUp,

@@ -23,7 +23,7 @@ const quickRooflineArray = 64 << 20
 func (RooflineProbe) Name() string { return "webgpu-roofline" }
 
 // Version changes when what the probe measures, or how, changes.
-func (RooflineProbe) Version() string { return "4" }
+func (RooflineProbe) Version() string { return "5" }
 
 // Run sweeps every precision.
 func (p RooflineProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
