@@ -124,7 +124,7 @@ type barrier struct {
 }
 
 // wait arrives and blocks until the barrier releases; it returns how many
-// parties arrived.
+// parties arrived, or ctx's error once ctx is done, released or not.
 func (b *barrier) wait(ctx context.Context) (int, error) {
 	b.mu.Lock()
 	b.arrived++
@@ -133,7 +133,9 @@ func (b *barrier) wait(ctx context.Context) (int, error) {
 	select {
 	case <-b.release:
 	case <-ctx.Done():
-		return 0, ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
