@@ -47,6 +47,19 @@ type BoxPayload struct {
 	HostLinks *HostLinksAtOnce `json:"host_links,omitempty" validate:"omitempty"`
 	// NotMeasured lists each absent field with why.
 	NotMeasured []Omission `json:"not_measured,omitempty" validate:"omitempty,dive"`
+	// FailedDevices lists each device of the run whose appraisal failed,
+	// with why: it has no card, and it is not in DriverVersions (the
+	// other devices' cards were signed). It stays in PresentDevices.
+	FailedDevices []FailedDevice `json:"failed_devices,omitempty" validate:"omitempty,dive"`
+}
+
+// FailedDevice is a device of a run that has no card: its appraisal
+// failed while the others' went on.
+type FailedDevice struct {
+	// BusAddress is the device address, as in PresentDevices.
+	BusAddress string `json:"bus_address" validate:"devaddr"`
+	// Reason is the error that failed it.
+	Reason string `json:"reason" validate:"required,max=500"`
 }
 
 // Host identifies the machine of a run.

@@ -137,6 +137,11 @@ type ThermalEnvelope struct {
 	// Check is the reference check the load's output passed at the end
 	// of the soak.
 	Check *Check `json:"check,omitempty" validate:"omitempty"`
+	// DevicesSoakedTogether is how many devices of the run held their
+	// soak at the same time, this one included (1: it soaked alone).
+	// Omitted by writers older than this field, which soaked each device
+	// alone.
+	DevicesSoakedTogether int `json:"devices_soaked_together,omitempty" validate:"omitempty,gte=1"`
 }
 
 // RooflineRatio says how close a precision's compute sits to what the
@@ -243,6 +248,13 @@ type ProbeEnvironment struct {
 	// run, and how that was looked for. Omitted by writers older than
 	// this field.
 	SharedUse *SharedUse `json:"shared_use,omitempty"`
+	// Schedule is how the run shared its time among its devices:
+	// "serial" (this device probed with the run's other devices idle: a
+	// run of one device, or --serial) or "concurrent" (probed beside the
+	// others, the host link and launch measured in turn, the soak held
+	// together). Omitted by writers older than this field, which ran
+	// devices in turn.
+	Schedule string `json:"schedule,omitempty" validate:"omitempty,oneof=serial concurrent"`
 }
 
 // Library is a vendor library a probe loaded and measured through.

@@ -40,6 +40,7 @@ type appraiseCmd struct {
 	Tolerance   float64 `default:"0.05" placeholder:"FRACTION" help:"Largest relative disagreement --cross-check accepts (recorded in the card)."`
 	Draft       bool    `help:"When --cross-check disagrees, write unsigned *.draft.json files instead of nothing."`
 	AllowShared bool    `name:"allow-shared" help:"Appraise and sign a device another process is using, the card recording who else ran and how busy the device was. Without it such a device fails the run (exit 10), before probing or when the other process appears."`
+	Serial      bool    `help:"Appraise the devices one after another, the others idle, instead of all at once (the host link and launch are measured one device at a time either way); each card records which."`
 }
 
 // written is what an appraisal prints about one report file.
@@ -52,6 +53,8 @@ type written struct {
 	// Disagreements are a card's consistency checks that do not agree
 	// (only a software adapter's card is signed with any).
 	Disagreements []schema.ConsistencyCheck `json:"disagreements,omitempty"`
+	// Error is why a device of kind "failed" has no card.
+	Error string `json:"error,omitempty"`
 }
 
 func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
@@ -80,7 +83,8 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	if errors.Is(err, crosscheck.ErrDisagree) {
 		return c.refuse(e, run, err)
 	}
-	if err != nil {
+	failed := deviceFailed(err)
+	if err != nil && failed == nil {
 		return probeError(err)
 	}
 	files, err := run.Sign(signer)
@@ -94,7 +98,20 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 		return outError(err, "nothing was written")
 	}
 	warn(e, sharedWarnings(run))
-	return c.render(e, run, files)
+	if err := c.render(e, run, files); err != nil {
+		return err
+	}
+	return failed
+}
+
+// deviceFailed is the command's error for a run Appraise returned with
+// err when some of its devices failed and the others' cards were made
+// (exit 11, once they are signed and written); nil for any other err.
+func deviceFailed(err error) error {
+	if !errors.Is(err, appraisal.ErrDeviceFailed) {
+		return nil
+	}
+	return withCode(exitDeviceFail, err, "the other devices' cards were signed and written; the box lists each failed device with the reason")
 }
 
 // devices finds the adapters (all) and those the run appraises (devs),
@@ -116,7 +133,7 @@ func (c *appraiseCmd) devices(e *env, inst *gpu.Instance) (all, devs []appraisal
 // resolves them per device.
 func (c *appraiseCmd) options(e *env) appraisal.Options {
 	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, SoakLoad: c.SoakLoad, Version: version,
-		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT"), AllowShared: c.AllowShared,
+		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT"), AllowShared: c.AllowShared, Serial: c.Serial,
 		BLAS: appraisal.BLASOptions{All: c.BLAS, Load: cublaslt.LoadOptions{Path: c.CuBLASLt, Getenv: e.getenv}}}
 	opts.CrossCheck = &crosscheck.Config{BabelStream: c.BabelStream, Mixbench: c.Mixbench, Tolerance: c.Tolerance,
 		Required: c.CrossCheck || c.BabelStream != "" || c.Mixbench != ""}
@@ -253,10 +270,13 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 			Figures: figures.List(card.Capability), Disagreements: card.Capability.Disagreements(),
 		})
 	}
+	for _, f := range run.Box.FailedDevices {
+		out = append(out, written{Kind: "failed", Address: f.BusAddress, Error: f.Reason})
+	}
 	if c.JSON {
 		return e.printJSON(out)
 	}
-	for i, w := range out[1:] {
+	for i, w := range out[1 : len(run.Cards)+1] {
 		fmt.Fprintf(e.stdout, "%s  %s", w.Address, w.Name)
 		if run.Cards[0].Capability.Identity.Software {
 			fmt.Fprint(e.stdout, "  [software adapter: not a GPU]")
@@ -285,6 +305,9 @@ func (c *appraiseCmd) render(e *env, run *appraisal.Run, files []appraisal.File)
 		if strings.HasPrefix(o.Field, "host_baseline") {
 			fmt.Fprintf(e.stdout, "  not measured: %s: %s\n", o.Field, o.Reason)
 		}
+	}
+	for _, f := range run.Box.FailedDevices {
+		fmt.Fprintf(e.stdout, "failed: %s: %s (no card)\n", f.BusAddress, f.Reason)
 	}
 	_, err := fmt.Fprintf(e.stdout, "box:  %s\n", out[0].File)
 	return err

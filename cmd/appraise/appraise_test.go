@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +99,58 @@ func TestSharedWarnings(t *testing.T) {
 	ws := sharedWarnings(run)
 	if len(ws) != 1 || ws[0].Error() != "0000:00:06.0 was shared with pid 4242 python3 (nvml); its card records it" {
 		t.Errorf("warnings %v", ws)
+	}
+}
+
+// TestSerialFlag: --serial reaches the appraisal's options; without it
+// the devices run at once.
+func TestSerialFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{[]string{"--serial"}, true}, {nil, false}} {
+		var cl cli
+		p, err := kong.New(&cl, kong.Exit(func(int) { t.Fatalf("%v: parser exited", c.args) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Parse(c.args); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if got := cl.Appraise.options(&env{getenv: func(string) string { return "" }}).Serial; got != c.want {
+			t.Errorf("%v: Serial %v, want %v", c.args, got, c.want)
+		}
+	}
+}
+
+// TestDeviceFailedExit: a run in which some devices failed is written and
+// exits 11; a run in which every device failed is refused by what failed
+// (a probe: 5), and an interrupted one exits 130 whatever else failed.
+func TestDeviceFailedExit(t *testing.T) {
+	probe := fmt.Errorf("software-1 (llvmpipe): %w: webgpu-stream: injected", appraisal.ErrProbe)
+	some := fmt.Errorf("%w: %w", appraisal.ErrDeviceFailed, probe)
+	if err := deviceFailed(some); exitCode(err) != exitDeviceFail || exitDeviceFail != 11 {
+		t.Errorf("some failed: exit %d; want 11", exitCode(err))
+	}
+	var stderr bytes.Buffer
+	report(&env{stderr: &stderr}, deviceFailed(some))
+	if !strings.Contains(stderr.String(), "appraise: error: a device failed; the other devices' cards were made: software-1 (llvmpipe): probe failed: webgpu-stream: injected\n") ||
+		!strings.Contains(stderr.String(), "appraise: hint: the other devices' cards were signed and written") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{errors.Join(probe, probe), exitProbe},
+		{errors.Join(context.Canceled, probe), exitInterrupted},
+		{fmt.Errorf("x: %w", appraisal.ErrInconsistent), exitConsistency},
+	} {
+		if deviceFailed(c.err) != nil {
+			t.Errorf("%v: taken for a partial run", c.err)
+		}
+		if got := exitCode(probeError(c.err)); got != c.want {
+			t.Errorf("%v: exit %d; want %d", c.err, got, c.want)
+		}
 	}
 }

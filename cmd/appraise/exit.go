@@ -25,6 +25,7 @@ const (
 	exitCrossCheck  = 8
 	exitConsistency = 9
 	exitBusy        = 10
+	exitDeviceFail  = 11
 	exitInterrupted = 130
 	exitKilled      = 137
 	exitAborted     = 134
@@ -51,6 +52,7 @@ var exitCodes = []struct {
 	{exitCrossCheck, "--cross-check: a standard tool disagrees: nothing was signed"},
 	{exitConsistency, "two figures of a GPU's card that measure the same thing disagree beyond their rule, also after re-measuring: nothing was signed"},
 	{exitBusy, "a device was in use by another process, before probing or during the run: nothing was signed (--allow-shared signs and records who else ran)"},
+	{exitDeviceFail, "one or more devices failed (a probe, a check, a rule): each has no card, the box lists it with the reason (failed_devices); the other devices' cards were signed and written"},
 	{exitInterrupted, "interrupted (SIGINT or SIGTERM): nothing was signed"},
 	{exitAborted, "crashed: a Go runtime error or panic (SIGABRT, traceback on stderr)"},
 	{exitKilled, "killed (SIGKILL), e.g. by the out-of-memory killer"},

@@ -41,7 +41,6 @@ func (c *planCmd) Run(ctx context.Context, e *env) error {
 
 // writePlans prints each device's plan as a short table for people.
 func writePlans(e *env, plans []appraisal.DevicePlan) error {
-	var total float64
 	for _, p := range plans {
 		fmt.Fprintf(e.stdout, "%s  %s  (%s)\n", p.Address, p.Name, p.Mode)
 		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
@@ -60,6 +59,7 @@ func writePlans(e *env, plans []appraisal.DevicePlan) error {
 		}
 		fmt.Fprintf(tw, "  soak\t%s\n", soak)
 		fmt.Fprintf(tw, "  cross-check\t%s\n", p.CrossCheck)
+		fmt.Fprintf(tw, "  schedule\t%s\n", p.Schedule)
 		fmt.Fprintf(tw, "  expected\tabout %.0f s\n", p.ExpectedS)
 		if err := tw.Flush(); err != nil {
 			return err
@@ -68,8 +68,26 @@ func writePlans(e *env, plans []appraisal.DevicePlan) error {
 			fmt.Fprintf(e.stdout, "  skipped: %s %s: %s\n", s.Probe, s.Item, s.Reason)
 		}
 		fmt.Fprintln(e.stdout)
-		total += p.ExpectedS
 	}
-	_, err := fmt.Fprintf(e.stdout, "expected in all: about %.0f s, devices in turn, plus the host baseline\n", total)
+	_, err := fmt.Fprintf(e.stdout, "expected in all: about %.0f s, %s, plus the host baseline%s\n", appraisal.ExpectedWallS(plans), together(plans), peers(plans))
 	return err
+}
+
+// together says how the plans' devices share the run's time.
+func together(plans []appraisal.DevicePlan) string {
+	switch {
+	case len(plans) == 1:
+		return "one device"
+	case plans[0].Schedule == appraisal.ScheduleSerial:
+		return fmt.Sprintf("%d devices in turn", len(plans))
+	}
+	return fmt.Sprintf("%d devices at once (their host link and launch in turn, not estimated; software adapters share the host's cores, so theirs add up)", len(plans))
+}
+
+// peers is what the estimate leaves out for a run of several devices.
+func peers(plans []appraisal.DevicePlan) string {
+	if len(plans) < 2 {
+		return ""
+	}
+	return ", the host links at once and the peer links"
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cpu"
-	"github.com/everycycle/appraise/internal/probe/peer"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -81,6 +80,15 @@ type Options struct {
 	Steps func(device, stage string, done, total float64)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Serial appraises the devices one after another, the others idle,
+	// instead of all at once (ScheduleConcurrent).
+	Serial bool
+	// turn is this device's worker's part of a concurrent run, set by
+	// appraiseAll for each worker; nil in a serial run.
+	turn *deviceTurn
+	// fault, when set (by tests), is asked before each WebGPU probe runs
+	// on a device; an error it returns fails that probe.
+	fault func(device, probe string) error
 }
 
 // Run is the outcome of appraising a set of devices: a box payload and one
@@ -92,16 +100,13 @@ type Run struct {
 
 // appraise is Appraise's run, without the watch for other users.
 func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
-	now := o.Now
-	if now == nil {
-		now = time.Now
-	}
+	now := o.now()
 	start := now().UTC().Truncate(time.Second)
 	o.ambientSource = "operator"
 	if c, _, ok := host.Ambient(o.SysfsRoot); ok {
 		o.AmbientC, o.ambientSource = &c, "sensor"
 	}
-	o = o.withHostMemory()
+	o = o.withHostMemory(len(devs))
 	box, err := boxPayload(devs, all, o, start)
 	if err != nil {
 		return nil, err
@@ -112,7 +117,7 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	}
 	plans := make([]DevicePlan, len(devs))
 	for i, c := range devs {
-		if plans[i], err = planDevice(c, o, xc); err != nil {
+		if plans[i], err = planDevice(c, o, xc, len(devs)); err != nil {
 			return nil, err
 		}
 	}
@@ -125,44 +130,56 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if libErr == nil {
 		defer lib.Close()
 	}
-	var disagree []error
-	vs := make([]*schema.CapabilityVector, len(devs))
-	took := make([]time.Duration, len(devs))
-	for i, c := range devs {
-		t0 := now()
-		v, err := appraiseDevice(ctx, inst, c, plans[i], o, lib)
+	outs := appraiseAll(ctx, devs, plans, o, func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+		v, err := appraiseDevice(ctx, inst, c, p, o, lib)
 		if err != nil {
-			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
+			return nil, err
 		}
-		if err := xc.run(ctx, c, all, v); err != nil {
-			if !errors.Is(err, crosscheck.ErrDisagree) {
-				return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
-			}
-			disagree = append(disagree, fmt.Errorf("%s: %w", c.Addr, err))
-		}
-		vs[i], took[i] = v, now().Sub(t0)
+		return v, xc.run(ctx, c, all, v)
+	})
+	kept, disagree, failed := sortOutcomes(devs, outs, &run.Box)
+	if err := ctx.Err(); err != nil || len(kept) == 0 {
+		return nil, errors.Join(append([]error{err}, failed...)...)
 	}
-	if len(devs) > 1 {
-		if err := together(ctx, inst, devs, vs, o, &run.Box); err != nil {
+	vs := make([]*schema.CapabilityVector, len(kept))
+	okDevs := make([]Candidate, len(kept))
+	for k, i := range kept {
+		vs[k], okDevs[k] = outs[i].v, devs[i]
+	}
+	if len(okDevs) > 1 {
+		if err := together(ctx, inst, okDevs, vs, o, &run.Box); err != nil {
 			return nil, err
 		}
 	}
-	for i, c := range devs {
-		v := vs[i]
+	schedule := scheduleOf(o, len(devs))
+	for k, i := range kept {
+		c, v := devs[i], vs[k]
 		v.NotMeasured = append(v.NotMeasured, vendorIdentity(lib, libErr, c, v, o.SysfsRoot)...)
-		if len(devs) == 1 && v.Interconnect != nil {
-			v.NotMeasured = append(v.NotMeasured, peer.PeersOmission())
+		if len(okDevs) == 1 && v.Interconnect != nil {
+			v.NotMeasured = append(v.NotMeasured, peersAlone(len(devs)))
 		}
 		rest, err := notYetMeasured(c, o, v)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
 		}
 		v.NotMeasured = append(v.NotMeasured, rest...)
-		v.Environment.RunDurationS = took[i].Seconds()
+		v.Environment.RunDurationS = outs[i].took.Seconds()
+		v.Environment.Schedule = schedule
 		card := schema.CardPayload{ReportVersion: schema.ReportVersion, ProbedAt: start.Format(time.RFC3339), Capability: *v}
 		run.Cards = append(run.Cards, card)
 	}
+	if len(failed) > 0 {
+		disagree = append(disagree, fmt.Errorf("%w: %w", ErrDeviceFailed, errors.Join(failed...)))
+	}
 	return run, errors.Join(disagree...)
+}
+
+// now is o.Now, else time.Now.
+func (o Options) now() func() time.Time {
+	if o.Now == nil {
+		return time.Now
+	}
+	return o.Now
 }
 
 // appraiseDevice runs p, c's plan: the WebGPU probes, the raw-Vulkan
@@ -198,7 +215,8 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p Devi
 
 // webgpuProbes opens the adapter through WebGPU, runs the portable probes
 // in turn (the memtest over the usable memory the capacity probe
-// measured, then the FMA soak, when the plan soaks the FMA), holds their
+// measured, then the FMA soak, when the plan soaks the FMA, started with
+// the other devices' soaks in a concurrent run), holds their
 // figures to the consistency rules, and releases the device before the
 // raw-Vulkan probes run.
 func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
@@ -228,8 +246,15 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p Device
 	if p.SoakLoad == SoakLoadFMA {
 		then = append(then, fmaSoakProbe(c, p, o, lib))
 	}
-	if err := runProbes(ctx, o, c.Addr, d, then, v); err != nil {
-		return err
+	for _, pr := range then {
+		if _, soak := pr.(gpu.SoakProbe); soak {
+			if err := o.soakTogether(ctx, c.Addr); err != nil {
+				return err
+			}
+		}
+		if _, err := runProbe(ctx, o, c.Addr, d, pr, v); err != nil {
+			return err
+		}
 	}
 	ran := append(append(first, cp), then...)
 	o.stage(c.Addr, "consistency")

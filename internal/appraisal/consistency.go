@@ -286,7 +286,7 @@ func remeasurer(ctx context.Context, d *gpu.Device, ps []probe.Probe[*gpu.Device
 				items = nil
 			}
 			o.stage(device, "consistency: "+strings.TrimSpace(p.Name()+" "+strings.Join(items, " "))+" again")
-			if err := measureAgain(ctx, d, p, items, v); err != nil {
+			if err := o.inTurnIf(ctx, hostShared(p.Name()), func() error { return measureAgain(ctx, d, p, items, v) }); err != nil {
 				return err
 			}
 			o.ended(device, p.Name())

@@ -26,8 +26,17 @@ func runProbe[D any](ctx context.Context, o Options, device string, d D, p probe
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	o.stage(device, p.Name())
-	c, err := p.Run(ctx, d)
+	var c *probe.Contribution
+	err := o.inTurnIf(ctx, hostShared(p.Name()), func() (err error) {
+		o.stage(device, p.Name())
+		if o.fault != nil {
+			if err := o.fault(device, p.Name()); err != nil {
+				return err
+			}
+		}
+		c, err = p.Run(ctx, d)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 	}

@@ -30,6 +30,10 @@ type DevicePlan struct {
 	Software bool `json:"software"`
 	// Mode is "quick" or "full".
 	Mode string `json:"mode" validate:"oneof=quick full"`
+	// Schedule is "concurrent" (every device of the run at once) or
+	// "serial" (one after another; a run of one device), as the card's
+	// environment.schedule will say.
+	Schedule string `json:"schedule" validate:"oneof=serial concurrent"`
 	// WebGPU names the portable probes, in the order they run.
 	WebGPU []string `json:"webgpu_probes" validate:"min=1"`
 	// MemoryLimitBytes is the most a probe may allocate on the device
@@ -87,14 +91,14 @@ const (
 // opened. An option a device cannot honour (--soak-load gemm on a device
 // without the vendor library) is an error wrapping ErrSoakLoad.
 func Plan(ctx context.Context, devs []Candidate, o Options) ([]DevicePlan, error) {
-	o = o.withHostMemory()
+	o = o.withHostMemory(len(devs))
 	xc, err := planCrossChecks(ctx, o.CrossCheck, devs)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]DevicePlan, 0, len(devs))
 	for _, c := range devs {
-		p, err := planDevice(c, o, xc)
+		p, err := planDevice(c, o, xc, len(devs))
 		if err != nil {
 			return nil, err
 		}
@@ -104,23 +108,29 @@ func Plan(ctx context.Context, devs []Candidate, o Options) ([]DevicePlan, error
 }
 
 // withHostMemory is o with the memory the process may use read, once,
-// below o.SysfsRoot (host.ReadMemory); unknown leaves it 0.
-func (o Options) withHostMemory() Options {
+// below o.SysfsRoot (host.ReadMemory), for a run of n devices: when they
+// run at once, each device's share (a software adapter's memory is the
+// host's, and all of them hold theirs at the same time); unknown leaves
+// it 0.
+func (o Options) withHostMemory(n int) Options {
 	if m, err := host.ReadMemory(o.SysfsRoot); err == nil {
 		o.hostUsable = m.UsableBytes
+		if concurrent(o, n) {
+			o.hostUsable /= uint64(n)
+		}
 	}
 	return o
 }
 
-// planDevice resolves o for c.
-func planDevice(c Candidate, o Options, xc *crossCheckPlan) (DevicePlan, error) {
+// planDevice resolves o for c, one of a run of n devices.
+func planDevice(c Candidate, o Options, xc *crossCheckPlan, n int) (DevicePlan, error) {
 	gemmSoak, err := gemmSoakPlanned(c, o)
 	if err != nil {
 		return DevicePlan{}, err
 	}
 	p := DevicePlan{Address: c.Addr, Name: c.Adapter.DisplayName(), Software: c.Adapter.Software, Mode: "full",
 		gpu: deviceOptions(c, o), vulkan: vulkanOptions(c, o), transfer: transferOptions(c, o), blas: blasOptions(o),
-		soak: soakLength(c, o), gemmSoak: gemmSoak, coopMat: o.CoopMat}
+		soak: soakLength(c, o), gemmSoak: gemmSoak, coopMat: o.CoopMat, Schedule: scheduleOf(o, n)}
 	if o.Quick {
 		p.Mode = "quick"
 	}
@@ -204,6 +214,30 @@ func (p *DevicePlan) expected(o Options) float64 {
 		s += expectedSoftwareCoopMatS
 	}
 	return s + p.SoakS
+}
+
+// ExpectedWallS estimates a run of plans in seconds, the host baseline
+// and the peer links left out: one device after another, the sum of
+// their ExpectedS; at once, the longest GPU's (each GPU works on its
+// own, the host-shared figures in turn adding their time, which is not
+// yet estimated), plus every software adapter's whole time (they run on
+// the host's cores, which they share: at once they take as long as in
+// turn).
+func ExpectedWallS(plans []DevicePlan) float64 {
+	var sum, software, longest float64
+	for _, p := range plans {
+		sum += p.ExpectedS
+		switch {
+		case p.Software:
+			software += p.ExpectedS
+		default:
+			longest = max(longest, p.ExpectedS)
+		}
+	}
+	if len(plans) == 0 || plans[0].Schedule == ScheduleSerial {
+		return sum
+	}
+	return software + longest
 }
 
 // describe says what the cross-check does on c.

@@ -23,7 +23,7 @@ func TestWebGPUProbeOrder(t *testing.T) {
 	names = append(names, gpu.IntegrityProbe{}.Name()+"@"+gpu.IntegrityProbe{}.Version())
 	plan := func(o Options) DevicePlan {
 		t.Helper()
-		p, err := planDevice(c, o, &crossCheckPlan{why: map[string]string{c.Addr: "none configured"}})
+		p, err := planDevice(c, o, &crossCheckPlan{why: map[string]string{c.Addr: "none configured"}}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,9 +24,15 @@ const (
 	reasonSharedNoBus    = "the device's PCI address is unknown, so neither NVML nor the kernel's statistics can name it"
 )
 
-// Appraise runs every probe on each device in devs, in turn, with the
-// others idle. Any probe or check failure stops the run. When a
-// cross-check disagrees, the run is returned with an error wrapping
+// Appraise runs every probe on each device in devs: all at once, one
+// worker per device (the host link and launch measured one device at a
+// time, the soak held by every device together), or with o.Serial one
+// device after another, the others idle. A device whose probe or check
+// fails has no card: the others' cards are made, the box lists it
+// (failed_devices), and the run is returned with an error wrapping
+// ErrDeviceFailed; when every device failed, nothing is returned but the
+// error. An interrupted run returns nothing. When a cross-check
+// disagrees, the run is returned with an error wrapping
 // crosscheck.ErrDisagree: it can be written as a draft, never signed.
 //
 // Each device must be the run's alone: it is looked at for other users
@@ -36,11 +42,7 @@ const (
 func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	w, closeWatch := watchDevices(devs, o)
 	defer closeWatch()
-	addrs := make([]string, len(devs))
-	for i, c := range devs {
-		addrs[i] = c.Addr
-	}
-	return watched(ctx, w, o, addrs, func(ctx context.Context, o Options) (*Run, error) {
+	return watched(ctx, w, o, func(ctx context.Context, o Options) (*Run, error) {
 		return appraise(ctx, inst, devs, all, o)
 	})
 }
@@ -57,8 +59,9 @@ type watcher interface {
 // watched runs run under w: w looks before it starts, at each of its
 // stages and steps, and as it ends. The first busy device cancels the
 // run's context and is its error, whatever the run returned. The cards of
-// a run that ends get w's records, addrs[i] the i-th card's device.
-func watched(ctx context.Context, w watcher, o Options, addrs []string, run func(context.Context, Options) (*Run, error)) (*Run, error) {
+// a run that ends get w's records, the i-th card's device the box's i-th
+// driver binding's.
+func watched(ctx context.Context, w watcher, o Options, run func(context.Context, Options) (*Run, error)) (*Run, error) {
 	if err := w.Start(); err != nil {
 		return nil, err
 	}
@@ -100,7 +103,7 @@ func watched(ctx context.Context, w watcher, o Options, addrs []string, run func
 		return nil, err
 	}
 	for i := range r.Cards {
-		su := w.Record(addrs[i])
+		su := w.Record(r.Box.DriverVersions[i].BusAddress)
 		r.Cards[i].Capability.Environment.SharedUse = &su
 	}
 	return r, err

@@ -51,7 +51,8 @@ func fakeRun(stages ...string) func(context.Context, Options) (*Run, error) {
 				return nil, err
 			}
 		}
-		return &Run{Cards: make([]schema.CardPayload, 2)}, nil
+		box := schema.BoxPayload{DriverVersions: []schema.DriverBinding{{BusAddress: watchedAddrs[0]}, {BusAddress: watchedAddrs[1]}}}
+		return &Run{Box: box, Cards: make([]schema.CardPayload, 2)}, nil
 	}
 }
 
@@ -61,7 +62,7 @@ func TestWatchedRefusesBeforeProbing(t *testing.T) {
 	busy := &occupancy.BusyError{Addr: watchedAddrs[0], BusyPercent: 100, BusySource: schema.SharedNVML}
 	w := &fakeWatch{start: busy}
 	ran := false
-	_, err := watched(context.Background(), w, Options{}, watchedAddrs, func(context.Context, Options) (*Run, error) {
+	_, err := watched(context.Background(), w, Options{}, func(context.Context, Options) (*Run, error) {
 		ran = true
 		return nil, nil
 	})
@@ -74,7 +75,7 @@ func TestWatchedRefusesBeforeProbing(t *testing.T) {
 // the run's error is that user, not the cancellation.
 func TestWatchedMidRun(t *testing.T) {
 	w := &fakeWatch{busyAt: "memtest"}
-	r, err := watched(context.Background(), w, Options{}, watchedAddrs, fakeRun("stream", "memtest", "soak"))
+	r, err := watched(context.Background(), w, Options{}, fakeRun("stream", "memtest", "soak"))
 	var be *occupancy.BusyError
 	if r != nil || !errors.As(err, &be) || be.Stage != "memtest" || errors.Is(err, context.Canceled) {
 		t.Fatalf("watched = %v, %v; want the BusyError at memtest", r, err)
@@ -94,7 +95,7 @@ func TestWatchedRecords(t *testing.T) {
 		Progress: func(_, stage string) { heard = append(heard, stage) },
 		Steps:    func(_, stage string, _, _ float64) { heard = append(heard, "step "+stage) },
 	}
-	r, err := watched(context.Background(), w, o, watchedAddrs, fakeRun("stream", "soak"))
+	r, err := watched(context.Background(), w, o, fakeRun("stream", "soak"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestWatchedRecords(t *testing.T) {
 		}
 	}
 	w.final = &occupancy.BusyError{Addr: watchedAddrs[1], Stage: "end of run"}
-	if _, err := watched(context.Background(), w, Options{}, watchedAddrs, fakeRun("stream")); !errors.Is(err, ErrDeviceBusy) {
+	if _, err := watched(context.Background(), w, Options{}, fakeRun("stream")); !errors.Is(err, ErrDeviceBusy) {
 		t.Errorf("a user found as the run ended: %v; want ErrDeviceBusy", err)
 	}
 }

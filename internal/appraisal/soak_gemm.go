@@ -88,11 +88,15 @@ func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *sche
 }
 
 // soakAfterBLAS runs c's soak once the BLAS probe is done, when
-// gemmSoakPlanned said so: the GEMM, else (the library offering none of
+// gemmSoakPlanned said so (with the other devices' soaks, in a concurrent
+// run): the GEMM, else (the library offering none of
 // the soak's precisions) the WebGPU FMA on a device opened again for it.
 // The thermal rules that judge the FMA soak against itself judge the
 // GEMM soak too.
 func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
+	if err := o.soakTogether(ctx, c.Addr); err != nil {
+		return err
+	}
 	d := p.soak
 	tel := driverTelemetry(lib, c, o.SysfsRoot)
 	step := steps(c, o)

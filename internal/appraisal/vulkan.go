@@ -42,7 +42,8 @@ func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (
 
 // vulkanProbes runs the probes of the raw Vulkan module on the device
 // behind c with the settings of its plan p: the vector kernels and the
-// host link always, cooperative-matrix GEMMs when asked.
+// host link always (in the host's turn, in a concurrent run),
+// cooperative-matrix GEMMs when asked.
 func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, o Options, v *schema.CapabilityVector, again webgpuAgain) error {
 	if c.Vulkan == nil {
 		for _, pr := range alu.VectorProbes(alu.Options{}) {
@@ -70,7 +71,7 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, o Options, v *
 	if o.Progress != nil {
 		to.Progress = func(step string) { o.Progress(c.Addr, "vulkan: "+step) }
 	}
-	if err := vulkanLink(ctx, d, to, v, again); err != nil {
+	if err := o.inTurn(ctx, func() error { return vulkanLink(ctx, d, to, v, again) }); err != nil {
 		return err
 	}
 	if !p.coopMat {

@@ -66,6 +66,8 @@ func EnvironmentDifferences(a, b schema.ProbeEnvironment) []string {
 	same("backend", a.Backend, b.Backend)
 	same("probe-suite version", a.ProbeSuiteVersion, b.ProbeSuiteVersion)
 	same("mode", a.Mode, b.Mode)
+	// Writers older than the field ran every device alone, in turn.
+	same("schedule", cmp.Or(a.Schedule, "serial"), cmp.Or(b.Schedule, "serial"))
 	if a.AmbientC != nil && b.AmbientC != nil && math.Abs(*a.AmbientC-*b.AmbientC) > ambientToleranceC {
 		out = append(out, fmt.Sprintf("ambient: %.1f °C vs %.1f °C (more than %d °C apart)", *a.AmbientC, *b.AmbientC, ambientToleranceC))
 	}

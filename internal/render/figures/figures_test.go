@@ -118,3 +118,18 @@ func TestSharedUseDiffers(t *testing.T) {
 		t.Errorf("busy with no process: %q", got)
 	}
 }
+
+// TestScheduleDiffers: a card measured beside the box's other devices
+// does not compare with one measured alone; a card that does not say (an
+// older writer's, which ran devices in turn) is a serial one.
+func TestScheduleDiffers(t *testing.T) {
+	a, b := vector(1, "580").Environment, vector(1, "580").Environment
+	a.Schedule = "serial"
+	if d := EnvironmentDifferences(a, b); len(d) != 0 {
+		t.Fatalf("serial vs a card that does not say: %v", d)
+	}
+	b.Schedule = "concurrent"
+	if d := EnvironmentDifferences(a, b); len(d) != 1 || d[0] != `schedule: "serial" vs "concurrent"` {
+		t.Fatalf("got %q", d)
+	}
+}

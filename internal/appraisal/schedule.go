@@ -1,0 +1,259 @@
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/crosscheck"
+	"github.com/everycycle/appraise/internal/probe/peer"
+	"github.com/everycycle/appraise/schema"
+)
+
+// How a run shares its time among its devices (environment.schedule).
+const (
+	// ScheduleConcurrent probes every device at once, one worker per
+	// device; the host-shared figures are measured one device at a time
+	// and the soak is held by every device together.
+	ScheduleConcurrent = "concurrent"
+	// ScheduleSerial probes one device after another, the others idle.
+	ScheduleSerial = "serial"
+)
+
+// ErrDeviceFailed is wrapped when some of a run's devices failed and
+// the others' cards were made: the run can be signed and written, and
+// its box lists each failed device with the reason (failed_devices).
+var ErrDeviceFailed = errors.New("a device failed; the other devices' cards were made")
+
+// hostShared says whether the WebGPU probe called name measures through
+// what every device of the box shares (the host's memory, root ports and
+// cores): the host link and the launch latency. The raw-Vulkan host link
+// and launch (vulkanLink) share it too.
+func hostShared(name string) bool {
+	return name == (gpu.LaunchProbe{}).Name() || name == (gpu.HostLinkProbe{}).Name()
+}
+
+// turns is what a concurrent run's device workers share: the host's turn,
+// which one worker holds at a time, and the soak's barrier.
+type turns struct {
+	host chan struct{} // holds a token while a worker has the host
+	soak *barrier
+}
+
+// newTurns is the turns of a concurrent run whose soakers devices soak.
+func newTurns(soakers int) *turns {
+	return &turns{host: make(chan struct{}, 1), soak: &barrier{parties: soakers, release: make(chan struct{})}}
+}
+
+// deviceTurn is one worker's part of a concurrent run: the turns it
+// shares and whether it has reached the soak's barrier. A worker's
+// Options carries its own; nil in a serial run.
+type deviceTurn struct {
+	*turns
+	arrived  bool
+	together int
+}
+
+// inTurn runs f, a host-shared section, with the host to itself when the
+// run is concurrent: one device at a time measures what the devices share.
+func (o Options) inTurn(ctx context.Context, f func() error) error {
+	if o.turn == nil {
+		return f()
+	}
+	select {
+	case o.turn.host <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-o.turn.host }()
+	return f()
+}
+
+// inTurnIf is inTurn when shared, else f alone.
+func (o Options) inTurnIf(ctx context.Context, shared bool, f func() error) error {
+	if !shared {
+		return f()
+	}
+	return o.inTurn(ctx, f)
+}
+
+// soakTogether waits, in a concurrent run, until every device still
+// appraised that soaks has come to its soak, so that they all start
+// together.
+func (o Options) soakTogether(ctx context.Context, device string) error {
+	if o.turn == nil || o.turn.arrived {
+		return nil
+	}
+	o.stage(device, "soak: waiting for every device")
+	o.turn.arrived = true
+	n, err := o.turn.soak.wait(ctx)
+	o.turn.together = n
+	return err
+}
+
+// soakedTogether is how many devices soaked at once with this one.
+func (o Options) soakedTogether() int {
+	if o.turn == nil || o.turn.together == 0 {
+		return 1
+	}
+	return o.turn.together
+}
+
+// leaveSoak takes a worker that will not come to the soak (its device
+// failed, or it has none) out of the barrier, so the others do not wait
+// for it.
+func (o Options) leaveSoak() {
+	if o.turn != nil && !o.turn.arrived {
+		o.turn.arrived = true
+		o.turn.soak.leave()
+	}
+}
+
+// barrier lets its parties go when every one still in has arrived; a
+// party may leave instead. It is used once.
+type barrier struct {
+	mu       sync.Mutex
+	parties  int
+	arrived  int
+	released bool
+	together int
+	release  chan struct{}
+}
+
+// wait arrives and blocks until the barrier releases; it returns how many
+// parties arrived, or ctx's error once ctx is done, released or not.
+func (b *barrier) wait(ctx context.Context) (int, error) {
+	b.mu.Lock()
+	b.arrived++
+	b.releaseIfDone()
+	b.mu.Unlock()
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.together, nil
+}
+
+// leave takes one party out; after the release it changes nothing.
+func (b *barrier) leave() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.released {
+		b.parties--
+		b.releaseIfDone()
+	}
+}
+
+func (b *barrier) releaseIfDone() {
+	if !b.released && b.arrived >= b.parties {
+		b.released, b.together = true, b.arrived
+		close(b.release)
+	}
+}
+
+// concurrent says whether a run of n devices with o runs them at once.
+func concurrent(o Options, n int) bool { return !o.Serial && n > 1 }
+
+// scheduleOf is environment.schedule for a run of n devices with o: a
+// run of one device is serial, as nothing ran beside it.
+func scheduleOf(o Options, n int) string {
+	if concurrent(o, n) {
+		return ScheduleConcurrent
+	}
+	return ScheduleSerial
+}
+
+// deviceFunc appraises device c by its plan p; a vector returned with an
+// error wrapping crosscheck.ErrDisagree is a card that cannot be signed.
+type deviceFunc func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error)
+
+// outcome is what one device's appraisal gave, and how long it took.
+type outcome struct {
+	v    *schema.CapabilityVector
+	err  error
+	took time.Duration
+}
+
+// appraiseAll runs one on every device of devs by its plan: in turn
+// (serial), or each on its own goroutine with its own Options (concurrent),
+// those that soak meeting at the soak's barrier. A device's failure does
+// not stop the others; an interrupted run stops them all (ctx).
+func appraiseAll(ctx context.Context, devs []Candidate, plans []DevicePlan, o Options, one deviceFunc) []outcome {
+	out := make([]outcome, len(devs))
+	now := o.now()
+	run := func(i int, o Options) {
+		defer o.leaveSoak()
+		t0 := now()
+		out[i].v, out[i].err = one(ctx, devs[i], plans[i], o)
+		out[i].took = now().Sub(t0)
+		if v := out[i].v; v != nil && v.Thermal != nil {
+			v.Thermal.DevicesSoakedTogether = o.soakedTogether()
+		}
+	}
+	if !concurrent(o, len(devs)) {
+		for i := range devs {
+			if ctx.Err() != nil {
+				out[i].err = ctx.Err()
+				continue
+			}
+			run(i, o)
+		}
+		return out
+	}
+	soakers := 0
+	for _, p := range plans {
+		if p.soak > 0 {
+			soakers++
+		}
+	}
+	t := newTurns(soakers)
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		w := o
+		w.turn = &deviceTurn{turns: t, arrived: p.soak == 0}
+		wg.Go(func() { run(i, w) })
+	}
+	wg.Wait()
+	return out
+}
+
+// sortOutcomes sorts the devices' outcomes: kept are the indices of those
+// that give a card (a cross-check's disagreement, in disagree, still
+// does); failed are the others' errors, each naming its device, and box
+// lists them (failed_devices) and keeps only the kept devices' drivers.
+func sortOutcomes(devs []Candidate, outs []outcome, box *schema.BoxPayload) (kept []int, disagree, failed []error) {
+	var drivers []schema.DriverBinding
+	for i, r := range outs {
+		c := devs[i]
+		switch {
+		case r.err == nil:
+		case r.v != nil && errors.Is(r.err, crosscheck.ErrDisagree):
+			disagree = append(disagree, fmt.Errorf("%s: %w", c.Addr, r.err))
+		default:
+			failed = append(failed, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), r.err))
+			box.FailedDevices = append(box.FailedDevices, schema.FailedDevice{BusAddress: c.Addr, Reason: clip(r.err.Error())})
+			continue
+		}
+		kept = append(kept, i)
+		drivers = append(drivers, box.DriverVersions[i])
+	}
+	box.DriverVersions = drivers
+	return kept, disagree, failed
+}
+
+// peersAlone is why the one card left of a run of n devices has no peer
+// link.
+func peersAlone(n int) schema.Omission {
+	if n == 1 {
+		return peer.PeersOmission()
+	}
+	return schema.Omission{Field: "interconnect.peers", Reason: "the run's other devices failed (the box's failed_devices): no peer to measure"}
+}

@@ -1,0 +1,241 @@
+package appraisal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/everycycle/appraise/internal/crosscheck"
+	"github.com/everycycle/appraise/schema"
+)
+
+// events is a log the fake device functions of one test write to from
+// several goroutines.
+type events struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (e *events) add(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.log = append(e.log, fmt.Sprintf(format, args...))
+}
+
+func (e *events) list() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.log)
+}
+
+// fakeDevices are n candidates named dev-0 … and a soaking plan for each.
+func fakeDevices(n int) ([]Candidate, []DevicePlan) {
+	devs := make([]Candidate, n)
+	plans := make([]DevicePlan, n)
+	for i := range devs {
+		devs[i].Addr = fmt.Sprintf("dev-%d", i)
+		plans[i].soak = time.Second
+	}
+	return devs, plans
+}
+
+// hostSections is a fake device appraisal: a device-local part, then
+// three host-shared sections, each logged as it enters and leaves.
+func hostSections(ev *events) deviceFunc {
+	return func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+		ev.add("%s local", c.Addr)
+		for k := range 3 {
+			if err := o.inTurn(ctx, func() error {
+				ev.add("enter %s %d", c.Addr, k)
+				time.Sleep(time.Millisecond) // room for another worker to break in, were the turn not held
+				ev.add("leave %s %d", c.Addr, k)
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+		}
+		return &schema.CapabilityVector{}, nil
+	}
+}
+
+// TestAppraiseAllSerialInTurn: --serial (and a run of one device) keeps
+// today's order, one device's whole appraisal after the other's.
+func TestAppraiseAllSerialInTurn(t *testing.T) {
+	devs, plans := fakeDevices(2)
+	ev := &events{}
+	outs := appraiseAll(context.Background(), devs, plans, Options{Serial: true}, hostSections(ev))
+	for _, r := range outs {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+	}
+	log := ev.list()
+	first := slices.Index(log, "dev-1 local")
+	if first != len(log)/2 || slices.ContainsFunc(log[:first], func(s string) bool { return strings.Contains(s, "dev-1") }) {
+		t.Errorf("serial: dev-1 ran before dev-0 ended: %q", log)
+	}
+	if scheduleOf(Options{Serial: true}, 2) != ScheduleSerial || scheduleOf(Options{}, 1) != ScheduleSerial || scheduleOf(Options{}, 2) != ScheduleConcurrent {
+		t.Error("scheduleOf")
+	}
+}
+
+// TestAppraiseAllConcurrentHostInTurn: at once, the devices' local parts
+// overlap (each waits in its local part for the other to reach its own),
+// while their host-shared sections never do: each enter is followed by
+// its own leave.
+func TestAppraiseAllConcurrentHostInTurn(t *testing.T) {
+	devs, plans := fakeDevices(3)
+	ev := &events{}
+	var met sync.WaitGroup
+	met.Add(len(devs))
+	host := hostSections(ev)
+	outs := appraiseAll(context.Background(), devs, plans, Options{}, func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+		met.Done()
+		met.Wait() // every device is in its local part at once, or this never returns
+		return host(ctx, c, p, o)
+	})
+	for _, r := range outs {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+	}
+	log := slices.DeleteFunc(ev.list(), func(s string) bool { return strings.HasSuffix(s, " local") })
+	if len(log) != 3*3*2 {
+		t.Fatalf("%d events: %q", len(log), log)
+	}
+	for k := 0; k < len(log); k += 2 {
+		if enter, leave := log[k], log[k+1]; !strings.HasPrefix(enter, "enter ") || leave != "leave "+strings.TrimPrefix(enter, "enter ") {
+			t.Fatalf("host sections overlap at %d: %q", k, log)
+		}
+	}
+}
+
+// TestAppraiseAllSoakBarrier: the soak starts when every device still in
+// the run that soaks has come to it. A device that failed before its
+// soak, or plans none, is not waited for; every soaker records how many
+// soaked together, and a serial run records 1.
+func TestAppraiseAllSoakBarrier(t *testing.T) {
+	devs, plans := fakeDevices(4)
+	plans[0].soak = 0 // dev-0 plans no soak
+	ev := &events{}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a barrier that never opens fails, not hangs
+	defer cancel()
+	slow := make(chan struct{})
+	var arrived sync.Once
+	one := func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+		switch c.Addr {
+		case "dev-0":
+			return &schema.CapabilityVector{}, nil
+		case "dev-1":
+			return nil, errors.New("injected: dev-1 fails before its soak")
+		case "dev-3":
+			<-slow // dev-3 comes to its soak only once dev-2 waits there
+			ev.add("dev-3 arrives")
+		case "dev-2":
+			ev.add("dev-2 arrives")
+			arrived.Do(func() { close(slow) })
+		}
+		if err := o.soakTogether(ctx, c.Addr); err != nil {
+			return nil, err
+		}
+		ev.add("%s soaks", c.Addr)
+		return &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{}}, nil
+	}
+	outs := appraiseAll(ctx, devs, plans, Options{}, one)
+	if outs[1].err == nil || outs[0].err != nil || outs[2].err != nil || outs[3].err != nil {
+		t.Fatalf("outcomes: %+v", outs)
+	}
+	log := ev.list()
+	if i, j := slices.Index(log, "dev-3 arrives"), slices.Index(log, "dev-2 soaks"); i < 0 || j < i {
+		t.Errorf("dev-2 soaked before dev-3 came to its soak: %q", log)
+	}
+	for _, i := range []int{2, 3} {
+		if got := outs[i].v.Thermal.DevicesSoakedTogether; got != 2 {
+			t.Errorf("dev-%d soaked together with %d devices, want 2", i, got)
+		}
+	}
+	if outs[0].v.Thermal != nil {
+		t.Error("dev-0 planned no soak")
+	}
+	serial := appraiseAll(ctx, devs[2:3], plans[2:3], Options{}, one)
+	if serial[0].err != nil || serial[0].v.Thermal.DevicesSoakedTogether != 1 {
+		t.Errorf("one device: %+v", serial[0])
+	}
+}
+
+// TestAppraiseAllInterrupted: an interrupted run leaves no device
+// waiting at the barrier or for the host, and a serial run starts no
+// device after it.
+func TestAppraiseAllInterrupted(t *testing.T) {
+	devs, plans := fakeDevices(2)
+	ctx, cancel := context.WithCancel(context.Background())
+	outs := appraiseAll(ctx, devs, plans, Options{}, func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+		if c.Addr == "dev-1" {
+			cancel() // dev-0 waits at the soak for dev-1, which never comes
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return nil, o.soakTogether(ctx, c.Addr)
+	})
+	for _, r := range outs {
+		if !errors.Is(r.err, context.Canceled) {
+			t.Errorf("%+v", r)
+		}
+	}
+	var ran []string
+	outs = appraiseAll(ctx, devs, plans, Options{Serial: true}, func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+		ran = append(ran, c.Addr)
+		return &schema.CapabilityVector{}, nil
+	})
+	if len(ran) != 0 || !errors.Is(outs[1].err, context.Canceled) {
+		t.Errorf("serial after interrupt ran %v: %+v", ran, outs)
+	}
+}
+
+// TestSortOutcomes: a failed device leaves the box's drivers for its
+// failed_devices, with the reason; a cross-check's disagreement keeps its
+// card (unsigned later, as today).
+func TestSortOutcomes(t *testing.T) {
+	devs, _ := fakeDevices(3)
+	box := schema.BoxPayload{}
+	for _, c := range devs {
+		box.DriverVersions = append(box.DriverVersions, schema.DriverBinding{BusAddress: c.Addr, DriverVersion: "1"})
+	}
+	v := &schema.CapabilityVector{}
+	outs := []outcome{{v: v}, {err: fmt.Errorf("%w: webgpu-stream: injected", ErrProbe)}, {v: v, err: fmt.Errorf("%w: copy", crosscheck.ErrDisagree)}}
+	kept, disagree, failed := sortOutcomes(devs, outs, &box)
+	if !slices.Equal(kept, []int{0, 2}) || len(disagree) != 1 || len(failed) != 1 || !errors.Is(failed[0], ErrProbe) {
+		t.Fatalf("kept %v, disagree %v, failed %v", kept, disagree, failed)
+	}
+	if len(box.DriverVersions) != 2 || box.DriverVersions[1].BusAddress != "dev-2" {
+		t.Errorf("drivers %+v", box.DriverVersions)
+	}
+	if f := box.FailedDevices; len(f) != 1 || f[0].BusAddress != "dev-1" || !strings.Contains(f[0].Reason, "injected") {
+		t.Errorf("failed devices %+v", f)
+	}
+}
+
+// TestExpectedWall: in turn the devices' times add up; at once the
+// longest GPU's stands for the GPUs, and software adapters, which share
+// the host's cores, still add up.
+func TestExpectedWall(t *testing.T) {
+	gpus := []DevicePlan{{ExpectedS: 200, Schedule: ScheduleConcurrent}, {ExpectedS: 210, Schedule: ScheduleConcurrent}}
+	if got := ExpectedWallS(gpus); got != 210 {
+		t.Errorf("GPUs at once: %g", got)
+	}
+	sw := []DevicePlan{{ExpectedS: 20, Software: true, Schedule: ScheduleConcurrent}, {ExpectedS: 25, Software: true, Schedule: ScheduleConcurrent}}
+	if got := ExpectedWallS(sw); got != 45 {
+		t.Errorf("software at once: %g", got)
+	}
+	for i := range gpus {
+		gpus[i].Schedule = ScheduleSerial
+	}
+	if got := ExpectedWallS(gpus); got != 410 {
+		t.Errorf("GPUs in turn: %g", got)
+	}
+}
