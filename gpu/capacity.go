@@ -14,6 +14,10 @@ type CapacityOptions struct {
 	// use (for example VK_EXT_memory_budget's heapBudget of the
 	// device-local heap), in bytes; 0 when unknown.
 	BudgetBytes uint64
+	// Hold, when not nil, receives the chunks held at the end instead of
+	// their release, for the memtest to test in place (HeldMemory); it
+	// must hold nothing yet.
+	Hold *HeldMemory
 }
 
 // CapacityResult is how much device memory could be allocated, touched and
@@ -51,9 +55,10 @@ const (
 // Sizing and spill detection of the capacity probe.
 const (
 	// capacityChunkMax caps the first chunk (also capped by the device's
-	// buffer limit). A chunk is cleared, never bound to a kernel, so the
-	// storage-binding limit does not apply: fewer, larger chunks cost
-	// fewer allocations, submissions and waits for the same bytes.
+	// buffer limit). A chunk is cleared here and bound by the memtest in
+	// parts of at most the storage-binding limit (planIntegrity), so that
+	// limit does not apply: fewer, larger chunks cost fewer allocations,
+	// submissions and waits for the same bytes.
 	capacityChunkMax = 4 << 30
 	// capacityShrink: after a refusal the chunk halves, down to
 	// capacityResolution over capacityShrink (not below capacityLeastChunk,
@@ -76,7 +81,8 @@ const (
 // pass the cap: the smaller of opts.BudgetBytes and Options.MemoryLimit
 // when set (on a software adapter without a MemoryLimit, 1 GiB). Each
 // chunk is cleared, timed, so its memory is really there. All chunks are
-// released at once before it returns. Out-of-memory errors are caught in
+// released at once before it returns, unless opts.Hold takes them over
+// (released there on every path that fails). Out-of-memory errors are caught in
 // error scopes (wgpu_gap.go), so a refusal is an outcome and the device
 // stays usable.
 func MeasureCapacity(ctx context.Context, d *Device, opts CapacityOptions) (CapacityResult, error) {
@@ -97,11 +103,11 @@ func measureCapacity(ctx context.Context, r *capacityRun) (CapacityResult, error
 		return CapacityResult{}, fmt.Errorf("capacity: %w", err)
 	}
 	res := CapacityResult{UsableBytes: r.total, Chunks: len(r.held), ChunkBytes: r.first, Limited: why}
-	if err := r.release(); err != nil {
-		return CapacityResult{}, fmt.Errorf("capacity: %w", err)
-	}
 	if res.UsableBytes == 0 {
 		return CapacityResult{}, fmt.Errorf("capacity: not even a %d-byte chunk could be allocated (%s)", r.least, why)
+	}
+	if err := r.handOver(); err != nil {
+		return CapacityResult{}, fmt.Errorf("capacity: %w", err)
 	}
 	d.progress("capacity: %d MiB in %d chunks (%s)", res.UsableBytes>>20, res.Chunks, why)
 	return res, nil
@@ -149,19 +155,21 @@ type capacityRun struct {
 	cap          uint64
 	capReason    string
 	first, least uint64
+	hold         *HeldMemory // nil: release the chunks at the end
 	// alloc creates a chunk, or returns an error wrapping ErrOutOfMemory.
 	alloc func(size uint64) (*wgpu.Buffer, error)
 	// touch clears a chunk and returns how long that took, in seconds.
 	touch func(b *wgpu.Buffer, size uint64) (float64, error)
 
 	held    []*wgpu.Buffer
+	sizes   []uint64 // of each held chunk, in bytes
 	total   uint64
 	fastest float64 // bytes/s of the fastest clear so far
 }
 
 // newCapacityRun sizes a run on d within opts.
 func newCapacityRun(d *Device, opts CapacityOptions) *capacityRun {
-	r := &capacityRun{d: d}
+	r := &capacityRun{d: d, hold: opts.Hold}
 	r.cap, r.capReason = capacityCap(d.opts.MemoryLimit, d.info.Software, opts.BudgetBytes)
 	r.first, r.least = capacityChunks(d.limits, r.cap)
 	r.alloc, r.touch = r.allocChunk, r.clearChunk
@@ -214,7 +222,7 @@ func (r *capacityRun) grow(size uint64) (string, error) {
 		b.Release()
 		return LimitedSlowMemory, err
 	}
-	r.held = append(r.held, b)
+	r.held, r.sizes = append(r.held, b), append(r.sizes, size)
 	r.total += size
 	return "", nil
 }
@@ -276,6 +284,18 @@ func (r *capacityRun) release() error {
 	for _, b := range r.held {
 		b.Release()
 	}
-	r.held, r.total = nil, 0
+	r.held, r.sizes, r.total = nil, nil, 0
 	return r.d.submitWait()
+}
+
+// handOver moves the chunks to r.hold, or releases them without one.
+func (r *capacityRun) handOver() error {
+	if r.hold == nil {
+		return r.release()
+	}
+	if err := r.hold.hold(r.d, r.held, r.sizes); err != nil {
+		return err
+	}
+	r.held, r.sizes, r.total = nil, nil, 0
+	return nil
 }

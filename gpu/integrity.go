@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -19,6 +18,12 @@ type IntegrityOptions struct {
 	// Progress, when not nil, is called after each step with the bytes the
 	// patterns have moved so far and the bytes they will move in all.
 	Progress func(done, total uint64)
+	// Held, when it holds chunks of this device (the capacity probe's,
+	// HeldMemory), is where the region lies: over the chunks in their
+	// order, each bound in parts of at most the chunk size. The chunks the
+	// region does not reach are released first; see planIntegrity for
+	// the one it reaches last.
+	Held *HeldMemory
 
 	// inject, when not nil, is called after each pattern's fill and before
 	// its first verify; the words it returns are corrupted on the GPU. Tests
@@ -41,8 +46,7 @@ type IntegrityError struct {
 	// Pattern names the row of IntegrityPatterns whose verify saw it.
 	Pattern string
 	// Chunk is the chunk's number, 0-based; chunks are laid out in order
-	// over the tested region, each IntegrityResult.ChunkBytes long but the
-	// last.
+	// over the tested region, each at most IntegrityResult.ChunkBytes long.
 	Chunk int
 	// WordIndex is the 32-bit word's index within its chunk (its byte
 	// offset in the chunk over 4).
@@ -60,10 +64,10 @@ type IntegrityResult struct {
 	// step of every pass proved (by the GPU's own count) that it checked
 	// every element of it.
 	BytesTested uint64
-	// ChunkBytes is the size of each chunk but the last, in bytes.
+	// ChunkBytes is the size of the largest chunk, in bytes.
 	ChunkBytes uint64
-	// Chunks is how many chunks (storage buffers) the region was split into;
-	// all were allocated at once.
+	// Chunks is how many chunks (storage-buffer bindings) the region was
+	// split into; all were held at once.
 	Chunks int
 	// Passes is how many times the pattern table ran.
 	Passes int
@@ -74,8 +78,8 @@ type IntegrityResult struct {
 	FirstErrors []IntegrityError
 	// Duration is the time the patterns' steps took on the host's monotonic
 	// clock, from the first step's submission to the last step's status
-	// read-back. Allocation, compilation and the warm-up fills are outside
-	// it.
+	// read-back. Allocation, release, compilation and the warm-up fills are
+	// outside it.
 	Duration time.Duration
 	// Elapsed is the whole call, allocation, compilation and warm-up
 	// included.
@@ -98,6 +102,10 @@ const (
 	// maxChunkBytes caps a chunk (also capped by the device's storage
 	// binding and buffer limits).
 	maxChunkBytes = 1 << 30
+	// integrityAlign is WebGPU's default storage-buffer offset alignment,
+	// which Open keeps: chunk sizes are multiples of it, so a part of a
+	// held buffer starts at a bindable offset.
+	integrityAlign = 256
 	// integrityElement is the bytes of one element: a vec4<u32>.
 	integrityElement = 16
 	// integrityPerInvocation is how many elements one invocation handles.
@@ -117,11 +125,11 @@ const (
 )
 
 // MeasureIntegrity tests TargetBytes of device memory with the patterns of
-// IntegrityPatterns, Passes times. It allocates the whole region at once in
+// IntegrityPatterns, Passes times. It holds the whole region at once in
 // chunks (the device's storage-binding limit or 1 GiB, whichever is
-// smaller), fills it to make it resident and keeps the device busy for a
-// warm-up, then runs every pattern's steps over all chunks, each step one
-// submission. Every check runs on the GPU; only a small status buffer is
+// smaller): parts of the buffers o.Held holds, else buffers it allocates.
+// It fills the region and keeps the device busy for a warm-up, then runs
+// every pattern's steps over all chunks, each step one submission. Every check runs on the GPU; only a small status buffer is
 // read back per verify step. Memory errors are counted in the result, not
 // returned; an error wrapping ErrCheckFailed means the kernels themselves
 // misbehaved (an element left unverified, a recorded expected value that
@@ -132,12 +140,21 @@ func MeasureIntegrity(ctx context.Context, d *Device, o IntegrityOptions) (Integ
 	if err := d.alive(); err != nil {
 		return IntegrityResult{}, err
 	}
-	plan, err := planIntegrity(d.limits, d.memLimit, o)
+	held, err := o.Held.sizesOn(d)
+	if err != nil {
+		return IntegrityResult{}, err
+	}
+	plan, err := planIntegrity(d.limits, d.memLimit, o, held)
 	if err != nil {
 		return IntegrityResult{}, err
 	}
 	r := &integrityRun{d: d, plan: plan, opts: o, maxPerDim: d.limits.MaxWorkgroupsPerDimension}
 	defer r.release()
+	r.held, err = o.Held.take(plan.keep)
+	r.buffers = append(r.buffers, r.held...)
+	if err != nil {
+		return IntegrityResult{}, err
+	}
 	if err := r.setup(); err != nil {
 		return IntegrityResult{}, err
 	}
@@ -150,61 +167,6 @@ func MeasureIntegrity(ctx context.Context, d *Device, o IntegrityOptions) (Integ
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
-}
-
-// integrityPlan is how the region is laid out.
-type integrityPlan struct {
-	total      uint64 // bytes tested, a multiple of integrityElement
-	chunkBytes uint64 // bytes per chunk but the last
-	passes     int
-}
-
-// chunks is the number of chunks.
-func (p integrityPlan) chunks() int {
-	return int((p.total + p.chunkBytes - 1) / p.chunkBytes)
-}
-
-// chunkSize is the size of chunk c in bytes.
-func (p integrityPlan) chunkSize(c int) uint64 {
-	return min(p.chunkBytes, p.total-uint64(c)*p.chunkBytes)
-}
-
-// planIntegrity sizes the region and its chunks from the options, the
-// device's limits and its memory limit, which must hold the region plus
-// the probe's bookkeeping buffers.
-func planIntegrity(l Limits, memLimit uint64, o IntegrityOptions) (integrityPlan, error) {
-	if o.Passes < 0 {
-		return integrityPlan{}, fmt.Errorf("gpu: integrity: %d passes", o.Passes)
-	}
-	chunk := min(uint64(maxChunkBytes), l.MaxStorageBindingBytes, l.MaxBufferBytes)
-	if o.chunkBytes != 0 {
-		chunk = min(chunk, o.chunkBytes)
-	}
-	chunk &^= integrityElement - 1
-	if chunk == 0 {
-		return integrityPlan{}, fmt.Errorf("gpu: integrity: no chunk fits the device's limits (max storage binding %d, max buffer %d)", l.MaxStorageBindingBytes, l.MaxBufferBytes)
-	}
-	overhead := integrityOverhead(memLimit/chunk + 1)
-	target := o.TargetBytes
-	if target == 0 && memLimit > overhead {
-		target = memLimit - overhead
-	}
-	target &^= integrityElement - 1
-	if target == 0 {
-		return integrityPlan{}, fmt.Errorf("gpu: integrity: nothing to test (target %d bytes, memory limit %d)", o.TargetBytes, memLimit)
-	}
-	p := integrityPlan{total: target, chunkBytes: chunk, passes: max(o.Passes, 1)}
-	if need := target + integrityOverhead(uint64(p.chunks())); need > memLimit {
-		return integrityPlan{}, fmt.Errorf("gpu: integrity: %d bytes to test need %d bytes with bookkeeping, over the memory limit of %d; open the device with a larger Options.MemoryLimit", target, need, memLimit)
-	}
-	return p, nil
-}
-
-// integrityOverhead is the bytes of the bookkeeping buffers for n chunks:
-// status and its staging copy, the uniforms, and the fault list.
-func integrityOverhead(n uint64) uint64 {
-	status := 4 * (integrityCounts + integrityPerChunk*n)
-	return 2*status + n*integrityChunkBytes + integrityStepBytes + (integrityMaxFaults+1)*16
 }
 
 // integrityGroups is the number of workgroups a dispatch over n elements

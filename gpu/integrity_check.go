@@ -111,7 +111,7 @@ func (r *integrityRun) runPasses(ctx context.Context) (IntegrityResult, error) {
 	}
 	res := t.res
 	res.Duration = time.Since(start)
-	res.BytesTested, res.ChunkBytes, res.Chunks = r.plan.total, r.plan.chunkBytes, len(r.chunks)
+	res.BytesTested, res.ChunkBytes, res.Chunks = r.plan.total, r.plan.largest(), len(r.chunks)
 	res.Passes, res.BytesMoved = r.plan.passes, t.done
 	res.BytesPerS = float64(t.done) / res.Duration.Seconds()
 	return res, nil

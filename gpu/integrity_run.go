@@ -10,8 +10,8 @@ import (
 )
 
 // integrityRun holds one run of the integrity probe: the compiled kernels,
-// every chunk of the region (all allocated at once), the shared Step
-// uniform, and the status buffer with its staging copy.
+// every chunk of the region (all held at once), the shared Step uniform,
+// and the status buffer with its staging copy.
 type integrityRun struct {
 	d         *Device
 	plan      integrityPlan
@@ -19,6 +19,7 @@ type integrityRun struct {
 	maxPerDim uint32 // workgroups per grid dimension
 
 	ks      *kernelSet
+	held    []*wgpu.Buffer // taken from opts.Held; also in buffers
 	buffers []*wgpu.Buffer
 	bgs     []*wgpu.BindGroup
 	chunks  []integrityChunk
@@ -31,9 +32,8 @@ type integrityRun struct {
 // integrityKernels lists the entry points of integrity.wgsl.
 func integrityKernels() []string { return []string{"fill", "verify", "corrupt"} }
 
-// integrityChunk is one storage buffer of the region and its dispatches.
+// integrityChunk is one chunk of the region and its dispatches.
 type integrityChunk struct {
-	mem                   *wgpu.Buffer
 	n                     uint64 // vec4 elements
 	fill, verify, corrupt dispatch
 }
@@ -68,7 +68,8 @@ func (r *integrityRun) statusBytes() uint64 {
 }
 
 // setup compiles the kernels, creates the bookkeeping buffers, then
-// allocates every chunk with its uniform and bind groups.
+// every chunk's uniform and bind groups, allocating the chunks that lie
+// in no held buffer.
 func (r *integrityRun) setup() error {
 	var err error
 	if r.ks, err = r.d.compile("integrity", integrityKernels()...); err != nil {
@@ -96,13 +97,16 @@ func (r *integrityRun) setup() error {
 	return r.d.alive()
 }
 
-// addChunk allocates chunk c, its Chunk uniform and its bind groups.
+// addChunk makes chunk c's Chunk uniform and bind groups, allocating the
+// chunk where it lies in no held buffer.
 func (r *integrityRun) addChunk(c int) error {
-	n := r.plan.chunkSize(c) / integrityElement
-	mem, err := r.keep(r.d.storageBuffer("integrity-chunk", n*integrityElement))
+	pc := r.plan.pieces[c]
+	n := pc.size / integrityElement
+	mem, err := r.chunkBuffer(pc)
 	if err != nil {
 		return err
 	}
+	at := map[uint32]boundRange{2: {pc.offset, pc.size}}
 	groups := integrityGroups(n)
 	params, err := r.keep(r.d.uniformBuffer("integrity-chunk-params", chunkParams(c, n, groups)))
 	if err != nil {
@@ -112,15 +116,15 @@ func (r *integrityRun) addChunk(c int) error {
 	if err != nil {
 		return err
 	}
-	ch := integrityChunk{mem: mem, n: n}
-	if ch.fill, err = r.bind("fill", x, y, binding{0, params}, binding{1, r.step}, binding{2, mem}); err != nil {
+	ch := integrityChunk{n: n}
+	if ch.fill, err = r.bind("fill", x, y, at, binding{0, params}, binding{1, r.step}, binding{2, mem}); err != nil {
 		return err
 	}
-	if ch.verify, err = r.bind("verify", x, y, binding{0, params}, binding{1, r.step}, binding{2, mem}, binding{3, r.status}); err != nil {
+	if ch.verify, err = r.bind("verify", x, y, at, binding{0, params}, binding{1, r.step}, binding{2, mem}, binding{3, r.status}); err != nil {
 		return err
 	}
 	if r.faults != nil {
-		if ch.corrupt, err = r.bind("corrupt", 1, 1, binding{0, params}, binding{2, mem}, binding{4, r.faults}); err != nil {
+		if ch.corrupt, err = r.bind("corrupt", 1, 1, at, binding{0, params}, binding{2, mem}, binding{4, r.faults}); err != nil {
 			return err
 		}
 	}
@@ -128,10 +132,20 @@ func (r *integrityRun) addChunk(c int) error {
 	return nil
 }
 
-// bind makes a dispatch of entry over an x by y grid with the bindings.
-func (r *integrityRun) bind(entry string, x, y uint32, bs ...binding) (dispatch, error) {
+// chunkBuffer is the buffer chunk pc lies in: a held one, or one
+// allocated for it.
+func (r *integrityRun) chunkBuffer(pc integrityPiece) (*wgpu.Buffer, error) {
+	if pc.held >= 0 {
+		return r.held[pc.held], nil
+	}
+	return r.keep(r.d.storageBuffer("integrity-chunk", pc.size))
+}
+
+// bind makes a dispatch of entry over an x by y grid with the bindings,
+// the slots in at bound to a range of their buffer.
+func (r *integrityRun) bind(entry string, x, y uint32, at map[uint32]boundRange, bs ...binding) (dispatch, error) {
 	k := r.ks.kernels[entry]
-	bg, err := r.d.bindGroup(k, bs...)
+	bg, err := r.d.bindGroupAt(k, at, bs...)
 	if err != nil {
 		return dispatch{}, err
 	}
@@ -168,11 +182,11 @@ func stepParams(kind, seed uint32, s integrityStep) []byte {
 }
 
 // prepare fills every chunk with the address pattern, which makes the
-// whole region resident (wgpu also zeroes each chunk before its first use),
-// and keeps doing so until the device has been busy for warmUp: GPUs idle
-// at low clocks, and some drivers finish compiling a pipeline at its first
-// dispatch. Nothing is verified here; the timed steps write every word
-// before they read it.
+// chunks allocated here resident (wgpu also zeroes each before its first
+// use; held chunks were cleared by the capacity probe), and keeps doing so
+// until the device has been busy for warmUp: GPUs idle at low clocks, and
+// some drivers finish compiling a pipeline at its first dispatch. Nothing
+// is verified here; the timed steps write every word before they read it.
 func (r *integrityRun) prepare(ctx context.Context) error {
 	r.d.progress("integrity: filling %d chunks (%d MiB) to warm up", len(r.chunks), r.plan.total>>20)
 	if err := r.d.upload(r.step, 0, stepParams(patAddress, 0, integrityStep{})); err != nil {

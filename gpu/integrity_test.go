@@ -109,13 +109,13 @@ func TestPlanIntegrity(t *testing.T) {
 	}{
 		{"GPU, 1 GiB chunks", big, 150 << 30, IntegrityOptions{TargetBytes: 140<<30 + 100}, 140<<30 + 96, 1 << 30, 141},
 		{"binding limit", Limits{MaxBufferBytes: 1 << 30, MaxStorageBindingBytes: 128 << 20}, 1 << 30, IntegrityOptions{TargetBytes: 300 << 20}, 300 << 20, 128 << 20, 3},
-		{"zero: the memory limit", big, 1 << 30, IntegrityOptions{}, 1<<30 - integrityOverhead(2), 1 << 30, 1},
+		{"zero: the memory limit", big, 1 << 30, IntegrityOptions{}, 1<<30 - integrityOverhead(2), (1<<30 - integrityOverhead(2)) &^ 15, 1},
 		{"over the memory limit", big, 1 << 30, IntegrityOptions{TargetBytes: 1 << 30}, 0, 0, 0},
 		{"below an element", big, 1 << 30, IntegrityOptions{TargetBytes: 15}, 0, 0, 0},
 		{"negative passes", big, 1 << 30, IntegrityOptions{TargetBytes: 1 << 20, Passes: -1}, 0, 0, 0},
 	}
 	for _, c := range cases {
-		p, err := planIntegrity(c.l, c.mem, c.o)
+		p, err := planIntegrity(c.l, c.mem, c.o, nil)
 		if c.wantBytes == 0 {
 			if err == nil {
 				t.Errorf("%s: got %+v, want an error", c.name, p)
@@ -126,9 +126,9 @@ func TestPlanIntegrity(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if p.total != c.wantBytes&^15 || p.chunkBytes != c.wantChunk || p.chunks() != c.wantN || p.passes != 1 {
-			t.Errorf("%s: %d bytes in %d chunks of %d, %d passes; want %d in %d of %d, 1 pass",
-				c.name, p.total, p.chunks(), p.chunkBytes, p.passes, c.wantBytes&^15, c.wantN, c.wantChunk)
+		if p.total != c.wantBytes&^15 || p.largest() != c.wantChunk || p.chunks() != c.wantN || p.passes != 1 || p.keep != 0 {
+			t.Errorf("%s: %d bytes in %d chunks of %d, %d passes, %d held kept; want %d in %d of %d, 1 pass, none held",
+				c.name, p.total, p.chunks(), p.largest(), p.passes, p.keep, c.wantBytes&^15, c.wantN, c.wantChunk)
 		}
 		var sum uint64
 		for i := range p.chunks() {

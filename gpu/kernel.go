@@ -134,6 +134,17 @@ type binding struct {
 // bindGroup binds buffers to k's group 0, and placeholders to the slots of
 // k's file that bs leaves out. The caller releases it.
 func (d *Device) bindGroup(k *kernel, bs ...binding) (*wgpu.BindGroup, error) {
+	return d.bindGroupAt(k, nil, bs...)
+}
+
+// boundRange is the part of a buffer bound to a slot, in bytes: offset a
+// multiple of the device's storage offset alignment (256), size a multiple
+// of the slot's element size.
+type boundRange struct{ offset, size uint64 }
+
+// bindGroupAt is bindGroup with the slots in at bound to a range of their
+// buffer instead of the whole of it.
+func (d *Device) bindGroupAt(k *kernel, at map[uint32]boundRange, bs ...binding) (*wgpu.BindGroup, error) {
 	given := map[uint32]*wgpu.Buffer{}
 	for _, b := range bs {
 		if _, ok := k.set.dummies[b.slot]; !ok {
@@ -147,7 +158,11 @@ func (d *Device) bindGroup(k *kernel, bs ...binding) (*wgpu.BindGroup, error) {
 		if !ok {
 			buf = k.set.dummies[decl.Slot]
 		}
-		entries = append(entries, wgpu.BindGroupEntry{Binding: decl.Slot, Buffer: buf, Size: buf.GetSize()})
+		e := wgpu.BindGroupEntry{Binding: decl.Slot, Buffer: buf, Size: buf.GetSize()}
+		if r, ok := at[decl.Slot]; ok {
+			e.Offset, e.Size = r.offset, r.size
+		}
+		entries = append(entries, e)
 	}
 	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{
 		Label: k.entry, Layout: k.set.layout, Entries: entries,

@@ -15,6 +15,9 @@ type CapacityProbe struct {
 	// BudgetBytes is the driver's memory budget for the device-local
 	// heap, 0 when unknown.
 	BudgetBytes uint64
+	// Hold, when not nil, keeps the chunks for the memtest
+	// (IntegrityProbe.Held) instead of releasing them.
+	Hold *HeldMemory
 }
 
 // Name is the probe's name on the card.
@@ -25,7 +28,7 @@ func (CapacityProbe) Version() string { return "2" }
 
 // Run allocates until something stops it.
 func (p CapacityProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
-	r, err := MeasureCapacity(ctx, d, CapacityOptions{BudgetBytes: p.BudgetBytes})
+	r, err := MeasureCapacity(ctx, d, CapacityOptions{BudgetBytes: p.BudgetBytes, Hold: p.Hold})
 	if err != nil {
 		return nil, err
 	}
@@ -85,13 +88,17 @@ type IntegrityProbe struct {
 	// Steps, when not nil, is told how far the test has come: the probe's
 	// name, bytes moved and bytes to move.
 	Steps func(stage string, done, total float64)
+	// Held, when not nil, is the memory the capacity probe kept
+	// (CapacityProbe.Hold): the test lies in it rather than allocating,
+	// and releases what it does not test first.
+	Held *HeldMemory
 }
 
 // Name is the probe's name on the card.
 func (IntegrityProbe) Name() string { return "webgpu-memtest" }
 
 // Version changes when what the probe measures, or how, changes.
-func (IntegrityProbe) Version() string { return "1" }
+func (IntegrityProbe) Version() string { return "2" }
 
 // quickCap is the cap on the tested region, 0 for none (a full run).
 func (p IntegrityProbe) quickCap() uint64 {
@@ -126,7 +133,7 @@ func (p IntegrityProbe) Run(ctx context.Context, d *Device) (*probe.Contribution
 	if p.Steps != nil {
 		progress = func(done, total uint64) { p.Steps(p.Name(), float64(done), float64(total)) }
 	}
-	r, err := MeasureIntegrity(ctx, d, IntegrityOptions{TargetBytes: p.target(), Progress: progress})
+	r, err := MeasureIntegrity(ctx, d, IntegrityOptions{TargetBytes: p.target(), Progress: progress, Held: p.Held})
 	if err != nil {
 		return nil, err
 	}

@@ -233,12 +233,14 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p Device
 	if err := runProbes(ctx, o, c.Addr, d, first, v); err != nil {
 		return err
 	}
-	cp := capacityProbe(c)
+	held := &gpu.HeldMemory{} // the capacity probe's chunks, for the memtest
+	defer held.Release()
+	cp := capacityProbe(c, held)
 	capacity, err := runProbe(ctx, o, c.Addr, d, cp, v)
 	if err != nil {
 		return err
 	}
-	memtest, err := memtestProbe(c, o, capacity)
+	memtest, err := memtestProbe(c, o, capacity, held)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
 	}

@@ -19,7 +19,7 @@ func TestWebGPUProbeOrder(t *testing.T) {
 	for _, p := range probes(Options{Quick: true}) {
 		names = append(names, p.Name()+"@"+p.Version())
 	}
-	names = append(names, capacityProbe(c).Name()+"@"+capacityProbe(c).Version())
+	names = append(names, capacityProbe(c, nil).Name()+"@"+capacityProbe(c, nil).Version())
 	names = append(names, gpu.IntegrityProbe{}.Name()+"@"+gpu.IntegrityProbe{}.Version())
 	plan := func(o Options) DevicePlan {
 		t.Helper()
@@ -36,7 +36,7 @@ func TestWebGPUProbeOrder(t *testing.T) {
 	}
 	names = append(names, fma.Name()+"@"+fma.Version())
 	want := []string{"webgpu-stream@2", "webgpu-launch@1", "webgpu-hostlink@1", "webgpu-alu@1", "webgpu-roofline@5",
-		"webgpu-capacity@2", "webgpu-memtest@1", "webgpu-soak@2"}
+		"webgpu-capacity@2", "webgpu-memtest@2", "webgpu-soak@2"}
 	if !slices.Equal(names, want) {
 		t.Errorf("probes %v, want %v", names, want)
 	}
@@ -50,11 +50,11 @@ func TestWebGPUProbeOrder(t *testing.T) {
 // capacity probe's own contribution, and cannot be built without one.
 func TestMemtestFromCapacity(t *testing.T) {
 	c := Candidate{Addr: "0000:01:00.0"}
-	if _, err := memtestProbe(c, Options{}, nil); err == nil {
+	if _, err := memtestProbe(c, Options{}, nil, nil); err == nil {
 		t.Error("a memtest without the usable memory")
 	}
 	capacity := &probe.Contribution{Usable: &probe.Usable{Bytes: 3 << 30, LimitedBy: "memory-limit"}}
-	m, err := memtestProbe(c, Options{Quick: true}, capacity)
+	m, err := memtestProbe(c, Options{Quick: true}, capacity, nil)
 	if err != nil || m.UsableBytes != 3<<30 || !m.Quick || m.Software {
 		t.Errorf("memtest %+v, %v", m, err)
 	}

@@ -25,22 +25,23 @@ func probes(o Options) []probe.Probe[*gpu.Device] {
 }
 
 // capacityProbe is the capacity probe of c, within the driver's budget
-// for its device-local heap when raw Vulkan reports one.
-func capacityProbe(c Candidate) gpu.CapacityProbe {
+// for its device-local heap when raw Vulkan reports one, keeping its
+// chunks in held for the memtest.
+func capacityProbe(c Candidate, held *gpu.HeldMemory) gpu.CapacityProbe {
 	var budget uint64
 	if c.Vulkan != nil {
 		budget = c.Vulkan.DeviceLocalBudgetBytes
 	}
-	return gpu.CapacityProbe{BudgetBytes: budget}
+	return gpu.CapacityProbe{BudgetBytes: budget, Hold: held}
 }
 
 // memtestProbe is the memtest over the usable memory that capacity, the
-// capacity probe's contribution, measured.
-func memtestProbe(c Candidate, o Options, capacity *probe.Contribution) (gpu.IntegrityProbe, error) {
+// capacity probe's contribution, measured, in the chunks it kept in held.
+func memtestProbe(c Candidate, o Options, capacity *probe.Contribution, held *gpu.HeldMemory) (gpu.IntegrityProbe, error) {
 	if capacity == nil || capacity.Usable == nil {
 		return gpu.IntegrityProbe{}, errors.New("memtest needs the usable memory measured first")
 	}
-	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: o.Quick, Software: c.Adapter.Software, Steps: steps(c, o)}, nil
+	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: o.Quick, Software: c.Adapter.Software, Steps: steps(c, o), Held: held}, nil
 }
 
 // fmaSoakProbe is the FMA soak of c's plan p, reading the driver's
