@@ -122,6 +122,8 @@ func newInstance() (*instance, error) {
 		PEngineName: "appraise\x00", ApiVersion: vk.MakeVersion(1, 3, 0),
 	}
 	info := vk.InstanceCreateInfo{SType: vk.StructureTypeInstanceCreateInfo, PApplicationInfo: &app}
+	instanceInit.Lock()
+	defer instanceInit.Unlock()
 	var h vk.Instance
 	if r := vk.CreateInstance(&info, nil, &h); r != vk.Success {
 		return nil, fmt.Errorf("vulkan: vkCreateInstance: %w: %w", ErrNoVulkan, vk.Error(r))

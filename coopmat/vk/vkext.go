@@ -47,6 +47,12 @@ var loader = sync.OnceValues(func() (unsafe.Pointer, error) {
 	return unsafe.Pointer(gipa), nil
 })
 
+// instanceInit serialises the creation of instances: vulkan-go keeps its
+// instance-level function table in C globals that vk.InitInstance
+// rewrites, so devices opened at once (one worker per device) must not
+// write it at the same time. Like loader, it guards process-wide state.
+var instanceInit sync.Mutex
+
 // ext holds the instance-level entry points vulkan-go lacks.
 type ext struct {
 	features2, properties2, memProperties2, coopProps, groups unsafe.Pointer
