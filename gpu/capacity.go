@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -57,9 +58,11 @@ const (
 	// capacityChunkMax caps the first chunk (also capped by the device's
 	// buffer limit). A chunk is cleared here and bound by the memtest in
 	// parts of at most the storage-binding limit (planIntegrity), so that
-	// limit does not apply: fewer, larger chunks cost fewer allocations,
-	// submissions and waits for the same bytes.
-	capacityChunkMax = 4 << 30
+	// limit does not apply; but a driver may refuse one allocation of
+	// several GiB on an empty device that takes the same bytes in 1 GiB
+	// pieces (wgpu on an H200 refuses 4 GiB), and a refusal on the way
+	// costs a round trip: 1 GiB chunks.
+	capacityChunkMax = 1 << 30
 	// capacityShrink: after a refusal the chunk halves, down to
 	// capacityResolution over capacityShrink (not below capacityLeastChunk,
 	// nor above the first chunk): how close to the device's limit the
@@ -243,6 +246,20 @@ func (r *capacityRun) touchChunk(b *wgpu.Buffer, size uint64) (bool, error) {
 	return true, nil
 }
 
+// wgpuOutOfMemory is how wgpu words a device's out-of-memory error
+// (DeviceError::OutOfMemory).
+const wgpuOutOfMemory = "Not enough memory left"
+
+// typedRefusal is err from the Go binding's CreateBuffer, wrapping
+// ErrOutOfMemory where it is wgpu's refusal: the binding reports every
+// error of its own callback as untyped text.
+func typedRefusal(err error) error {
+	if err != nil && strings.Contains(err.Error(), wgpuOutOfMemory) {
+		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+	}
+	return err
+}
+
 // allocChunk creates a storage buffer inside error scopes, so that the
 // driver's refusal comes back as ErrOutOfMemory.
 func (r *capacityRun) allocChunk(size uint64) (*wgpu.Buffer, error) {
@@ -254,7 +271,7 @@ func (r *capacityRun) allocChunk(size uint64) (*wgpu.Buffer, error) {
 		})
 	})
 	if err == nil {
-		err = createErr
+		err = typedRefusal(createErr)
 	}
 	if err != nil {
 		if b != nil {

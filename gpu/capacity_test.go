@@ -37,9 +37,9 @@ func TestCapacityChunks(t *testing.T) {
 	for _, c := range []struct {
 		maxBuf, maxBind, cap, first, least uint64
 	}{
-		{4 << 30, 2 << 30, 0, 4 << 30, 64 * mib},           // a big GPU: 4 GiB chunks, halved to 64 MiB
-		{8 << 30, 2 << 30, 0, 4 << 30, 64 * mib},           // never above capacityChunkMax
-		{1 << 30, 2 << 30, 0, 1 << 30, 64 * mib},           // the buffer limit caps it
+		{4 << 30, 2 << 30, 0, 1 << 30, 64 * mib},           // a big GPU: 1 GiB chunks, halved to 64 MiB
+		{8 << 30, 2 << 30, 0, 1 << 30, 64 * mib},           // never above capacityChunkMax
+		{512 * mib, 2 << 30, 0, 512 * mib, 32 * mib},       // the buffer limit caps it
 		{2<<30 - 1, 128 * mib, 1 << 30, 1 << 30, 64 * mib}, // lavapipe: one chunk up to the 1 GiB cap
 		{4 << 30, 2 << 30, 300*mib + 7, 300 * mib, 18*mib + 768*1024},
 		{4 << 30, 2 << 30, 8 * mib, 8 * mib, mib},
@@ -193,5 +193,21 @@ func TestScopedErrors(t *testing.T) {
 	}
 	if _, err := MeasureCapacity(t.Context(), d, CapacityOptions{BudgetBytes: 64 * mib}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// wgpu's refusal of a buffer, as the Go binding words it (seen on an H200
+// asked for 4 GiB), halves the chunk; any other error stays an error.
+func TestTypedRefusal(t *testing.T) {
+	refused := errors.New("wgpu.(*Device).CreateBuffer(): Validation Error\n\nCaused by:\n    In wgpuDeviceCreateBuffer\n      note: label = `capacity`\n    Not enough memory left.\n")
+	if err := typedRefusal(refused); !errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("typedRefusal(%q) = %v, want ErrOutOfMemory", refused, err)
+	}
+	other := errors.New("wgpu.(*Device).CreateBuffer(): Validation Error: Buffer size 5 is not a multiple of 4")
+	if err := typedRefusal(other); errors.Is(err, ErrOutOfMemory) || err != other {
+		t.Errorf("typedRefusal(%q) = %v, want it unchanged", other, err)
+	}
+	if typedRefusal(nil) != nil {
+		t.Error("typedRefusal(nil) is not nil")
 	}
 }
