@@ -202,7 +202,7 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p Devi
 	if o.Progress != nil {
 		o.Progress(c.Addr, "vendor BLAS GEMMs")
 	}
-	if err := blasProbe(ctx, c, p.blas, v); err != nil {
+	if err := o.onOwn(func() error { return blasProbe(ctx, c, p.blas, v) }); err != nil {
 		return nil, err
 	}
 	if p.gemmSoak {

@@ -36,16 +36,22 @@ func hostShared(name string) bool {
 	return name == (gpu.LaunchProbe{}).Name() || name == (gpu.HostLinkProbe{}).Name()
 }
 
-// turns is what a concurrent run's device workers share: the host's turn,
-// which one worker holds at a time, and the soak's barrier.
+// turns is what a concurrent run's device workers share: the host's turn
+// and the soak's barrier. world is held by one worker alone while it
+// measures what the devices share (inTurn), and by every worker at once
+// while each runs a probe of its own device (onOwn): a host-shared figure
+// is measured with the other devices idle, as in a serial run, and a
+// turn waits for the probes under way to end (a waiting turn holds back
+// the probes not yet begun). A worker never waits for another while it
+// holds world: the soak's barrier is met outside it.
 type turns struct {
-	host chan struct{} // holds a token while a worker has the host
-	soak *barrier
+	world sync.RWMutex
+	soak  *barrier
 }
 
 // newTurns is the turns of a concurrent run whose soakers devices soak.
 func newTurns(soakers int) *turns {
-	return &turns{host: make(chan struct{}, 1), soak: &barrier{parties: soakers, release: make(chan struct{})}}
+	return &turns{soak: &barrier{parties: soakers, release: make(chan struct{})}}
 }
 
 // deviceTurn is one worker's part of a concurrent run: the turns it
@@ -63,19 +69,29 @@ func (o Options) inTurn(ctx context.Context, f func() error) error {
 	if o.turn == nil {
 		return f()
 	}
-	select {
-	case o.turn.host <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	o.turn.world.Lock()
+	defer o.turn.world.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	defer func() { <-o.turn.host }()
 	return f()
 }
 
-// inTurnIf is inTurn when shared, else f alone.
+// onOwn runs f, a probe of the worker's own device, beside the other
+// workers' probes but never during a host turn.
+func (o Options) onOwn(f func() error) error {
+	if o.turn == nil {
+		return f()
+	}
+	o.turn.world.RLock()
+	defer o.turn.world.RUnlock()
+	return f()
+}
+
+// inTurnIf is inTurn when shared, else onOwn.
 func (o Options) inTurnIf(ctx context.Context, shared bool, f func() error) error {
 	if !shared {
-		return f()
+		return o.onOwn(f)
 	}
 	return o.inTurn(ctx, f)
 }

@@ -239,3 +239,36 @@ func TestExpectedWall(t *testing.T) {
 		t.Errorf("GPUs in turn: %g", got)
 	}
 }
+
+// A host turn waits for the probes of other devices under way and holds
+// back those not yet begun, so that a host-shared figure is measured with
+// every other device idle; probes of different devices overlap freely.
+func TestAppraiseAllHostTurnAlone(t *testing.T) {
+	tr := newTurns(0)
+	a, b, c := Options{turn: &deviceTurn{turns: tr}}, Options{turn: &deviceTurn{turns: tr}}, Options{turn: &deviceTurn{turns: tr}}
+	ctx := context.Background()
+	var log events
+	inA, endA := make(chan struct{}), make(chan struct{})
+	go a.onOwn(func() error { close(inA); log.add("a begins"); <-endA; log.add("a ends"); return nil })
+	<-inA
+	// b's probe runs beside a's.
+	if err := b.onOwn(func() error { log.add("b runs beside a"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	turned := make(chan struct{})
+	go func() {
+		c.inTurn(ctx, func() error { log.add("c's host turn"); return nil })
+		close(turned)
+	}()
+	select {
+	case <-turned:
+		t.Fatal("c's host turn ran while a's probe was under way")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(endA)
+	<-turned
+	want := []string{"a begins", "b runs beside a", "a ends", "c's host turn"}
+	if got := log.list(); !slices.Equal(got, want) {
+		t.Errorf("order %q, want %q", got, want)
+	}
+}

@@ -62,7 +62,7 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, o Options, v *
 	opts := p.vulkan
 	for _, pr := range alu.VectorProbes(alu.Options{Options: opts}) {
 		o.stage(c.Addr, "vulkan: "+pr.Item())
-		if err := runVulkan(ctx, pr, d, v); err != nil {
+		if err := runVulkan(ctx, o, pr, d, v); err != nil {
 			return err
 		}
 	}
@@ -79,7 +79,7 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, o Options, v *
 		return nil
 	}
 	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
-	return runVulkan(ctx, coopmat.CoopMatProbe{Options: coopmat.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
+	return runVulkan(ctx, o, coopmat.CoopMatProbe{Options: coopmat.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
 }
 
 // vulkanOptions are the raw-Vulkan probes' options for c: sizes for a
@@ -114,8 +114,12 @@ func vulkanOptions(c Candidate, o Options) vk.Options {
 // runVulkan runs p on d and adds what it measured to v. Unlike runProbes
 // it records no probe of its own: the contribution names the probes that
 // produced a figure, and a probe that could only skip produced none.
-func runVulkan(ctx context.Context, p probe.Probe[*vk.Device], d *vk.Device, v *schema.CapabilityVector) error {
-	c, err := p.Run(ctx, d)
+func runVulkan(ctx context.Context, o Options, p probe.Probe[*vk.Device], d *vk.Device, v *schema.CapabilityVector) error {
+	var c *probe.Contribution
+	err := o.onOwn(func() (err error) {
+		c, err = p.Run(ctx, d)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 	}
