@@ -13,9 +13,8 @@ import (
 
 // GEMMProbe is the vendor-library GEMM probe as the orchestrator runs it
 // on one device, named by its PCI bus address: the GEMMs of every
-// precision asked for, each one measured followed by a K sweep on its
-// operands (Library.Run with Options.Sweep; the card's gemm.blas.*
-// roofline).
+// precision asked for (Library.Run), then a K sweep of each one measured
+// (Library.Roofline, the card's gemm.blas.* roofline).
 type GEMMProbe struct {
 	// Load says where the library is looked for.
 	Load LoadOptions
@@ -47,10 +46,7 @@ func (p GEMMProbe) Run(ctx context.Context, busID string) (*probe.Contribution, 
 		return nil, err
 	}
 	defer lib.Close()
-	o := p.Options
-	sweep := cmp.Or(o.K, DefaultSize) >= 32<<(roofline.MinPoints-1)
-	o.Sweep = sweep
-	rep, err := lib.Run(ctx, busID, o)
+	rep, err := lib.Run(ctx, busID, p.Options)
 	if errors.Is(err, ErrNoDevice) {
 		return &probe.Contribution{Skipped: []schema.Skip{Skip(err.Error())}}, nil
 	}
@@ -58,15 +54,24 @@ func (p GEMMProbe) Run(ctx context.Context, busID string) (*probe.Contribution, 
 		return nil, err
 	}
 	c := rep.Contribution()
-	if len(rep.Measured()) == 0 {
+	var measured []string
+	for _, e := range rep.Measured() {
+		measured = append(measured, e.Precision.Name)
+	}
+	if len(measured) == 0 {
 		return c, nil
 	}
-	if !sweep {
+	o := p.Options
+	if k := cmp.Or(o.K, DefaultSize); k < 32<<(roofline.MinPoints-1) {
 		c.Skipped = append(c.Skipped, schema.Skip{Probe: ProbeName, Item: "roofline",
-			Reason: fmt.Sprintf("K %d gives fewer than %d reduction lengths (32 doubling up to K) to sweep", cmp.Or(o.K, DefaultSize), roofline.MinPoints)})
+			Reason: fmt.Sprintf("K %d gives fewer than %d reduction lengths (32 doubling up to K) to sweep", k, roofline.MinPoints)})
 		return c, nil
 	}
-	if err := addSweeps(c, rep.Sweeps); err != nil {
+	sweeps, err := lib.Roofline(ctx, busID, RooflineOptions{Precisions: measured, M: o.M, N: o.N, K: o.K, Seed: o.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("roofline: %w", err)
+	}
+	if err := addSweeps(c, sweeps); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -120,16 +120,24 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 	}
 	var out []RooflineSweep
 	err = l.onDevice("Roofline", busID, o.WorkspaceBytes, func(d *device) error {
+		// The next precision's operands are drawn while the device sweeps
+		// this one's, as Run draws them.
+		pool := newOperandPool(o.Seed)
+		defer pool.wait()
 		for i, p := range precs {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			cur := operands(p, o.M, o.N, o.K)
+			keep := cur[:]
+			if i+1 < len(precs) {
+				next := operands(precs[i+1], o.M, o.N, o.K)
+				keep = append(keep, next[:]...)
+				pool.start(next[:]...)
+			}
+			pool.keep(keep...)
 			seed := o.Seed + uint64(i)*0x9e3779b97f4a7c15
-			s, err := d.sweep(ctx, p, o, seed, func() (operand, operand) {
-				keys := operands(p, o.M, o.N, o.K)
-				return randomOperand(keys[0].t, keys[0].rows, keys[0].cols, keys[0].seed(seed)),
-					randomOperand(keys[1].t, keys[1].rows, keys[1].cols, keys[1].seed(seed))
-			})
+			s, err := d.sweep(ctx, p, o, seed, func() (operand, operand) { return pool.get(cur[0]), pool.get(cur[1]) })
 			if err != nil {
 				return fmt.Errorf("cublaslt: roofline %s on %s: %w", p.Name, d.busID, err)
 			}

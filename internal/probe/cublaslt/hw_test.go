@@ -177,10 +177,4 @@ func timeSweeps(t *testing.T, lib *Library, bus string, o Options, r Report) {
 		}
 		fmt.Printf("sweep %-14s draw %.2f s, sweep %.2f s, %d points, status %s\n", e.Precision.Name, draw, time.Since(t0).Seconds(), len(sw[0].Points), sw[0].Status)
 	}
-	o.Sweep = true
-	both, err := lib.Run(context.Background(), bus, o)
-	if err != nil {
-		t.Fatalf("run with sweeps: %v", err)
-	}
-	fmt.Printf("run with sweeps: %.2f s, %d sweeps\n", both.ElapsedS, len(both.Sweeps))
 }

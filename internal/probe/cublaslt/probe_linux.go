@@ -29,10 +29,6 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 	if err != nil {
 		return Report{}, err
 	}
-	ro, err := RooflineOptions{M: o.M, N: o.N, K: o.K, Seed: o.Seed, WorkspaceBytes: o.WorkspaceBytes}.withDefaults()
-	if o.Sweep && err != nil {
-		return Report{}, err
-	}
 	start := time.Now()
 	var rep Report
 	err = l.onDevice("Run", busID, o.WorkspaceBytes, func(d *device) error {
@@ -53,8 +49,7 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 				pool.start(next[:]...) // drawn while the device runs p
 			}
 			pool.keep(keep...)
-			seed := o.Seed + uint64(i)*0x9e3779b97f4a7c15
-			e, err := d.runOne(ctx, p, o, warm, pool, seed)
+			e, err := d.runOne(ctx, p, o, warm, pool, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
 			if err != nil {
 				return fmt.Errorf("cublaslt: %s on %s: %w", p.Name, d.busID, err)
 			}
@@ -63,16 +58,6 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 			}
 			e.ElapsedS = time.Since(t0).Seconds()
 			rep.Entries = append(rep.Entries, e)
-			if o.Sweep && e.Status == StatusMeasured {
-				// The sweep reads prefixes of the operands the GEMM just
-				// used, still in the pool, while the next precision's are
-				// drawn: no draw of its own.
-				s, err := d.sweep(ctx, p, ro, seed, func() (operand, operand) { return pool.get(cur[0]), pool.get(cur[1]) })
-				if err != nil {
-					return fmt.Errorf("cublaslt: roofline %s on %s: %w", p.Name, d.busID, err)
-				}
-				rep.Sweeps = append(rep.Sweeps, s)
-			}
 		}
 		return nil
 	})

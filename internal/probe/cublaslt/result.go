@@ -97,10 +97,6 @@ type Options struct {
 	CheckLines int
 	// Seed seeds the random operands.
 	Seed uint64
-	// Sweep adds, right after each precision measured, a sweep of its
-	// reduction length K as Roofline makes (RooflineOptions' defaults at
-	// this M, N, K), on the GEMM's own operands: Report.Sweeps.
-	Sweep bool
 }
 
 // Defaults for Options' zero fields. Device time per measured
@@ -276,9 +272,6 @@ type Report struct {
 	BusID, Device string
 	// Entries holds one entry per precision asked for, in order.
 	Entries []Entry
-	// Sweeps holds, with Options.Sweep, the K sweep of each precision
-	// measured, in order.
-	Sweeps []RooflineSweep
 	// ElapsedS is the whole run's wall time in seconds.
 	ElapsedS float64
 }
