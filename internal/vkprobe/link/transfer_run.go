@@ -26,29 +26,7 @@ func latencyFamily(ctx context.Context, ms []latencyMethod, o TransferOptions, t
 	if len(ms) == 0 {
 		return Family{}, errors.New("no path to measure")
 	}
-	start := t.now()
-	next := 0
-	err := vulkan.WarmUp(ctx, o.warmup(), func() error {
-		_, err := runLatency(ctx, ms[next%len(ms)])
-		next++
-		return err
-	})
-	if err != nil {
-		return Family{}, fmt.Errorf("warm-up: %w", err)
-	}
-	times := make([][]float64, len(ms))
-	_, err = t.run(ctx, start, func(kept bool) error {
-		for i, m := range ms {
-			s, err := runLatency(ctx, m)
-			if err != nil {
-				return err
-			}
-			if kept {
-				times[i] = append(times[i], s)
-			}
-		}
-		return nil
-	})
+	times, err := latencyTrialTimes(ctx, ms, o, t)
 	if err != nil {
 		return Family{}, err
 	}
@@ -66,6 +44,35 @@ func latencyFamily(ctx context.Context, ms []latencyMethod, o TransferOptions, t
 	}
 	st, err := sampleLatency(ctx, ms[best], o.warmup(), n)
 	return family(cs, best, st), err
+}
+
+// latencyTrialTimes warms ms for o.Warmup round robin, then runs trial t
+// of them: each method's kept seconds.
+func latencyTrialTimes(ctx context.Context, ms []latencyMethod, o TransferOptions, t trial) ([][]float64, error) {
+	start := t.now()
+	next := 0
+	err := vulkan.WarmUp(ctx, o.warmup(), func() error {
+		_, err := runLatency(ctx, ms[next%len(ms)])
+		next++
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("warm-up: %w", err)
+	}
+	times := make([][]float64, len(ms))
+	_, err = t.run(ctx, start, func(kept bool) error {
+		for i, m := range ms {
+			s, err := runLatency(ctx, m)
+			if err != nil {
+				return err
+			}
+			if kept {
+				times[i] = append(times[i], s)
+			}
+		}
+		return nil
+	})
+	return times, err
 }
 
 // fastest is the index of the candidate with the highest trial median
