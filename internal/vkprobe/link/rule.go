@@ -15,7 +15,8 @@ import (
 // familyBudget; the faster is kept and sampled afresh, so the signed
 // figure is not the trial's (the larger of several medians is biased
 // upward), and the others' trial figures are named beside it. The search
-// over every path lives in bench/linkpaths (explore tag).
+// over every path is explore*.go here (explore build tag only), driven by
+// bench/linkpaths.
 
 // features are what the rule reads from a device.
 type features struct {

@@ -1,6 +1,6 @@
 //go:build explore
 
-package linkpaths
+package link
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 
 	vulkan "github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/internal/measure/stats"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -30,13 +31,6 @@ const splitRoute = "split.pull-and-write"
 // splitShares are the kernel's shares of an upload (in eighths) that the
 // trial tries.
 var splitShares = []uint64{4, 5, 6, 7}
-
-// splitRounds are the trial's rounds of each share (splitQuickRounds with
-// TransferOptions.Quick).
-const (
-	splitRounds      = 3
-	splitQuickRounds = 1
-)
 
 // split is the buffers of the split route for n-byte uploads and the
 // commands of each share tried. Every share uploads the same host buffer:
@@ -185,29 +179,43 @@ func (sp *split) once(sh *share) (float64, error) {
 	return secs, nil
 }
 
+// splitRounds are the trial's rounds of each share (TransferOptions.Quick:
+// splitQuickRounds).
+const (
+	splitRounds      = 3
+	splitQuickRounds = 1
+)
+
 // bulkSplit measures host → device over the split route for n-byte
-// uploads: a trial of the kernel's shares (fastestOf), then the samples
-// of the best one. Without device-mapped memory it returns an
-// error wrapping ErrNoHostMemory.
-func bulkSplit(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions) (Direction, uint64, error) {
+// uploads: a trial of the kernel's shares (the product's trial, round
+// robin after o.Warmup of them), then the samples of the one with the
+// lowest median. Without device-mapped memory it returns an error
+// wrapping ErrNoHostMemory.
+func bulkSplit(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions) (Candidate, schema.Stat, error) {
 	sp, err := newSplit(d, n, o.tamper)
 	if err != nil {
-		return Direction{}, 0, err
+		return Candidate{}, schema.Stat{}, err
 	}
 	defer sp.release()
-	fns := make([]func() (float64, error), len(sp.shares))
+	ms := make([]latencyMethod, len(sp.shares))
 	for i, sh := range sp.shares {
-		fns[i] = func() (float64, error) { return sp.once(sh) }
+		ms[i] = latencyMethod{"pulled " + strconv.FormatUint(sh.pulled, 10) + " bytes", func() (float64, error) { return sp.once(sh) }}
 	}
-	rounds := splitRounds
+	t := trial{budget: familyBudget, keep: splitRounds, now: time.Now}
 	if o.Quick {
-		rounds = splitQuickRounds
+		t.keep = splitQuickRounds
 	}
-	i, err := fastestOf(ctx, fns, o.warmup(), 0, rounds)
+	times, err := latencyTrialTimes(ctx, ms, o, t)
 	if err != nil {
-		return Direction{}, 0, err
+		return Candidate{}, schema.Stat{}, err
 	}
-	best := sp.shares[i]
+	best := 0
+	for i := range times {
+		if stats.Median(times[i]) < stats.Median(times[best]) {
+			best = i
+		}
+	}
+	sh := sp.shares[best]
 	samples := transferSamples
 	if o.Quick {
 		samples = transferQuickSamples
@@ -215,19 +223,16 @@ func bulkSplit(ctx context.Context, d *vulkan.Device, n uint64, o TransferOption
 	var secs []float64
 	for range samples {
 		if err := ctx.Err(); err != nil {
-			return Direction{}, 0, err
+			return Candidate{}, schema.Stat{}, err
 		}
-		t, err := sp.once(best)
+		s, err := sp.once(sh)
 		if err != nil {
-			return Direction{}, 0, err
+			return Candidate{}, schema.Stat{}, err
 		}
-		secs = append(secs, t)
+		secs = append(secs, s)
 	}
 	st, err := rates(n, secs)
-	if err != nil {
-		return Direction{}, 0, err
-	}
-	pct := strconv.FormatUint(best.pulled*100/n, 10)
+	pct := strconv.FormatUint(sh.pulled*100/n, 10)
 	path := transferPathPrefix + splitRoute + "." + d.Queue.Name + ".host-cached." + deviceMapped + ".pulled-" + pct
-	return Direction{BytesPerS: st, Path: path, Timing: schema.TimingHostWallClock}, sp.checked, nil
+	return Candidate{Path: path, Timing: schema.TimingHostWallClock}, st, err
 }
