@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # One benchmark call on the two-GPU host (device kind nvidia-h200-x2):
 # builds BabelStream (main branch) and mixbench-cuda from .peers/, appraises
-# both GPUs in one run (each alone, then host links at once and the peer
-# links both ways), verifies the run, measures PyTorch's peer and host
+# both GPUs at once, then in turn (--serial), then the first alone
+# (bench/modes.sh: wall times, every run verified, figures at once against in
+# turn; each run with the host links at once and the peer links both ways),
+# measures PyTorch's peer and host
 # copies in the same call, then the single-device peers and
 # appraise --cross-check on the first GPU. Run from the repo root after
 # `source .gl/env.sh`; bin/appraise is built on the development machine.
-# Output in $OUT (or ./bench-out): log.txt, pair.json, peers_pair.json,
-# peers.json, babelstream.csv, mixbench.txt, crosscheck.json, reports.tar.
+# Output in $OUT (or ./bench-out): log.txt, pair.json (the run at once),
+# modes.md and bench/modes.sh's other files, peers_pair.json, peers.json,
+# babelstream.csv, mixbench.txt, crosscheck.json, reports.tar (more than
+# the 8 files a device call brings back: tar them there).
 set -uo pipefail
 out=${OUT:-bench-out}
 mkdir -p "$out"
@@ -22,10 +26,12 @@ export APPRAISE_KEY_DIR=/tmp/keys APPRAISE_PASSPHRASE=bench
 bin/appraise keys init --tenant bench >/dev/null
 bin/appraise keys export-public >/tmp/pub.json
 bin/appraise devices >>"$log" 2>&1
-bin/appraise --out /tmp/pair --json --soak ${SOAK:-15s} >"$out/pair.json" 2>>"$log"
-echo "appraise (both GPUs) rc=$?" >>"$log"
-bin/appraise verify /tmp/pair --trust /tmp/pub.json >>"$log" 2>&1
-echo "verify rc=$?" >>"$log"
+# Both GPUs at once (the default), then --serial, then the first alone
+# (bench/modes.sh): each timed and verified, each device's figures at once
+# against in turn, and at once ÷ (one GPU + the box's host and peer links).
+OUT="$out" bench/modes.sh --soak "${SOAK:-15s}" >>"$log" 2>&1
+echo "bench/modes.sh rc=$?" >>"$log"
+cp "$out/modes-concurrent.json" "$out/pair.json"
 python3 bench/peers_pair.py >"$out/peers_pair.json" 2>>"$log"
 python3 bench/compare_pair.py "$out/pair.json" "$out/peers_pair.json"
 
@@ -39,4 +45,4 @@ first=$(python3 -c 'import json,sys; print(sorted(w["address"] for w in json.loa
 bin/appraise --device "$first" --out /tmp/reports-x --json --soak 0 --cross-check --draft ${COOPMAT:+--coopmat} \
 	--babelstream /tmp/cuda-stream --mixbench /tmp/mixbench-cuda >"$out/crosscheck.json" 2>>"$log"
 echo "appraise --cross-check rc=$?" >>"$log"
-tar -cf "$out/reports.tar" -C /tmp pair reports-x pub.json
+tar -cf "$out/reports.tar" -C /tmp reports-x pub.json
