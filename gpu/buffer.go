@@ -19,7 +19,7 @@ func (d *Device) newBuffer(label string, size uint64, usage wgpu.BufferUsage) (*
 		return nil, fmt.Errorf("gpu: buffer %q of %d bytes exceeds the device's max buffer size %d", label, size, d.limits.MaxBufferBytes)
 	}
 	b, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
-	if err != nil {
+	if err = typedRefusal(err); err != nil {
 		return nil, fmt.Errorf("webgpu: CreateBuffer %q (%d bytes): %w", label, size, err)
 	}
 	return b, nil

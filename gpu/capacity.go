@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -63,12 +62,9 @@ const (
 	// pieces (wgpu on an H200 refuses 4 GiB), and a refusal on the way
 	// costs a round trip: 1 GiB chunks.
 	capacityChunkMax = 1 << 30
-	// capacityShrink: after a refusal the chunk halves, down to
-	// capacityResolution over capacityShrink (not below capacityLeastChunk,
-	// nor above the first chunk): how close to the device's limit the
-	// figure gets does not depend on the first chunk's size.
+	// capacityShrink: after a refusal the chunk halves, down to the first
+	// chunk over capacityShrink (and not below capacityLeastChunk).
 	capacityShrink     = 16
-	capacityResolution = 1 << 30
 	capacityLeastChunk = 1 << 20
 	// capacityMaxChunks bounds the loop on a device that never refuses.
 	capacityMaxChunks = 1 << 14
@@ -140,7 +136,7 @@ func capacityChunks(l Limits, cap uint64) (first, least uint64) {
 		first = min(first, cap)
 	}
 	first &^= 255
-	least = min(first, max(min(first, capacityResolution)/capacityShrink, capacityLeastChunk))
+	least = min(first, max(first/capacityShrink, capacityLeastChunk))
 	return first, least
 }
 
@@ -246,40 +242,10 @@ func (r *capacityRun) touchChunk(b *wgpu.Buffer, size uint64) (bool, error) {
 	return true, nil
 }
 
-// wgpuOutOfMemory is how wgpu words a device's out-of-memory error
-// (DeviceError::OutOfMemory).
-const wgpuOutOfMemory = "Not enough memory left"
-
-// typedRefusal is err from the Go binding's CreateBuffer, wrapping
-// ErrOutOfMemory where it is wgpu's refusal: the binding reports every
-// error of its own callback as untyped text.
-func typedRefusal(err error) error {
-	if err != nil && strings.Contains(err.Error(), wgpuOutOfMemory) {
-		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
-	}
-	return err
-}
-
 // allocChunk creates a storage buffer inside error scopes, so that the
 // driver's refusal comes back as ErrOutOfMemory.
 func (r *capacityRun) allocChunk(size uint64) (*wgpu.Buffer, error) {
-	var b *wgpu.Buffer
-	var createErr error
-	err := r.d.scoped(func() {
-		b, createErr = r.d.dev.CreateBuffer(&wgpu.BufferDescriptor{
-			Label: "capacity", Size: size, Usage: wgpu.BufferUsageStorage | wgpu.BufferUsageCopyDst,
-		})
-	})
-	if err == nil {
-		err = typedRefusal(createErr)
-	}
-	if err != nil {
-		if b != nil {
-			b.Release()
-		}
-		return nil, fmt.Errorf("webgpu: CreateBuffer capacity (%d bytes): %w", size, err)
-	}
-	return b, nil
+	return r.d.scopedBuffer("capacity", size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
 }
 
 // clearChunk clears b by the device's timing method.

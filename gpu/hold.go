@@ -15,19 +15,9 @@ func Hold(d *Device, size uint64) (release func(), err error) {
 	if err := d.alive(); err != nil {
 		return nil, err
 	}
-	var b *wgpu.Buffer
-	var createErr error
-	err = d.scoped(func() {
-		b, createErr = d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: "hold", Size: size, Usage: wgpu.BufferUsageStorage | wgpu.BufferUsageCopyDst})
-	})
-	if err == nil {
-		err = createErr
-	}
+	b, err := d.scopedBuffer("hold", size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
 	if err != nil {
-		if b != nil {
-			b.Release()
-		}
-		return nil, fmt.Errorf("webgpu: CreateBuffer hold (%d bytes): %w", size, err)
+		return nil, err
 	}
 	err = d.run(func(enc *wgpu.CommandEncoder) error {
 		if err := enc.ClearBuffer(b, 0, size); err != nil {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -20,6 +21,42 @@ import (
 // for host-visible memory) out of memory: a clean refusal, after which the
 // device stays usable.
 var ErrOutOfMemory = errors.New("gpu: out of memory")
+
+// wgpuOutOfMemory is how wgpu words a device's out-of-memory error
+// (DeviceError::OutOfMemory).
+const wgpuOutOfMemory = "Not enough memory left"
+
+// typedRefusal is err from the Go binding's CreateBuffer, wrapping
+// ErrOutOfMemory where it is wgpu's refusal: the binding reports every
+// error of its own callback as untyped text. Every buffer is created
+// through it (newBuffer, scopedBuffer).
+func typedRefusal(err error) error {
+	if err != nil && strings.Contains(err.Error(), wgpuOutOfMemory) {
+		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+	}
+	return err
+}
+
+// scopedBuffer creates a buffer inside error scopes, so that the
+// driver's refusal comes back as ErrOutOfMemory and leaves the device
+// usable. The caller releases it.
+func (d *Device) scopedBuffer(label string, size uint64, usage wgpu.BufferUsage) (*wgpu.Buffer, error) {
+	var b *wgpu.Buffer
+	var createErr error
+	err := d.scoped(func() {
+		b, createErr = d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
+	})
+	if err == nil {
+		err = typedRefusal(createErr)
+	}
+	if err != nil {
+		if b != nil {
+			b.Release()
+		}
+		return nil, fmt.Errorf("webgpu: CreateBuffer %s (%d bytes): %w", label, size, err)
+	}
+	return b, nil
+}
 
 // scoped runs f, whose WebGPU calls must be on d, inside an out-of-memory
 // and a validation error scope, so that errors f causes come back here
