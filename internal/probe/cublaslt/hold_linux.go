@@ -128,14 +128,7 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			cur := operands(p, o.M, o.N, o.K)
-			keep := cur[:]
-			if i+1 < len(precs) {
-				next := operands(precs[i+1], o.M, o.N, o.K)
-				keep = append(keep, next[:]...)
-				pool.start(next[:]...)
-			}
-			pool.keep(keep...)
+			cur := pool.turnTo(precs, i, o.M, o.N, o.K)
 			seed := o.Seed + uint64(i)*0x9e3779b97f4a7c15
 			s, err := d.sweep(ctx, p, o, seed, func() (operand, operand) { return pool.get(cur[0]), pool.get(cur[1]) })
 			if err != nil {

@@ -101,6 +101,22 @@ func (p *operandPool) keep(keys ...operandKey) {
 	}
 }
 
+// turnTo readies the pool for precision i of precs at m×n×k: it keeps
+// that precision's operands and starts drawing the next one's, to be
+// drawn while the device runs precision i, and forgets the rest. It
+// returns precision i's keys.
+func (p *operandPool) turnTo(precs []Precision, i, m, n, k int) [2]operandKey {
+	cur := operands(precs[i], m, n, k)
+	keep := cur[:]
+	if i+1 < len(precs) {
+		next := operands(precs[i+1], m, n, k)
+		keep = append(keep, next[:]...)
+		p.start(next[:]...)
+	}
+	p.keep(keep...)
+	return cur
+}
+
 // wait returns once no draw is running, so that no goroutine outlives the
 // run that started it.
 func (p *operandPool) wait() { p.wg.Wait() }

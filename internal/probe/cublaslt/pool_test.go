@@ -44,3 +44,45 @@ func TestOperandPool(t *testing.T) {
 		t.Error("another seed drew the same operand")
 	}
 }
+
+// turnTo keeps the current precision's operands and the next one's, being
+// drawn, and forgets the precision before.
+func TestOperandPoolTurnTo(t *testing.T) {
+	pool := newOperandPool(7)
+	defer pool.wait()
+	var precs []Precision
+	for _, name := range []string{"fp16", "fp64", "int8"} {
+		p, _ := LookupPrecision(name)
+		precs = append(precs, p)
+	}
+	held := func() map[operandKey]bool {
+		pool.mu.Lock()
+		defer pool.mu.Unlock()
+		m := map[operandKey]bool{}
+		for k := range pool.drawn {
+			m[k] = true
+		}
+		return m
+	}
+	for i := range precs {
+		cur := pool.turnTo(precs, i, 64, 32, 96)
+		if cur != operands(precs[i], 64, 32, 96) {
+			t.Fatalf("precision %d: keys %v, want %s's", i, cur, precs[i].Name)
+		}
+		pool.get(cur[0])
+		want := map[operandKey]bool{cur[0]: true, cur[1]: true}
+		if i+1 < len(precs) {
+			next := operands(precs[i+1], 64, 32, 96)
+			want[next[0]], want[next[1]] = true, true
+		}
+		if got := held(); len(got) != len(want) {
+			t.Errorf("precision %d: pool holds %v, want %v", i, got, want)
+		} else {
+			for k := range want {
+				if !got[k] {
+					t.Errorf("precision %d: pool lacks %v", i, k)
+				}
+			}
+		}
+	}
+}

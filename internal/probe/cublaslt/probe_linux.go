@@ -41,14 +41,7 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 				return err
 			}
 			t0 := time.Now()
-			cur := operands(p, o.M, o.N, o.K)
-			keep := cur[:]
-			if i+1 < len(precs) {
-				next := operands(precs[i+1], o.M, o.N, o.K)
-				keep = append(keep, next[:]...)
-				pool.start(next[:]...) // drawn while the device runs p
-			}
-			pool.keep(keep...)
+			pool.turnTo(precs, i, o.M, o.N, o.K)
 			e, err := d.runOne(ctx, p, o, warm, pool, o.Seed+uint64(i)*0x9e3779b97f4a7c15)
 			if err != nil {
 				return fmt.Errorf("cublaslt: %s on %s: %w", p.Name, d.busID, err)
