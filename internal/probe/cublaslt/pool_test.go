@@ -46,7 +46,8 @@ func TestOperandPool(t *testing.T) {
 }
 
 // turnTo keeps the current precision's operands and the next one's, being
-// drawn, and forgets the precision before.
+// drawn, and forgets the precision before: after each turn the pool holds
+// those four operands and no others.
 func TestOperandPoolTurnTo(t *testing.T) {
 	pool := newOperandPool(7)
 	defer pool.wait()
@@ -69,7 +70,8 @@ func TestOperandPoolTurnTo(t *testing.T) {
 		if cur != operands(precs[i], 64, 32, 96) {
 			t.Fatalf("precision %d: keys %v, want %s's", i, cur, precs[i].Name)
 		}
-		pool.get(cur[0])
+		pool.get(cur[0]) // what a GEMM of precision i draws, if the turn before did not
+		pool.get(cur[1])
 		want := map[operandKey]bool{cur[0]: true, cur[1]: true}
 		if i+1 < len(precs) {
 			next := operands(precs[i+1], 64, 32, 96)
