@@ -11,15 +11,10 @@ serial, one device alone, the box's part of the concurrent run (host
 links at once and the peer links, from its first "box:" progress line to
 its last line) and concurrent ÷ (one device + that part).
 """
-import json
 import os
 import sys
 
-
-def cards(path):
-    """Bus address -> {figure name: figure} of every card in a run's --json."""
-    return {w["address"]: {f["name"]: f for f in w.get("figures", [])}
-            for w in json.load(open(path)) if w["kind"] == "card"}
+from same_figures import cards, stage_lines
 
 
 def walls(path):
@@ -33,13 +28,9 @@ def walls(path):
 def box_seconds(path):
     """Seconds from the first progress line of the box's part to the last line."""
     times, start = [], None
-    for line in open(path):
-        parts = line.rstrip("\n").split(" ", 4)
-        if len(parts) < 5 or parts[1] != "stage":
-            continue
-        t = float(parts[0])
+    for t, text in stage_lines(path):
         times.append(t)
-        if start is None and parts[4].startswith("box:"):
+        if start is None and text.startswith("box:"):
             start = t
     return (times[-1] - start) if start is not None and times else 0.0
 

@@ -19,20 +19,19 @@ pub="$out/modes-pub.json"
 "${app[@]}" keys export-public >"$pub" 2>/dev/null ||
 	{ "${app[@]}" keys init --tenant bench >/dev/null && "${app[@]}" keys export-public >"$pub"; } ||
 	{ echo "bench/modes.sh: no key" >&2; exit 2; }
-stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done; }
+. bench/runlog.sh
 : >"$out/modes-summary.txt"
 appraise() { # NAME FLAGS...
-	local name=$1 t0 rc vrc dir
+	local name=$1 t0 rc vrc dir wall
 	shift
 	dir=$(mktemp -d /tmp/modes-"$name".XXXXXX)
 	t0=$(date +%s.%N)
 	APPRAISE_PROGRESS=lines "${app[@]}" --out "$dir/run" --json "$@" >"$out/modes-$name.json" 2> >(stamp >"$out/modes-$name.stages")
-	rc=$?
+	rc=$? wall=$(since "$t0")
 	sleep 1 # the stamp process finishes its file
 	"${app[@]}" verify "$dir/run" --trust "$pub" >/dev/null 2>&1
 	vrc=$?
-	python3 -c "import sys,time; print('%s rc=%s verify=%s wall=%.1f' % (sys.argv[1], sys.argv[2], sys.argv[3], time.time() - float(sys.argv[4])))" \
-		"$name" "$rc" "$vrc" "$t0" >>"$out/modes-summary.txt"
+	echo "$name rc=$rc verify=$vrc wall=$wall" >>"$out/modes-summary.txt"
 }
 appraise concurrent "$@"
 appraise serial --serial "$@"

@@ -28,15 +28,15 @@ bench/build-peers.sh "$log"
 export APPRAISE_KEY_DIR=/tmp/keys APPRAISE_PASSPHRASE=bench
 "$new" keys init --tenant bench >/dev/null
 "$new" keys export-public >/tmp/pub.json
-stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done; }
+. bench/runlog.sh
 appraise() { # NAME BINARY FLAGS...
-	local name=$1 bin=$2 t0 rc
+	local name=$1 bin=$2 t0 rc wall
 	shift 2
 	t0=$(date +%s.%N)
 	APPRAISE_PROGRESS=lines "$bin" --out "/tmp/r-$name" --json "$@" >"$out/$name.json" 2> >(stamp >"$out/$name.stages")
-	rc=$?
+	rc=$? wall=$(since "$t0")
 	sleep 1 # the stamp process finishes its file
-	python3 -c "import sys,time; print('%s rc=%s wall=%.1f s' % (sys.argv[1], sys.argv[2], time.time() - float(sys.argv[3])))" "$name" "$rc" "$t0" >>"$out/summary.txt"
+	echo "$name rc=$rc wall=$wall s" >>"$out/summary.txt"
 }
 appraise new-full "$new" --soak 0
 appraise old-full "$old" --soak 0

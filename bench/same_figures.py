@@ -15,9 +15,26 @@ import json
 import sys
 
 
+def cards(path):
+    """Bus address -> {figure name: figure} of every card in an
+    `appraise --json` output."""
+    return {w["address"]: {f["name"]: f for f in w.get("figures", [])}
+            for w in json.load(open(path)) if w["kind"] == "card"}
+
+
 def card(path):
-    cards = sorted((w for w in json.load(open(path)) if w["kind"] == "card"), key=lambda w: w.get("address", ""))
-    return {f["name"]: f for f in cards[0].get("figures", [])} if cards else {}
+    """The figures of the first card by bus address, {} without one."""
+    cs = cards(path)
+    return cs[min(cs)] if cs else {}
+
+
+def stage_lines(path):
+    """(epoch seconds, text) of each progress line of a stage file, the
+    text being what follows the tool's own two clocks ("ADDRESS: STAGE")."""
+    for line in open(path):
+        parts = line.rstrip("\n").split(" ", 4)
+        if len(parts) == 5 and parts[1] == "stage":
+            yield float(parts[0]), parts[4]
 
 
 def stages(path):
@@ -25,17 +42,13 @@ def stages(path):
     line naming another; a stage is the text up to its first ':' after the
     device address (the probe or step)."""
     rows = []
-    for line in open(path):
-        parts = line.rstrip("\n").split(" ", 4)
-        if len(parts) < 5 or parts[1] != "stage":
-            continue
-        text = parts[4]
+    for t, text in stage_lines(path):
         if ": " in text:
             text = text.split(": ", 1)[1]
         if text.startswith("vulkan: "):
             text = "vulkan " + text[len("vulkan: "):]
         group = text.split(":")[0].split(" again")[0]
-        rows.append((float(parts[0]), group))
+        rows.append((t, group))
     out = {}
     for (t, g), (t2, _) in zip(rows, rows[1:]):
         out[g] = out.get(g, 0) + t2 - t

@@ -80,8 +80,8 @@ type DevicePlan struct {
 const (
 	expectedSoftwareQuickS = 20
 	expectedSoftwareFullS  = 110
-	expectedGPUQuickS      = 39
-	expectedGPUFullS       = 59
+	expectedGPUQuickS      = 38
+	expectedGPUFullS       = 58
 	// expectedSoftwareCoopMatS is the cooperative-matrix GEMMs on a
 	// software adapter (Mesa 26's lavapipe compiles a kernel per shape).
 	expectedSoftwareCoopMatS = 530
