@@ -29,14 +29,7 @@ func TestSoakFlag(t *testing.T) {
 		{[]string{"--software", "--soak=2s"}, ptr(2 * time.Second)},
 		{[]string{"--software"}, nil},
 	} {
-		var cl cli
-		p, err := kong.New(&cl, kong.Exit(func(int) { t.Fatalf("%v: parser exited", c.args) }))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Parse(c.args); err != nil {
-			t.Fatalf("%v: %v", c.args, err)
-		}
+		cl := parseCLI(t, c.args)
 		got := cl.Appraise.Soak
 		if (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
 			t.Errorf("%v: soak %v, want %v", c.args, got, c.want)
@@ -46,6 +39,21 @@ func TestSoakFlag(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// parseCLI parses args as the command line, failing t where the parser
+// refuses them or would exit.
+func parseCLI(t *testing.T, args []string) cli {
+	t.Helper()
+	var cl cli
+	p, err := kong.New(&cl, kong.Exit(func(int) { t.Fatalf("%v: parser exited", args) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Parse(args); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return cl
+}
+
 // TestAllowSharedFlag: --allow-shared reaches the command; it is off by
 // default.
 func TestAllowSharedFlag(t *testing.T) {
@@ -53,14 +61,7 @@ func TestAllowSharedFlag(t *testing.T) {
 		args []string
 		want bool
 	}{{[]string{"--allow-shared"}, true}, {nil, false}} {
-		var cl cli
-		p, err := kong.New(&cl, kong.Exit(func(int) { t.Fatalf("%v: parser exited", c.args) }))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Parse(c.args); err != nil {
-			t.Fatalf("%v: %v", c.args, err)
-		}
+		cl := parseCLI(t, c.args)
 		if cl.Appraise.AllowShared != c.want {
 			t.Errorf("%v: AllowShared %v, want %v", c.args, cl.Appraise.AllowShared, c.want)
 		}
@@ -109,14 +110,7 @@ func TestSerialFlag(t *testing.T) {
 		args []string
 		want bool
 	}{{[]string{"--serial"}, true}, {nil, false}} {
-		var cl cli
-		p, err := kong.New(&cl, kong.Exit(func(int) { t.Fatalf("%v: parser exited", c.args) }))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Parse(c.args); err != nil {
-			t.Fatalf("%v: %v", c.args, err)
-		}
+		cl := parseCLI(t, c.args)
 		if got := cl.Appraise.options(&env{getenv: func(string) string { return "" }}).Serial; got != c.want {
 			t.Errorf("%v: Serial %v, want %v", c.args, got, c.want)
 		}
