@@ -199,10 +199,12 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p Devi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var progress func(string)
 	if o.Progress != nil {
 		o.Progress(c.Addr, "vendor BLAS GEMMs")
+		progress = func(step string) { o.Progress(c.Addr, "vendor BLAS: "+step) }
 	}
-	if err := o.onOwn(func() error { return blasProbe(ctx, c, p.blas, v) }); err != nil {
+	if err := o.onOwn(func() error { return blasProbe(ctx, c, p.blas, v, progress) }); err != nil {
 		return nil, err
 	}
 	if p.gemmSoak {

@@ -93,7 +93,7 @@ func matrixKey(p cublaslt.Precision) string { return p.A.String() + "→" + p.Ac
 // entries, skips and library to v. No library or no driver is a skip
 // saying why; a failed check (or any other failure of a library that
 // loaded) fails the appraisal like any probe.
-func blasProbe(ctx context.Context, c Candidate, o BLASOptions, v *schema.CapabilityVector) error {
+func blasProbe(ctx context.Context, c Candidate, o BLASOptions, v *schema.CapabilityVector, progress func(string)) error {
 	precs, left, why := blasPlan(c, o, v)
 	v.Skipped = append(v.Skipped, left...)
 	if why != "" {
@@ -104,6 +104,9 @@ func blasProbe(ctx context.Context, c Candidate, o BLASOptions, v *schema.Capabi
 	}
 	p := cublaslt.GEMMProbe{Load: o.Load, Options: o.Probe}
 	p.Options.Precisions = precs
+	if p.Options.Progress == nil {
+		p.Options.Progress = progress
+	}
 	contrib, err := p.Run(ctx, c.BusAddress)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)

@@ -5,6 +5,7 @@ package appraisal
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,11 +32,22 @@ func fakeBLAS(t *testing.T, mode string, all bool) BLASOptions {
 // With the fake library, the default run adds checked BLAS entries for
 // the precisions without a Vulkan matrix entry, beside the coopmat ones,
 // records the library and the not-offered combinations; every figure
-// name is distinct and every added record valid.
+// name is distinct and every added record valid. Progress is told each
+// precision the probe tries, in the probe's order.
 func TestBLASFakeMerge(t *testing.T) {
 	v := coopmatCard()
-	if err := blasProbe(context.Background(), h200(), fakeBLAS(t, "", false), v); err != nil {
+	var steps []string
+	if err := blasProbe(context.Background(), h200(), fakeBLAS(t, "", false), v, func(s string) { steps = append(steps, s) }); err != nil {
 		t.Fatal(err)
+	}
+	var tried []string
+	for _, p := range cublaslt.Precisions() {
+		if !hasVulkanMatrix(coopmatCard(), p) {
+			tried = append(tried, "gemm "+p.Name)
+		}
+	}
+	if !slices.Equal(steps, tried) {
+		t.Errorf("progress %q, want %q", steps, tried)
 	}
 	byName := map[string]schema.PrecisionThroughput{}
 	for _, p := range v.Precisions {
@@ -91,7 +103,7 @@ func TestBLASFakeMerge(t *testing.T) {
 
 	// --blas measures fp16 too, beside the Vulkan entry.
 	v = coopmatCard()
-	if err := blasProbe(context.Background(), h200(), fakeBLAS(t, "", true), v); err != nil {
+	if err := blasProbe(context.Background(), h200(), fakeBLAS(t, "", true), v, nil); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -109,7 +121,7 @@ func TestBLASFakeMerge(t *testing.T) {
 // exit 5), never a figure.
 func TestBLASFakeWrongFails(t *testing.T) {
 	v := coopmatCard()
-	err := blasProbe(context.Background(), h200(), fakeBLAS(t, "wrong", false), v)
+	err := blasProbe(context.Background(), h200(), fakeBLAS(t, "wrong", false), v, nil)
 	if !errors.Is(err, ErrProbe) || !errors.Is(err, cublaslt.ErrCheckFailed) {
 		t.Fatalf("err = %v, want ErrProbe wrapping ErrCheckFailed", err)
 	}
@@ -120,7 +132,7 @@ func TestBLASFakeOtherDevice(t *testing.T) {
 	o := fakeBLAS(t, "", false)
 	t.Setenv("FAKE_CUDA_BUSID", "0000:00:07.0")
 	v := &schema.CapabilityVector{}
-	if err := blasProbe(context.Background(), h200(), o, v); err != nil {
+	if err := blasProbe(context.Background(), h200(), o, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(v.Skipped) != 1 || len(v.Precisions) != 0 {

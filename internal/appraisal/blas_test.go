@@ -88,10 +88,10 @@ func TestBLASPlanCandidates(t *testing.T) {
 		}
 	}
 	v := &schema.CapabilityVector{}
-	if err := blasProbe(context.Background(), sw, BLASOptions{}, v); err != nil || len(v.Skipped) != 0 {
+	if err := blasProbe(context.Background(), sw, BLASOptions{}, v, nil); err != nil || len(v.Skipped) != 0 {
 		t.Errorf("software adapter, --blas not given: %v, %+v", err, v.Skipped)
 	}
-	if err := blasProbe(context.Background(), sw, BLASOptions{All: true}, v); err != nil || len(v.Skipped) != 1 ||
+	if err := blasProbe(context.Background(), sw, BLASOptions{All: true}, v, nil); err != nil || len(v.Skipped) != 1 ||
 		v.Skipped[0].Probe != cublaslt.ProbeName || !strings.Contains(v.Skipped[0].Reason, "software adapter") {
 		t.Errorf("software adapter, --blas: %v, %+v", err, v.Skipped)
 	}
@@ -102,7 +102,7 @@ func TestBLASNoLibrary(t *testing.T) {
 	v := coopmatCard()
 	before := len(v.Precisions)
 	o := BLASOptions{Load: cublaslt.LoadOptions{Path: "/nonexistent/libcublasLt.so.13"}}
-	if err := blasProbe(context.Background(), h200(), o, v); err != nil {
+	if err := blasProbe(context.Background(), h200(), o, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(v.Precisions) != before || len(v.Probes) != 0 || len(v.Environment.Libraries) != 0 {

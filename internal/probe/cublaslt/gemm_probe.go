@@ -67,7 +67,7 @@ func (p GEMMProbe) Run(ctx context.Context, busID string) (*probe.Contribution, 
 			Reason: fmt.Sprintf("K %d gives fewer than %d reduction lengths (32 doubling up to K) to sweep", k, roofline.MinPoints)})
 		return c, nil
 	}
-	sweeps, err := lib.Roofline(ctx, busID, RooflineOptions{Precisions: measured, M: o.M, N: o.N, K: o.K, Seed: o.Seed})
+	sweeps, err := lib.Roofline(ctx, busID, RooflineOptions{Precisions: measured, M: o.M, N: o.N, K: o.K, Seed: o.Seed, Progress: o.Progress})
 	if err != nil {
 		return nil, fmt.Errorf("roofline: %w", err)
 	}

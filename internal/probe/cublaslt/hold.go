@@ -124,6 +124,8 @@ type RooflineOptions struct {
 	// Seed seeds the operands; WorkspaceBytes as in Options.
 	Seed           uint64
 	WorkspaceBytes uint64
+	// Progress, when set, is told each precision as its sweep starts.
+	Progress func(step string)
 }
 
 func (o RooflineOptions) withDefaults() (RooflineOptions, error) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,15 +70,21 @@ func TestSoakFakeRefusals(t *testing.T) {
 
 // The sweep's points on the model clock sit exactly on the model's
 // roofline: min(peak, bandwidth × intensity) with the least traffic the
-// probe counts; each point's output is checked.
+// probe counts; each point's output is checked. Progress is told each
+// sweep as it starts.
 func TestRooflineFake(t *testing.T) {
 	lib, leaks := openFake(t, "")
 	t.Setenv("FAKE_LT_PEAK", "4e9")
 	t.Setenv("FAKE_LT_BW", "1e8")
-	o := RooflineOptions{Precisions: []string{"bf16", "fp8_e5m2"}, M: 128, N: 64, K: 256, Samples: 2, MinSample: time.Millisecond, Hold: time.Millisecond}
+	var steps []string
+	o := RooflineOptions{Precisions: []string{"bf16", "fp8_e5m2"}, M: 128, N: 64, K: 256, Samples: 2, MinSample: time.Millisecond, Hold: time.Millisecond,
+		Progress: func(s string) { steps = append(steps, s) }}
 	sw, err := lib.Roofline(context.Background(), "", o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := []string{"roofline bf16", "roofline fp8_e5m2"}; !slices.Equal(steps, want) {
+		t.Errorf("progress %q, want %q", steps, want)
 	}
 	assertNoLeaks(t, leaks)
 	if len(sw) != 2 || sw[1].Status != StatusNotOffered || sw[1].Points != nil {

@@ -97,6 +97,16 @@ type Options struct {
 	CheckLines int
 	// Seed seeds the random operands.
 	Seed uint64
+	// Progress, when set, is told each precision as its GEMM and then its
+	// roofline sweep start (e.g. "gemm bf16", "roofline bf16").
+	Progress func(step string)
+}
+
+// progress tells o.Progress, when set, that step starts.
+func (o Options) progress(step string) {
+	if o.Progress != nil {
+		o.Progress(step)
+	}
 }
 
 // Defaults for Options' zero fields. Device time per measured
