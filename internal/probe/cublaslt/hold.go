@@ -115,11 +115,13 @@ type RooflineOptions struct {
 	// Ks are the reduction lengths swept, each a positive multiple of 32
 	// no larger than K; nil means the powers of two from 32 to K.
 	Ks []int
-	// Samples and MinSample are as in Options (defaults 5 and 10 ms).
+	// Samples is the number of rounds, each taking one sample of every
+	// K; MinSample is as in Options (defaults 5 and 10 ms).
 	Samples   int
 	MinSample time.Duration
-	// Hold keeps each point's GEMM running before its samples; 0 means
-	// 20 ms (the device is already warm from the probe).
+	// Hold keeps each point's GEMM running, one K after another, before
+	// the rounds (it also sizes each K's batches); 0 means 20 ms (the
+	// device is already warm from the probe).
 	Hold time.Duration
 	// Seed seeds the operands; WorkspaceBytes as in Options.
 	Seed           uint64

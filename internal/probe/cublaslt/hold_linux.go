@@ -104,8 +104,9 @@ func (mm *matmul) hold(ctx context.Context, o SoakOptions, res *SoakResult) erro
 // Roofline sweeps the reduction length K of m×n×K GEMMs for each
 // precision of o on the device at busID, from memory-bound (small K: the
 // output's traffic dominates) to compute-bound. Each point uses the
-// heuristic's first algorithm for its shape, holds it briefly, takes
-// o.Samples samples and checks its output (sampled elements). A
+// heuristic's first algorithm for its shape; the points are sampled in
+// rounds, one sample of every K per round, and each one's output is
+// checked (sampled elements). A
 // precision the library does not offer is a sweep with that status; a
 // failed check wraps ErrCheckFailed. Every device resource is released
 // before Roofline returns.
@@ -147,34 +148,74 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 	return out, nil
 }
 
-// sweep measures one precision at every K of o. The operands, from
-// draw, are the full-size ones (rows × o.K), taken once at the first
-// point; a smaller K reads the first rows·K elements of each as its
-// rows×K operand (random values all the same, packed as its layout
-// says), uploaded for that point.
-func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed uint64, draw func() (a, bt operand)) (RooflineSweep, error) {
-	s := RooflineSweep{Precision: p, M: o.M, N: o.N}
+// sweep measures one precision at every K of o, in rounds. The operands,
+// from draw, are the full-size ones (rows × o.K), uploaded once: a
+// smaller K's rows×K operand is the first rows·K elements of each (random
+// values all the same, packed as its layout says), so every K's GEMM
+// reads a prefix of the same device buffers and writes the same output.
+// Each K is held for o.Hold to size its batches, then every round takes
+// one sample of every K in turn, o.Samples rounds in all: the device
+// stays under the sweep's own load throughout, and a change of clocks or
+// power during the sweep lands on every point alike instead of lifting
+// one (a lucky point sets a roof and lowers every other point's ratio).
+// Each K's output is then computed once more and checked.
+func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed uint64, draw func() (a, bt operand)) (s RooflineSweep, err error) {
+	s = RooflineSweep{Precision: p, M: o.M, N: o.N}
 	if !p.Packed {
 		s.Status, s.Reason = StatusNotRun, "this probe does not lay out "+p.A.String()+" inputs yet"
 		return s, nil
 	}
-	var a, bt operand
+	var mms []*matmul
+	defer func() {
+		for _, mm := range mms {
+			err = errors.Join(err, mm.release())
+		}
+	}()
 	for _, k := range o.Ks {
 		mm, err := d.newMatmul(p, o.M, o.N, k, 1)
 		var ref *refusal
 		if errors.As(err, &ref) {
-			s.Status, s.Reason, s.Points = StatusNotOffered, fmt.Sprintf("K %d: %s", k, ref.reason), nil
+			s.Status, s.Reason = StatusNotOffered, fmt.Sprintf("K %d: %s", k, ref.reason)
 			return s, nil
 		}
 		if err != nil {
-			return s, err
-		}
-		if a.raw == nil {
-			a, bt = draw()
-		}
-		pt, err := mm.point(ctx, o, a.prefix(k), bt.prefix(k), seed)
-		if err = errors.Join(err, mm.release()); err != nil {
 			return s, fmt.Errorf("K %d: %w", k, err)
+		}
+		mms = append(mms, mm)
+	}
+	a, bt := draw()
+	full := gemm{p: p, m: o.M, n: o.N, k: o.K, a: a, bt: bt}
+	if err := mms[len(mms)-1].load(full); err != nil {
+		return s, err
+	}
+	for _, mm := range mms[:len(mms)-1] {
+		mm.borrow(mms[len(mms)-1])
+	}
+	reps := make([]int, len(mms))
+	for i, mm := range mms {
+		per, _, err := mm.warmUp(ctx, o.Hold)
+		if err != nil {
+			return s, fmt.Errorf("K %d: %w", mm.k, err)
+		}
+		reps[i] = int(min(1e5, math.Ceil(o.MinSample.Seconds()/per)))
+	}
+	secs := make([][]float64, len(mms))
+	for r := range o.Samples {
+		for i, mm := range mms {
+			if err := ctx.Err(); err != nil {
+				return s, err
+			}
+			t, err := d.timed(func() error { return mm.launch(reps[i]) })
+			if err != nil {
+				return s, fmt.Errorf("K %d, round %d: %w", mm.k, r+1, err)
+			}
+			secs[i] = append(secs[i], t/float64(reps[i]))
+		}
+	}
+	for i, mm := range mms {
+		pt, err := mm.point(secs[i], a.prefix(mm.k), bt.prefix(mm.k), seed)
+		if err != nil {
+			return s, fmt.Errorf("K %d: %w", mm.k, err)
 		}
 		s.Points = append(s.Points, pt)
 	}
@@ -182,37 +223,28 @@ func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed
 	return s, nil
 }
 
-// point times and checks one GEMM of a sweep.
-func (mm *matmul) point(ctx context.Context, o RooflineOptions, a, bt operand, seed uint64) (RooflinePoint, error) {
-	g := gemm{p: mm.p, m: mm.m, n: mm.n, k: mm.k, a: a, bt: bt}
+// point summarises one K's samples (seconds per GEMM) and checks its
+// output: the GEMM runs once more, alone, and its output is read back.
+func (mm *matmul) point(secs []float64, a, bt operand, seed uint64) (RooflinePoint, error) {
 	pt := RooflinePoint{K: mm.k, Ops: 2 * float64(mm.m) * float64(mm.n) * float64(mm.k), Bytes: leastBytes(mm.p, mm.m, mm.n, mm.k)}
-	if err := mm.load(g); err != nil {
-		return pt, err
+	ops := make([]float64, len(secs))
+	for i, t := range secs {
+		ops[i] = pt.Ops / t
 	}
-	per, _, err := mm.warmUp(ctx, o.Hold)
-	if err != nil {
-		return pt, err
-	}
-	reps := int(min(1e5, math.Ceil(o.MinSample.Seconds()/per)))
-	secs, ops := make([]float64, o.Samples), make([]float64, o.Samples)
-	for i := range secs {
-		t, err := mm.d.timed(func() error { return mm.launch(reps) })
-		if err != nil {
-			return pt, err
-		}
-		secs[i] = t / float64(reps)
-		ops[i] = pt.Ops / secs[i]
-	}
+	var err error
 	if pt.Seconds, err = stats.Summarize(secs); err != nil {
 		return pt, err
 	}
 	if pt.OpsPerS, err = stats.Summarize(ops); err != nil {
 		return pt, err
 	}
+	if _, err := mm.d.timed(func() error { return mm.launch(1) }); err != nil {
+		return pt, err
+	}
 	out, err := mm.result()
 	if err != nil {
 		return pt, err
 	}
-	pt.Check, err = g.check(out, 0, seed)
+	pt.Check, err = gemm{p: mm.p, m: mm.m, n: mm.n, k: mm.k, a: a, bt: bt}.check(out, 0, seed)
 	return pt, err
 }

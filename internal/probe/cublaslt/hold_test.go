@@ -111,3 +111,16 @@ func TestRooflineFake(t *testing.T) {
 		t.Error("K 48, not a multiple of 32, was accepted")
 	}
 }
+
+// A library whose GEMMs compute wrong results fails the sweep at its
+// first point's check, with every device resource released: a point's
+// figure never stands without its check.
+func TestRooflineFakeWrong(t *testing.T) {
+	lib, leaks := openFake(t, "wrong")
+	o := RooflineOptions{Precisions: []string{"bf16"}, M: 64, N: 64, K: 128, Samples: 2, MinSample: time.Millisecond, Hold: time.Millisecond}
+	sw, err := lib.Roofline(context.Background(), "", o)
+	if !errors.Is(err, ErrCheckFailed) {
+		t.Fatalf("err = %v, sweeps %+v; want ErrCheckFailed", err, sw)
+	}
+	assertNoLeaks(t, leaks)
+}

@@ -256,6 +256,14 @@ func (mm *matmul) load(g gemm) error {
 	return err
 }
 
+// borrow makes mm read and write owner's device buffers: A and Bᵀ of
+// owner's K or more (mm reads the first rows·mm.k elements of each) and
+// an output of the same m×n. owner keeps them: mm's release leaves them,
+// so owner must be released after mm.
+func (mm *matmul) borrow(owner *matmul) {
+	mm.a, mm.b, mm.D = owner.a, owner.b, owner.D
+}
+
 // launch enqueues times GEMMs with algorithm cur on the device's stream.
 func (mm *matmul) launch(times int) error {
 	d := mm.d

@@ -17,7 +17,7 @@ import (
 const ProbeName = "cuda-cublaslt"
 
 // ProbeVersion is the version of the probe's method.
-const ProbeVersion = "2"
+const ProbeVersion = "3"
 
 // OpCounting is the operation-counting rule: a GEMM is 2·m·n·k operations.
 const OpCounting = "gemm=2mnk"
