@@ -2,7 +2,7 @@
 # The cooperative-matrix GEMM on the GPU host, beside the Vulkan peer and
 # cuBLAS. Builds nothing there: bin/coopmat.test is built on the development
 # machine with the exploration harness (go test -c -tags explore -o
-# bin/coopmat.test ./coopmat/) and, for APPRAISE=1,
+# bin/coopmat.test ./bench/coopmat/) and, for APPRAISE=1,
 # bin/appraise (go build -o bin/appraise ./cmd/appraise). Run from the repo
 # root on the GPU host after `source .gl/env.sh`; extra arguments go to the
 # test binary (e.g. -coopmat.shapes='f16->f16' -coopmat.explore).
@@ -28,7 +28,7 @@ smi=$!
 # Without -tags explore the binary has no -coopmat.* flags: say so, not a
 # run at the default 256³.
 if ! bin/coopmat.test -test.run '^$' -coopmat.size=1 >/dev/null 2>&1; then
-	echo "bin/coopmat.test lacks the exploration flags: build it with go test -c -tags explore" | tee -a "$out/coopmat-env.txt" >&2
+	echo "bin/coopmat.test lacks the exploration flags: build it with go test -c -tags explore -o bin/coopmat.test ./bench/coopmat/" | tee -a "$out/coopmat-env.txt" >&2
 	kill "$smi"
 	exit 2
 fi

@@ -4,7 +4,7 @@
 # that their ratio is a same-run ratio (issue 5). Run from the repo root
 # after `source .gl/env.sh`; builds nothing when the carried binaries start.
 #
-# Ours: bin/coopmat.test (go test -c -tags explore -o bin/coopmat.test ./coopmat/ on the
+# Ours: bin/coopmat.test (go test -c -tags explore -o bin/coopmat.test ./bench/coopmat/ on the
 # development machine), TestRunCoopMat at 8192^3 for the shapes matching
 # $SHAPES (default f16->f16): its search, then the chosen tile with a
 # 250 ms warm-up and the median of 5 samples, checked.

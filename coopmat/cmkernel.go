@@ -20,7 +20,7 @@ import (
 // BRowMajor stores B row-major (K rows of N) instead of column-major.
 // TopBarrier and NoUnroll are the loop schedules the search tries on its
 // winning tile (scheduleVariants). The other options are leads the
-// exploration harness measures (TestCoopLead, -tags explore), not default
+// exploration harness measures (ExploreLead, -tags explore), not default
 // candidates: none made the GEMM faster where they were measured
 // (docs/performance.md), so the search leaves them out.
 type CoopTile struct {

@@ -98,7 +98,7 @@ type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
 // chosen from the shape's types, never from the device's name; the
 // measurement picks among them. Each is the arrangement that won for its
 // class of types in searches over the whole space (exploreCandidates in
-// the exploration harness, -tags explore; figures in docs/performance.md):
+// explore.go, -tags explore; figures in docs/performance.md):
 //
 //   - 8-bit inputs: 128×128 blocks of four 64×64 subgroups, 128-byte K
 //     steps;

@@ -1,5 +1,3 @@
-//go:build !explore
-
 package coopmat
 
 import (
@@ -11,11 +9,11 @@ import (
 )
 
 // TestRunCoopMat searches and measures every cooperative-matrix shape at
-// 256³, each checked. Built with -tags explore, the test of that name takes
-// its sizes and shapes from flags instead (explore_coopmat_test.go).
+// 256³, each checked. The exploration harness's test of that name, which
+// takes its sizes and shapes from flags, is in bench/coopmat.
 func TestRunCoopMat(t *testing.T) {
 	d := vktest.Device(t)
 	o := Options{Options: vk.Options{Size: 256, Seed: 7, Progress: func(l string) { t.Log(l) }}}
 	o.Timing = vk.Timing{SampleTime: 20 * time.Millisecond}
-	runCoopMat(t, d, o, func(vk.Shape) bool { return true }, nil)
+	runCoopMat(t, d, o)
 }

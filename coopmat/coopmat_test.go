@@ -10,13 +10,12 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 )
 
-// runCoopMat runs the search and the measurement of every shape of d that
-// match accepts, at o's sizes, and logs each result as a RESULT line (the
-// line bench/coopmat.sh tabulates); after, when set, runs after each
-// result. Without VK_KHR_cooperative_matrix it expects Run and Shapes to
-// say so. In CI a shape the device reports must run: lavapipe reports
-// only shapes our kernels run.
-func runCoopMat(t *testing.T, d *vk.Device, o Options, match func(vk.Shape) bool, after func(vk.Shape)) {
+// runCoopMat runs the search and the measurement of every shape of d at
+// o's sizes, and logs each result as a RESULT line (the line the
+// bench/coopmat harness writes too). Without VK_KHR_cooperative_matrix it
+// expects Run and Shapes to say so. In CI a shape the device reports must
+// run: lavapipe reports only shapes our kernels run.
+func runCoopMat(t *testing.T, d *vk.Device, o Options) {
 	shapes, err := d.Shapes()
 	expectCoopMat(t, d)
 	if !d.Info.HasExtension(vk.ExtCoopMat) {
@@ -33,9 +32,6 @@ func runCoopMat(t *testing.T, d *vk.Device, o Options, match func(vk.Shape) bool
 	}
 	t.Logf("device %s driver %s %s, %d shapes", d.Info.Name, d.Info.DriverName, d.Info.DriverInfo, len(shapes))
 	for _, s := range shapes {
-		if !match(s) {
-			continue
-		}
 		start := time.Now()
 		r, err := RunShape(context.Background(), d, s, o)
 		switch {
@@ -56,8 +52,5 @@ func runCoopMat(t *testing.T, d *vk.Device, o Options, match func(vk.Shape) bool
 			r.Shape, r.Problem, r.Tile, r.OpsPerSecond.Median/1e12, r.OpsPerSecond.Min/1e12, r.OpsPerSecond.Max/1e12,
 			r.OpsPerSecond.Samples, r.Timing, r.Repeats, r.Check.MaxError, r.Check.Tolerance, r.Check.Worst, r.Check.Elements,
 			time.Since(start).Round(time.Millisecond))
-		if after != nil {
-			after(s)
-		}
 	}
 }

@@ -19,9 +19,10 @@
 //     operand.go (inputs and the check against the CPU reference),
 //     cmrunguard.go (which tiles a search may still try).
 //
-// The research harness (whole-space tile searches, kernel variants, the
-// Vulkan peer's module) is in explore_*_test.go behind the explore build
-// tag: go test -c -tags explore -o bin/coopmat.test
-// ./coopmat/ builds the binary bench/coopmat.sh and
-// bench/vkpeer.sh run.
+// The research (whole-space tile searches, kernel variants, leads, the
+// Vulkan peer's module) is explore*.go, behind the explore build tag so
+// that the product build never holds it (ExploreShape, ExploreVariants,
+// ExploreLead, ExplorePeerModule), driven by bench/coopmat: go test -c
+// -tags explore -o bin/coopmat.test ./bench/coopmat/ builds the binary
+// bench/coopmat.sh and bench/vkpeer.sh run.
 package coopmat
