@@ -1,14 +1,16 @@
 // Optwalk measures how far a reader must travel to follow one options
 // value through a Go module: the "options walk" of issue 28.
 //
-// Usage, from the root of the module walked (cgo set up as for a build):
+// Usage, from the root of the module walked, cgo set up as for a build
+// (it is its own module, so that the product's go.mod gains nothing: build
+// it from here, run it there or point -dir there):
 //
-//	go run ./bench/optwalk -root github.com/everycycle/appraise/internal/appraisal.Appraise \
-//		-type github.com/everycycle/appraise/internal/appraisal.Options [-n 400] [-v]
+//	. scripts/cgo-env
+//	go -C bench/optwalk build -o ../../bin/optwalk .
+//	bin/optwalk -root github.com/everycycle/appraise/internal/appraisal.Appraise \
+//		-type github.com/everycycle/appraise/internal/appraisal.Options [-n 400] [-v] [-results=false]
 //
-// (run it from bench/optwalk with -dir ../.. : it is its own module so that
-// the product's go.mod gains nothing). The definition it applies, which it
-// also prints, is Definition.
+// The definition it applies, which it also prints, is Definition.
 package main
 
 // Definition is what the walk counts, printed with every result.

@@ -188,7 +188,8 @@ func bound[V ssa.Value](t map[ssa.Value]bool, from []ssa.Value, to []V) []ssa.Va
 }
 
 // callees are the functions a call may reach: its static callee, else
-// what variable type analysis (VTA) finds.
+// what variable type analysis (VTA) finds, in order of file and place
+// (token.Pos alone would follow the order packages happened to load in).
 func (w *walker) callees(fn *ssa.Function, site ssa.CallInstruction) []*ssa.Function {
 	if c := site.Common().StaticCallee(); c != nil {
 		return []*ssa.Function{c}
@@ -202,7 +203,8 @@ func (w *walker) callees(fn *ssa.Function, site ssa.CallInstruction) []*ssa.Func
 		}
 	}
 	slices.SortFunc(out, func(a, b *ssa.Function) int {
-		return cmp.Or(cmp.Compare(a.Pos(), b.Pos()), strings.Compare(a.String(), b.String()))
+		pa, pb := w.prog.Fset.Position(a.Pos()), w.prog.Fset.Position(b.Pos())
+		return cmp.Or(strings.Compare(pa.Filename, pb.Filename), cmp.Compare(pa.Offset, pb.Offset), strings.Compare(a.String(), b.String()))
 	})
 	return slices.CompactFunc(out, func(a, b *ssa.Function) bool { return a == b })
 }
