@@ -80,7 +80,7 @@ type DevicePlan struct {
 const (
 	expectedSoftwareQuickS = 20
 	expectedSoftwareFullS  = 110
-	expectedGPUQuickS      = 38
+	expectedGPUQuickS      = 40
 	expectedGPUFullS       = 58
 	// expectedSoftwareCoopMatS is the cooperative-matrix GEMMs on a
 	// software adapter (Mesa 26's lavapipe compiles a kernel per shape).
