@@ -83,9 +83,6 @@ type Options struct {
 	// Serial appraises the devices one after another, the others idle,
 	// instead of all at once (ScheduleConcurrent).
 	Serial bool
-	// turn is this device's worker's part of a concurrent run, set by
-	// appraiseAll for each worker; nil in a serial run.
-	turn *deviceTurn
 	// fault, when set (by tests), is asked before each WebGPU probe runs
 	// on a device; an error it returns fails that probe.
 	fault func(device, probe string) error
@@ -130,9 +127,9 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if libErr == nil {
 		defer lib.Close()
 	}
-	outs := appraiseAll(ctx, devs, plans, o, func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
-		v, err := appraiseDevice(ctx, inst, c, p, o, lib)
-		if err != nil {
+	outs := appraiseAll(ctx, devs, plans, o, func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
+		v := baseVector(c, o)
+		if err := appraiseDevice(ctx, inst, c, p, w, lib, v); err != nil {
 			return nil, err
 		}
 		return v, xc.run(ctx, c, all, v)
@@ -182,37 +179,30 @@ func (o Options) now() func() time.Time {
 	return o.Now
 }
 
-// appraiseDevice runs p, c's plan: the WebGPU probes, the raw-Vulkan
-// probes, the vendor-BLAS GEMMs and the soak, each with the settings the
-// plan resolved for it.
-func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, o Options, lib *nvml.Lib) (*schema.CapabilityVector, error) {
-	v := baseVector(c, o)
-	if err := webgpuProbes(ctx, inst, c, p, o, lib, v); err != nil {
-		return nil, err
+// appraiseDevice runs p, c's plan, as worker w into v: the WebGPU
+// probes, the raw-Vulkan probes, the vendor-BLAS GEMMs and the soak, each
+// with the settings the plan resolved for it.
+func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
+	if err := webgpuProbes(ctx, inst, c, p, w, lib, v); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := vulkanProbes(ctx, c, p, o, v, reopenWebGPU(inst, c, p.gpu, o)); err != nil {
-		return nil, err
+	if err := vulkanProbes(ctx, c, p, w, v, reopenWebGPU(inst, c, p.gpu, w)); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	var progress func(string)
-	if o.Progress != nil {
-		o.Progress(c.Addr, "vendor BLAS GEMMs")
-		progress = func(step string) { o.Progress(c.Addr, "vendor BLAS: "+step) }
-	}
-	if err := o.onOwn(func() error { return blasProbe(ctx, c, p.blas, v, progress) }); err != nil {
-		return nil, err
+	w.stage("vendor BLAS GEMMs")
+	if err := w.onOwn(func() error { return blasProbe(ctx, c, p.blas, v, w.lines("vendor BLAS: ")) }); err != nil {
+		return err
 	}
 	if p.gemmSoak {
-		if err := soakAfterBLAS(ctx, inst, c, p, o, lib, v); err != nil {
-			return nil, err
-		}
+		return soakAfterBLAS(ctx, inst, c, p, w, lib, v)
 	}
-	return v, nil
+	return nil
 }
 
 // webgpuProbes opens the adapter through WebGPU, runs the portable probes
@@ -221,48 +211,46 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p Devi
 // the other devices' soaks in a concurrent run), holds their
 // figures to the consistency rules, and releases the device before the
 // raw-Vulkan probes run.
-func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
+func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
 	opts := p.gpu
-	if o.Progress != nil {
-		opts.Progress = func(msg string) { o.Progress(c.Addr, msg) }
-	}
+	opts.Progress = w.lines("")
 	d, err := gpu.Open(inst, c.Adapter, opts)
 	if err != nil {
 		return err
 	}
 	defer d.Release()
-	first := probes(o)
-	if err := runProbes(ctx, o, c.Addr, d, first, v); err != nil {
+	first := probes(p.gpu.Quick)
+	if err := runProbes(ctx, w, d, first, v); err != nil {
 		return err
 	}
 	held := &gpu.HeldMemory{} // the capacity probe's chunks, for the memtest
 	defer held.Release()
 	cp := capacityProbe(c, held)
-	capacity, err := runProbe(ctx, o, c.Addr, d, cp, v)
+	capacity, err := runProbe(ctx, w, d, cp, v)
 	if err != nil {
 		return err
 	}
-	memtest, err := memtestProbe(c, o, capacity, held)
+	memtest, err := memtestProbe(c, p.gpu.Quick, w.stepsOf(), capacity, held)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
 	}
 	then := []probe.Probe[*gpu.Device]{memtest}
 	if p.SoakLoad == SoakLoadFMA {
-		then = append(then, fmaSoakProbe(c, p, o, lib))
+		then = append(then, fmaSoakProbe(c, p, w.stepsOf(), lib))
 	}
 	for _, pr := range then {
 		if _, soak := pr.(gpu.SoakProbe); soak {
-			if err := o.soakTogether(ctx, c.Addr); err != nil {
+			if err := w.soakTogether(ctx); err != nil {
 				return err
 			}
 		}
-		if _, err := runProbe(ctx, o, c.Addr, d, pr, v); err != nil {
+		if _, err := runProbe(ctx, w, d, pr, v); err != nil {
 			return err
 		}
 	}
 	ran := append(append(first, cp), then...)
-	o.stage(c.Addr, "consistency")
-	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ran, v, o, c.Addr))
+	w.stage("consistency")
+	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ran, v, w))
 }
 
 // stage reports that device entered stage, when Progress is set. Every
@@ -271,14 +259,6 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p Device
 func (o Options) stage(device, stage string) {
 	if o.Progress != nil {
 		o.Progress(device, stage)
-	}
-}
-
-// ended tells Steps, when set, that device's stage is over: a long
-// probe's progress goes with it, wherever its last step left it.
-func (o Options) ended(device, stage string) {
-	if o.Steps != nil {
-		o.Steps(device, stage, 1, 1)
 	}
 }
 

@@ -135,7 +135,7 @@ func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema
 	} else {
 		notes = append(notes, "memtest not run: the card has no usable memory figure to take a slice of")
 	}
-	if err := runProbes(ctx, ro, c.Addr, d, ps, v); err != nil {
+	if err := runProbes(ctx, newWorker(c.Addr, ro), d, ps, v); err != nil {
 		return nil, nil, err
 	}
 	note, err := remeasureBLAS(ctx, c, card, o, v)

@@ -259,7 +259,7 @@ func sourcesString(srcs []figureSource) string {
 // probe.PartProbe; a whole probe when a source names no part or the probe
 // has no parts), and puts their new figures in v in place of the old
 // ones.
-func remeasurer(ctx context.Context, d *gpu.Device, ps []probe.Probe[*gpu.Device], v *schema.CapabilityVector, o Options, device string) func([]figureSource, []schema.ConsistencyCheck) error {
+func remeasurer(ctx context.Context, d *gpu.Device, ps []probe.Probe[*gpu.Device], v *schema.CapabilityVector, w *worker) func([]figureSource, []schema.ConsistencyCheck) error {
 	return func(srcs []figureSource, disagreeing []schema.ConsistencyCheck) error {
 		// What disagreed, and by how much, before it is measured again:
 		// the card keeps only the checks after the re-measure.
@@ -268,7 +268,7 @@ func remeasurer(ctx context.Context, d *gpu.Device, ps []probe.Probe[*gpu.Device
 			for i, c := range disagreeing {
 				bad[i] = fmt.Sprintf("%s %.3f outside [%.3f, %.3f]", c.Rule, c.Ratio, c.MinRatio, c.MaxRatio)
 			}
-			o.stage(device, "consistency: disagreeing: "+strings.Join(bad, "; "))
+			w.stage("consistency: disagreeing: " + strings.Join(bad, "; "))
 		}
 		for _, p := range ps {
 			var items []string
@@ -285,11 +285,11 @@ func remeasurer(ctx context.Context, d *gpu.Device, ps []probe.Probe[*gpu.Device
 			if _, parts := p.(probe.PartProbe[*gpu.Device]); whole || !parts {
 				items = nil
 			}
-			o.stage(device, "consistency: "+strings.TrimSpace(p.Name()+" "+strings.Join(items, " "))+" again")
-			if err := o.inTurnIf(ctx, hostShared(p.Name()), func() error { return measureAgain(ctx, d, p, items, v) }); err != nil {
+			w.stage("consistency: " + strings.TrimSpace(p.Name()+" "+strings.Join(items, " ")) + " again")
+			if err := w.inTurnIf(ctx, hostShared(p.Name()), func() error { return measureAgain(ctx, d, p, items, v) }); err != nil {
 				return err
 			}
-			o.ended(device, p.Name())
+			w.ended(p.Name())
 		}
 		return nil
 	}

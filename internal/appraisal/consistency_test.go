@@ -326,14 +326,14 @@ func TestRemeasurerSaysWhy(t *testing.T) {
 	v := quietH200()
 	v.Roofline[1].PeakOpsPerS = 0.3 * v.Precisions[1].OpsPerS.Median
 	var stages []string
-	o := Options{Progress: func(dev, stage string) { stages = append(stages, dev+": "+stage) }}
+	w := newWorker("0000:01:00.0", Options{Progress: func(dev, stage string) { stages = append(stages, dev+": "+stage) }})
 	var disagreeing []schema.ConsistencyCheck
 	for _, c := range checkConsistency(consistencyRules(), v) {
 		if !c.Agrees {
 			disagreeing = append(disagreeing, c)
 		}
 	}
-	if err := remeasurer(context.Background(), nil, nil, v, o, "0000:01:00.0")([]figureSource{srcRoofInt32}, disagreeing); err != nil {
+	if err := remeasurer(context.Background(), nil, nil, v, w)([]figureSource{srcRoofInt32}, disagreeing); err != nil {
 		t.Fatal(err)
 	}
 	if len(stages) != 1 || !strings.HasPrefix(stages[0], "0000:01:00.0: consistency: disagreeing: ") ||

@@ -10,27 +10,27 @@ import (
 
 // runProbes runs each of ps on d in turn and adds what it measured to v
 // (runProbe).
-func runProbes[D any](ctx context.Context, o Options, device string, d D, ps []probe.Probe[D], v *schema.CapabilityVector) error {
+func runProbes[D any](ctx context.Context, w *worker, d D, ps []probe.Probe[D], v *schema.CapabilityVector) error {
 	for _, p := range ps {
-		if _, err := runProbe(ctx, o, device, d, p, v); err != nil {
+		if _, err := runProbe(ctx, w, d, p, v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runProbe runs p on d, records it in v.Probes with the probes its
+// runProbe runs p on d as w, records it in v.Probes with the probes its
 // contribution names, adds what it measured to v, and returns the
 // contribution, for a probe built from it.
-func runProbe[D any](ctx context.Context, o Options, device string, d D, p probe.Probe[D], v *schema.CapabilityVector) (*probe.Contribution, error) {
+func runProbe[D any](ctx context.Context, w *worker, d D, p probe.Probe[D], v *schema.CapabilityVector) (*probe.Contribution, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var c *probe.Contribution
-	err := o.inTurnIf(ctx, hostShared(p.Name()), func() (err error) {
-		o.stage(device, p.Name())
-		if o.fault != nil {
-			if err := o.fault(device, p.Name()); err != nil {
+	err := w.inTurnIf(ctx, hostShared(p.Name()), func() (err error) {
+		w.stage(p.Name())
+		if w.fault != nil {
+			if err := w.fault(w.addr, p.Name()); err != nil {
 				return err
 			}
 		}
@@ -40,7 +40,7 @@ func runProbe[D any](ctx context.Context, o Options, device string, d D, p probe
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 	}
-	o.ended(device, p.Name())
+	w.ended(p.Name())
 	v.Probes = appendProbe(v.Probes, schema.ProbeRecord{Name: p.Name(), Version: p.Version()})
 	if err := add(v, c); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name(), err)

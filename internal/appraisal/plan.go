@@ -71,6 +71,10 @@ type DevicePlan struct {
 	soak     time.Duration
 	gemmSoak bool
 	coopMat  bool
+	// soakAsked is --soak-load as given (auto, gemm or fma); sysfsRoot
+	// is where the device's hwmon telemetry is read below.
+	soakAsked string
+	sysfsRoot string
 }
 
 // Expected probe times, before the soak, in seconds: the medians of
@@ -130,12 +134,13 @@ func planDevice(c Candidate, o Options, xc *crossCheckPlan, n int) (DevicePlan, 
 	}
 	p := DevicePlan{Address: c.Addr, Name: c.Adapter.DisplayName(), Software: c.Adapter.Software, Mode: "full",
 		gpu: deviceOptions(c, o), vulkan: vulkanOptions(c, o), transfer: transferOptions(c, o), blas: blasOptions(o),
-		soak: soakLength(c, o), gemmSoak: gemmSoak, coopMat: o.CoopMat, Schedule: scheduleOf(o, n)}
+		soak: soakLength(c, o), gemmSoak: gemmSoak, coopMat: o.CoopMat, Schedule: scheduleOf(o, n),
+		soakAsked: o.SoakLoad, sysfsRoot: o.SysfsRoot}
 	if o.Quick {
 		p.Mode = "quick"
 	}
 	p.MemoryLimitBytes = p.gpu.MemoryLimit
-	for _, pr := range probes(o) {
+	for _, pr := range probes(o.Quick) {
 		p.WebGPU = append(p.WebGPU, pr.Name())
 	}
 	p.WebGPU = append(p.WebGPU, gpu.CapacityProbe{}.Name(), gpu.IntegrityProbe{}.Name())

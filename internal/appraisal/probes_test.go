@@ -16,7 +16,7 @@ func TestWebGPUProbeOrder(t *testing.T) {
 	c := Candidate{Addr: "software-0", vulkanWhy: "no raw-Vulkan device matches this adapter"}
 	c.Adapter.Software, c.Adapter.Name = true, "llvmpipe (LLVM 15.0.6, 256 bits)"
 	var names []string
-	for _, p := range probes(Options{Quick: true}) {
+	for _, p := range probes(true) {
 		names = append(names, p.Name()+"@"+p.Version())
 	}
 	names = append(names, capacityProbe(c, nil).Name()+"@"+capacityProbe(c, nil).Version())
@@ -30,7 +30,7 @@ func TestWebGPUProbeOrder(t *testing.T) {
 		return p
 	}
 	p := plan(Options{Quick: true})
-	fma := fmaSoakProbe(c, p, Options{Quick: true}, nil)
+	fma := fmaSoakProbe(c, p, nil, nil)
 	if p.SoakLoad != SoakLoadFMA || fma.Duration != softwareSoak {
 		t.Errorf("quick software soak: %v, %q", fma.Duration, p.SoakLoad)
 	}
@@ -50,11 +50,11 @@ func TestWebGPUProbeOrder(t *testing.T) {
 // capacity probe's own contribution, and cannot be built without one.
 func TestMemtestFromCapacity(t *testing.T) {
 	c := Candidate{Addr: "0000:01:00.0"}
-	if _, err := memtestProbe(c, Options{}, nil, nil); err == nil {
+	if _, err := memtestProbe(c, false, nil, nil, nil); err == nil {
 		t.Error("a memtest without the usable memory")
 	}
 	capacity := &probe.Contribution{Usable: &probe.Usable{Bytes: 3 << 30, LimitedBy: "memory-limit"}}
-	m, err := memtestProbe(c, Options{Quick: true}, capacity, nil)
+	m, err := memtestProbe(c, true, nil, capacity, nil)
 	if err != nil || m.UsableBytes != 3<<30 || !m.Quick || m.Software {
 		t.Errorf("memtest %+v, %v", m, err)
 	}

@@ -19,9 +19,9 @@ import (
 // probes lists the WebGPU probes of this probe suite that run first, in
 // order. The capacity probe (capacityProbe) follows them, and the memtest
 // (memtestProbe) covers the usable memory it measured.
-func probes(o Options) []probe.Probe[*gpu.Device] {
+func probes(quick bool) []probe.Probe[*gpu.Device] {
 	return []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.LaunchProbe{}, gpu.HostLinkProbe{}, gpu.ALUProbe{},
-		gpu.RooflineProbe{Quick: o.Quick}}
+		gpu.RooflineProbe{Quick: quick}}
 }
 
 // capacityProbe is the capacity probe of c, within the driver's budget
@@ -35,27 +35,20 @@ func capacityProbe(c Candidate, held *gpu.HeldMemory) gpu.CapacityProbe {
 	return gpu.CapacityProbe{BudgetBytes: budget, Hold: held}
 }
 
-// memtestProbe is the memtest over the usable memory that capacity, the
-// capacity probe's contribution, measured, in the chunks it kept in held.
-func memtestProbe(c Candidate, o Options, capacity *probe.Contribution, held *gpu.HeldMemory) (gpu.IntegrityProbe, error) {
+// memtestProbe is the memtest (quick or not) over the usable memory that
+// capacity, the capacity probe's contribution, measured, in the chunks it
+// kept in held, telling steps how far it has come.
+func memtestProbe(c Candidate, quick bool, steps func(stage string, done, total float64), capacity *probe.Contribution, held *gpu.HeldMemory) (gpu.IntegrityProbe, error) {
 	if capacity == nil || capacity.Usable == nil {
 		return gpu.IntegrityProbe{}, errors.New("memtest needs the usable memory measured first")
 	}
-	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: o.Quick, Software: c.Adapter.Software, Steps: steps(c, o), Held: held}, nil
+	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: quick, Software: c.Adapter.Software, Steps: steps, Held: held}, nil
 }
 
 // fmaSoakProbe is the FMA soak of c's plan p, reading the driver's
-// telemetry of c's device.
-func fmaSoakProbe(c Candidate, p DevicePlan, o Options, lib *nvml.Lib) gpu.SoakProbe {
-	return gpu.SoakProbe{Duration: p.soak, Telemetry: driverTelemetry(lib, c, o.SysfsRoot), Steps: steps(c, o)}
-}
-
-// steps is o.Steps for c's device, nil when o has none.
-func steps(c Candidate, o Options) func(stage string, done, total float64) {
-	if o.Steps == nil {
-		return nil
-	}
-	return func(stage string, done, total float64) { o.Steps(c.Addr, stage, done, total) }
+// telemetry of c's device, telling steps how far it has come.
+func fmaSoakProbe(c Candidate, p DevicePlan, steps func(stage string, done, total float64), lib *nvml.Lib) gpu.SoakProbe {
+	return gpu.SoakProbe{Duration: p.soak, Telemetry: driverTelemetry(lib, c, p.sysfsRoot), Steps: steps}
 }
 
 // soakLength is --soak, else the default for the mode, capped for a

@@ -55,22 +55,74 @@ func newTurns(soakers int) *turns {
 }
 
 // deviceTurn is one worker's part of a concurrent run: the turns it
-// shares and whether it has reached the soak's barrier. A worker's
-// Options carries its own; nil in a serial run.
+// shares and whether it has reached the soak's barrier.
 type deviceTurn struct {
 	*turns
 	arrived  bool
 	together int
 }
 
+// worker is one device's execution of its plan: the device its progress
+// lines name, the run's progress hooks and test fault, and, in a
+// concurrent run, its part of the turns. appraiseAll makes one per
+// device. It holds no setting: those are the plan's (DevicePlan).
+type worker struct {
+	addr     string
+	progress func(device, stage string)
+	steps    func(device, stage string, done, total float64)
+	fault    func(device, probe string) error
+	turn     *deviceTurn // nil in a serial run
+}
+
+// newWorker is the worker of device addr in a run with o's hooks.
+func newWorker(addr string, o Options) *worker {
+	return &worker{addr: addr, progress: o.Progress, steps: o.Steps, fault: o.fault}
+}
+
+// stage reports that the device entered stage, when the run has
+// progress. Every step that takes more than a moment reports itself, so
+// the stage shown is the stage running.
+func (w *worker) stage(stage string) {
+	if w.progress != nil {
+		w.progress(w.addr, stage)
+	}
+}
+
+// ended tells the run's steps, when it has them, that the device's stage
+// is over: a long probe's progress goes with it, wherever its last step
+// left it.
+func (w *worker) ended(stage string) {
+	if w.steps != nil {
+		w.steps(w.addr, stage, 1, 1)
+	}
+}
+
+// lines is a probe's progress callback: each line a stage of the device,
+// after prefix; nil when the run has no progress.
+func (w *worker) lines(prefix string) func(string) {
+	if w.progress == nil {
+		return nil
+	}
+	return func(line string) { w.progress(w.addr, prefix+line) }
+}
+
+// stepsOf is a long probe's steps callback for the device; nil when the
+// run has none.
+func (w *worker) stepsOf() func(stage string, done, total float64) {
+	if w.steps == nil {
+		return nil
+	}
+	return func(stage string, done, total float64) { w.steps(w.addr, stage, done, total) }
+}
+
 // inTurn runs f, a host-shared section, with the host to itself when the
 // run is concurrent: one device at a time measures what the devices share.
-func (o Options) inTurn(ctx context.Context, f func() error) error {
-	if o.turn == nil {
+func (w *worker) inTurn(ctx context.Context, f func() error) error {
+	if w.turn == nil {
 		return f()
 	}
-	o.turn.world.Lock()
-	defer o.turn.world.Unlock()
+	w.turn.world.Lock()
+	defer w.turn.world.Unlock()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -79,52 +131,52 @@ func (o Options) inTurn(ctx context.Context, f func() error) error {
 
 // onOwn runs f, a probe of the worker's own device, beside the other
 // workers' probes but never during a host turn.
-func (o Options) onOwn(f func() error) error {
-	if o.turn == nil {
+func (w *worker) onOwn(f func() error) error {
+	if w.turn == nil {
 		return f()
 	}
-	o.turn.world.RLock()
-	defer o.turn.world.RUnlock()
+	w.turn.world.RLock()
+	defer w.turn.world.RUnlock()
 	return f()
 }
 
 // inTurnIf is inTurn when shared, else onOwn.
-func (o Options) inTurnIf(ctx context.Context, shared bool, f func() error) error {
+func (w *worker) inTurnIf(ctx context.Context, shared bool, f func() error) error {
 	if !shared {
-		return o.onOwn(f)
+		return w.onOwn(f)
 	}
-	return o.inTurn(ctx, f)
+	return w.inTurn(ctx, f)
 }
 
 // soakTogether waits, in a concurrent run, until every device still
 // appraised that soaks has come to its soak, so that they all start
 // together.
-func (o Options) soakTogether(ctx context.Context, device string) error {
-	if o.turn == nil || o.turn.arrived {
+func (w *worker) soakTogether(ctx context.Context) error {
+	if w.turn == nil || w.turn.arrived {
 		return nil
 	}
-	o.stage(device, "soak: waiting for every device")
-	o.turn.arrived = true
-	n, err := o.turn.soak.wait(ctx)
-	o.turn.together = n
+	w.stage("soak: waiting for every device")
+	w.turn.arrived = true
+	n, err := w.turn.soak.wait(ctx)
+	w.turn.together = n
 	return err
 }
 
 // soakedTogether is how many devices soaked at once with this one.
-func (o Options) soakedTogether() int {
-	if o.turn == nil || o.turn.together == 0 {
+func (w *worker) soakedTogether() int {
+	if w.turn == nil || w.turn.together == 0 {
 		return 1
 	}
-	return o.turn.together
+	return w.turn.together
 }
 
 // leaveSoak takes a worker that will not come to the soak (its device
 // failed, or it has none) out of the barrier, so the others do not wait
 // for it.
-func (o Options) leaveSoak() {
-	if o.turn != nil && !o.turn.arrived {
-		o.turn.arrived = true
-		o.turn.soak.leave()
+func (w *worker) leaveSoak() {
+	if w.turn != nil && !w.turn.arrived {
+		w.turn.arrived = true
+		w.turn.soak.leave()
 	}
 }
 
@@ -187,9 +239,10 @@ func scheduleOf(o Options, n int) string {
 	return ScheduleSerial
 }
 
-// deviceFunc appraises device c by its plan p; a vector returned with an
-// error wrapping crosscheck.ErrDisagree is a card that cannot be signed.
-type deviceFunc func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error)
+// deviceFunc appraises device c by its plan p, as worker w; a vector
+// returned with an error wrapping crosscheck.ErrDisagree is a card that
+// cannot be signed.
+type deviceFunc func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error)
 
 // outcome is what one device's appraisal gave, and how long it took.
 type outcome struct {
@@ -198,29 +251,29 @@ type outcome struct {
 	took time.Duration
 }
 
-// appraiseAll runs one on every device of devs by its plan: in turn
-// (serial), or each on its own goroutine with its own Options (concurrent),
+// appraiseAll runs one on every device of devs by its plan, each as its
+// own worker: in turn (serial), or each on its own goroutine (concurrent),
 // those that soak meeting at the soak's barrier. A device's failure does
 // not stop the others; an interrupted run stops them all (ctx).
 func appraiseAll(ctx context.Context, devs []Candidate, plans []DevicePlan, o Options, one deviceFunc) []outcome {
 	out := make([]outcome, len(devs))
 	now := o.now()
-	run := func(i int, o Options) {
-		defer o.leaveSoak()
+	run := func(i int, w *worker) {
+		defer w.leaveSoak()
 		t0 := now()
-		out[i].v, out[i].err = one(ctx, devs[i], plans[i], o)
+		out[i].v, out[i].err = one(ctx, devs[i], plans[i], w)
 		out[i].took = now().Sub(t0)
 		if v := out[i].v; v != nil && v.Thermal != nil {
-			v.Thermal.DevicesSoakedTogether = o.soakedTogether()
+			v.Thermal.DevicesSoakedTogether = w.soakedTogether()
 		}
 	}
 	if !concurrent(o, len(devs)) {
-		for i := range devs {
+		for i, c := range devs {
 			if ctx.Err() != nil {
 				out[i].err = ctx.Err()
 				continue
 			}
-			run(i, o)
+			run(i, newWorker(c.Addr, o))
 		}
 		return out
 	}
@@ -233,7 +286,7 @@ func appraiseAll(ctx context.Context, devs []Candidate, plans []DevicePlan, o Op
 	t := newTurns(soakers)
 	var wg sync.WaitGroup
 	for i, p := range plans {
-		w := o
+		w := newWorker(devs[i].Addr, o)
 		w.turn = &deviceTurn{turns: t, arrived: p.soak == 0}
 		wg.Go(func() { run(i, w) })
 	}

@@ -47,10 +47,10 @@ func fakeDevices(n int) ([]Candidate, []DevicePlan) {
 // hostSections is a fake device appraisal: a device-local part, then
 // three host-shared sections, each logged as it enters and leaves.
 func hostSections(ev *events) deviceFunc {
-	return func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+	return func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
 		ev.add("%s local", c.Addr)
 		for k := range 3 {
-			if err := o.inTurn(ctx, func() error {
+			if err := w.inTurn(ctx, func() error {
 				ev.add("enter %s %d", c.Addr, k)
 				time.Sleep(time.Millisecond) // room for another worker to break in, were the turn not held
 				ev.add("leave %s %d", c.Addr, k)
@@ -94,10 +94,10 @@ func TestAppraiseAllConcurrentHostInTurn(t *testing.T) {
 	var met sync.WaitGroup
 	met.Add(len(devs))
 	host := hostSections(ev)
-	outs := appraiseAll(context.Background(), devs, plans, Options{}, func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+	outs := appraiseAll(context.Background(), devs, plans, Options{}, func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
 		met.Done()
 		met.Wait() // every device is in its local part at once, or this never returns
-		return host(ctx, c, p, o)
+		return host(ctx, c, p, w)
 	})
 	for _, r := range outs {
 		if r.err != nil {
@@ -127,7 +127,7 @@ func TestAppraiseAllSoakBarrier(t *testing.T) {
 	defer cancel()
 	slow := make(chan struct{})
 	var arrived sync.Once
-	one := func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+	one := func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
 		switch c.Addr {
 		case "dev-0":
 			return &schema.CapabilityVector{}, nil
@@ -140,7 +140,7 @@ func TestAppraiseAllSoakBarrier(t *testing.T) {
 			ev.add("dev-2 arrives")
 			arrived.Do(func() { close(slow) })
 		}
-		if err := o.soakTogether(ctx, c.Addr); err != nil {
+		if err := w.soakTogether(ctx); err != nil {
 			return nil, err
 		}
 		ev.add("%s soaks", c.Addr)
@@ -174,13 +174,13 @@ func TestAppraiseAllSoakBarrier(t *testing.T) {
 func TestAppraiseAllInterrupted(t *testing.T) {
 	devs, plans := fakeDevices(2)
 	ctx, cancel := context.WithCancel(context.Background())
-	outs := appraiseAll(ctx, devs, plans, Options{}, func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+	outs := appraiseAll(ctx, devs, plans, Options{}, func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
 		if c.Addr == "dev-1" {
 			cancel() // dev-0 waits at the soak for dev-1, which never comes
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
-		return nil, o.soakTogether(ctx, c.Addr)
+		return nil, w.soakTogether(ctx)
 	})
 	for _, r := range outs {
 		if !errors.Is(r.err, context.Canceled) {
@@ -188,7 +188,7 @@ func TestAppraiseAllInterrupted(t *testing.T) {
 		}
 	}
 	var ran []string
-	outs = appraiseAll(ctx, devs, plans, Options{Serial: true}, func(ctx context.Context, c Candidate, p DevicePlan, o Options) (*schema.CapabilityVector, error) {
+	outs = appraiseAll(ctx, devs, plans, Options{Serial: true}, func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
 		ran = append(ran, c.Addr)
 		return &schema.CapabilityVector{}, nil
 	})
@@ -245,7 +245,7 @@ func TestExpectedWall(t *testing.T) {
 // every other device idle; probes of different devices overlap freely.
 func TestAppraiseAllHostTurnAlone(t *testing.T) {
 	tr := newTurns(0)
-	a, b, c := Options{turn: &deviceTurn{turns: tr}}, Options{turn: &deviceTurn{turns: tr}}, Options{turn: &deviceTurn{turns: tr}}
+	a, b, c := &worker{turn: &deviceTurn{turns: tr}}, &worker{turn: &deviceTurn{turns: tr}}, &worker{turn: &deviceTurn{turns: tr}}
 	ctx := context.Background()
 	var log events
 	inA, endA := make(chan struct{}), make(chan struct{})

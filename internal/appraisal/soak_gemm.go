@@ -93,39 +93,39 @@ func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *sche
 // the soak's precisions) the WebGPU FMA on a device opened again for it.
 // The thermal rules that judge the FMA soak against itself judge the
 // GEMM soak too.
-func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, o Options, lib *nvml.Lib, v *schema.CapabilityVector) error {
-	if err := o.soakTogether(ctx, c.Addr); err != nil {
+func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
+	if err := w.soakTogether(ctx); err != nil {
 		return err
 	}
 	d := p.soak
-	tel := driverTelemetry(lib, c, o.SysfsRoot)
-	step := steps(c, o)
-	o.stage(c.Addr, cublaslt.SoakProbe{}.Name())
-	g := cublaslt.SoakProbe{Duration: d, Load: o.BLAS.Load, Size: p.blas.Probe.M, Telemetry: tel, Steps: step}
+	tel := driverTelemetry(lib, c, p.sysfsRoot)
+	step := w.stepsOf()
+	w.stage(cublaslt.SoakProbe{}.Name())
+	g := cublaslt.SoakProbe{Duration: d, Load: p.blas.Load, Size: p.blas.Probe.M, Telemetry: tel, Steps: step}
 	ran, err := runGEMMSoak(ctx, g, c, v)
 	if err != nil {
 		return err
 	}
-	if !ran && o.SoakLoad == SoakLoadGEMM {
+	if !ran && p.soakAsked == SoakLoadGEMM {
 		return fmt.Errorf("%w: --soak-load gemm on %s: %s", ErrSoakLoad, c.Addr, v.Skipped[len(v.Skipped)-1].Reason)
 	}
 	if !ran {
-		return fmaSoakAgain(ctx, inst, c, p.gpu, o, gpu.SoakProbe{Duration: d, Telemetry: tel, Steps: step}, v)
+		return fmaSoakAgain(ctx, inst, c, p.gpu, w, gpu.SoakProbe{Duration: d, Telemetry: tel, Steps: step}, v)
 	}
 	return settleSoak(v, c.Adapter.Software, func() error {
-		o.stage(c.Addr, "consistency: "+g.Name()+" again")
+		w.stage("consistency: " + g.Name() + " again")
 		return measureAgain(ctx, c.BusAddress, g, nil, v)
 	})
 }
 
 // fmaSoakAgain opens c's WebGPU device again and runs the FMA soak on it.
-func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, opts gpu.Options, o Options, p gpu.SoakProbe, v *schema.CapabilityVector) error {
+func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, opts gpu.Options, w *worker, p gpu.SoakProbe, v *schema.CapabilityVector) error {
 	d, err := gpu.Open(inst, c.Adapter, opts)
 	if err != nil {
 		return err
 	}
 	defer d.Release()
-	if _, err := runProbe(ctx, o, c.Addr, d, p, v); err != nil {
+	if _, err := runProbe(ctx, w, d, p, v); err != nil {
 		return err
 	}
 	return settleSoak(v, c.Adapter.Software, func() error { return measureAgain(ctx, d, p, nil, v) })

@@ -44,7 +44,7 @@ func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (
 // behind c with the settings of its plan p: the vector kernels and the
 // host link always (in the host's turn, in a concurrent run),
 // cooperative-matrix GEMMs when asked.
-func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, o Options, v *schema.CapabilityVector, again webgpuAgain) error {
+func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *schema.CapabilityVector, again webgpuAgain) error {
 	if c.Vulkan == nil {
 		for _, pr := range alu.VectorProbes(alu.Options{}) {
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: pr.Name(), Item: pr.Item(), Reason: c.vulkanWhy})
@@ -61,25 +61,23 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, o Options, v *
 	defer d.Release()
 	opts := p.vulkan
 	for _, pr := range alu.VectorProbes(alu.Options{Options: opts}) {
-		o.stage(c.Addr, "vulkan: "+pr.Item())
-		if err := runVulkan(ctx, o, pr, d, v); err != nil {
+		w.stage("vulkan: " + pr.Item())
+		if err := runVulkan(ctx, w, pr, d, v); err != nil {
 			return err
 		}
 	}
-	o.stage(c.Addr, "vulkan: host link and launch")
+	w.stage("vulkan: host link and launch")
 	to := p.transfer
-	if o.Progress != nil {
-		to.Progress = func(step string) { o.Progress(c.Addr, "vulkan: "+step) }
-	}
-	if err := o.inTurn(ctx, func() error { return vulkanLink(ctx, d, to, v, again) }); err != nil {
+	to.Progress = w.lines("vulkan: ")
+	if err := w.inTurn(ctx, func() error { return vulkanLink(ctx, d, to, v, again) }); err != nil {
 		return err
 	}
 	if !p.coopMat {
 		v.Skipped = append(v.Skipped, schema.Skip{Probe: vk.ProbeCoopMatGEMM, Item: "matrix engine", Reason: "not requested (pass --coopmat)"})
 		return nil
 	}
-	o.stage(c.Addr, "vulkan: cooperative-matrix GEMMs")
-	return runVulkan(ctx, o, coopmat.CoopMatProbe{Options: coopmat.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
+	w.stage("vulkan: cooperative-matrix GEMMs")
+	return runVulkan(ctx, w, coopmat.CoopMatProbe{Options: coopmat.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
 }
 
 // vulkanOptions are the raw-Vulkan probes' options for c: sizes for a
@@ -114,9 +112,9 @@ func vulkanOptions(c Candidate, o Options) vk.Options {
 // runVulkan runs p on d and adds what it measured to v. Unlike runProbes
 // it records no probe of its own: the contribution names the probes that
 // produced a figure, and a probe that could only skip produced none.
-func runVulkan(ctx context.Context, o Options, p probe.Probe[*vk.Device], d *vk.Device, v *schema.CapabilityVector) error {
+func runVulkan(ctx context.Context, w *worker, p probe.Probe[*vk.Device], d *vk.Device, v *schema.CapabilityVector) error {
 	var c *probe.Contribution
-	err := o.onOwn(func() (err error) {
+	err := w.onOwn(func() (err error) {
 		c, err = p.Run(ctx, d)
 		return err
 	})

@@ -16,8 +16,8 @@ import (
 // while the raw-Vulkan probes run).
 type webgpuAgain func(ctx context.Context, ps ...probe.Probe[*gpu.Device]) (*probe.Contribution, error)
 
-// reopenWebGPU is c's webgpuAgain, opening the device with opts.
-func reopenWebGPU(inst *gpu.Instance, c Candidate, opts gpu.Options, o Options) webgpuAgain {
+// reopenWebGPU is c's webgpuAgain, opening the device with opts, as w.
+func reopenWebGPU(inst *gpu.Instance, c Candidate, opts gpu.Options, w *worker) webgpuAgain {
 	return func(ctx context.Context, ps ...probe.Probe[*gpu.Device]) (*probe.Contribution, error) {
 		d, err := gpu.Open(inst, c.Adapter, opts)
 		if err != nil {
@@ -26,7 +26,7 @@ func reopenWebGPU(inst *gpu.Instance, c Candidate, opts gpu.Options, o Options) 
 		defer d.Release()
 		var cs []*probe.Contribution
 		for _, p := range ps {
-			o.stage(c.Addr, p.Name()+" again (the path kept)")
+			w.stage(p.Name() + " again (the path kept)")
 			got, err := p.Run(ctx, d)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s (re-measured): %w", ErrProbe, p.Name(), err)
