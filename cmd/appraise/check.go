@@ -21,7 +21,8 @@ import (
 // Slurm's HealthCheckProgram and node-problem-detector: 0 every device
 // within its card, 1 a device degraded, slower or failing, 2 unknown
 // (nothing comparable measured, a card that does not verify, a device not
-// found, a budget that ran out, a bad command line).
+// found, another process using the device, a budget that ran out, a bad
+// command line).
 type checkCmd struct {
 	Against string        `required:"" placeholder:"CARD|DIR" help:"The signed card (or a run directory of cards) describing the devices to check; the newest card of each device is used."`
 	Budget  time.Duration `default:"30s" help:"Time the whole re-measure may take; past it the check is unknown (exit 2)."`

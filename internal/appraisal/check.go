@@ -114,9 +114,43 @@ func describe(id schema.DeviceIdentity) string {
 // probes in quick mode and a short memtest slice on it, then, when card
 // has a vendor-library GEMM entry, that precision at the card's size. It
 // returns the fresh vector and notes on what was not re-measured and why.
-// ctx bounds it (the check's budget).
+// ctx bounds it (the check's budget). The device is watched for other
+// users as an appraisal's is (Appraise, without AllowShared): one found
+// before or during the re-measure makes its figures the contention's, so
+// the error wraps ErrDeviceBusy and names who was there.
 func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
-	ro := Options{Quick: true, Progress: o.Progress}
+	w, closeWatch := watchDevices([]Candidate{c}, Options{SysfsRoot: o.SysfsRoot})
+	defer closeWatch()
+	return remeasureWatched(ctx, w, o, func(ctx context.Context, progress func(device, stage string)) (*schema.CapabilityVector, []string, error) {
+		return remeasure(ctx, inst, c, card, o, progress)
+	})
+}
+
+// remeasureFunc is a re-measure telling progress each stage.
+type remeasureFunc func(ctx context.Context, progress func(device, stage string)) (*schema.CapabilityVector, []string, error)
+
+// remeasureWatched runs re under w, as watched runs an appraisal: w
+// looks before it starts, at each stage and as it ends, and the first
+// busy device cancels it and is its error.
+func remeasureWatched(ctx context.Context, w watcher, o CheckOptions, re remeasureFunc) (*schema.CapabilityVector, []string, error) {
+	var v *schema.CapabilityVector
+	var notes []string
+	_, err := watched(ctx, w, Options{Progress: o.Progress}, func(ctx context.Context, wo Options) (*Run, error) {
+		var err error
+		if v, notes, err = re(ctx, wo.Progress); err != nil {
+			return nil, err
+		}
+		return &Run{}, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, notes, nil
+}
+
+// remeasure is Remeasure's work, telling progress each stage.
+func remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions, progress func(device, stage string)) (*schema.CapabilityVector, []string, error) {
+	ro := Options{Quick: true, Progress: progress}
 	v := baseVector(c, ro)
 	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, ro))
 	if err != nil {

@@ -134,3 +134,48 @@ func TestSharedTarget(t *testing.T) {
 		t.Errorf("AMD: %+v; NVML is not its business", got)
 	}
 }
+
+// TestRemeasureWatched: a health check's re-measure is watched as an
+// appraisal is. A device busy before it starts is never re-measured;
+// another user found at a stage stops it, and the error is that user;
+// a re-measure alone is looked at once more as it ends and returns its
+// figures.
+func TestRemeasureWatched(t *testing.T) {
+	re := func(stages ...string) remeasureFunc {
+		return func(ctx context.Context, progress func(device, stage string)) (*schema.CapabilityVector, []string, error) {
+			for _, s := range stages {
+				progress(watchedAddrs[0], s)
+				if err := ctx.Err(); err != nil {
+					return nil, nil, err
+				}
+			}
+			return &schema.CapabilityVector{}, []string{"a note"}, nil
+		}
+	}
+	busy := &occupancy.BusyError{Addr: watchedAddrs[0], BusyPercent: 100, BusySource: schema.SharedNVML}
+	ran := false
+	_, _, err := remeasureWatched(context.Background(), &fakeWatch{start: busy}, CheckOptions{},
+		func(context.Context, func(string, string)) (*schema.CapabilityVector, []string, error) {
+			ran = true
+			return nil, nil, nil
+		})
+	if !errors.Is(err, ErrDeviceBusy) || ran {
+		t.Errorf("busy before: %v (ran %v); want ErrDeviceBusy before the re-measure", err, ran)
+	}
+	w := &fakeWatch{busyAt: "webgpu-alu"}
+	v, _, err := remeasureWatched(context.Background(), w, CheckOptions{}, re("webgpu-stream", "webgpu-alu", "webgpu-hostlink"))
+	var be *occupancy.BusyError
+	if v != nil || !errors.As(err, &be) || be.Stage != "webgpu-alu" || errors.Is(err, context.Canceled) {
+		t.Errorf("busy at a stage: %v, %v; want the BusyError at webgpu-alu", v, err)
+	}
+	if slices.Contains(w.looked, "webgpu-hostlink") {
+		t.Errorf("the re-measure went on past the busy stage: %v", w.looked)
+	}
+	var heard []string
+	w = &fakeWatch{}
+	v, notes, err := remeasureWatched(context.Background(), w, CheckOptions{Progress: func(_, s string) { heard = append(heard, s) }}, re("webgpu-stream"))
+	if err != nil || v == nil || !slices.Equal(notes, []string{"a note"}) || !slices.Equal(heard, []string{"webgpu-stream"}) ||
+		!slices.Equal(w.looked, []string{"webgpu-stream", "final"}) {
+		t.Errorf("alone: %v, %v, %v; heard %v, looked %v", v, notes, err, heard, w.looked)
+	}
+}
