@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/everycycle/appraise/schema"
 	"github.com/everycycle/appraise/web"
@@ -351,7 +352,16 @@ type otherWayIn struct {
 
 func runBrowser(t *testing.T, node, chromium, work, manifest string) map[string]pageResult {
 	out := filepath.Join(work, "results.json")
-	cmd := exec.Command(node, "../../web/test/browser.mjs", manifest, out)
+	// The script's steps have no time limits of their own (a busy machine
+	// makes any limit a guess); the test's deadline stops it instead, with
+	// a minute left to report.
+	ctx := t.Context()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Minute))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, node, "../../web/test/browser.mjs", manifest, out)
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("web/test/browser.mjs: %v\n%s", err, b)
