@@ -286,7 +286,14 @@ func remeasurer(ctx context.Context, d *gpu.Device, ps []probe.Probe[*gpu.Device
 				items = nil
 			}
 			w.stage("consistency: " + strings.TrimSpace(p.Name()+" "+strings.Join(items, " ")) + " again")
-			if err := w.inTurnIf(ctx, hostShared(p.Name()), func() error { return measureAgain(ctx, d, p, items, v) }); err != nil {
+			again := func() error { return measureAgain(ctx, d, p, items, v) }
+			var err error
+			if isSoak(p.Name()) {
+				err = w.soakAgain(ctx, again)
+			} else {
+				err = w.inTurnIf(ctx, hostShared(p.Name()), again)
+			}
+			if err != nil {
 				return err
 			}
 			w.ended(p.Name())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/crosscheck"
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/peer"
 	"github.com/everycycle/appraise/schema"
 )
@@ -34,6 +35,12 @@ var ErrDeviceFailed = errors.New("a device failed; the other devices' cards were
 // and launch (vulkanLink) share it too.
 func hostShared(name string) bool {
 	return name == (gpu.LaunchProbe{}).Name() || name == (gpu.HostLinkProbe{}).Name()
+}
+
+// isSoak says whether the probe called name is a soak (the WebGPU FMA
+// soak or the vendor library's GEMM soak).
+func isSoak(name string) bool {
+	return name == (gpu.SoakProbe{}).Name() || name == (cublaslt.SoakProbe{}).Name()
 }
 
 // turns is what a concurrent run's device workers share: the host's turn
@@ -159,6 +166,19 @@ func (w *worker) soakTogether(ctx context.Context) error {
 	w.turn.arrived = true
 	n, err := w.turn.soak.wait(ctx)
 	w.turn.together = n
+	return err
+}
+
+// soakAgain runs f, a soak measured again for a consistency rule, in the
+// host's turn: with every other device idle, as the card then says
+// (devices_soaked_together 1). The barrier that started the first soak
+// has opened, so a second soak beside whatever the other devices run
+// would be neither alone nor together.
+func (w *worker) soakAgain(ctx context.Context, f func() error) error {
+	err := w.inTurn(ctx, f)
+	if w.turn != nil {
+		w.turn.together = 1
+	}
 	return err
 }
 

@@ -272,3 +272,38 @@ func TestAppraiseAllHostTurnAlone(t *testing.T) {
 		t.Errorf("order %q, want %q", got, want)
 	}
 }
+
+// A soak measured again for a consistency rule runs in the host's turn:
+// it waits for the other devices' probes under way, holds back the next
+// ones, and the card then says the device soaked alone, whatever the
+// barrier had gathered for its first soak. In a serial run it simply runs.
+func TestSoakAgainAlone(t *testing.T) {
+	tr := newTurns(2)
+	a, b := &worker{turn: &deviceTurn{turns: tr}}, &worker{turn: &deviceTurn{turns: tr, together: 2}}
+	ctx := context.Background()
+	var log events
+	inA, endA := make(chan struct{}), make(chan struct{})
+	go a.onOwn(func() error { close(inA); log.add("a's probe begins"); <-endA; log.add("a's probe ends"); return nil })
+	<-inA
+	done := make(chan error)
+	go func() { done <- b.soakAgain(ctx, func() error { log.add("b soaks again"); return nil }) }()
+	select {
+	case err := <-done:
+		t.Fatalf("b's second soak ran while a's probe was under way (%v)", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(endA)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a's probe begins", "a's probe ends", "b soaks again"}; !slices.Equal(log.list(), want) {
+		t.Errorf("order %q, want %q", log.list(), want)
+	}
+	if got := b.soakedTogether(); got != 1 {
+		t.Errorf("after soaking again alone: devices soaked together %d, want 1", got)
+	}
+	ran := false
+	if err := (&worker{}).soakAgain(ctx, func() error { ran = true; return nil }); err != nil || !ran {
+		t.Errorf("serial: ran %v, %v", ran, err)
+	}
+}

@@ -114,7 +114,7 @@ func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, p Devic
 	}
 	return settleSoak(v, c.Adapter.Software, func() error {
 		w.stage("consistency: " + g.Name() + " again")
-		return measureAgain(ctx, c.BusAddress, g, nil, v)
+		return w.soakAgain(ctx, func() error { return measureAgain(ctx, c.BusAddress, g, nil, v) })
 	})
 }
 
@@ -128,7 +128,9 @@ func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, opts gpu
 	if _, err := runProbe(ctx, w, d, p, v); err != nil {
 		return err
 	}
-	return settleSoak(v, c.Adapter.Software, func() error { return measureAgain(ctx, d, p, nil, v) })
+	return settleSoak(v, c.Adapter.Software, func() error {
+		return w.soakAgain(ctx, func() error { return measureAgain(ctx, d, p, nil, v) })
+	})
 }
 
 // settleSoak holds a soak run after the WebGPU probes to the rules that
