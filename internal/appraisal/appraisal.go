@@ -118,7 +118,7 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 			return nil, err
 		}
 	}
-	o.stage("host", "cpu-baseline")
+	newWorker("host", o).stage("cpu-baseline")
 	if err := hostBaseline(ctx, cpu.Probe{Options: cpu.Options{Quick: o.Quick, Root: o.SysfsRoot}}, &box); err != nil {
 		return nil, err
 	}
@@ -251,15 +251,6 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p Device
 	ran := append(append(first, cp), then...)
 	w.stage("consistency")
 	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ran, v, w))
-}
-
-// stage reports that device entered stage, when Progress is set. Every
-// step that takes more than a moment reports itself, so the stage shown is
-// the stage running.
-func (o Options) stage(device, stage string) {
-	if o.Progress != nil {
-		o.Progress(device, stage)
-	}
 }
 
 // deviceOptions are the options c's WebGPU device is opened with.

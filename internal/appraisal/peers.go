@@ -15,21 +15,17 @@ import (
 // open at once: every device's host link at the same time (into the box)
 // and the directed peer links (into each card).
 func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, vs []*schema.CapabilityVector, o Options, box *schema.BoxPayload) error {
-	say := func(stage string) {
-		if o.Progress != nil {
-			o.Progress("box", stage)
-		}
-	}
+	w := newWorker("box", o)
 	ds, err := openAll(inst, devs, o)
 	if err != nil {
 		return err
 	}
 	defer releaseAll(ds)
-	say("host links at once")
+	w.stage("host links at once")
 	if box.HostLinks, err = hostLinksAtOnce(ctx, devs, ds); err != nil {
 		return fmt.Errorf("%w: host links at once: %w", ErrProbe, err)
 	}
-	say("peer links")
+	w.stage("peer links")
 	groups, groupsErr := vk.DeviceGroups()
 	return peerLinks(ctx, devs, ds, vs, vulkanGroups{groups, groupsErr})
 }

@@ -86,9 +86,10 @@ func newWorker(addr string, o Options) *worker {
 	return &worker{addr: addr, progress: o.Progress, steps: o.Steps, fault: o.fault}
 }
 
-// stage reports that the device entered stage, when the run has
-// progress. Every step that takes more than a moment reports itself, so
-// the stage shown is the stage running.
+// stage reports that the device (or "host", "box": what the run does
+// beside its devices) entered stage, when the run has progress. Every
+// step that takes more than a moment reports itself, so the stage shown
+// is the stage running.
 func (w *worker) stage(stage string) {
 	if w.progress != nil {
 		w.progress(w.addr, stage)

@@ -43,7 +43,7 @@ func (f *fakeWatch) Record(addr string) schema.SharedUse {
 func fakeRun(stages ...string) func(context.Context, Options) (*Run, error) {
 	return func(ctx context.Context, o Options) (*Run, error) {
 		for _, s := range stages {
-			o.stage("0000:01:00.0", s)
+			newWorker("0000:01:00.0", o).stage(s)
 			if o.Steps != nil {
 				o.Steps("0000:01:00.0", s, 1, 2)
 			}

@@ -84,10 +84,7 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *
 // software adapter or a quick GPU appraisal (the zero sizes are the
 // probes' defaults), progress lines naming the device.
 func vulkanOptions(c Candidate, o Options) vk.Options {
-	opts := vk.Options{}
-	if o.Progress != nil {
-		opts.Progress = func(line string) { o.Progress(c.Addr, "vulkan: "+line) }
-	}
+	opts := vk.Options{Progress: newWorker(c.Addr, o).lines("vulkan: ")}
 	switch {
 	case c.Adapter.Software:
 		// The host's cores run the vector kernels, fp16 emulated (about

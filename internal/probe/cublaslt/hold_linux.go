@@ -129,9 +129,7 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if o.Progress != nil {
-				o.Progress("roofline " + p.Name)
-			}
+			tell(o.Progress, "roofline "+p.Name)
 			cur := pool.turnTo(precs, i, o.M, o.N, o.K)
 			seed := o.Seed + uint64(i)*0x9e3779b97f4a7c15
 			s, err := d.sweep(ctx, p, o, seed, func() (operand, operand) { return pool.get(cur[0]), pool.get(cur[1]) })

@@ -40,7 +40,7 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			o.progress("gemm " + p.Name)
+			tell(o.Progress, "gemm "+p.Name)
 			t0 := time.Now()
 			pool.turnTo(precs, i, o.M, o.N, o.K)
 			e, err := d.runOne(ctx, p, o, warm, pool, o.Seed+uint64(i)*0x9e3779b97f4a7c15)

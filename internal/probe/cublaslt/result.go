@@ -102,10 +102,10 @@ type Options struct {
 	Progress func(step string)
 }
 
-// progress tells o.Progress, when set, that step starts.
-func (o Options) progress(step string) {
-	if o.Progress != nil {
-		o.Progress(step)
+// tell tells progress, when set, that step starts.
+func tell(progress func(step string), step string) {
+	if progress != nil {
+		progress(step)
 	}
 }
 
