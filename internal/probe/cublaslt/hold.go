@@ -113,7 +113,8 @@ type RooflineOptions struct {
 	// swept; 0 means DefaultSize.
 	M, N, K int
 	// Ks are the reduction lengths swept, each a positive multiple of 32
-	// no larger than K; nil means the powers of two from 32 to K.
+	// no larger than K; none means the powers of two from 32 to K (a
+	// sweep needs at least one: its output buffers are the largest K's).
 	Ks []int
 	// Samples is the number of rounds, each taking one sample of every
 	// K; MinSample is as in Options (defaults 5 and 10 ms).
@@ -148,7 +149,7 @@ func (o RooflineOptions) withDefaults() (RooflineOptions, error) {
 	if o.WorkspaceBytes == 0 {
 		o.WorkspaceBytes = DefaultWorkspaceBytes
 	}
-	if o.Ks == nil {
+	if len(o.Ks) == 0 {
 		for k := 32; k <= o.K; k *= 2 {
 			o.Ks = append(o.Ks, k)
 		}

@@ -110,6 +110,10 @@ func TestRooflineFake(t *testing.T) {
 	if _, err := lib.Roofline(context.Background(), "", RooflineOptions{M: 64, N: 64, K: 64, Ks: []int{48}}); err == nil {
 		t.Error("K 48, not a multiple of 32, was accepted")
 	}
+	empty := RooflineOptions{Precisions: []string{"bf16"}, M: 64, N: 64, K: 64, Ks: []int{}, Samples: 2, MinSample: time.Millisecond, Hold: time.Millisecond}
+	if sw, err := lib.Roofline(context.Background(), "", empty); err != nil || len(sw) != 1 || len(sw[0].Points) != 2 {
+		t.Errorf("no K given: %+v, %v; want the default K 32 and 64", sw, err)
+	}
 }
 
 // A library whose GEMMs compute wrong results fails the sweep at its
