@@ -34,13 +34,16 @@ func ExploreFMA16(ctx context.Context, d *vk.Device, o vk.Options) ([]FormRun, v
 	return out, kept, err
 }
 
-// measureForm measures k, then guards it (foldGuard): the result and why
-// k looks folded ("" when it does not).
+// measureForm measures k, then guards it once (guardRuns): the result and
+// why k looks folded ("" when it does not).
 func measureForm(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.Result, string, error) {
 	r, err := runFMA16(ctx, d, o, k)
 	if err != nil {
 		return vk.Result{}, "", err
 	}
-	why, err := foldGuard(ctx, d, o, k, r)
-	return r, why, err
+	g, err := guardRuns(ctx, d, o, k, r)
+	if err != nil {
+		return vk.Result{}, "", err
+	}
+	return r, g.folded(), nil
 }

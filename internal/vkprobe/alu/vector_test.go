@@ -274,8 +274,43 @@ func TestFoldedFormRejected(t *testing.T) {
 	}
 }
 
+// TestFoldGuardFastest: the fold guard judges the fastest of each run it
+// has seen. Each attempt below was recorded: a software device's form on
+// a loaded CI host reads as folded (its half-pairs and short-unroll runs
+// slowed more than the full run), and on an idle host it holds; together,
+// in either order, it holds. A folded form stays folded however much a
+// second attempt is slowed.
+func TestFoldGuardFastest(t *testing.T) {
+	k := fma16Forms()[0]
+	at := func(rate float64, pairs uint32) vk.Result {
+		return vk.Result{Tile: k.tile(), OpsPerSecond: schema.Stat{Samples: 5, Median: rate}, Problem: vk.Problem{K: 2 * pairs}}
+	}
+	runs := func(full, half, short float64) foldRuns {
+		return foldRuns{k: k, full: at(full, 64), half: at(half, 32), short: at(short, 64)}
+	}
+	loaded, idle := runs(1.28e9, 8.4e8, 7.96e8), runs(4.3e9, 4.25e9, 8.44e9)
+	if loaded.folded() == "" || idle.folded() != "" {
+		t.Fatalf("loaded alone %q, idle alone %q; want folded, held", loaded.folded(), idle.folded())
+	}
+	for _, g := range []foldRuns{foldRuns{}.faster(loaded).faster(idle), foldRuns{}.faster(idle).faster(loaded)} {
+		if why := g.folded(); why != "" {
+			t.Errorf("loaded and idle attempts together: %s", why)
+		}
+	}
+	folded := runs(7.19e15, 3.6e15, 1.8e15)
+	for _, slow := range []float64{1, 0.5, 0.1} {
+		again := runs(7.19e15*slow, 3.6e15*slow, 1.8e15*slow)
+		if (foldRuns{}).faster(folded).faster(again).folded() == "" {
+			t.Errorf("a folded form held beside an attempt at %g of its rate", slow)
+		}
+	}
+	if got := loaded.folded(); !strings.HasPrefix(got, k.tile()+": 1.28e+09 op/s; 8.4e+08 at half the pairs; 7.96e+08 unrolled 2 times") {
+		t.Errorf("folded() = %q", got)
+	}
+}
+
 // TestChooseForm: only a form that could be returned is guarded, fastest
-// first; a form that fails its guard twice is dropped and the next one
+// first; a form that fails its guard guardTries times is dropped and the next one
 // guarded; a retried form that then runs slower than another form's first
 // measurement does not end the search; none holding wraps ErrCheckFailed.
 func TestChooseForm(t *testing.T) {
@@ -290,10 +325,11 @@ func TestChooseForm(t *testing.T) {
 		guarded  []uint32
 	}{
 		{"fastest holds", []float64{2, 3, 1}, nil, nil, 3, 3, []uint32{2}},
-		{"fastest folded", []float64{2, 3, 1}, map[uint32]float64{2: 3}, map[uint32]int{2: 2}, 2, 4, []uint32{2, 2, 1}},
+		{"fastest folded", []float64{2, 3, 1}, map[uint32]float64{2: 3}, map[uint32]int{2: 3}, 2, 5, []uint32{2, 2, 2, 1}},
+		{"fastest holds at its third guard", []float64{2, 3, 1}, map[uint32]float64{2: 3}, map[uint32]int{2: 2}, 3, 5, []uint32{2, 2, 2}},
 		{"fastest slower when retried", []float64{2, 3, 1}, map[uint32]float64{2: 1.5}, map[uint32]int{2: 1}, 2, 4, []uint32{2, 2, 1}},
 		{"faster when retried", []float64{2, 3, 1}, map[uint32]float64{2: 2.5}, map[uint32]int{2: 1}, 2.5, 4, []uint32{2, 2}},
-		{"all folded", []float64{2, 3, 1}, map[uint32]float64{1: 2, 2: 3, 3: 1}, map[uint32]int{1: 2, 2: 2, 3: 2}, 0, 6, []uint32{2, 2, 1, 1, 3, 3}},
+		{"all folded", []float64{2, 3, 1}, map[uint32]float64{1: 2, 2: 3, 3: 1}, map[uint32]int{1: 3, 2: 3, 3: 3}, 0, 9, []uint32{2, 2, 2, 1, 1, 1, 3, 3, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runs := map[uint32]int{}
