@@ -64,6 +64,11 @@ type DevicePlan struct {
 	// rate changes it.
 	ExpectedS float64 `json:"expected_s" validate:"gt=0"`
 
+	// turnS is the part of ExpectedS spent in the host's turn when the
+	// run is concurrent (a GPU's host-shared figures; 0 for a software
+	// adapter, whose whole time ExpectedWallS adds anyway).
+	turnS float64
+
 	gpu      gpu.Options
 	vulkan   vk.Options
 	transfer link.TransferOptions
@@ -89,6 +94,13 @@ const (
 	// expectedSoftwareCoopMatS is the cooperative-matrix GEMMs on a
 	// software adapter (Mesa 26's lavapipe compiles a kernel per shape).
 	expectedSoftwareCoopMatS = 530
+	// expectedGPUTurnQuickS and expectedGPUTurnFullS are the part of a
+	// GPU's time spent on what the devices share (the WebGPU and
+	// raw-Vulkan host links and launch latencies, measured in the host's
+	// turn): the sums of those stages on the H200 (docs/performance.md,
+	// "Time of a default appraisal").
+	expectedGPUTurnQuickS = 5.5
+	expectedGPUTurnFullS  = 8
 )
 
 // Plan resolves o for every device in devs, before any of them is
@@ -211,9 +223,9 @@ func (p *DevicePlan) expected(o Options) float64 {
 	case p.Software:
 		s = expectedSoftwareFullS
 	case o.Quick:
-		s = expectedGPUQuickS
+		s, p.turnS = expectedGPUQuickS, expectedGPUTurnQuickS
 	default:
-		s = expectedGPUFullS
+		s, p.turnS = expectedGPUFullS, expectedGPUTurnFullS
 	}
 	if p.Software && o.CoopMat && len(p.Vulkan) > 0 {
 		s += expectedSoftwareCoopMatS
@@ -224,25 +236,28 @@ func (p *DevicePlan) expected(o Options) float64 {
 // ExpectedWallS estimates a run of plans in seconds, the host baseline
 // and the peer links left out: one device after another, the sum of
 // their ExpectedS; at once, the longest GPU's (each GPU works on its
-// own, the host-shared figures in turn adding their time, which is not
-// yet estimated), plus every software adapter's whole time (they run on
-// the host's cores, which they share: at once they take as long as in
-// turn).
+// own) plus every other GPU's host turn (a turn holds every other device
+// idle, so the turns add up), plus every software adapter's whole time
+// (they run on the host's cores, which they share: at once they take as
+// long as in turn).
 func ExpectedWallS(plans []DevicePlan) float64 {
-	var sum, software, longest float64
+	var sum, software, longest, turns, longestTurn float64
 	for _, p := range plans {
 		sum += p.ExpectedS
 		switch {
 		case p.Software:
 			software += p.ExpectedS
 		default:
-			longest = max(longest, p.ExpectedS)
+			turns += p.turnS
+			if p.ExpectedS > longest {
+				longest, longestTurn = p.ExpectedS, p.turnS
+			}
 		}
 	}
 	if len(plans) == 0 || plans[0].Schedule == ScheduleSerial {
 		return sum
 	}
-	return software + longest
+	return software + longest + turns - longestTurn
 }
 
 // describe says what the cross-check does on c.

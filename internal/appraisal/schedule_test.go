@@ -221,12 +221,17 @@ func TestSortOutcomes(t *testing.T) {
 }
 
 // TestExpectedWall: in turn the devices' times add up; at once the
-// longest GPU's stands for the GPUs, and software adapters, which share
-// the host's cores, still add up.
+// longest GPU's stands for the GPUs, plus the other GPUs' host turns (each
+// holds every other device idle), and software adapters, which share the
+// host's cores, still add up.
 func TestExpectedWall(t *testing.T) {
-	gpus := []DevicePlan{{ExpectedS: 200, Schedule: ScheduleConcurrent}, {ExpectedS: 210, Schedule: ScheduleConcurrent}}
-	if got := ExpectedWallS(gpus); got != 210 {
+	gpus := []DevicePlan{{ExpectedS: 200, Schedule: ScheduleConcurrent, turnS: 7}, {ExpectedS: 210, Schedule: ScheduleConcurrent, turnS: 8}}
+	if got := ExpectedWallS(gpus); got != 217 {
 		t.Errorf("GPUs at once: %g", got)
+	}
+	eight := slices.Repeat(gpus[1:], 8)
+	if got := ExpectedWallS(eight); got != 210+7*8 {
+		t.Errorf("8 GPUs at once: %g", got)
 	}
 	sw := []DevicePlan{{ExpectedS: 20, Software: true, Schedule: ScheduleConcurrent}, {ExpectedS: 25, Software: true, Schedule: ScheduleConcurrent}}
 	if got := ExpectedWallS(sw); got != 45 {
