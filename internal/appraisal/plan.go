@@ -64,11 +64,6 @@ type DevicePlan struct {
 	// rate changes it.
 	ExpectedS float64 `json:"expected_s" validate:"gt=0"`
 
-	// turnS is the part of ExpectedS spent in the host's turn when the
-	// run is concurrent (a GPU's host-shared figures; 0 for a software
-	// adapter, whose whole time ExpectedWallS adds anyway).
-	turnS float64
-
 	gpu      gpu.Options
 	vulkan   vk.Options
 	transfer link.TransferOptions
@@ -223,14 +218,28 @@ func (p *DevicePlan) expected(o Options) float64 {
 	case p.Software:
 		s = expectedSoftwareFullS
 	case o.Quick:
-		s, p.turnS = expectedGPUQuickS, expectedGPUTurnQuickS
+		s = expectedGPUQuickS
 	default:
-		s, p.turnS = expectedGPUFullS, expectedGPUTurnFullS
+		s = expectedGPUFullS
 	}
 	if p.Software && o.CoopMat && len(p.Vulkan) > 0 {
 		s += expectedSoftwareCoopMatS
 	}
 	return s + p.SoakS
+}
+
+// turnS is the part of ExpectedS spent in the host's turn when the run
+// is concurrent: a GPU's host-shared figures by its mode; 0 for a
+// software adapter, whose whole time ExpectedWallS adds anyway.
+func (p *DevicePlan) turnS() float64 {
+	switch {
+	case p.Software:
+		return 0
+	case p.Mode == "quick":
+		return expectedGPUTurnQuickS
+	default:
+		return expectedGPUTurnFullS
+	}
 }
 
 // ExpectedWallS estimates a run of plans in seconds, the host baseline
@@ -248,9 +257,9 @@ func ExpectedWallS(plans []DevicePlan) float64 {
 		case p.Software:
 			software += p.ExpectedS
 		default:
-			turns += p.turnS
+			turns += p.turnS()
 			if p.ExpectedS > longest {
-				longest, longestTurn = p.ExpectedS, p.turnS
+				longest, longestTurn = p.ExpectedS, p.turnS()
 			}
 		}
 	}

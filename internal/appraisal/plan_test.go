@@ -77,7 +77,7 @@ func TestPlanDevice(t *testing.T) {
 	}
 	noLib.All = true
 	if p = planOf(t, gpuDev, Options{BLAS: noLib}); p.BLAS != "all" || p.Mode != "full" || p.SoakS != DefaultSoak.Seconds() ||
-		p.ExpectedS != expectedGPUFullS+DefaultSoak.Seconds() || p.turnS != expectedGPUTurnFullS {
+		p.ExpectedS != expectedGPUFullS+DefaultSoak.Seconds() || p.turnS() != expectedGPUTurnFullS {
 		t.Errorf("GPU, --blas, full: %+v", p)
 	}
 

@@ -225,12 +225,12 @@ func TestSortOutcomes(t *testing.T) {
 // holds every other device idle), and software adapters, which share the
 // host's cores, still add up.
 func TestExpectedWall(t *testing.T) {
-	gpus := []DevicePlan{{ExpectedS: 200, Schedule: ScheduleConcurrent, turnS: 7}, {ExpectedS: 210, Schedule: ScheduleConcurrent, turnS: 8}}
-	if got := ExpectedWallS(gpus); got != 217 {
+	gpus := []DevicePlan{{ExpectedS: 200, Mode: "quick", Schedule: ScheduleConcurrent}, {ExpectedS: 210, Mode: "full", Schedule: ScheduleConcurrent}}
+	if got := ExpectedWallS(gpus); got != 210+expectedGPUTurnQuickS {
 		t.Errorf("GPUs at once: %g", got)
 	}
 	eight := slices.Repeat(gpus[1:], 8)
-	if got := ExpectedWallS(eight); got != 210+7*8 {
+	if got := ExpectedWallS(eight); got != 210+7*expectedGPUTurnFullS {
 		t.Errorf("8 GPUs at once: %g", got)
 	}
 	sw := []DevicePlan{{ExpectedS: 20, Software: true, Schedule: ScheduleConcurrent}, {ExpectedS: 25, Software: true, Schedule: ScheduleConcurrent}}

@@ -107,11 +107,11 @@ const formBudget = 2 * time.Second
 // all, before it is dropped (a busy host can slow any run of a software
 // device; RunFMA16's guard judges the fastest of each run it has seen);
 // then the next fastest is guarded, while one measured faster than the
-// best that held remains. Every form returned held; one never guarded could not have
-// been returned. The result's Tile names the kept form and, in brackets,
-// each other form: "over" it when it ran slower, "folded" when it was
-// dropped, "not timed" when the budget left it out. When none holds, the
-// error wraps ErrCheckFailed.
+// best that held remains. Every form returned held; one never guarded
+// could not have been returned. The result's Tile names the kept form
+// and, in brackets, each other form: "over" it when it ran slower,
+// "folded" when it was dropped, "not timed" when the budget left it out.
+// When none holds, the error wraps ErrCheckFailed.
 func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error), guard func(fma16Kernel, vk.Result) (string, error), now func() time.Time) (vk.Result, error) {
 	first, err := measureForms(forms, measure, now)
 	if err != nil {
@@ -224,13 +224,18 @@ func guardRuns(ctx context.Context, d *vk.Device, o Options, k fma16Kernel, r vk
 	if err != nil {
 		return foldRuns{}, err
 	}
-	short := k
-	short.Unroll = max(k.Unroll/4, 1)
-	u, err := runFMA16(ctx, d, o, short)
+	u, err := runFMA16(ctx, d, o, k.quarterUnrolled())
 	if err != nil {
 		return foldRuns{}, err
 	}
 	return foldRuns{k: k, full: r, half: h, short: u}, nil
+}
+
+// quarterUnrolled is k with a quarter of its unroll (at least 1): the
+// fold guard's short-unroll run.
+func (k fma16Kernel) quarterUnrolled() fma16Kernel {
+	k.Unroll = max(k.Unroll/4, 1)
+	return k
 }
 
 // faster is f with each run replaced by g's where g's ran faster (an empty
@@ -254,7 +259,7 @@ func (f foldRuns) faster(g foldRuns) foldRuns {
 func (f foldRuns) folded() string {
 	if grows(f.full, f.half, f.k) || apart(f.full, f.short) {
 		return fmt.Sprintf("%s: %.3g op/s; %.3g at half the pairs; %.3g unrolled %d times",
-			f.full.Tile, f.full.OpsPerSecond.Median, f.half.OpsPerSecond.Median, f.short.OpsPerSecond.Median, max(f.k.Unroll/4, 1))
+			f.full.Tile, f.full.OpsPerSecond.Median, f.half.OpsPerSecond.Median, f.short.OpsPerSecond.Median, f.k.quarterUnrolled().Unroll)
 	}
 	return ""
 }
