@@ -31,6 +31,11 @@ type Transfer struct {
 	// Checked is the number of bytes that arrived and were compared with
 	// what was sent, over every transfer timed (trials included).
 	Checked uint64
+	// TrialBytesPerS is Path's rate in the trial that chose it (TransferBytes
+	// over the median of its trial rounds): what a rule choosing between
+	// this and another probe's path weighs (probe.LinkTrial), so that
+	// BytesPerS, sampled after the trial, is never weighed.
+	TrialBytesPerS float64
 }
 
 // HostLinkResult is the host link in both directions.
@@ -141,7 +146,7 @@ func (l *link) measure(ctx context.Context, lim calibrationLimits) (HostLinkResu
 	if err != nil {
 		return HostLinkResult{}, err
 	}
-	upW, downW, err := l.chooseWaits(ctx, path)
+	upW, downW, upTrial, downTrial, err := l.chooseWaits(ctx, path)
 	if err != nil {
 		return HostLinkResult{}, err
 	}
@@ -151,11 +156,11 @@ func (l *link) measure(ctx context.Context, lim calibrationLimits) (HostLinkResu
 	if err != nil {
 		return HostLinkResult{}, err
 	}
-	h2d, err := l.transfer(up.path, ups)
+	h2d, err := l.transfer(up.path, ups, upTrial)
 	if err != nil {
 		return HostLinkResult{}, err
 	}
-	d2h, err := l.transfer(down.path, downs)
+	d2h, err := l.transfer(down.path, downs, downTrial)
 	return HostLinkResult{HostToDevice: h2d, DeviceToHost: d2h}, err
 }
 
@@ -171,30 +176,32 @@ func (l *link) choosePath(ctx context.Context) (string, error) {
 			return upS, err
 		}}
 	}
-	i, err := fastest(ctx, ms, linkPathTrial())
+	i, _, err := fastest(ctx, ms, linkPathTrial())
 	return paths[i], err
 }
 
 // chooseWaits runs checked rounds of path with each wait in both
-// directions, round robin, and returns the faster wait for each direction.
-func (l *link) chooseWaits(ctx context.Context, path string) (up, down waitMode, err error) {
+// directions, round robin, and returns the faster wait for each direction
+// with the median time of its trial rounds.
+func (l *link) chooseWaits(ctx context.Context, path string) (up, down waitMode, upS, downS float64, err error) {
 	waits, tr := waitModes(), linkWaitTrial()
 	upT, downT := make([][]float64, len(waits)), make([][]float64, len(waits))
 	for r := 0; r < tr.warm+tr.runs; r++ {
 		for i, w := range waits {
 			if err := ctx.Err(); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, 0, err
 			}
-			upS, downS, err := l.round(l.uploadMethod(path, w), l.downloadMethod(w))
+			u, d, err := l.round(l.uploadMethod(path, w), l.downloadMethod(w))
 			if err != nil {
-				return 0, 0, err
+				return 0, 0, 0, 0, err
 			}
 			if r >= tr.warm {
-				upT[i], downT[i] = append(upT[i], upS), append(downT[i], downS)
+				upT[i], downT[i] = append(upT[i], u), append(downT[i], d)
 			}
 		}
 	}
-	return waits[lowestMedian(upT, nil)], waits[lowestMedian(downT, nil)], nil
+	ui, di := lowestMedian(upT, nil), lowestMedian(downT, nil)
+	return waits[ui], waits[di], stats.Median(upT[ui]), stats.Median(downT[di]), nil
 }
 
 // sample times one discarded round, then as many rounds as fit lim's
@@ -217,13 +224,14 @@ func (l *link) sample(ctx context.Context, lim calibrationLimits, up, down metho
 	return ups, downs, nil
 }
 
-// transfer summarises one direction's sample times as a Transfer.
-func (l *link) transfer(path string, times []float64) (Transfer, error) {
+// transfer summarises one direction's sample times as a Transfer, whose
+// path took trialS (the median of its trial rounds) in the trial.
+func (l *link) transfer(path string, times []float64, trialS float64) (Transfer, error) {
 	rates := make([]float64, len(times))
 	for i, t := range times {
 		rates[i] = float64(l.n) / t
 	}
 	st, err := stats.Summarize(rates)
 	return Transfer{BytesPerS: st, TransferBytes: l.n, Path: path,
-		Timing: schema.TimingHostWallClock, Checked: l.checked}, err
+		Timing: schema.TimingHostWallClock, Checked: l.checked, TrialBytesPerS: float64(l.n) / trialS}, err
 }

@@ -81,6 +81,11 @@ func TestHostLinkQuick(t *testing.T) {
 		if !slices.Contains(c.paths, c.tr.Path) {
 			t.Errorf("%s: path %q not among %q", c.name, c.tr.Path, c.paths)
 		}
+		// The trial that chose the path: a rate whose transfer was timed
+		// inside the call, as the samples were.
+		if tr := c.tr.TrialBytesPerS; !(tr > 0) || float64(c.tr.TransferBytes)/tr > took {
+			t.Errorf("%s: implausible trial rate %g", c.name, tr)
+		}
 	}
 }
 

@@ -43,6 +43,11 @@ type LaunchResult struct {
 	// UploadsChecked is the number of timed uploads read back and compared
 	// byte for byte with what was sent.
 	UploadsChecked int
+	// EmptyDispatchTrialS and Upload1MiBTrialS are the kept paths' median
+	// times in the trial that chose them: what a rule choosing between
+	// this and another probe's path weighs (probe.LinkTrial), so that the
+	// figures, sampled after the trial, are never weighed.
+	EmptyDispatchTrialS, Upload1MiBTrialS float64
 }
 
 // uploadBytes is the size of the upload whose latency is measured.
@@ -83,7 +88,7 @@ func measureLaunch(ctx context.Context, d *Device, tamper tamperFunc) (LaunchRes
 	defer l.release()
 	lim := launchLimits(d.opts.Quick)
 	d.progress("launch: empty dispatch round trip")
-	dm, empty, err := l.fastestSampled(ctx, lim, l.dispatchMethods())
+	dm, emptyTrial, empty, err := l.fastestSampled(ctx, lim, l.dispatchMethods())
 	if err == nil {
 		err = l.checkCounter()
 	}
@@ -91,13 +96,13 @@ func measureLaunch(ctx context.Context, d *Device, tamper tamperFunc) (LaunchRes
 		return LaunchResult{}, fmt.Errorf("launch: empty dispatch: %w", err)
 	}
 	d.progress("launch: 1 MiB upload")
-	um, up, err := l.fastestSampled(ctx, lim, l.uploadMethods())
+	um, upTrial, up, err := l.fastestSampled(ctx, lim, l.uploadMethods())
 	if err != nil {
 		return LaunchResult{}, fmt.Errorf("launch: 1 MiB upload: %w", err)
 	}
 	return LaunchResult{EmptyDispatchRoundTripS: empty, Upload1MiBS: up,
 		Timing: schema.TimingHostWallClock, DispatchPath: dm.path, UploadPath: um.path,
-		Dispatches: l.count, UploadsChecked: l.uploads}, nil
+		Dispatches: l.count, UploadsChecked: l.uploads, EmptyDispatchTrialS: emptyTrial, Upload1MiBTrialS: upTrial}, nil
 }
 
 // method is one way of doing a timed operation: once does it and returns
@@ -130,14 +135,15 @@ func (l *launcher) uploadMethods() []method {
 	return ms
 }
 
-// fastestSampled picks the fastest of ms in a trial and samples it.
-func (l *launcher) fastestSampled(ctx context.Context, lim calibrationLimits, ms []method) (method, schema.Stat, error) {
-	i, err := fastest(ctx, ms, launchTrial())
+// fastestSampled picks the fastest of ms in a trial and samples it,
+// returning it with its trial median and its samples.
+func (l *launcher) fastestSampled(ctx context.Context, lim calibrationLimits, ms []method) (method, float64, schema.Stat, error) {
+	i, trialS, err := fastest(ctx, ms, launchTrial())
 	if err != nil {
-		return method{}, schema.Stat{}, err
+		return method{}, 0, schema.Stat{}, err
 	}
 	st, err := l.sampled(ctx, lim, ms[i].once)
-	return ms[i], st, err
+	return ms[i], trialS, st, err
 }
 
 // trial says how methods are tried against each other.
@@ -151,9 +157,10 @@ type trial struct {
 
 // fastest runs the methods tr.warm+tr.runs times each, round robin so that
 // drift in the machine hits them alike, and returns the index of the one
-// whose timed runs have the lowest median. Trial times are never reported:
-// the caller samples the winner afresh.
-func fastest(ctx context.Context, ms []method, tr trial) (int, error) {
+// whose timed runs have the lowest median, with that median. Trial times
+// are never signed: the caller samples the winner afresh, and the median
+// serves only a later choice against another probe (probe.LinkTrial).
+func fastest(ctx context.Context, ms []method, tr trial) (int, float64, error) {
 	times := make([][]float64, len(ms))
 	alive := make([]bool, len(ms))
 	for i := range alive {
@@ -165,11 +172,11 @@ func fastest(ctx context.Context, ms []method, tr trial) (int, error) {
 				continue
 			}
 			if err := ctx.Err(); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			t, err := m.once()
 			if err != nil {
-				return 0, fmt.Errorf("%s: %w", m.path, err)
+				return 0, 0, fmt.Errorf("%s: %w", m.path, err)
 			}
 			if r >= tr.warm {
 				times[i] = append(times[i], t)
@@ -179,7 +186,8 @@ func fastest(ctx context.Context, ms []method, tr trial) (int, error) {
 			prune(times, alive, tr.prune)
 		}
 	}
-	return lowestMedian(times, alive), nil
+	best := lowestMedian(times, alive)
+	return best, stats.Median(times[best]), nil
 }
 
 // prune marks as dead the methods whose first time exceeds factor times

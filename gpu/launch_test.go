@@ -27,12 +27,13 @@ func TestLaunchQuick(t *testing.T) {
 		t.Errorf("paths %q, %q are not among the methods tried", res.DispatchPath, res.UploadPath)
 	}
 	lim := launchLimits(true)
-	for name, s := range map[string]struct{ min, med, max float64 }{
-		"empty": {e.Min, e.Median, e.Max}, "upload": {u.Min, u.Median, u.Max},
+	for name, s := range map[string]struct{ min, med, max, trial float64 }{
+		"empty": {e.Min, e.Median, e.Max, res.EmptyDispatchTrialS}, "upload": {u.Min, u.Median, u.Max, res.Upload1MiBTrialS},
 	} {
 		// Plausibility, not expectation: a round trip takes more than 100 ns,
-		// and each was timed inside the call (seconds, not another unit).
-		if !(s.min > 1e-7) || s.min > s.med || s.med > s.max || s.max > took {
+		// and each was timed inside the call (seconds, not another unit);
+		// so was the kept path's trial median.
+		if !(s.min > 1e-7) || s.min > s.med || s.med > s.max || s.max > took || !(s.trial > 1e-7) || s.trial > took {
 			t.Errorf("%s: implausible times %+v", name, s)
 		}
 	}
@@ -121,12 +122,12 @@ func TestFastestPicksLowestMedian(t *testing.T) {
 		{"b", seq(9, 0.5, 2)}, // warm 9; runs 0.5, 2, 9: median 2
 		{"c", seq(0.1, 3, 3)}, // warm 0.1; runs 3, 3, 0.1: median 3
 	}
-	i, err := fastest(context.Background(), ms, trial{warm: 1, runs: 3})
-	if err != nil || ms[i].path != "a" {
-		t.Fatalf("got %d, %v; want a", i, err)
+	i, median, err := fastest(context.Background(), ms, trial{warm: 1, runs: 3})
+	if err != nil || ms[i].path != "a" || median != 1 {
+		t.Fatalf("got %d (median %g), %v; want a (median 1)", i, median, err)
 	}
 	fail := []method{{"x", func() (float64, error) { return 0, ErrCheckFailed }}}
-	if _, err := fastest(context.Background(), fail, trial{warm: 1, runs: 1}); !errors.Is(err, ErrCheckFailed) {
+	if _, _, err := fastest(context.Background(), fail, trial{warm: 1, runs: 1}); !errors.Is(err, ErrCheckFailed) {
 		t.Fatalf("got %v, want ErrCheckFailed", err)
 	}
 }
@@ -144,7 +145,7 @@ func TestFastestPrunes(t *testing.T) {
 		timed("ok", 1, 2.9, 0.1, 0.1),
 		timed("fast", 1, 1, 1, 1),
 	}
-	i, err := fastest(context.Background(), ms, trial{warm: 1, runs: 3, prune: 3})
+	i, _, err := fastest(context.Background(), ms, trial{warm: 1, runs: 3, prune: 3})
 	if err != nil || ms[i].path != "ok" {
 		t.Fatalf("got %d, %v; want ok", i, err)
 	}

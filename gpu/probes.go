@@ -104,7 +104,7 @@ func (p LaunchProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, e
 		Probe:          p.Name(),
 		Timing:         r.Timing,
 		Check:          r.check(),
-	}}, nil
+	}, Trial: &probe.LinkTrial{EmptyDispatchS: r.EmptyDispatchTrialS, Upload1MiBS: r.Upload1MiBTrialS}}, nil
 }
 
 // check is the launch probe's check: the dispatch counter equalled the
@@ -130,7 +130,8 @@ func (p HostLinkProbe) Run(ctx context.Context, d *Device) (*probe.Contribution,
 	if err != nil {
 		return nil, err
 	}
-	return &probe.Contribution{HostToDevice: r.HostToDevice.Schema(p.Name()), DeviceToHost: r.DeviceToHost.Schema(p.Name())}, nil
+	return &probe.Contribution{HostToDevice: r.HostToDevice.Schema(p.Name()), DeviceToHost: r.DeviceToHost.Schema(p.Name()),
+		Trial: &probe.LinkTrial{HostToDevice: r.HostToDevice.TrialBytesPerS, DeviceToHost: r.DeviceToHost.TrialBytesPerS}}, nil
 }
 
 // Schema is t as the card records it, named for probe: every byte that

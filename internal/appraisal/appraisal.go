@@ -183,13 +183,14 @@ func (o Options) now() func() time.Time {
 // probes, the raw-Vulkan probes, the vendor-BLAS GEMMs and the soak, each
 // with the settings the plan resolved for it.
 func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
-	if err := webgpuProbes(ctx, inst, c, p, w, lib, v); err != nil {
+	webT, err := webgpuProbes(ctx, inst, c, p, w, lib, v)
+	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := vulkanProbes(ctx, c, p, w, v, reopenWebGPU(inst, c, p.gpu, w)); err != nil {
+	if err := vulkanProbes(ctx, c, p, w, v, webT); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -210,29 +211,31 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p Devi
 // measured, then the FMA soak, when the plan soaks the FMA, started with
 // the other devices' soaks in a concurrent run), holds their
 // figures to the consistency rules, and releases the device before the
-// raw-Vulkan probes run.
-func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
+// raw-Vulkan probes run. It returns WebGPU's host link and launch trials
+// (runProbes).
+func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) (probe.LinkTrial, error) {
+	var webT probe.LinkTrial
 	opts := p.gpu
 	opts.Progress = w.lines("")
 	d, err := gpu.Open(inst, c.Adapter, opts)
 	if err != nil {
-		return err
+		return webT, err
 	}
 	defer d.Release()
 	first := probes(p.gpu.Quick)
-	if err := runProbes(ctx, w, d, first, v); err != nil {
-		return err
+	if webT, err = runProbes(ctx, w, d, first, v); err != nil {
+		return webT, err
 	}
 	held := &gpu.HeldMemory{} // the capacity probe's chunks, for the memtest
 	defer held.Release()
 	cp := capacityProbe(c, held)
 	capacity, err := runProbe(ctx, w, d, cp, v)
 	if err != nil {
-		return err
+		return webT, err
 	}
 	memtest, err := memtestProbe(c, p.gpu.Quick, w.stepsOf(), capacity, held)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
+		return webT, fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
 	}
 	then := []probe.Probe[*gpu.Device]{memtest}
 	if p.SoakLoad == SoakLoadFMA {
@@ -241,16 +244,16 @@ func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p Device
 	for _, pr := range then {
 		if _, soak := pr.(gpu.SoakProbe); soak {
 			if err := w.soakTogether(ctx); err != nil {
-				return err
+				return webT, err
 			}
 		}
 		if _, err := runProbe(ctx, w, d, pr, v); err != nil {
-			return err
+			return webT, err
 		}
 	}
 	ran := append(append(first, cp), then...)
 	w.stage("consistency")
-	return settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ran, v, w))
+	return webT, settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ran, v, w))
 }
 
 // deviceOptions are the options c's WebGPU device is opened with.

@@ -169,7 +169,7 @@ func remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema
 	} else {
 		notes = append(notes, "memtest not run: the card has no usable memory figure to take a slice of")
 	}
-	if err := runProbes(ctx, newWorker(c.Addr, ro), d, ps, v); err != nil {
+	if _, err := runProbes(ctx, newWorker(c.Addr, ro), d, ps, v); err != nil {
 		return nil, nil, err
 	}
 	note, err := remeasureBLAS(ctx, c, card, o, v)

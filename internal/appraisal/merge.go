@@ -8,15 +8,22 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// runProbes runs each of ps on d in turn and adds what it measured to v
-// (runProbe).
-func runProbes[D any](ctx context.Context, w *worker, d D, ps []probe.Probe[D], v *schema.CapabilityVector) error {
+// runProbes runs each of ps on d in turn, adds what it measured to v
+// (runProbe) and returns the host link and launch trials the probes
+// reported, for the rule between these and another backend's paths
+// (vulkanLink).
+func runProbes[D any](ctx context.Context, w *worker, d D, ps []probe.Probe[D], v *schema.CapabilityVector) (probe.LinkTrial, error) {
+	var tr probe.LinkTrial
 	for _, p := range ps {
-		if _, err := runProbe(ctx, w, d, p, v); err != nil {
-			return err
+		c, err := runProbe(ctx, w, d, p, v)
+		if err != nil {
+			return tr, err
+		}
+		if c.Trial != nil {
+			tr = tr.Join(*c.Trial)
 		}
 	}
-	return nil
+	return tr, nil
 }
 
 // runProbe runs p on d as w, records it in v.Probes with the probes its

@@ -44,7 +44,7 @@ func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (
 // behind c with the settings of its plan p: the vector kernels and the
 // host link always (in the host's turn, in a concurrent run),
 // cooperative-matrix GEMMs when asked.
-func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *schema.CapabilityVector, again webgpuAgain) error {
+func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *schema.CapabilityVector, webT probe.LinkTrial) error {
 	if c.Vulkan == nil {
 		for _, pr := range alu.VectorProbes(alu.Options{}) {
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: pr.Name(), Item: pr.Item(), Reason: c.vulkanWhy})
@@ -69,7 +69,7 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *
 	w.stage("vulkan: host link and launch")
 	to := p.transfer
 	to.Progress = w.lines("vulkan: ")
-	if err := w.inTurn(ctx, func() error { return vulkanLink(ctx, d, to, v, again) }); err != nil {
+	if err := w.inTurn(ctx, func() error { return vulkanLink(ctx, d, to, v, webT) }); err != nil {
 		return err
 	}
 	if !p.coopMat {

@@ -11,32 +11,6 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// webgpuAgain runs WebGPU probes again on a freshly opened device and
-// returns the figures they measured, joined (the WebGPU device is closed
-// while the raw-Vulkan probes run).
-type webgpuAgain func(ctx context.Context, ps ...probe.Probe[*gpu.Device]) (*probe.Contribution, error)
-
-// reopenWebGPU is c's webgpuAgain, opening the device with opts, as w.
-func reopenWebGPU(inst *gpu.Instance, c Candidate, opts gpu.Options, w *worker) webgpuAgain {
-	return func(ctx context.Context, ps ...probe.Probe[*gpu.Device]) (*probe.Contribution, error) {
-		d, err := gpu.Open(inst, c.Adapter, opts)
-		if err != nil {
-			return nil, err
-		}
-		defer d.Release()
-		var cs []*probe.Contribution
-		for _, p := range ps {
-			w.stage(p.Name() + " again (the path kept)")
-			got, err := p.Run(ctx, d)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s (re-measured): %w", ErrProbe, p.Name(), err)
-			}
-			cs = append(cs, got)
-		}
-		return joinLink(cs...), nil
-	}
-}
-
 // takeLink removes the host link and the launch figures from v and
 // returns them as a contribution (with no probe records: v keeps those).
 func takeLink(v *schema.CapabilityVector) *probe.Contribution {
@@ -47,25 +21,6 @@ func takeLink(v *schema.CapabilityVector) *probe.Contribution {
 		ic.HostToDevice, ic.DeviceToHost = nil, nil
 	}
 	return c
-}
-
-// joinLink joins the host link and launch figures of cs, a later one's
-// over an earlier one's, and their probe records.
-func joinLink(cs ...*probe.Contribution) *probe.Contribution {
-	out := &probe.Contribution{}
-	for _, c := range cs {
-		if c.HostToDevice != nil {
-			out.HostToDevice = c.HostToDevice
-		}
-		if c.DeviceToHost != nil {
-			out.DeviceToHost = c.DeviceToHost
-		}
-		if c.Launch != nil {
-			out.Launch = c.Launch
-		}
-		out.Probes = append(out.Probes, c.Probes...)
-	}
-	return out
 }
 
 // softwareTransferBytes is the raw-Vulkan host link's transfer on a
@@ -96,98 +51,86 @@ func transferOptions(c Candidate, o Options) link.TransferOptions {
 	return to
 }
 
-// vkTrial is raw Vulkan's kept paths as their families' trials measured
-// them: the figures chooseLink weighs against WebGPU's. The figures
-// signed for raw Vulkan are the kept paths' samples taken after the
-// trials, so a choice made on these does not bias them.
-type vkTrial struct{ h2d, d2h, dispatch, upload float64 }
-
-// trialOf is r's vkTrial.
-func trialOf(r link.TransferResult) vkTrial {
-	return vkTrial{h2d: r.HostToDevice.Trial.Median, d2h: r.DeviceToHost.Trial.Median,
-		dispatch: r.EmptySubmit.Trial.Median, upload: r.Upload1MiBPinned.Trial.Median}
-}
-
 // linkChoice says, figure by figure, whether raw Vulkan's path beat
 // WebGPU's: bandwidth higher, latency lower.
 type linkChoice struct{ h2d, d2h, dispatch, upload bool }
 
 // chooseLink is the rule between WebGPU's host link and launch figures
-// (web) and raw Vulkan's trials (vk): for each figure the faster path,
-// and raw Vulkan's for a figure WebGPU did not measure.
-func chooseLink(web *probe.Contribution, vk vkTrial) linkChoice {
-	var ch linkChoice
-	ch.h2d = web.HostToDevice == nil || vk.h2d > web.HostToDevice.BytesPerS.Median
-	ch.d2h = web.DeviceToHost == nil || vk.d2h > web.DeviceToHost.BytesPerS.Median
+// (web, with its trial webT) and raw Vulkan's (trial vkT): for each figure
+// the path whose trial was faster, and raw Vulkan's for a figure WebGPU
+// did not measure. Both sides are weighed on their trials, never on the
+// figures signed (probe.LinkTrial).
+func chooseLink(web *probe.Contribution, webT, vkT probe.LinkTrial) linkChoice {
+	faster := func(measured bool, webX, vkX float64, higher bool) bool {
+		switch {
+		case !measured || !(webX > 0):
+			return true
+		case higher:
+			return vkX > webX
+		default:
+			return vkX < webX
+		}
+	}
 	l := web.Launch
-	ch.dispatch = l == nil || vk.dispatch < l.EmptyDispatchS.Median
-	ch.upload = l == nil || vk.upload < l.Upload1MiBS.Median
-	return ch
+	return linkChoice{
+		h2d:      faster(web.HostToDevice != nil, webT.HostToDevice, vkT.HostToDevice, true),
+		d2h:      faster(web.DeviceToHost != nil, webT.DeviceToHost, vkT.DeviceToHost, true),
+		dispatch: faster(l != nil, webT.EmptyDispatchS, vkT.EmptyDispatchS, false),
+		upload:   faster(l != nil, webT.Upload1MiBS, vkT.Upload1MiBS, false),
+	}
 }
-
-func (c linkChoice) anyWebGPU() bool { return !c.h2d || !c.d2h || !c.dispatch || !c.upload }
 
 // vulkanLink measures the host link, the pinned 1 MiB upload and the
 // empty dispatch round trip through raw Vulkan (link.HostLinkProbe: each
 // family a short trial of its candidates, the kept path sampled afresh)
 // and keeps, figure by figure, the faster of that and WebGPU's figure
-// (chooseLink, on raw Vulkan's trial). A kept raw-Vulkan figure is its
-// fresh samples; a kept WebGPU figure was itself weighed in the choice
-// (the larger of two medians is biased upward), so WebGPU measures it
-// once more and that figure is signed. The figures not kept stay beside
+// (chooseLink, weighing raw Vulkan's trial against WebGPU's, webT). Each
+// API's signed figure is its kept path's samples, taken after its own
+// trial, so neither was weighed in the choice and the larger of two
+// medians does not bias what is signed. The figures not kept stay beside
 // the kept one, named (mergeLink). v holds WebGPU's figures on entry;
 // they are taken out, and the kept ones added.
-func vulkanLink(ctx context.Context, d *vk.Device, to link.TransferOptions, v *schema.CapabilityVector, again webgpuAgain) error {
+func vulkanLink(ctx context.Context, d *vk.Device, to link.TransferOptions, v *schema.CapabilityVector, webT probe.LinkTrial) error {
 	p := link.HostLinkProbe{Options: to}
-	vkc, r, err := p.Measure(ctx, d)
+	vkc, err := p.Run(ctx, d)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 	}
-	webFirst := takeLink(v)
-	ch := chooseLink(webFirst, trialOf(r))
-	webAgain := webFirst
-	if ch.anyWebGPU() {
-		var ps []probe.Probe[*gpu.Device]
-		if !ch.h2d || !ch.d2h {
-			ps = append(ps, gpu.HostLinkProbe{})
-		}
-		if !ch.dispatch || !ch.upload {
-			ps = append(ps, gpu.LaunchProbe{})
-		}
-		if webAgain, err = again(ctx, ps...); err != nil {
-			return err
-		}
+	var vkT probe.LinkTrial
+	if vkc.Trial != nil {
+		vkT = *vkc.Trial
 	}
-	return add(v, mergeLink(webFirst, webAgain, vkc, ch))
+	web := takeLink(v)
+	return add(v, mergeLink(web, vkc, chooseLink(web, webT, vkT)))
 }
 
 // mergeLink is the contribution of the kept figures: for each figure raw
-// Vulkan's (vl, its other candidates chained behind it) or WebGPU's
-// re-measurement (webAgain), with the paths not kept beside it — WebGPU's
-// first figure, or raw Vulkan's kept and other paths — and the
-// raw-Vulkan probes that produced a kept figure.
-func mergeLink(webFirst, webAgain, vl *probe.Contribution, ch linkChoice) *probe.Contribution {
+// Vulkan's (vl, its other candidates chained behind it) or WebGPU's (web),
+// with the paths not kept beside it — WebGPU's figure, or raw Vulkan's
+// kept and other paths — and the raw-Vulkan probes that produced a kept
+// figure.
+func mergeLink(web, vl *probe.Contribution, ch linkChoice) *probe.Contribution {
 	out := &probe.Contribution{}
-	pick := func(vulkan bool, firstWeb, againWeb, vkT *schema.Transfer) *schema.Transfer {
+	pick := func(vulkan bool, webT, vkT *schema.Transfer) *schema.Transfer {
 		if vulkan {
 			t := *vkT
-			if firstWeb != nil {
-				w := *firstWeb
+			if webT != nil {
+				w := *webT
 				w.OtherPath = vkT.OtherPath
 				t.OtherPath = &w
 			}
 			return &t
 		}
-		t := *againWeb
+		t := *webT
 		t.OtherPath = vkT
 		return &t
 	}
-	out.HostToDevice = pick(ch.h2d, webFirst.HostToDevice, webAgain.HostToDevice, vl.HostToDevice)
-	out.DeviceToHost = pick(ch.d2h, webFirst.DeviceToHost, webAgain.DeviceToHost, vl.DeviceToHost)
+	out.HostToDevice = pick(ch.h2d, web.HostToDevice, vl.HostToDevice)
+	out.DeviceToHost = pick(ch.d2h, web.DeviceToHost, vl.DeviceToHost)
 	if ch.h2d || ch.d2h {
 		out.Probes = append(out.Probes, schema.ProbeRecord{Name: link.ProbeHostLink, Version: vk.ProbeVersion})
 	}
-	out.Launch = mergeLaunch(webFirst.Launch, webAgain.Launch, vl.Launch, ch)
+	out.Launch = mergeLaunch(web.Launch, vl.Launch, ch)
 	if ch.dispatch || ch.upload {
 		out.Probes = append(out.Probes, schema.ProbeRecord{Name: link.ProbeLaunch, Version: vk.ProbeVersion})
 	}
@@ -195,16 +138,15 @@ func mergeLink(webFirst, webAgain, vl *probe.Contribution, ch linkChoice) *probe
 }
 
 // mergeLaunch builds the launch figures: each from raw Vulkan (vk) or
-// WebGPU's re-measurement (webAgain), the paths not kept in OtherPaths:
-// WebGPU's first figure and raw Vulkan's other candidates, or raw
-// Vulkan's kept path and its other candidates. webFirst is nil when
-// WebGPU measured none.
-func mergeLaunch(webFirst, webAgain, vk *schema.LaunchOverhead, ch linkChoice) *schema.LaunchOverhead {
+// WebGPU (web), the paths not kept in OtherPaths: WebGPU's figure and raw
+// Vulkan's other candidates, or raw Vulkan's kept path and its other
+// candidates. web is nil when WebGPU measured none.
+func mergeLaunch(web, vk *schema.LaunchOverhead, ch linkChoice) *schema.LaunchOverhead {
 	l := &schema.LaunchOverhead{Probe: vk.Probe, Timing: vk.Timing, Check: vk.Check}
 	if !ch.dispatch || !ch.upload {
-		l.Check = webAgain.Check
+		l.Check = web.Check
 		if !ch.dispatch && !ch.upload {
-			l.Timing = webAgain.Timing
+			l.Timing = web.Timing
 		}
 	}
 	other := func(figure string, s schema.Stat, path, probe string) {
@@ -219,22 +161,22 @@ func mergeLaunch(webFirst, webAgain, vk *schema.LaunchOverhead, ch linkChoice) *
 	}
 	if ch.dispatch {
 		l.EmptyDispatchS, l.DispatchPath = vk.EmptyDispatchS, vk.DispatchPath
-		if webFirst != nil {
-			other("empty_dispatch_s", webFirst.EmptyDispatchS, webFirst.DispatchPath, webFirst.Probe)
+		if web != nil {
+			other("empty_dispatch_s", web.EmptyDispatchS, web.DispatchPath, web.Probe)
 		}
 	} else {
-		l.EmptyDispatchS, l.DispatchPath, l.Probe = webAgain.EmptyDispatchS, webAgain.DispatchPath, webAgain.Probe
+		l.EmptyDispatchS, l.DispatchPath, l.Probe = web.EmptyDispatchS, web.DispatchPath, web.Probe
 		other("empty_dispatch_s", vk.EmptyDispatchS, vk.DispatchPath, vk.Probe)
 	}
 	vkOthers("empty_dispatch_s")
 	uploadProbe := vk.Probe
 	if ch.upload {
 		l.Upload1MiBS, l.UploadPath = vk.Upload1MiBS, vk.UploadPath
-		if webFirst != nil {
-			other("upload_1mib_s", webFirst.Upload1MiBS, webFirst.UploadPath, uploadProbeOf(webFirst))
+		if web != nil {
+			other("upload_1mib_s", web.Upload1MiBS, web.UploadPath, uploadProbeOf(web))
 		}
 	} else {
-		l.Upload1MiBS, l.UploadPath, uploadProbe = webAgain.Upload1MiBS, webAgain.UploadPath, uploadProbeOf(webAgain)
+		l.Upload1MiBS, l.UploadPath, uploadProbe = web.Upload1MiBS, web.UploadPath, uploadProbeOf(web)
 		other("upload_1mib_s", vk.Upload1MiBS, vk.UploadPath, vk.Probe)
 	}
 	vkOthers("upload_1mib_s")

@@ -38,8 +38,7 @@ func (p HostLinkProbe) Run(ctx context.Context, d *vulkan.Device) (*probe.Contri
 	return c, err
 }
 
-// Measure is Run that also returns the measurement, whose trial figures
-// decide between this probe's paths and another backend's.
+// Measure is Run that also returns the measurement.
 func (p HostLinkProbe) Measure(ctx context.Context, d *vulkan.Device) (*probe.Contribution, TransferResult, error) {
 	r, err := MeasureTransfer(ctx, d, p.Options)
 	if err != nil {
@@ -73,6 +72,8 @@ func linkContribution(r TransferResult) *probe.Contribution {
 		DeviceToHost: tr(r.DeviceToHost),
 		Launch:       l,
 		Probes:       []schema.ProbeRecord{{Name: ProbeHostLink, Version: vulkan.ProbeVersion}, {Name: ProbeLaunch, Version: vulkan.ProbeVersion}},
+		Trial: &probe.LinkTrial{HostToDevice: r.HostToDevice.Trial.Median, DeviceToHost: r.DeviceToHost.Trial.Median,
+			EmptyDispatchS: r.EmptySubmit.Trial.Median, Upload1MiBS: r.Upload1MiBPinned.Trial.Median},
 	}
 }
 

@@ -40,6 +40,10 @@ func TestHostLinkProbe(t *testing.T) {
 	if want := len(r.EmptySubmit.Others) + len(r.Upload1MiBPinned.Others); len(l.OtherPaths) != want {
 		t.Errorf("other paths %+v, want %d", l.OtherPaths, want)
 	}
+	if tr := c.Trial; tr == nil || tr.HostToDevice != r.HostToDevice.Trial.Median || tr.DeviceToHost != r.DeviceToHost.Trial.Median ||
+		tr.EmptyDispatchS != r.EmptySubmit.Trial.Median || tr.Upload1MiBS != r.Upload1MiBPinned.Trial.Median || tr.HostToDevice <= 0 || tr.EmptyDispatchS <= 0 {
+		t.Errorf("trial %+v, want the kept paths' trial medians", tr)
+	}
 	if len(c.Probes) != 2 || c.Probes[0].Name != ProbeHostLink || c.Probes[1].Name != ProbeLaunch {
 		t.Errorf("probe records %+v", c.Probes)
 	}
