@@ -32,19 +32,15 @@ func (HostLinkProbe) Name() string { return ProbeHostLink }
 func (HostLinkProbe) Version() string { return vulkan.ProbeVersion }
 
 // Run measures on d; every figure carries the exact check of the words it
-// moved. A mismatch is an error wrapping ErrCheckFailed.
+// moved, and the contribution carries the kept paths' trial figures
+// (probe.LinkTrial), which decide between this probe's paths and another
+// backend's. A mismatch is an error wrapping ErrCheckFailed.
 func (p HostLinkProbe) Run(ctx context.Context, d *vulkan.Device) (*probe.Contribution, error) {
-	c, _, err := p.Measure(ctx, d)
-	return c, err
-}
-
-// Measure is Run that also returns the measurement.
-func (p HostLinkProbe) Measure(ctx context.Context, d *vulkan.Device) (*probe.Contribution, TransferResult, error) {
 	r, err := MeasureTransfer(ctx, d, p.Options)
 	if err != nil {
-		return nil, TransferResult{}, err
+		return nil, err
 	}
-	return linkContribution(r), r, nil
+	return linkContribution(r), nil
 }
 
 // linkContribution is r as the card records it: each kept figure with the

@@ -12,11 +12,11 @@ import (
 // candidates named beside it.
 func TestHostLinkProbe(t *testing.T) {
 	d := vktest.Device(t)
-	p := HostLinkProbe{Options: TransferOptions{Bytes: 8 << 20, Quick: true}}
-	c, r, err := p.Measure(t.Context(), d)
+	r, err := MeasureTransfer(t.Context(), d, TransferOptions{Bytes: 8 << 20, Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := linkContribution(r)
 	for _, c := range []struct {
 		name string
 		c    any
