@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/big"
 	"sync"
 
 	"github.com/everycycle/appraise/internal/measure/packed"
@@ -35,9 +34,9 @@ import (
 // but adding z can need more than 53 bits, so math.FMA rounds once to
 // float64 and the conversion rounds again. That double rounding goes wrong
 // exactly when the first rounding lands on a float32 midpoint (a tie the
-// exact sum did not have); fmaF32 detects that case and redoes it exactly.
-// The kernels never round, so the probe's reference does not need
-// fmaF32; the tests use it to step the fp32 recurrence one fused
+// exact sum did not have); the tests' fmaF32 detects that case and redoes it
+// exactly. The kernels never round, so the probe's reference does not need
+// it; the tests use it to step the fp32 recurrence one fused
 // multiply-add at a time and confirm the closed form.
 
 // aluKind selects a kernel's uniform layout and reference.
@@ -305,29 +304,4 @@ func wordsErr(kernel string, r refcheck.Result) error {
 	}
 	return fmt.Errorf("%w: %s: invocation %d output %#08x, want %#08x (exact; %d invocations compared)",
 		ErrCheckFailed, kernel, r.Bad, uint32(r.Got), uint32(r.Want), r.Checked)
-}
-
-// fmaF32 is the IEEE-754 binary32 fused multiply-add: x*y + z rounded once
-// to nearest even. float64 holds x*y exactly, so math.FMA's one rounding
-// followed by the conversion to float32 is correct unless math.FMA's result
-// is a float32 midpoint (no midpoint can lie strictly between the exact sum
-// and its nearest float64, which is that result) or lies where float32 is
-// subnormal; those cases are redone with exact big.Float arithmetic.
-func fmaF32(x, y, z float32) float32 {
-	r := math.FMA(float64(x), float64(y), float64(z))
-	if !f32Midpoint(r) && (r == 0 || math.Abs(r) >= 0x1p-126) {
-		return float32(r)
-	}
-	exact := new(big.Float).SetPrec(1024)
-	exact.Mul(big.NewFloat(float64(x)), big.NewFloat(float64(y)))
-	exact.Add(exact, big.NewFloat(float64(z)))
-	f, _ := exact.Float32() // one rounding, nearest even, subnormals included
-	return f
-}
-
-// f32Midpoint reports whether r, a finite float64 in float32's normal range
-// or above, lies exactly halfway between two adjacent float32 values: its
-// 29 fraction bits below float32's precision are 1 followed by zeros.
-func f32Midpoint(r float64) bool {
-	return math.Float64bits(r)&(1<<29-1) == 1<<28
 }

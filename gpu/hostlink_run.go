@@ -88,25 +88,6 @@ func (l *link) downloadMethod(w waitMode) method {
 	return method{"mapped-readback." + w.String(), func() (float64, error) { return l.download(w) }}
 }
 
-// uploadMethods and downloadMethods list every method of each direction.
-func (l *link) uploadMethods() []method {
-	var ms []method
-	for _, p := range []string{pathStaged, pathWrite} {
-		for _, w := range waitModes() {
-			ms = append(ms, l.uploadMethod(p, w))
-		}
-	}
-	return ms
-}
-
-func (l *link) downloadMethods() []method {
-	var ms []method
-	for _, w := range waitModes() {
-		ms = append(ms, l.downloadMethod(w))
-	}
-	return ms
-}
-
 // round runs one checked round trip and returns the upload's and the
 // download's time in seconds.
 func (l *link) round(up, down method) (upS, downS float64, err error) {

@@ -133,3 +133,22 @@ func TestHostLinkPathsAndStaleData(t *testing.T) {
 		t.Fatalf("a download that copied nothing: got %v, want ErrCheckFailed", err)
 	}
 }
+
+// uploadMethods and downloadMethods list every method of each direction.
+func (l *link) uploadMethods() []method {
+	var ms []method
+	for _, p := range []string{pathStaged, pathWrite} {
+		for _, w := range waitModes() {
+			ms = append(ms, l.uploadMethod(p, w))
+		}
+	}
+	return ms
+}
+
+func (l *link) downloadMethods() []method {
+	var ms []method
+	for _, w := range waitModes() {
+		ms = append(ms, l.downloadMethod(w))
+	}
+	return ms
+}

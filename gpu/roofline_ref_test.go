@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/big"
 	"testing"
 
 	"github.com/everycycle/appraise/schema"
@@ -238,4 +239,29 @@ func TestRooflineSchemaRatio(t *testing.T) {
 	if _, err := (RooflineResult{Precision: "fma.fp32"}).SchemaRatio(); err == nil {
 		t.Error("an empty sweep made a section")
 	}
+}
+
+// fmaF32 is the IEEE-754 binary32 fused multiply-add: x*y + z rounded once
+// to nearest even. float64 holds x*y exactly, so math.FMA's one rounding
+// followed by the conversion to float32 is correct unless math.FMA's result
+// is a float32 midpoint (no midpoint can lie strictly between the exact sum
+// and its nearest float64, which is that result) or lies where float32 is
+// subnormal; those cases are redone with exact big.Float arithmetic.
+func fmaF32(x, y, z float32) float32 {
+	r := math.FMA(float64(x), float64(y), float64(z))
+	if !f32Midpoint(r) && (r == 0 || math.Abs(r) >= 0x1p-126) {
+		return float32(r)
+	}
+	exact := new(big.Float).SetPrec(1024)
+	exact.Mul(big.NewFloat(float64(x)), big.NewFloat(float64(y)))
+	exact.Add(exact, big.NewFloat(float64(z)))
+	f, _ := exact.Float32() // one rounding, nearest even, subnormals included
+	return f
+}
+
+// f32Midpoint reports whether r, a finite float64 in float32's normal range
+// or above, lies exactly halfway between two adjacent float32 values: its
+// 29 fraction bits below float32's precision are 1 followed by zeros.
+func f32Midpoint(r float64) bool {
+	return math.Float64bits(r)&(1<<29-1) == 1<<28
 }

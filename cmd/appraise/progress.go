@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -129,18 +128,6 @@ func (pr *progress) step(device, stage string, done, total float64) {
 		}
 	}
 	b.SetCurrent(int64(done / total * stepScale))
-}
-
-// bars are the keys of the bars on screen, sorted.
-func (pr *progress) bars() []string {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	keys := make([]string, 0, len(pr.steps))
-	for k := range pr.steps {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (pr *progress) current() string {

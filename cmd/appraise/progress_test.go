@@ -134,3 +134,15 @@ func TestProgressBarGoesWithItsProbe(t *testing.T) {
 		t.Errorf("bars %q, want none", got)
 	}
 }
+
+// bars are the keys of the bars on screen, sorted.
+func (pr *progress) bars() []string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	keys := make([]string, 0, len(pr.steps))
+	for k := range pr.steps {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/everycycle/appraise/internal/measure/roofline"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/schema"
 )
@@ -112,10 +111,4 @@ func blasProbe(ctx context.Context, c Candidate, o BLASOptions, v *schema.Capabi
 		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
 	}
 	return add(v, contrib)
-}
-
-// matrixRoofline holds a GEMM sweep's points against the roofline they
-// draw themselves and names it for the card (roofline.Ratio).
-func matrixRoofline(name, probe string, timing schema.TimingMethod, pts []roofline.Point, chk schema.Check) (schema.RooflineRatio, error) {
-	return roofline.Ratio(name, probe, timing, pts, chk)
 }

@@ -168,3 +168,6 @@ func TestCandidates(t *testing.T) {
 		t.Errorf("explicit: %v", c)
 	}
 }
+
+// at is element (r, c) as a float64.
+func (o operand) at(r, c int) float64 { return value(o.raw, o.t, r*o.cols+c) }

@@ -23,9 +23,6 @@ func (o operand) prefix(cols int) operand {
 	return operand{t: o.t, rows: o.rows, cols: cols, raw: o.raw[:o.t.rowBytes(o.rows*cols)]}
 }
 
-// at is element (r, c) as a float64.
-func (o operand) at(r, c int) float64 { return value(o.raw, o.t, r*o.cols+c) }
-
 // row decodes row r into dst (len cols). The decode table of a small
 // type is looked up once per row, not per element: the check decodes
 // whole rows of K elements, and at 8192³ that lookup dominated it.

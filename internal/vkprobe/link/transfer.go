@@ -194,11 +194,6 @@ func transferBytes(want uint64, info vulkan.DeviceInfo) (uint64, error) {
 // clear, so it is no pattern word.
 const poisonWord = 0xdeadbeee
 
-// patternWord is word i of round r's pattern (patternAt with r's key):
-// every word changes from round to round (with overwhelming likelihood),
-// neighbours differ, and none equals poisonWord.
-func patternWord(r uint32, i int) uint32 { return patternAt(patternKey(r), i) }
-
 // patternKey is round r's key: a 64-bit mix of r (MurmurHash3's
 // finaliser), so that the keys of consecutive rounds differ in about half
 // their bits.

@@ -474,3 +474,8 @@ func TestMeasureTransferNoKernelRoutes(t *testing.T) {
 		t.Errorf("%+v: want both directions measured and checked", r)
 	}
 }
+
+// patternWord is word i of round r's pattern (patternAt with r's key):
+// every word changes from round to round (with overwhelming likelihood),
+// neighbours differ, and none equals poisonWord.
+func patternWord(r uint32, i int) uint32 { return patternAt(patternKey(r), i) }
