@@ -23,6 +23,8 @@ set -uo pipefail
 size=${1:-8192}
 out=${OUT:-bench-out}
 mkdir -p "$out"
+# A carried bin/cublaslt.test.xz (smaller to carry) is unpacked here.
+[ -x bin/cublaslt.test ] || [ ! -f bin/cublaslt.test.xz ] || { xz -dkf bin/cublaslt.test.xz && chmod +x bin/cublaslt.test; }
 if [ ! -x bin/cublaslt.test ]; then
 	echo "bench/blas.sh: bin/cublaslt.test is missing: build it on the development machine with" >&2
 	echo "  go test -tags explore -c -o bin/cublaslt.test ./internal/probe/cublaslt" >&2
