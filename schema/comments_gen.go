@@ -64,7 +64,7 @@ var commentMap = map[string]string{
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Ratio":                "Ratio is Value ÷ OtherValue (unitless).",
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Remeasured":           "Remeasured is true when a probe behind either figure ran again\nbecause this check or another one sharing the probe disagreed at\nfirst; the values are then from the second measurement. A\ndisagreement is recorded only after that.",
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Rule":                 "Rule names the rule, e.g. \"alu-vs-soak-cold\".",
-	"github.com/everycycle/appraise/schema.ConsistencyCheck.Unit":                 "Unit is the unit of both values: \"ops/s\" or \"bytes/s\".",
+	"github.com/everycycle/appraise/schema.ConsistencyCheck.Unit":                 "Unit is the unit of both values: \"ops/s\", \"bytes/s\" or \"s\" (a\nlatency).",
 	"github.com/everycycle/appraise/schema.ConsistencyCheck.Value":                "Value and OtherValue are the two figures, in Unit.",
 	"github.com/everycycle/appraise/schema.CrossCheck":                            "CrossCheck compares one of our figures with a standard tool's figure for the same work on the same device.",
 	"github.com/everycycle/appraise/schema.CrossCheck.CeilingReason":              "CeilingReason says why MaxRatio is what it is.",

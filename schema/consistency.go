@@ -25,8 +25,9 @@ type ConsistencyCheck struct {
 	// Value and OtherValue are the two figures, in Unit.
 	Value      float64 `json:"value" validate:"gt=0"`
 	OtherValue float64 `json:"other_value" validate:"gt=0"`
-	// Unit is the unit of both values: "ops/s" or "bytes/s".
-	Unit string `json:"unit" validate:"oneof=ops/s bytes/s"`
+	// Unit is the unit of both values: "ops/s", "bytes/s" or "s" (a
+	// latency).
+	Unit string `json:"unit" validate:"oneof=ops/s bytes/s s"`
 	// Ratio is Value ÷ OtherValue (unitless).
 	Ratio float64 `json:"ratio" validate:"gt=0"`
 	// MinRatio and MaxRatio bound the Ratio the rule accepts (unitless).

@@ -11,6 +11,7 @@ import (
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
+	"github.com/everycycle/appraise/internal/vkprobe/link"
 	"github.com/everycycle/appraise/schema"
 )
 
@@ -60,10 +61,24 @@ var ErrInconsistent = errors.New("the card's own figures disagree")
 //     held the roof to 0.74–0.84 of copy on every software card before
 //     (docs/history.md). The counted operation itself, 0.25 ops/byte, costs a
 //     few per cent of the point's time at the host's compute roof.
+//   - pathBandwidthBand, pathLatencyBand: a host-link or launch figure is
+//     the path a trial found fastest, sampled afresh (vulkan_link.go);
+//     the card keeps the other paths' figures of the same quantity beside
+//     it. Should another path's figure beat the kept one, the card would
+//     say the device moves or answers faster than its own figure says.
+//     The fresh samples of one path repeat within a few per cent on a GPU
+//     (a bulk transfer's median within 0.3 % from build to build on the
+//     H200); a round trip of microseconds rides on the host's wake-ups
+//     and moved up to 14 % there. So another path may beat the kept one
+//     by at most 10 % in bandwidth and 25 % in latency. On a software
+//     adapter every path is the host's cores, shared with all else that
+//     runs, and its card records what still disagrees.
 const (
 	sameKernelBand       = 0.10
 	rooflineComputeFloor = 0.5
 	memoryBand           = 0.15
+	pathBandwidthBand    = 0.10
+	pathLatencyBand      = 0.25
 	// noFloor is the least ratio a rule without a floor records (the
 	// schema wants a positive bound).
 	noFloor = 1e-6
@@ -91,6 +106,10 @@ var (
 	srcRoofFP32  = figureSource{"webgpu-roofline", "fma.fp32"}
 	srcRoofInt32 = figureSource{"webgpu-roofline", "mad.int32"}
 	srcCopy      = figureSource{"webgpu-stream", "copy"}
+	// srcLink is raw Vulkan's host link and launch probe, with the rule
+	// that keeps a path per figure (vulkanLink): what the path rules
+	// run again.
+	srcLink = figureSource{link.ProbeHostLink, ""}
 )
 
 // consistencyRules are the rules a card's figures are held to.
@@ -108,6 +127,89 @@ func consistencyRules() []consistencyRule {
 			roofBandwidthOf("fma.fp32"), copyOf, []figureSource{srcRoofFP32, srcCopy}},
 		{"roofline-memory-int32", "roofline.mad.int32.bandwidth_bytes_per_s", "memory.bandwidth.copy", "bytes/s", 1 / (1 + memoryBand), 1 + memoryBand,
 			roofBandwidthOf("mad.int32"), copyOf, []figureSource{srcRoofInt32, srcCopy}},
+		// The path rules: the best other path's figure ÷ the kept one for
+		// bandwidth, the kept one ÷ the best other's for latency, so that
+		// the ratio is how far another path beat the kept one (above 1).
+		{"host-to-device-kept-path", "interconnect.host_to_device.other_path", "interconnect.host_to_device", "bytes/s", noFloor, 1 + pathBandwidthBand,
+			otherTransferOf(hostToDevice), keptTransferOf(hostToDevice), []figureSource{srcLink}},
+		{"device-to-host-kept-path", "interconnect.device_to_host.other_path", "interconnect.device_to_host", "bytes/s", noFloor, 1 + pathBandwidthBand,
+			otherTransferOf(deviceToHost), keptTransferOf(deviceToHost), []figureSource{srcLink}},
+		{"empty-dispatch-kept-path", "launch.empty_dispatch_s", "launch.other_paths.empty_dispatch_s", "s", noFloor, 1 + pathLatencyBand,
+			keptLatencyOf(emptyDispatch), otherLatencyOf(emptyDispatch), []figureSource{srcLink}},
+		{"upload-kept-path", "launch.upload_1mib_s", "launch.other_paths.upload_1mib_s", "s", noFloor, 1 + pathLatencyBand,
+			keptLatencyOf(upload1MiB), otherLatencyOf(upload1MiB), []figureSource{srcLink}},
+	}
+}
+
+// The host link's two directions, each read from a card's interconnect.
+func hostToDevice(ic *schema.Interconnect) *schema.Transfer { return ic.HostToDevice }
+func deviceToHost(ic *schema.Interconnect) *schema.Transfer { return ic.DeviceToHost }
+
+// keptTransferOf reads the kept path's bandwidth of the direction dir
+// selects, when another path measured it too.
+func keptTransferOf(dir func(*schema.Interconnect) *schema.Transfer) func(v *schema.CapabilityVector) (float64, bool) {
+	return func(v *schema.CapabilityVector) (float64, bool) {
+		if v.Interconnect == nil {
+			return 0, false
+		}
+		t := dir(v.Interconnect)
+		if t == nil || t.OtherPath == nil {
+			return 0, false
+		}
+		return t.BytesPerS.Median, true
+	}
+}
+
+// otherTransferOf reads the best bandwidth another path measured for the
+// direction dir selects.
+func otherTransferOf(dir func(*schema.Interconnect) *schema.Transfer) func(v *schema.CapabilityVector) (float64, bool) {
+	return func(v *schema.CapabilityVector) (float64, bool) {
+		if v.Interconnect == nil || dir(v.Interconnect) == nil {
+			return 0, false
+		}
+		best, ok := 0.0, false
+		for o := dir(v.Interconnect).OtherPath; o != nil; o = o.OtherPath {
+			best, ok = max(best, o.BytesPerS.Median), true
+		}
+		return best, ok
+	}
+}
+
+// The launch figures, as the card's other paths name them.
+const (
+	emptyDispatch = "empty_dispatch_s"
+	upload1MiB    = "upload_1mib_s"
+)
+
+// keptLatencyOf reads the kept path's launch figure, when another path
+// measured it too.
+func keptLatencyOf(figure string) func(v *schema.CapabilityVector) (float64, bool) {
+	return func(v *schema.CapabilityVector) (float64, bool) {
+		l := v.LaunchOverhead
+		if l == nil || !slices.ContainsFunc(l.OtherPaths, func(o schema.OtherLatency) bool { return o.Figure == figure }) {
+			return 0, false
+		}
+		if figure == emptyDispatch {
+			return l.EmptyDispatchS.Median, true
+		}
+		return l.Upload1MiBS.Median, true
+	}
+}
+
+// otherLatencyOf reads the lowest latency another path measured for the
+// launch figure.
+func otherLatencyOf(figure string) func(v *schema.CapabilityVector) (float64, bool) {
+	return func(v *schema.CapabilityVector) (float64, bool) {
+		if v.LaunchOverhead == nil {
+			return 0, false
+		}
+		best, ok := 0.0, false
+		for _, o := range v.LaunchOverhead.OtherPaths {
+			if o.Figure == figure && (!ok || o.LatencyS.Median < best) {
+				best, ok = o.LatencyS.Median, true
+			}
+		}
+		return best, ok
 	}
 }
 
@@ -241,6 +343,16 @@ func disagreements(checks []schema.ConsistencyCheck) []string {
 	return bad
 }
 
+// checksString says of each check its rule, ratio and band, for a
+// progress line.
+func checksString(checks []schema.ConsistencyCheck) string {
+	out := make([]string, len(checks))
+	for i, c := range checks {
+		out[i] = fmt.Sprintf("%s %.3f outside [%.3f, %.3f]", c.Rule, c.Ratio, c.MinRatio, c.MaxRatio)
+	}
+	return strings.Join(out, "; ")
+}
+
 func ruleIndex(rules []consistencyRule, name string) int {
 	return slices.IndexFunc(rules, func(r consistencyRule) bool { return r.name == name })
 }
@@ -264,11 +376,7 @@ func remeasurer(ctx context.Context, d *gpu.Device, ps []probe.Probe[*gpu.Device
 		// What disagreed, and by how much, before it is measured again:
 		// the card keeps only the checks after the re-measure.
 		if len(disagreeing) > 0 {
-			bad := make([]string, len(disagreeing))
-			for i, c := range disagreeing {
-				bad[i] = fmt.Sprintf("%s %.3f outside [%.3f, %.3f]", c.Rule, c.Ratio, c.MinRatio, c.MaxRatio)
-			}
-			w.stage("consistency: disagreeing: " + strings.Join(bad, "; "))
+			w.stage("consistency: disagreeing: " + checksString(disagreeing))
 		}
 		for _, p := range ps {
 			var items []string

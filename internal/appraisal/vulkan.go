@@ -69,7 +69,7 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *
 	w.stage("vulkan: host link and launch")
 	to := p.transfer
 	to.Progress = w.lines("vulkan: ")
-	if err := w.inTurn(ctx, func() error { return vulkanLink(ctx, d, to, v, webT) }); err != nil {
+	if err := w.inTurn(ctx, func() error { return vulkanLink(ctx, d, to, v, webT, c.Adapter.Software, w) }); err != nil {
 		return err
 	}
 	if !p.coopMat {

@@ -2,6 +2,7 @@ package appraisal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/everycycle/appraise/coopmat/vk"
@@ -88,20 +89,71 @@ func chooseLink(web *probe.Contribution, webT, vkT probe.LinkTrial) linkChoice {
 // API's signed figure is its kept path's samples, taken after its own
 // trial, so neither was weighed in the choice and the larger of two
 // medians does not bias what is signed. The figures not kept stay beside
-// the kept one, named (mergeLink). v holds WebGPU's figures on entry;
-// they are taken out, and the kept ones added.
-func vulkanLink(ctx context.Context, d *vk.Device, to link.TransferOptions, v *schema.CapabilityVector, webT probe.LinkTrial) error {
+// the kept one, named (mergeLink), and the path rules hold the kept one
+// against them (settleLink). v holds WebGPU's figures on entry; they are
+// taken out, and the kept ones added.
+func vulkanLink(ctx context.Context, d *vk.Device, to link.TransferOptions, v *schema.CapabilityVector, webT probe.LinkTrial, software bool, w *worker) error {
 	p := link.HostLinkProbe{Options: to}
-	vkc, err := p.Run(ctx, d)
-	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+	measure := func() (*probe.Contribution, probe.LinkTrial, error) {
+		vkc, err := p.Run(ctx, d)
+		if err != nil {
+			return nil, probe.LinkTrial{}, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+		}
+		var vkT probe.LinkTrial
+		if vkc.Trial != nil {
+			vkT = *vkc.Trial
+		}
+		return vkc, vkT, nil
 	}
-	var vkT probe.LinkTrial
-	if vkc.Trial != nil {
-		vkT = *vkc.Trial
-	}
+	return settleLink(v, webT, software, measure, func(bad []schema.ConsistencyCheck) {
+		w.stage("consistency: disagreeing: " + checksString(bad))
+		w.stage("consistency: " + p.Name() + " again")
+	})
+}
+
+// settleLink merges WebGPU's host-link and launch figures, taken out of
+// v, with raw Vulkan's (measure), holds the kept figures to the path rules
+// and adds them and the rules' checks to v. When a rule disagrees, it
+// says so (again) and measures raw Vulkan once more, weighed against the
+// same WebGPU figures, as settleConsistency does for every rule: what still
+// disagrees fails a GPU's card (ErrInconsistent) and is recorded on a
+// software adapter's.
+func settleLink(v *schema.CapabilityVector, webT probe.LinkTrial, software bool,
+	measure func() (*probe.Contribution, probe.LinkTrial, error), again func(bad []schema.ConsistencyCheck)) error {
 	web := takeLink(v)
-	return add(v, mergeLink(web, vkc, chooseLink(web, webT, vkT)))
+	kept := func() (*probe.Contribution, error) {
+		vkc, vkT, err := measure()
+		if err != nil {
+			return nil, err
+		}
+		return mergeLink(web, vkc, chooseLink(web, webT, vkT)), nil
+	}
+	c, err := kept()
+	if err != nil {
+		return err
+	}
+	links := linkFigures(c)
+	err = settleConsistency(links, software, func(_ []figureSource, bad []schema.ConsistencyCheck) error {
+		again(bad)
+		next, err := kept()
+		if err != nil {
+			return err
+		}
+		c, *links = next, *linkFigures(next)
+		return nil
+	})
+	if aerr := add(v, c); aerr != nil {
+		return errors.Join(err, aerr)
+	}
+	v.Consistency = append(v.Consistency, links.Consistency...)
+	return err
+}
+
+// linkFigures is a vector holding c's host-link and launch figures alone,
+// for the path rules (the other rules find none of theirs there).
+func linkFigures(c *probe.Contribution) *schema.CapabilityVector {
+	return &schema.CapabilityVector{LaunchOverhead: c.Launch,
+		Interconnect: &schema.Interconnect{HostToDevice: c.HostToDevice, DeviceToHost: c.DeviceToHost}}
 }
 
 // mergeLink is the contribution of the kept figures: for each figure raw
@@ -162,24 +214,24 @@ func mergeLaunch(web, vk *schema.LaunchOverhead, ch linkChoice) *schema.LaunchOv
 	if ch.dispatch {
 		l.EmptyDispatchS, l.DispatchPath = vk.EmptyDispatchS, vk.DispatchPath
 		if web != nil {
-			other("empty_dispatch_s", web.EmptyDispatchS, web.DispatchPath, web.Probe)
+			other(emptyDispatch, web.EmptyDispatchS, web.DispatchPath, web.Probe)
 		}
 	} else {
 		l.EmptyDispatchS, l.DispatchPath, l.Probe = web.EmptyDispatchS, web.DispatchPath, web.Probe
-		other("empty_dispatch_s", vk.EmptyDispatchS, vk.DispatchPath, vk.Probe)
+		other(emptyDispatch, vk.EmptyDispatchS, vk.DispatchPath, vk.Probe)
 	}
-	vkOthers("empty_dispatch_s")
+	vkOthers(emptyDispatch)
 	uploadProbe := vk.Probe
 	if ch.upload {
 		l.Upload1MiBS, l.UploadPath = vk.Upload1MiBS, vk.UploadPath
 		if web != nil {
-			other("upload_1mib_s", web.Upload1MiBS, web.UploadPath, uploadProbeOf(web))
+			other(upload1MiB, web.Upload1MiBS, web.UploadPath, uploadProbeOf(web))
 		}
 	} else {
 		l.Upload1MiBS, l.UploadPath, uploadProbe = web.Upload1MiBS, web.UploadPath, uploadProbeOf(web)
-		other("upload_1mib_s", vk.Upload1MiBS, vk.UploadPath, vk.Probe)
+		other(upload1MiB, vk.Upload1MiBS, vk.UploadPath, vk.Probe)
 	}
-	vkOthers("upload_1mib_s")
+	vkOthers(upload1MiB)
 	if uploadProbe != l.Probe {
 		l.UploadProbe = uploadProbe
 	}

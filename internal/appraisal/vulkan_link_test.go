@@ -1,6 +1,7 @@
 package appraisal
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -171,5 +172,121 @@ func TestNoWebGPUFigures(t *testing.T) {
 	h := v.Interconnect.HostToDevice
 	if h.OtherPath == nil || h.OtherPath.Probe != link.ProbeHostLink || len(v.LaunchOverhead.OtherPaths) != 1 || v.LaunchOverhead.Probe != link.ProbeLaunch {
 		t.Errorf("%+v %+v", h, v.LaunchOverhead)
+	}
+}
+
+// TestPathRules: the kept host-link and launch figures are held against
+// the best other path's figure of the same quantity; a card whose kept
+// path another path beat beyond the band says so, and a figure with no
+// other path has no check.
+func TestPathRules(t *testing.T) {
+	merged := func(web *schema.CapabilityVector, vl *probe.Contribution, webT probe.LinkTrial) *schema.CapabilityVector {
+		w := takeLink(web)
+		return linkFigures(mergeLink(w, vl, chooseLink(w, webT, *vl.Trial)))
+	}
+	// The trials chose raw Vulkan everywhere (as they did on the H200);
+	// its fresh samples came out as fast as its trial.
+	quiet := webT(20e9, 36e-6, 79e-6)
+	got := checkConsistency(consistencyRules(), merged(webgpuRun(20e9, 36e-6, 79e-6), vulkanRun(25e9, 18e-6, 70e-6), quiet))
+	want := map[string]float64{
+		"host-to-device-kept-path": 20e9 / 25e9, // WebGPU's 20 beside the kept 25
+		"device-to-host-kept-path": 20e9 / 25e9,
+		"empty-dispatch-kept-path": 18e-6 / 36e-6,
+		"upload-kept-path":         70e-6 / 79e-6,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("checks %+v, want the four path rules", got)
+	}
+	for _, c := range got {
+		if r, ok := want[c.Rule]; !ok || !c.Agrees || !near(c.Ratio, r) {
+			t.Errorf("%s: ratio %g agrees %t, want %g agreeing", c.Rule, c.Ratio, c.Agrees, r)
+		}
+		if err := schema.Validate(c); err != nil {
+			t.Error(err)
+		}
+	}
+	// The software card of 2026-12-04: the trial kept raw Vulkan's
+	// dispatch, whose fresh samples took 327.7 µs; WebGPU's took 104.8.
+	slow := vulkanRun(25e9, 327.7e-6, 70e-6)
+	slow.Trial.EmptyDispatchS = 90e-6
+	v := merged(webgpuRun(20e9, 104.8e-6, 79e-6), slow, webT(20e9, 104.8e-6, 79e-6))
+	verdict := verdicts(checkConsistency(consistencyRules(), v))
+	if verdict["empty-dispatch-kept-path"] || !verdict["upload-kept-path"] || !verdict["host-to-device-kept-path"] {
+		t.Errorf("verdicts %v: want the dispatch alone disagreeing", verdict)
+	}
+	// Bandwidth: the kept 25 GB/s beside another path's 28 (1.12) disagrees.
+	v.Interconnect.HostToDevice.OtherPath.BytesPerS = st(28e9)
+	if verdicts(checkConsistency(consistencyRules(), v))["host-to-device-kept-path"] {
+		t.Error("another path's 28 GB/s beside the kept 25 agrees")
+	}
+	// No other path, no check: WebGPU's figures alone, as the WebGPU
+	// probes' own rules see them.
+	for _, c := range checkConsistency(consistencyRules(), webgpuRun(20e9, 36e-6, 79e-6)) {
+		t.Errorf("a figure without another path was checked: %+v", c)
+	}
+}
+
+// webT is WebGPU's trial with the figures of webgpuRun.
+func webT(h2d, dispatch, upload float64) probe.LinkTrial {
+	return probe.LinkTrial{HostToDevice: h2d, DeviceToHost: h2d, EmptyDispatchS: dispatch, Upload1MiBS: upload}
+}
+
+func near(a, b float64) bool { return a > 0.999*b && a < 1.001*b }
+
+// TestSettleLink: a path rule that disagrees measures raw Vulkan once
+// more, weighed against the same WebGPU figures; a GPU's card fails when
+// it still disagrees, a software adapter's records it; the kept figures
+// and every check go into the card either way.
+func TestSettleLink(t *testing.T) {
+	slow := func() *probe.Contribution {
+		r := vulkanRun(25e9, 327.7e-6, 70e-6)
+		r.Trial.EmptyDispatchS = 90e-6
+		return r
+	}
+	for _, tc := range []struct {
+		name     string
+		software bool
+		runs     []*probe.Contribution
+		wantRuns int
+		wantErr  bool
+		agrees   bool
+	}{
+		{"agrees at once", false, []*probe.Contribution{vulkanRun(25e9, 18e-6, 70e-6)}, 1, false, true},
+		{"gpu, agrees when measured again", false, []*probe.Contribution{slow(), vulkanRun(25e9, 18e-6, 70e-6)}, 2, false, true},
+		{"gpu, disagrees again", false, []*probe.Contribution{slow(), slow()}, 2, true, false},
+		{"software, disagrees again", true, []*probe.Contribution{slow(), slow()}, 2, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := webgpuRun(20e9, 104.8e-6, 79e-6)
+			runs, said := 0, 0
+			measure := func() (*probe.Contribution, probe.LinkTrial, error) {
+				r := tc.runs[runs]
+				runs++
+				return r, *r.Trial, nil
+			}
+			err := settleLink(v, webT(20e9, 104.8e-6, 79e-6), tc.software, measure, func(bad []schema.ConsistencyCheck) {
+				said++
+				if len(bad) != 1 || bad[0].Rule != "empty-dispatch-kept-path" {
+					t.Errorf("disagreeing %+v", bad)
+				}
+			})
+			if runs != tc.wantRuns || said != tc.wantRuns-1 {
+				t.Errorf("raw Vulkan measured %d times, said %d, want %d", runs, said, tc.wantRuns)
+			}
+			if (err != nil) != tc.wantErr || (err != nil && !errors.Is(err, ErrInconsistent)) {
+				t.Fatalf("err %v, want an inconsistency: %t", err, tc.wantErr)
+			}
+			if v.LaunchOverhead == nil || v.Interconnect.HostToDevice == nil || len(v.Consistency) != 4 {
+				t.Fatalf("card %+v, checks %+v", v.LaunchOverhead, v.Consistency)
+			}
+			for _, c := range v.Consistency {
+				if c.Remeasured != (tc.wantRuns == 2) {
+					t.Errorf("%s remeasured %t", c.Rule, c.Remeasured)
+				}
+				if c.Rule == "empty-dispatch-kept-path" && c.Agrees != tc.agrees {
+					t.Errorf("%s agrees %t, want %t", c.Rule, c.Agrees, tc.agrees)
+				}
+			}
+		})
 	}
 }
