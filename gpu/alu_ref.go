@@ -235,13 +235,14 @@ func i32Start(i, c, l uint32) (x, y uint32) {
 func i32Output(i uint32, m mat2) uint32 {
 	h := fnvBasis
 	for c := uint32(0); c < i32Chains; c++ {
-		var xs, ys [i32Lanes]uint32
-		for l := range xs {
+		var ys [i32Lanes]uint32
+		for l := range ys {
 			x, y := i32Start(i, c, uint32(l))
-			xs[l], ys[l] = m[0]*x+m[1]*y, m[2]*x+m[3]*y
+			h = fnv(h, m[0]*x+m[1]*y)
+			ys[l] = m[2]*x + m[3]*y
 		}
-		for _, w := range append(xs[:], ys[:]...) {
-			h = fnv(h, w)
+		for _, y := range ys {
+			h = fnv(h, y)
 		}
 	}
 	return h
