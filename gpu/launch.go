@@ -225,6 +225,7 @@ type launcher struct {
 	bg      *wgpu.BindGroup
 	up      *wgpu.Buffer
 	staging *wgpu.Buffer // MapWrite|CopySrc, mapped between uploads
+	check   *wgpu.Buffer // MapRead|CopyDst: each upload read back into it
 	data    []byte
 	count   uint64 // dispatches submitted
 	uploads int    // uploads checked
@@ -266,11 +267,17 @@ func (l *launcher) setup() error {
 	if l.staging, err = l.d.newBuffer("upload-staging", uploadBytes, wgpu.BufferUsageMapWrite|wgpu.BufferUsageCopySrc); err != nil {
 		return err
 	}
+	if l.check, err = l.d.newBuffer("upload-check", uploadBytes, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst); err != nil {
+		return err
+	}
 	return l.d.mapWait(l.staging, wgpu.MapModeWrite, uploadBytes, waitBlock)
 }
 
 // release frees what the launcher created. Safe on a partial launcher.
 func (l *launcher) release() {
+	if l.check != nil {
+		l.check.Release()
+	}
 	if l.staging != nil {
 		l.staging.Release()
 	}
@@ -355,14 +362,19 @@ func (l *launcher) stagedUpload(w waitMode) (float64, error) {
 	return t, l.checkUpload()
 }
 
-// checkUpload reads the upload buffer back and compares it with l.data.
+// checkUpload reads the upload buffer back, through the launcher's own
+// read-back buffer (made once: a new one per upload cost the driver an
+// allocation each), and compares it with l.data.
 func (l *launcher) checkUpload() error {
-	err := l.d.readBack(l.up, uploadBytes, func(off uint64, chunk []byte) error {
-		if !bytes.Equal(l.view("upload", off, chunk), l.data[off:off+uint64(len(chunk))]) {
-			return fmt.Errorf("%w: upload %d read back differs from what was written", ErrCheckFailed, l.uploads)
-		}
-		return nil
-	})
+	err := l.d.run(func(enc *wgpu.CommandEncoder) error { return copyBuffer(enc, l.up, 0, l.check, uploadBytes) })
+	if err == nil {
+		err = l.d.mapRead(l.check, uploadBytes, func(b []byte) error {
+			if !bytes.Equal(l.view("upload", 0, b), l.data) {
+				return fmt.Errorf("%w: upload %d read back differs from what was written", ErrCheckFailed, l.uploads)
+			}
+			return nil
+		})
+	}
 	l.uploads++
 	return err
 }
