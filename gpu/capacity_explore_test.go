@@ -6,6 +6,7 @@
 package gpu
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -19,6 +20,15 @@ import (
 // the release. It asks whether the probe's time is the driver's per-byte
 // cost of allocating and freeing, or something of the probe's own.
 func TestCapacityTimeline(t *testing.T) {
+	for _, order := range []string{"forward", "reverse", "at-once"} {
+		t.Run(order, func(t *testing.T) { capacityTimeline(t, order) })
+	}
+}
+
+// capacityTimeline fills as TestCapacityTimeline says and releases the
+// chunks in the order named: one at a time from the first allocated or
+// from the last, or all at once as the probe does (one wait).
+func capacityTimeline(t *testing.T, order string) {
 	d := newDeviceOpts(t, Options{})
 	r := newCapacityRun(d, CapacityOptions{})
 	alloc, touch := r.alloc, r.touch
@@ -63,6 +73,17 @@ func TestCapacityTimeline(t *testing.T) {
 		t.Logf("chunk %d: %d MiB, allocation %.1f ms, clear %.1f ms", i, s.size>>20, s.allocS*1e3, s.touch*1e3)
 	}
 	start = time.Now()
+	if order == "at-once" {
+		if err := r.release(); err != nil {
+			t.Fatal(err)
+		}
+		relS := time.Since(start).Seconds()
+		t.Logf("release, all at once: %.2f s (%.1f GB/s)", relS, float64(inBytes)/relS/1e9)
+		return
+	}
+	if order == "reverse" {
+		slices.Reverse(r.held)
+	}
 	var each []float64
 	for i, b := range r.held {
 		one := time.Now()
@@ -75,6 +96,6 @@ func TestCapacityTimeline(t *testing.T) {
 	}
 	r.held = nil
 	relS := time.Since(start).Seconds()
-	t.Logf("release, one chunk at a time: %.2f s (%.1f GB/s); first %.1f ms, last %.1f ms",
-		relS, float64(inBytes)/relS/1e9, each[0]*1e3, each[len(each)-1]*1e3)
+	t.Logf("release, one chunk at a time, %s: %.2f s (%.1f GB/s); first %.1f ms, middle %.1f ms, last %.1f ms",
+		order, relS, float64(inBytes)/relS/1e9, each[0]*1e3, each[len(each)/2]*1e3, each[len(each)-1]*1e3)
 }
