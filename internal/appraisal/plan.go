@@ -82,7 +82,7 @@ type DevicePlan struct {
 // "Software device" and "Tooling"), by device class and mode. They
 // estimate; nothing is decided from them.
 const (
-	expectedSoftwareQuickS = 18
+	expectedSoftwareQuickS = 20
 	expectedSoftwareFullS  = 110
 	expectedGPUQuickS      = 40
 	expectedGPUFullS       = 58
