@@ -214,8 +214,11 @@ func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwi
 
 // arrayElements sizes each array, in vec4 elements: as large as maxBytes
 // (maxArrayBytes, or minArrayBytes for a --quick software adapter, whose
-// arrays are host RAM: the smallest past a last-level cache, as the quick
-// roofline's), the device's buffer and binding limits and the memory limit
+// arrays are host RAM: the smallest the probe accepts, as the quick
+// roofline's; a host whose last-level cache is larger holds part of them,
+// but lavapipe's loads and stores, not the memory, bound its figures,
+// which the default run's larger arrays repeat within noise,
+// docs/performance.md), the device's buffer and binding limits and the memory limit
 // allow (three arrays, read's partial sums and one staging chunk must
 // fit), in whole workgroups. It fails below minArrayBytes.
 func arrayElements(l Limits, memLimit, maxBytes uint64) (uint64, error) {

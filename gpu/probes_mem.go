@@ -64,7 +64,7 @@ func usableLimitedBy(limited string) string {
 // Coverage of the integrity probe: the share of usable memory in a full
 // run, and the cap on the region in quick mode: 256 MiB, 64 MiB on a
 // software adapter (host RAM, each word written and read by the host's
-// cores; still past a last-level cache).
+// cores).
 const (
 	IntegrityShare            = 0.95
 	quickIntegrityCap         = 256 << 20
