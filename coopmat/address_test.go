@@ -8,7 +8,7 @@ import (
 
 	"github.com/everycycle/appraise/coopmat/spirv"
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 // TestAddressedInputs runs a kernel that reads its two inputs through the

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 // expectCoopMat fails the test when $APPRAISE_EXPECT_COOPMAT ("true" or

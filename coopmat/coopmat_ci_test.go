@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 // TestRunCoopMat searches and measures every cooperative-matrix shape at

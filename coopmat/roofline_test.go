@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 // The roofline of a measured cooperative-matrix GEMM: K doubles from the

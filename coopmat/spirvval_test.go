@@ -7,7 +7,7 @@ import (
 
 	"github.com/everycycle/appraise/coopmat/spirv"
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 func TestSpirvValCoopMat(t *testing.T) {

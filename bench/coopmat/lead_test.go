@@ -15,7 +15,7 @@ import (
 
 	"github.com/everycycle/appraise/coopmat"
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 var (

@@ -11,7 +11,7 @@ import (
 
 	"github.com/everycycle/appraise/coopmat"
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 var flagPeerModule = flag.String("coopmat.peermodule", "", "path: the Vulkan peer's fp16->fp16 shmem module with its specialisation constants frozen (16x16x16, 256x256x32 blocks, B row-major, 8192^3, alpha 1, beta 0), run in our harness")

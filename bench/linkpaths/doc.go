@@ -1,7 +1,7 @@
 //go:build explore
 
 // Package linkpaths is the driver of the host link's research harness:
-// every raw-Vulkan path the product's short rule (internal/vkprobe/link)
+// every raw-Vulkan path the product's short rule (coopmat/link)
 // does not try, measured by that package's explore-tagged code
 // (link.ExploreTransfer, link.ExploreSplitCopy) with the product's own
 // buffers, kernels, patterns and checks. Bulk moves on every queue's copy

@@ -11,8 +11,8 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/everycycle/appraise/internal/vkprobe/link"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/link"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 var flagLink = flag.Bool("coopmat.transfer", false, "log every host-link path (each queue, 256 MiB) and every 1 MiB upload method")

@@ -29,8 +29,8 @@
 //
 // The probes that run on it each implement probe.Probe[*vk.Device]:
 // coopmat above it (CoopMatProbe: cooperative-matrix GEMMs and their
-// rooflines), and internal/vkprobe/alu (VectorProbes: fp64 and fp16 FMA,
-// packed dot products) and internal/vkprobe/link (HostLinkProbe: the host
+// rooflines), and coopmat/alu (VectorProbes: fp64 and fp16 FMA,
+// packed dot products) and coopmat/link (HostLinkProbe: the host
 // link and launch).
 //
 // vkext.go, vkext_device.go and vkext.h fill what

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/everycycle/appraise/internal/vkprobe/smaps"
+	"github.com/everycycle/appraise/coopmat/vk/vktest/smaps"
 )
 
 func TestImportLayout(t *testing.T) {

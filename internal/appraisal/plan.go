@@ -9,8 +9,8 @@ import (
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/internal/vkprobe/alu"
-	"github.com/everycycle/appraise/internal/vkprobe/link"
+	"github.com/everycycle/appraise/coopmat/alu"
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	gpupkg "github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/vkprobe/link"
+	"github.com/everycycle/appraise/coopmat/link"
 )
 
 // TestTransferOptions: a software adapter's raw-Vulkan host link moves

@@ -10,7 +10,7 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/vkprobe/alu"
+	"github.com/everycycle/appraise/coopmat/alu"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/vkprobe/link"
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/internal/vkprobe/link"
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/schema"
 )
 

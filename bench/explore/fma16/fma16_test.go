@@ -4,7 +4,7 @@
 // form at full size, logged on a GPU host (go test -c -tags explore -o
 // bin/fma16.test ./bench/explore/fma16/, then -test.run
 // TestFMA16FormsFullSize -fma16). Nothing here changes what the product
-// measures: its rule (internal/vkprobe/alu, fma16Forms) keeps two forms.
+// measures: its rule (coopmat/alu, fma16Forms) keeps two forms.
 package fma16
 
 import (
@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/alu"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/alu"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 var flagFMA16 = flag.Bool("fma16", false, "log every fp16 FMA form at full size")

@@ -13,7 +13,7 @@ import (
 
 	"github.com/everycycle/appraise/coopmat/spirv"
 	vulkan "github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/coopmat/spirv"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 func TestSpirvValFMA(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 
 	vulkan "github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/smaps"
+	"github.com/everycycle/appraise/coopmat/vk/vktest/smaps"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 // TestExecutables: a pipeline created to capture what the driver compiled

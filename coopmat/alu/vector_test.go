@@ -14,7 +14,7 @@ import (
 
 	"github.com/everycycle/appraise/coopmat/spirv"
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 // r16 rounds v to the nearest fp16 value (v a small multiple of 2^-2, so

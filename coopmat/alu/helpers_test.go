@@ -1,6 +1,6 @@
 package alu
 
-import "github.com/everycycle/appraise/internal/vkprobe/vktest"
+import "github.com/everycycle/appraise/coopmat/vk/vktest"
 
 // smallOptions are vktest's small options as this package's Options.
 func smallOptions() Options {

@@ -3,7 +3,7 @@ package link
 import (
 	"testing"
 
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 	"github.com/everycycle/appraise/schema"
 )
 

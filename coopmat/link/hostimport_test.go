@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	vulkan "github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
 // TestImportedBuffer copies through a buffer of imported host memory when

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/everycycle/appraise/coopmat/vk"
-	"github.com/everycycle/appraise/internal/vkprobe/vktest"
+	"github.com/everycycle/appraise/coopmat/vk/vktest"
 	"github.com/everycycle/appraise/schema"
 )
 
