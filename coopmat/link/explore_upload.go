@@ -156,6 +156,9 @@ func (s *uploadSweep) once(ri, i int, w vulkan.FenceWait, pinned bool) (float64,
 	if pinned {
 		copy(stage, s.src)
 	}
+	if err := s.copies[ri][i][slot].ResetFence(); err != nil {
+		return 0, err
+	}
 	start := time.Now()
 	if !pinned {
 		copy(stage, s.src)

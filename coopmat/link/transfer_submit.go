@@ -101,6 +101,9 @@ func (s *submitter) release() {
 // once times the submit of the recorded dispatch until its fence, waited
 // for the way w says.
 func (s *submitter) once(w vulkan.FenceWait) (float64, error) {
+	if err := s.run.ResetFence(); err != nil {
+		return 0, err
+	}
 	start := time.Now()
 	if err := s.run.Issue(w); err != nil {
 		return 0, err

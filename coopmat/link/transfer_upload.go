@@ -204,8 +204,12 @@ func (u *uploader) once(i int) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
 	copy(u.stage.Words(), u.src)
+	c := u.copies[i][len(u.rounds)]
+	if err := c.ResetFence(); err != nil {
+		return 0, err
+	}
 	start := time.Now()
-	if err := u.copies[i][len(u.rounds)].Issue(vulkan.FenceSpin); err != nil {
+	if err := c.Issue(vulkan.FenceSpin); err != nil {
 		return 0, err
 	}
 	secs := time.Since(start).Seconds()

@@ -29,6 +29,8 @@ type Device struct {
 	// AddressFn is vkGetBufferDeviceAddress; nil unless the device has
 	// buffer device addresses enabled.
 	AddressFn unsafe.Pointer
+	// submitFn is vkQueueSubmit; nil sends submits through vulkan-go.
+	submitFn unsafe.Pointer
 }
 
 // Open opens physical device index (vkEnumeratePhysicalDevices order), with
@@ -116,6 +118,7 @@ func (d *Device) createDevice() error {
 		return fmt.Errorf("vulkan: vkCreateDevice: %w", vk.Error(r))
 	}
 	d.Dev = dev
+	d.submitFn = d.Ext.deviceProc(dev, "vkQueueSubmit")
 	if f.BufferAddress {
 		d.AddressFn = d.Ext.addressFunc(dev)
 	}

@@ -70,6 +70,19 @@ typedef struct { uint32_t sType; void* pNext; uint32_t stages; char name[256]; c
 typedef struct { uint32_t sType; void* pNext; char name[256]; char description[256]; int32_t format; union { uint32_t b32; int64_t i64; uint64_t u64; double f64; } value; } cmExecStat;
 typedef struct { uint32_t sType; void* pNext; char name[256]; char description[256]; uint32_t isText; size_t dataSize; void* pData; } cmExecRepr;
 
+typedef int32_t (*cmPFNQueueSubmit)(void* queue, uint32_t n, const void* submits, void* fence);
+typedef struct {
+	uint32_t sType; const void* pNext;
+	uint32_t waitCount; const void* waits; const void* stages;
+	uint32_t cbCount; const void* cbs;
+	uint32_t signalCount; const void* signals;
+} cmSubmitInfo;
+// cm_submit submits one command buffer to queue, signalling fence.
+static int32_t cm_submit(void* fn, void* queue, void* cb, void* fence) {
+	cmSubmitInfo si = {4, NULL, 0, NULL, NULL, 1, &cb, 0, NULL};
+	return ((cmPFNQueueSubmit)fn)(queue, 1, &si, fence);
+}
+
 // cm_link chains the non-NULL structures after head, in order.
 static void cm_link(void* head, void** next, int n) {
 	cmHeader* h = (cmHeader*)head;

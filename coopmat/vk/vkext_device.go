@@ -74,6 +74,12 @@ func (e ext) addressFunc(dev vk.Device) unsafe.Pointer {
 	return e.deviceProc(dev, "vkGetBufferDeviceAddressKHR")
 }
 
+// submit calls vkQueueSubmit (fn, from submitFunc) for one command buffer
+// and fence, without building the Go-side submit structures per call.
+func submit(fn unsafe.Pointer, q vk.Queue, cb vk.CommandBuffer, fence vk.Fence) vk.Result {
+	return vk.Result(C.cm_submit(fn, unsafe.Pointer(q), unsafe.Pointer(cb), unsafe.Pointer(fence)))
+}
+
 // bufferAddress calls fn (from addressFunc) for buf, which was created with
 // usageDeviceAddress.
 func bufferAddress(fn unsafe.Pointer, dev vk.Device, buf vk.Buffer) uint64 {
