@@ -17,7 +17,7 @@ import (
 type Memory struct {
 	UsableBytes                       uint64 // min(MemAvailableBytes, CgroupFreeBytes())
 	MemAvailableBytes                 uint64 // /proc/meminfo's MemAvailable
-	Cgroup                            string // the cgroup whose limit binds, e.g. "v2:/slurm/job42"; "" when none
+	Cgroup                            string // the binding cgroup, e.g. "v2:/slurm/job42"; "" when none
 	CgroupLimitBytes, CgroupUsedBytes uint64 // its limit, and usage less the inactive file cache
 }
 
