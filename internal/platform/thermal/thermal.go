@@ -27,7 +27,7 @@ type Reading struct {
 // Rules of the envelope.
 const (
 	ColdWindow = 5 * time.Second // the load's start, after warm-up, that sets cold throughput
-	// The device throttled below Drop × cold throughput for at least Hold.
+	// A device that stays below Drop × cold throughput for Hold has throttled.
 	Drop         = 0.95
 	Hold         = 3 * time.Second
 	TailFraction = 0.25 // the load's end whose median is sustained throughput

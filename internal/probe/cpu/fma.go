@@ -180,7 +180,7 @@ func (b *fmaBench[T]) measure(ctx context.Context, plan samplePlan) (Throughput,
 }
 
 // fusedProbeInputs returns x and a for which one step of x*a + x tells fused
-// from unfused: x = 1+e and a = -(1-e), whose product rounds to -1 unfused.
+// from unfused: x = 1+e and a = -(1-e), so x*a alone rounds to -1.
 func fusedProbeInputs[T float32 | float64]() (x, a, fused, unfused T) {
 	e := T(0x1p-30)
 	var zero T
