@@ -1,7 +1,4 @@
-// Package refcheck records how a kernel's outputs compare with their
-// reference values: how many were compared, the largest relative error,
-// and the first value out of tolerance. The GPU probes (package gpu) and
-// the host CPU baseline (internal/cpubench) check their outputs with it.
+// Package refcheck records how a kernel's outputs compare with their references.
 package refcheck
 
 import (
@@ -11,8 +8,7 @@ import (
 	"sync"
 )
 
-// Result is the outcome of comparing outputs with their references. Start
-// from New; the zero value's Bad of 0 would name value 0 as failed.
+// Result is the outcome of comparing outputs with references; start from New.
 type Result struct {
 	Checked uint64  // values compared
 	MaxRel  float64 // largest relative error seen
@@ -57,8 +53,7 @@ func MergeAll(parts []Result) Result {
 	return total
 }
 
-// Err turns a failed check into an error wrapping failed (the caller's
-// ErrCheckFailed); nil when every value was within tolerance.
+// Err wraps failed (the caller's ErrCheckFailed) if a value was out of tolerance.
 func (r Result) Err(failed error, kernel string, tol float64) error {
 	if r.Bad < 0 {
 		return nil
@@ -67,8 +62,7 @@ func (r Result) Err(failed error, kernel string, tol float64) error {
 		failed, kernel, r.Bad, r.Got, r.Want, tol, r.Checked)
 }
 
-// Parallel runs part(lo, hi) over [0, n) split among the CPUs and merges
-// the results.
+// Parallel runs part(lo, hi) over [0, n) split among the CPUs, merging the results.
 func Parallel(n uint64, part func(lo, hi uint64) Result) Result {
 	workers := uint64(max(1, runtime.GOMAXPROCS(0)))
 	step := (n + workers - 1) / workers

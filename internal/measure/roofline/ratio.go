@@ -2,10 +2,7 @@ package roofline
 
 import "github.com/everycycle/appraise/schema"
 
-// Ratio holds a sweep's points against the roofline they draw themselves
-// (Analyse) and names it for the card: the precision (the figure's
-// name), the probe that ran it, how it was timed, and the check every
-// point's output passed.
+// Ratio is Analyse of pts as the card records it: precision, probe, timing, check.
 func Ratio(precision, probe string, timing schema.TimingMethod, pts []Point, chk schema.Check) (schema.RooflineRatio, error) {
 	a, err := Analyse(pts)
 	if err != nil {

@@ -1,6 +1,4 @@
-// Package stats summarises repeated timed samples: the median, min and max
-// every figure of a report carries (schema.Stat). One implementation
-// serves every probe, so every figure's median means the same thing.
+// Package stats summarises repeated timed samples as a report's figures carry them.
 package stats
 
 import (
@@ -12,12 +10,10 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrBadSample is wrapped when there is no sample, or a sample is not a
-// positive finite number (a zero time or rate means a broken timer).
+// ErrBadSample is wrapped when there is no sample or one is not positive and finite.
 var ErrBadSample = errors.New("sample is not a positive finite number")
 
-// Median is the middle of xs, the mean of the middle two for an even
-// count. xs is not modified; it must not be empty.
+// Median is the middle of xs, which must not be empty and is not modified.
 func Median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
@@ -28,8 +24,7 @@ func Median(xs []float64) float64 {
 	return (s[m-1] + s[m]) / 2
 }
 
-// Summarize returns the count, median, min and max of samples (warm-up
-// already dropped). Every sample must be a positive finite number.
+// Summarize returns the count, median, min and max of positive finite samples.
 func Summarize(samples []float64) (schema.Stat, error) {
 	if len(samples) == 0 {
 		return schema.Stat{}, fmt.Errorf("stats: no samples: %w", ErrBadSample)

@@ -25,8 +25,7 @@ type (
 	Event   struct{ p C.CUevent }
 )
 
-// Pointer is the stream's handle, for a library that enqueues work on it
-// (cuBLASLt).
+// Pointer is the stream's handle, for a library that enqueues work on it.
 func (s Stream) Pointer() unsafe.Pointer { return unsafe.Pointer(s.p) }
 
 // Valid says whether the handle was made.
@@ -38,10 +37,9 @@ func (s Stream) Valid() bool { return s.p != nil }
 // Valid says whether the handle was made.
 func (e Event) Valid() bool { return e.p != nil }
 
-// Open loads the driver library at path ("" means DefaultLibrary),
-// resolves its entry points and runs cuInit. A library that does not load
-// is a *LoadError; a failing cuInit the call's error. Either way the
-// driver cannot be used. Close releases it.
+// Open loads the driver library at path ("" means DefaultLibrary), resolves
+// its entry points and runs cuInit; a library that does not load is a
+// *LoadError. Errors name the failing call and wrap an *Error.
 func Open(path string) (*Driver, error) {
 	if path == "" {
 		path = DefaultLibrary
@@ -74,7 +72,6 @@ func (d *Driver) Close() error {
 	return nil
 }
 
-// call turns a failing CUresult into an error naming the call.
 func (d *Driver) call(name string, r C.CUresult) error {
 	if r == 0 {
 		return nil
@@ -133,8 +130,7 @@ func (d *Driver) Release(dev Device) error {
 	return d.call("cuDevicePrimaryCtxRelease", C.cu_release(d.api, C.CUdevice(dev)))
 }
 
-// SetCurrent makes c current on the calling thread; the zero Context
-// unsets it.
+// SetCurrent makes c current on the calling thread; the zero Context unsets it.
 func (d *Driver) SetCurrent(c Context) error {
 	return d.call("cuCtxSetCurrent", C.cu_current(d.api, c.p))
 }
@@ -142,8 +138,8 @@ func (d *Driver) SetCurrent(c Context) error {
 // Sync waits for the current context's work.
 func (d *Driver) Sync() error { return d.call("cuCtxSynchronize", C.cu_sync(d.api)) }
 
-// ErrPeerAccessAlreadyEnabled is the CUresult EnablePeer's *Error carries
-// when access was already enabled.
+// ErrPeerAccessAlreadyEnabled is the Code of EnablePeer's *Error when access
+// was already enabled.
 const ErrPeerAccessAlreadyEnabled = 704
 
 // EnablePeer lets the current context access peer's memory.
@@ -183,8 +179,7 @@ func (d *Driver) MemsetD32(p Ptr, w uint32, n uint64) error {
 	return d.call("cuMemsetD32", C.cu_memset32(d.api, C.CUdeviceptr(p), C.uint(w), C.size_t(n)))
 }
 
-// PeerCopyAsync enqueues a copy of n bytes from src in srcCtx to dst in
-// dstCtx on s.
+// PeerCopyAsync enqueues on s a copy of n bytes from src in srcCtx to dst in dstCtx.
 func (d *Driver) PeerCopyAsync(dst Ptr, dstCtx Context, src Ptr, srcCtx Context, n uint64, s Stream) error {
 	return d.call("cuMemcpyPeerAsync", C.cu_peercopy(d.api, C.CUdeviceptr(dst), dstCtx.p, C.CUdeviceptr(src), srcCtx.p, C.size_t(n), s.p))
 }

@@ -7,12 +7,9 @@ import (
 	"strings"
 )
 
-// Ambient reads the host's inlet (ambient) temperature in °C from the
-// kernel's hwmon sensors: the first temperature channel whose label says
-// "inlet" or "ambient" (as BMC and board drivers name the front-panel
-// sensor). It returns the sensor's path and false when there is none —
-// most hosts expose no such sensor, and then the operator's --ambient-c is
-// the only source.
+// Ambient reads the host's inlet temperature, °C, from the first hwmon channel
+// below root labelled "inlet" or "ambient", and returns that channel's input
+// file. ok is false when there is none, as on most hosts.
 func Ambient(root string) (celsius float64, sensor string, ok bool) {
 	labels, _ := filepath.Glob(filepath.Join(rootOr(root), "sys/class/hwmon/hwmon*/temp*_label"))
 	for _, l := range labels {

@@ -1,8 +1,6 @@
-// Package host reads the identity of the machine an appraisal runs on:
-// hostname, DMI board string and CPU model, for the box report.
-//
-// Read is the entry point. Every path is read below a root directory so
-// tests can use a fake tree; "" means the real system.
+// Package host reads what a box report says of the machine an appraisal runs
+// on: its identity (Read) and the memory it may use (ReadMemory). Paths are
+// read below a root directory, "" meaning the running system.
 package host
 
 import (
@@ -17,9 +15,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// Read returns the identity of this host. Files that a host may lack
-// (DMI on some arm64 boards, a CPU model line) leave fields empty; the
-// hostname is required.
+// Read returns the identity of this host. Files a host may lack leave fields
+// empty; the hostname is required.
 func Read(root string) (schema.Host, error) {
 	name, err := hostname(root)
 	if err != nil {
@@ -50,8 +47,7 @@ func hostname(root string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// dmi joins the board vendor, product name and version from DMI, skipping
-// empty and placeholder values.
+// dmi joins the DMI vendor, product and board strings, skipping placeholders.
 func dmi(root string) string {
 	var parts []string
 	for _, f := range []string{"sys_vendor", "product_name", "product_version", "board_vendor", "board_name"} {
@@ -79,8 +75,8 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// cpuModel reads the CPU model from /proc/cpuinfo: "model name" on x86,
-// else the arm64 implementer and part numbers, else the device-tree model.
+// cpuModel is /proc/cpuinfo's "model name", else the arm64 implementer and
+// part, else the device-tree model.
 func cpuModel(root string) string {
 	b, err := os.ReadFile(filepath.Join(rootOr(root), "proc/cpuinfo"))
 	if err != nil {

@@ -12,30 +12,17 @@ import (
 	"strings"
 )
 
-// Memory the process may use: the smaller of the kernel's MemAvailable
-// and what the process's memory cgroup leaves below its limit. In a
-// container or a batch job MemAvailable is the node's, so sizing from it
-// alone would overrun the cgroup's limit and end in the OOM killer.
-
-// Memory is what this process may allocate, and where the figure came
-// from.
+// Memory is what this process may allocate: the smaller of MemAvailable (the
+// node's, in a container) and what its memory cgroups leave below their limits.
 type Memory struct {
-	// UsableBytes is the smaller of MemAvailableBytes and CgroupFreeBytes
-	// (when the cgroup has a limit).
-	UsableBytes uint64
-	// MemAvailableBytes is /proc/meminfo's MemAvailable.
-	MemAvailableBytes uint64
-	// Cgroup is the memory cgroup whose limit binds ("" when no ancestor
-	// of the process's cgroup sets one), e.g. "v2:/slurm/job42".
-	Cgroup string
-	// CgroupLimitBytes and CgroupUsedBytes are that cgroup's limit and its
-	// working set (usage less its inactive file cache, which the kernel
-	// reclaims before it kills).
-	CgroupLimitBytes, CgroupUsedBytes uint64
+	UsableBytes                       uint64 // min(MemAvailableBytes, CgroupFreeBytes())
+	MemAvailableBytes                 uint64 // /proc/meminfo's MemAvailable
+	Cgroup                            string // the binding cgroup, e.g. "v2:/slurm/job42"; "" when none
+	CgroupLimitBytes, CgroupUsedBytes uint64 // its limit, and usage less the inactive file cache
 }
 
-// CgroupFreeBytes is what the binding cgroup leaves below its limit (0
-// without one).
+// CgroupFreeBytes is what the binding cgroup leaves below its limit, 0
+// without one.
 func (m Memory) CgroupFreeBytes() uint64 {
 	return cgroupLimit{limit: m.CgroupLimitBytes, used: m.CgroupUsedBytes}.free()
 }
@@ -49,9 +36,8 @@ func (m Memory) String() string {
 		m.UsableBytes>>20, m.MemAvailableBytes>>20, m.Cgroup, m.CgroupLimitBytes>>20, m.CgroupUsedBytes>>20)
 }
 
-// ReadMemory reads MemAvailable and the process's memory cgroups below
-// root ("" for the real system). A cgroup that cannot be read counts as
-// no limit; meminfo must be readable.
+// ReadMemory reads MemAvailable and the process's memory cgroups below root
+// ("" is the running system). An unreadable cgroup counts as no limit.
 func ReadMemory(root string) (Memory, error) {
 	root = rootOr(root)
 	f, err := os.Open(filepath.Join(root, "proc/meminfo"))
@@ -103,13 +89,11 @@ func ParseMemAvailable(r io.Reader) (uint64, error) {
 	return 0, errors.New("host: meminfo: no MemAvailable line")
 }
 
-// cgroupLimit is one cgroup that sets a memory limit.
 type cgroupLimit struct {
 	name        string
 	limit, used uint64
 }
 
-// free is what the cgroup leaves below its limit.
 func (l cgroupLimit) free() uint64 {
 	if l.limit <= l.used {
 		return 0
@@ -117,10 +101,8 @@ func (l cgroupLimit) free() uint64 {
 	return l.limit - l.used
 }
 
-// cgroupLimits returns every cgroup from the process's own up to the
-// hierarchy's root that sets a memory limit, for both cgroup v2 (the
-// "0::" line) and v1 (the "memory" controller's line), as self (the
-// contents of /proc/self/cgroup) names them.
+// cgroupLimits returns every cgroup from the process's own up to the root
+// that sets a memory limit, v2 and v1, as self (/proc/self/cgroup) names them.
 func cgroupLimits(root, self string) []cgroupLimit {
 	var out []cgroupLimit
 	for _, line := range strings.Split(self, "\n") {
@@ -147,11 +129,9 @@ func hasController(list, name string) bool {
 	return false
 }
 
-// walkCgroup reads limit and usage files in the cgroup at p and each of
-// its ancestors under the first mount that holds the limit file. Inside
-// a container the process's path may be the host's while the mount is
-// its own cgroup, so a path not found under a mount falls back to the
-// mount's top.
+// walkCgroup reads the cgroup at p and its ancestors under the first mount
+// holding the limit file. A path not found under the mount (a container's own
+// cgroup mount) falls back to the mount's top.
 func walkCgroup(root, version, p string, mounts []string, files cgroupFiles) []cgroupLimit {
 	var out []cgroupLimit
 	for _, mnt := range mounts {
@@ -182,9 +162,8 @@ func walkCgroup(root, version, p string, mounts []string, files cgroupFiles) []c
 	return out
 }
 
-// cgroupFiles names a cgroup version's files: the limit, the usage and
-// memory.stat's key for the inactive file cache below the cgroup (v1's
-// usage counts its children, so its hierarchical total_ key).
+// cgroupFiles names a version's limit and usage files and memory.stat's key
+// for the inactive file cache (v1: the hierarchical total_ key).
 type cgroupFiles struct{ limit, usage, inactive string }
 
 var (
@@ -192,11 +171,9 @@ var (
 	cgroupV1 = cgroupFiles{"memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"}
 )
 
-// noLimit: v1 writes "no limit" as the largest page-aligned int64
-// (9223372036854771712); anything from 2^62 on is taken as unlimited.
-const noLimit = 1 << 62
+const noLimit = 1 << 62 // v1 writes "no limit" as 2^63 less a page
 
-// readCgroupValue reads a cgroup file holding one number or "max".
+// readCgroupValue reads a cgroup file holding one number, or "max" (0).
 func readCgroupValue(file string) (uint64, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -209,8 +186,7 @@ func readCgroupValue(file string) (uint64, error) {
 	return strconv.ParseUint(s, 10, 64)
 }
 
-// statValue is the value of key in the memory.stat file stat, 0 when
-// unreadable or absent.
+// statValue is key's value in a memory.stat file, 0 when unreadable or absent.
 func statValue(stat, key string) uint64 {
 	b, err := os.ReadFile(stat)
 	if err != nil {

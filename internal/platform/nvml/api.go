@@ -7,9 +7,7 @@ import (
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// api is the part of go-nvml's library interface this package calls. The
-// process-wide library satisfies it through processAPI; tests use go-nvml's
-// mock.Interface.
+// api is the part of go-nvml's interface this package calls.
 type api interface {
 	Init() gonvml.Return
 	Shutdown() gonvml.Return
@@ -21,11 +19,8 @@ type api interface {
 	SystemGetCudaDriverVersion() (int, gonvml.Return)
 }
 
-// processAPI forwards to go-nvml's package-level functions, which share its
-// one process-wide library instance. That instance loads the versioned entry
-// points once while any reference is held, instead of once per nvml.New
-// instance, so opening a second Lib never rewrites go-nvml's function
-// variables under a Lib that is in use.
+// processAPI forwards to go-nvml's one process-wide library, which loads the
+// versioned entry points once: a second Lib never rewrites them under another.
 type processAPI struct{}
 
 func (processAPI) Init() gonvml.Return                  { return gonvml.Init() }
@@ -49,9 +44,8 @@ func (processAPI) DeviceGetHandleByPciBusId(busID string) (gonvml.Device, gonvml
 	return gonvml.DeviceGetHandleByPciBusId(busID)
 }
 
-// probeLoader explains why the library could not be loaded: go-nvml's Init
-// reduces the loader's message to ERROR_LIBRARY_NOT_FOUND, so load it once
-// more the same way (RTLD_LAZY|RTLD_GLOBAL) to get dlerror's text.
+// probeLoader loads the library once more for dlerror's text, which go-nvml's
+// Init reduces to ERROR_LIBRARY_NOT_FOUND.
 func probeLoader() error {
 	lib := dl.New(LibraryName, dl.RTLD_LAZY|dl.RTLD_GLOBAL)
 	if err := lib.Open(); err != nil {
@@ -61,20 +55,13 @@ func probeLoader() error {
 	return errors.New("not found when NVML initialised, present a moment later")
 }
 
-// symbols records which entry points that come and go between driver
-// versions this library has. Calling one it lacks would not fail but abort
-// the process (go-nvml links them as unresolved symbols), so every call to
-// one of these goes through a check of the matching flag.
+// symbols records which version-dependent entry points the library has.
+// Calling one it lacks aborts the process, so each such call checks first.
 type symbols struct {
-	// temperature: nvmlDeviceGetTemperature, deprecated in the r580 (CUDA
-	// 13.0) headers; temperatureV: its successor, nvmlDeviceGetTemperatureV.
-	temperature, temperatureV bool
-	// eventReasons: nvmlDeviceGetCurrentClocksEventReasons (r535 and later);
-	// throttleReasons: its deprecated predecessor.
-	eventReasons, throttleReasons bool
+	temperature, temperatureV     bool // nvmlDeviceGetTemperature and its successor, …V
+	eventReasons, throttleReasons bool // nvmlDeviceGetCurrentClocksEventReasons and its predecessor
 }
 
-// lookupSymbols asks the loaded library which of the entry points exist.
 func lookupSymbols(x gonvml.ExtendedInterface) symbols {
 	has := func(name string) bool { return x.LookupSymbol(name) == nil }
 	return symbols{

@@ -15,7 +15,7 @@ import (
 // read, and TestOpenWithoutLibrary covers that path). On a GPU host build
 // and run it with
 //
-//	go test -c -o bin/nvml.test ./internal/nvml/
+//	go test -c -o bin/nvml.test ./internal/platform/nvml/
 //	bin/nvml.test -test.run OnHardware -test.v
 //
 // to print each card's identity and two samples.

@@ -7,8 +7,7 @@ import (
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// VBIOSHashSource names what VBIOSHash hashes, for the report's record of
-// where a card's VBIOS hash came from.
+// VBIOSHashSource names what VBIOSHash hashes.
 const VBIOSHashSource = "vendor-version"
 
 // Keys of Identity.Missing, one per field.
@@ -22,45 +21,23 @@ const (
 	FieldMemoryTotalBytes = "memory_total_bytes"
 )
 
-// Identity is what NVML says names a card. It is metadata only: no field
-// enters a score. Each field is read on its own; one NVML does not support
-// stays at its zero value and Missing says why.
+// Identity is what NVML says names a card; it is metadata only. A field NVML
+// does not support stays zero and Missing says why.
 type Identity struct {
-	// Name is the product name, e.g. "NVIDIA H200".
-	Name string
-	// Serial is the board serial number printed on the card.
-	Serial string
-	// UUID is the GPU's UUID, e.g. "GPU-…".
-	UUID string
-	// VBIOSVersion is the VBIOS version string exactly as NVML reports it.
-	VBIOSVersion string
-	// BusID is the bus address in sysfs form, "0000:00:06.0".
-	BusID string
-	// PCIDeviceID is the PCI device id in the high 16 bits and the vendor
-	// id in the low 16 bits, as NVML reports it (0x233510de for an H200).
-	PCIDeviceID uint32
-	// PCISubsystemID is the subsystem device id in the high 16 bits and the
-	// subsystem vendor id in the low 16 bits (0x18bf10de on the H200).
-	PCISubsystemID uint32
-	// BoardPartNumber is the board's part number.
-	BoardPartNumber string
-	// MemoryTotalBytes is the device memory NVML reports as total, bytes.
-	MemoryTotalBytes uint64
-	// Missing maps each Field… key that could not be read to the NVML
-	// error that says why; nil when every field was read.
-	Missing map[string]string
+	Name             string
+	Serial           string // printed on the board
+	UUID             string // "GPU-…"
+	VBIOSVersion     string // as NVML reports it
+	BusID            string // sysfs form, "0000:00:06.0"
+	PCIDeviceID      uint32 // device id << 16 | vendor id
+	PCISubsystemID   uint32 // subsystem device id << 16 | subsystem vendor id
+	BoardPartNumber  string
+	MemoryTotalBytes uint64            // bytes
+	Missing          map[string]string // Field… key → NVML's error; nil when none is
 }
 
-// VBIOSHash returns the lower-case hex SHA-256 of the VBIOS version string,
-// byte for byte as NVML reported it (source VBIOSHashSource), or "" for an
-// empty version, which names no VBIOS.
-//
-// The VBIOS hash should be of the ROM image, but NVIDIA data-centre hosts
-// like the H200 pass-through VMs expose no sysfs "rom" file, and NVML has no
-// call that returns the image. The version string is the closest identity
-// NVML gives: it tells VBIOS builds apart, though not two images that carry
-// the same version. Reports record the source so the two kinds of hash are
-// never compared with each other.
+// VBIOSHash returns the lower-case hex SHA-256 of a VBIOS version string, ""
+// for an empty one. It tells builds apart, not two images of one version.
 func VBIOSHash(version string) string {
 	if version == "" {
 		return ""
@@ -69,10 +46,9 @@ func VBIOSHash(version string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Identity reads the card's identity. Fields NVML cannot give are left
-// empty and listed in Missing. The error is non-nil only when the device or
-// library as a whole failed (ErrClosed, ErrGPULost, a driver gone away); the
-// Identity then holds what was read before.
+// Identity reads the card's identity, listing in Missing what NVML cannot
+// give. The error is non-nil only when the device or library as a whole
+// failed (ErrClosed, ErrGPULost); the Identity then holds what was read.
 func (d *Device) Identity() (Identity, error) {
 	var id Identity
 	err := d.lib.use(func() error {
@@ -92,7 +68,6 @@ func (d *Device) Identity() (Identity, error) {
 	return id, err
 }
 
-// readPCI fills the PCI ids and bus address from one nvmlDeviceGetPciInfo.
 func (d *Device) readPCI(f *fields, id *Identity) {
 	p, r := d.dev.GetPciInfo()
 	if !f.ok(FieldPCI, "nvmlDeviceGetPciInfo", r) {
@@ -107,7 +82,6 @@ func (d *Device) readPCI(f *fields, id *Identity) {
 	}
 }
 
-// cString returns the NUL-terminated text in a C char array.
 func cString(b []int8) string {
 	s := make([]byte, 0, len(b))
 	for _, c := range b {
@@ -138,7 +112,6 @@ func (f *fields) ok(key, op string, r gonvml.Return) bool {
 	return false
 }
 
-// str runs a string query, returning "" when it fails.
 func (f *fields) str(key, op string, get func() (string, gonvml.Return)) string {
 	s, r := get()
 	if !f.ok(key, op, r) {
@@ -147,7 +120,6 @@ func (f *fields) str(key, op string, get func() (string, gonvml.Return)) string 
 	return s
 }
 
-// note records why key is missing.
 func (f *fields) note(key, reason string) {
 	if f.missing == nil {
 		f.missing = map[string]string{}

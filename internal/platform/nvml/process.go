@@ -6,32 +6,18 @@ import (
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// valueNotAvailable is NVML_VALUE_NOT_AVAILABLE as an unsigned 64-bit
-// field holds it: what nvmlProcessInfo_t's usedGpuMemory carries when the
-// driver cannot say (under Windows WDDM, or without the privilege).
-const valueNotAvailable = ^uint64(0)
+const valueNotAvailable = ^uint64(0) // NVML_VALUE_NOT_AVAILABLE: usedGpuMemory unknown
 
-// Process is a process that holds a context on a device, as NVML lists
-// it.
+// Process is a process with a context on a device, as NVML lists it.
 type Process struct {
-	// PID is the process id NVML reports. Recent drivers translate it into
-	// the caller's PID namespace and leave out processes outside it; older
-	// ones report the host's pid.
-	PID uint32
-	// UsedMemoryBytes is the device memory the process holds, in bytes;
-	// meaningful only when MemoryKnown.
-	UsedMemoryBytes uint64
-	// MemoryKnown is false when NVML could not say how much it holds.
-	MemoryKnown bool
-	// Compute and Graphics say which of NVML's lists named it (a process
-	// with both kinds of context is in both).
-	Compute, Graphics bool
+	PID               uint32 // recent drivers translate it into the caller's PID namespace
+	UsedMemoryBytes   uint64 // meaningful only when MemoryKnown
+	MemoryKnown       bool
+	Compute, Graphics bool // which of NVML's lists named it
 }
 
 // Processes lists every process with a compute or graphics context on the
-// device (nvmlDeviceGetComputeRunningProcesses and
-// nvmlDeviceGetGraphicsRunningProcesses), once each, in pid order. The
-// calling process is among them once it has a context of its own.
+// device, once each, in pid order; the caller's once it has a context.
 func (d *Device) Processes() ([]Process, error) {
 	var out []Process
 	err := d.lib.use(func() error {
@@ -49,8 +35,7 @@ func (d *Device) Processes() ([]Process, error) {
 	return out, err
 }
 
-// mergeProcesses joins the two lists by pid, keeping the larger known
-// memory figure of a process in both.
+// mergeProcesses joins the lists by pid, keeping the larger known memory.
 func mergeProcesses(compute, graphics []gonvml.ProcessInfo) []Process {
 	byPID := map[uint32]*Process{}
 	add := func(infos []gonvml.ProcessInfo, graphics bool) {
@@ -77,10 +62,8 @@ func mergeProcesses(compute, graphics []gonvml.ProcessInfo) []Process {
 	return out
 }
 
-// UtilizationPercent is the percentage of the driver's last sample period
-// (between 1/6 s and 1 s, by product) during which one or more kernels ran
-// on the device (nvmlDeviceGetUtilizationRates' gpu figure). It counts
-// every process's kernels, the caller's included.
+// UtilizationPercent is the percentage of the driver's last sample period in
+// which any process's kernels, the caller's included, ran on the device.
 func (d *Device) UtilizationPercent() (float64, error) {
 	var pct float64
 	err := d.lib.use(func() error {

@@ -11,8 +11,7 @@ import (
 	"github.com/everycycle/appraise/internal/platform/thermal"
 )
 
-// Bits of the clocks-event (formerly "clocks throttle") reason mask that
-// NVML reports, from go-nvml's constants. More than one may be set at once.
+// Bits of NVML's clocks-event (formerly throttle) reason mask; several may be set.
 const (
 	ReasonGPUIdle              uint64 = gonvml.ClocksEventReasonGpuIdle
 	ReasonApplicationsClocks   uint64 = gonvml.ClocksEventReasonApplicationsClocksSetting
@@ -45,10 +44,9 @@ var reasonNames = [...]struct {
 	{ReasonReliability, "reliability"},
 }
 
-// ThrottleNames decodes a clocks-event reason mask into snake_case names in
-// bit order, e.g. 0x24 → ["sw_power_cap", "sw_thermal_slowdown"]. A bit this
-// package does not know becomes "bit_N" (N its index), so no reason a newer
-// driver reports is dropped. A zero mask (clocks not held back) gives nil.
+// ThrottleNames decodes a reason mask into snake_case names in bit order,
+// e.g. 0x24 → ["sw_power_cap", "sw_thermal_slowdown"]. An unknown bit N
+// becomes "bit_N"; a zero mask gives nil.
 func ThrottleNames(mask uint64) []string {
 	var names []string
 	for _, r := range reasonNames {
@@ -65,11 +63,9 @@ func ThrottleNames(mask uint64) []string {
 	return names
 }
 
-// Sample reads temperature, power, clocks and throttle reasons once. Fields
-// NVML cannot give are NaN or 0 and listed in Missing. Power is averaged
-// by the driver over about a second. The error is non-nil
-// only when the device or library as a whole failed (ErrClosed, ErrGPULost,
-// a driver gone away), which must end a soak.
+// Sample reads temperature, power (averaged by the driver over about a
+// second), clocks and throttle reasons once; a field NVML cannot give is NaN
+// or 0 and listed in Missing. An error means the device or library failed.
 func (d *Device) Sample() (thermal.Sample, error) {
 	s := thermal.Sample{At: time.Now(), TemperatureC: math.NaN(), PowerW: math.NaN()}
 	err := d.lib.use(func() error {
@@ -95,8 +91,7 @@ func (d *Device) Sample() (thermal.Sample, error) {
 	return s, err
 }
 
-// temperature reads the GPU core temperature, °C, through the call the
-// driver has, preferring the older one that every driver up to r580 keeps.
+// temperature reads the core temperature, °C, preferring the older call.
 func (d *Device) temperature() (float64, gonvml.Return, string) {
 	switch {
 	case d.lib.syms.temperature:
@@ -109,8 +104,7 @@ func (d *Device) temperature() (float64, gonvml.Return, string) {
 	return math.NaN(), gonvml.ERROR_FUNCTION_NOT_FOUND, "nvmlDeviceGetTemperature"
 }
 
-// reasons reads the clocks-event reason mask through the newest call the
-// driver has.
+// reasons reads the reason mask through the newest call the driver has.
 func (d *Device) reasons() (uint64, gonvml.Return, string) {
 	switch {
 	case d.lib.syms.eventReasons:
@@ -123,10 +117,7 @@ func (d *Device) reasons() (uint64, gonvml.Return, string) {
 	return 0, gonvml.ERROR_FUNCTION_NOT_FOUND, "nvmlDeviceGetCurrentClocksEventReasons"
 }
 
-// PowerLimitW is the board power limit the driver enforces, in watts
-// (nvmlDeviceGetEnforcedPowerLimit: the lowest of the limits in force,
-// the operator's and the board's). A soak's sustained power is judged
-// against it.
+// PowerLimitW is the lowest power limit in force (operator's or board's), in watts.
 func (d *Device) PowerLimitW() (float64, error) {
 	var w float64
 	err := d.lib.use(func() error {

@@ -11,29 +11,15 @@ import (
 	"github.com/everycycle/appraise/internal/platform/pci"
 )
 
-// Client is one DRM client, an open file of a DRM device, as the kernel's
-// client statistics in /proc/<pid>/fdinfo/<fd> describe it (Linux
-// Documentation/gpu/drm-usage-stats.rst).
+// Client is one DRM client, an open file of a DRM device, as its
+// /proc/<pid>/fdinfo/<fd> statistics describe it (drm-usage-stats).
 type Client struct {
-	// PID is the process the file was found in; where duplicated or
-	// inherited descriptors share the client, the lowest such pid.
-	PID int
-	// ID is drm-client-id, one per open file description.
-	ID uint64
-	// PDev is drm-pdev, the device's PCI address in sysfs form.
-	PDev string
-	// Activity is the sum of the client's engine counters: drm-engine-<e>
-	// (nanoseconds busy) and drm-cycles-<e> (cycles). Only whether it
-	// grows between two readings matters.
-	Activity uint64
-	// Engines is true when the driver reports any engine counter, that
-	// is, when these statistics can show the client's use of the device.
-	Engines bool
-	// MemoryBytes is the device memory the client holds, in bytes
-	// (drm-resident-<region>, else drm-memory-<region>, over the vram and
-	// local regions); meaningful only when MemoryKnown.
-	MemoryBytes uint64
-	// MemoryKnown is true when the driver reports device memory.
+	PID         int    // the lowest pid holding the client's file
+	ID          uint64 // drm-client-id, one per open file description
+	PDev        string // drm-pdev, sysfs form
+	Activity    uint64 // sum of drm-engine-* (ns) and drm-cycles-*; only its growth matters
+	Engines     bool   // the driver reports an engine counter
+	MemoryBytes uint64 // vram or local regions held; meaningful only when MemoryKnown
 	MemoryKnown bool
 }
 
@@ -87,14 +73,13 @@ func ParseFdinfo(data []byte) (c Client, ok bool) {
 	return c, haveID && c.PDev != ""
 }
 
-// memory sums a client's device-memory regions of one key family.
 type memory struct {
 	bytes uint64
 	known bool
 }
 
-// add counts region's value ("<uint> [KiB|MiB|GiB]") when the region is
-// device memory: "vram…" (amdgpu, nouveau) or "local…" (Intel).
+// add counts region's value ("<uint> [KiB|MiB|GiB]") if it is device
+// memory: "vram…" (amdgpu, nouveau) or "local…" (Intel).
 func (m *memory) add(region, val string) {
 	if !strings.HasPrefix(region, "vram") && !strings.HasPrefix(region, "local") {
 		return
@@ -113,18 +98,15 @@ func (m *memory) add(region, val string) {
 	m.known = true
 }
 
-// leadingUint parses the number before an optional unit ("123 ns").
 func leadingUint(val string) (uint64, bool) {
 	num, _, _ := strings.Cut(val, " ")
 	n, err := strconv.ParseUint(num, 10, 64)
 	return n, err == nil
 }
 
-// ScanClients reads every DRM client of every process below root ("" is
-// the running system): root/proc/<pid>/fdinfo/<fd>. Processes that end
-// during the scan, and those whose descriptors this user may not read,
-// are passed over; the error is non-nil only when root/proc cannot be
-// listed.
+// ScanClients reads every DRM client of every process below root ("" is the
+// running system), passing over processes it cannot read. It fails only when
+// root/proc cannot be listed.
 func ScanClients(root string) (Clients, error) {
 	proc := filepath.Join(rootOr(root), "proc")
 	entries, err := os.ReadDir(proc)
@@ -142,7 +124,6 @@ func ScanClients(root string) (Clients, error) {
 	return out, nil
 }
 
-// scanProcess adds the DRM clients in one process's fdinfo directory.
 func scanProcess(dir string, pid int, out Clients) {
 	fds, err := os.ReadDir(dir)
 	if err != nil {
@@ -176,10 +157,8 @@ func (cs Clients) Of(pdev string) Clients {
 	return out
 }
 
-// Active returns the clients in after, not ours, that used their device
-// since before: those whose engine counters grew, and those new since
-// before whose counters are not zero. ours reports whether a pid is the
-// caller's own (or its child's).
+// Active returns the clients in after, not ours, whose engine counters grew
+// since before, or are not zero for a client new since before.
 func Active(before, after Clients, ours func(pid int) bool) []Client {
 	var out []Client
 	for k, c := range after {
@@ -194,8 +173,7 @@ func Active(before, after Clients, ours func(pid int) bool) []Client {
 	return out
 }
 
-// Comm is the command name of process pid below root (/proc/<pid>/comm),
-// "" when it cannot be read.
+// Comm is the command name of process pid below root, "" when unreadable.
 func Comm(root string, pid int) string {
 	b, err := os.ReadFile(filepath.Join(rootOr(root), "proc", strconv.Itoa(pid), "comm"))
 	if err != nil {
@@ -204,12 +182,10 @@ func Comm(root string, pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// maxDepth bounds the walk up the process tree in Descends.
-const maxDepth = 64
+const maxDepth = 64 // bounds Descends's walk up the process tree
 
-// Descends reports whether pid is self or one of its descendants, by the
-// PPid lines of root/proc/<pid>/status. A process that cannot be read is
-// not self's.
+// Descends reports whether pid is self or its descendant, by the PPid lines of
+// root/proc/<pid>/status. A process that cannot be read is not.
 func Descends(root string, pid, self int) bool {
 	for range maxDepth {
 		if pid == self {
@@ -227,7 +203,6 @@ func Descends(root string, pid, self int) bool {
 	return false
 }
 
-// parentOf reads the PPid line of root/proc/<pid>/status.
 func parentOf(root string, pid int) (int, bool) {
 	b, err := os.ReadFile(filepath.Join(rootOr(root), "proc", strconv.Itoa(pid), "status"))
 	if err != nil {
@@ -242,7 +217,6 @@ func parentOf(root string, pid int) (int, bool) {
 	return 0, false
 }
 
-// rootOr is root, or "/" for the running system.
 func rootOr(root string) string {
 	if root == "" {
 		return "/"

@@ -10,16 +10,14 @@ import (
 
 // look is one reading of one device.
 type look struct {
-	when  time.Time
-	at    float64                // when, in seconds since the watch began
-	procs []schema.SharedProcess // other processes its vendor lists now
-	util  []schema.UtilizationSample
-	// clients are its DRM clients, ours included; nil when /proc could
-	// not be read.
-	clients Clients
+	when    time.Time
+	at      float64                // when, in seconds since the watch began
+	procs   []schema.SharedProcess // other processes its vendor lists now
+	util    []schema.UtilizationSample
+	clients Clients // its DRM clients, ours included; nil when /proc was unreadable
 }
 
-// lookAll reads each of devs once; /proc is scanned once for all of them.
+// lookAll reads each of devs once, scanning /proc once for all.
 func (w *Watch) lookAll(devs []*device, stage string) []look {
 	when := w.env.now()
 	at := math.Round(when.Sub(w.start).Seconds()*1000) / 1000
@@ -37,8 +35,6 @@ func (w *Watch) lookAll(devs []*device, stage string) []look {
 	return out
 }
 
-// readVendor asks d's vendor (NVML) for the processes on d and its
-// utilization.
 func (w *Watch) readVendor(d *device, l *look, stage string) {
 	if d.Vendor == nil {
 		return
@@ -66,8 +62,6 @@ func (w *Watch) readVendor(d *device, l *look, stage string) {
 	}
 }
 
-// readKernel takes d's DRM clients from the scan of /proc, and amdgpu's
-// busy figure from sysfs.
 func (w *Watch) readKernel(d *device, l *look, stage string, all Clients, scanErr error) {
 	if scanErr != nil {
 		d.note("DRM client statistics: " + scanErr.Error())
@@ -85,9 +79,8 @@ func (w *Watch) readKernel(d *device, l *look, stage string, all Clients, scanEr
 	}
 }
 
-// activeProcs are the processes behind the DRM clients that used the
-// device between two readings, once per process (its clients' memory
-// summed). Nothing is judged when either reading is missing.
+// activeProcs are the processes behind the DRM clients that used the device
+// between two readings, once each; nil when either reading is missing.
 func (w *Watch) activeProcs(before, after Clients, at float64) []schema.SharedProcess {
 	if before == nil || after == nil {
 		return nil

@@ -1,23 +1,9 @@
-// Package occupancy finds other users of a GPU, so that an appraisal
-// either has the device to itself or its card says who else ran.
-//
-// Three sources, each read where it applies:
-//   - the driver's own account, NVML for an NVIDIA card ([Vendor], which
-//     *nvml.Device satisfies): the processes holding a compute or graphics
-//     context, and how busy the GPU is;
-//   - the kernel's DRM client statistics ([ScanClients], [Active]): a
-//     client of the device whose engine counters grow between two
-//     readings is using it;
-//   - amdgpu's gpu_busy_percent in sysfs ([BusyPercent]).
-//
-// Start with [New] over the run's devices ([Target]); [Watch.Start] looks
-// before anything is probed, [Watch.Stage] at each stage of the run
-// ([Watch.Step] through a long one), [Watch.Final] as it ends, and
-// [Watch.Record] gives each card its schema.SharedUse. A device in use
-// fails Start or Stage with a [*BusyError] (wrapping [ErrBusy]) unless
-// the watch allows sharing; then it is recorded. Everything is read below
-// an injected root, with an injected clock, and the caller's own process
-// and its children are never another user.
+// Package occupancy finds other users of a GPU, so that an appraisal either
+// has the device to itself or its card says who else ran. It reads the
+// driver's own account (Vendor), the kernel's DRM client statistics and
+// amdgpu's gpu_busy_percent. Start with New; a device in use fails Watch.Start
+// or Watch.Stage with a *BusyError unless the watch allows sharing. The
+// caller's own process and its children are never another user.
 package occupancy
 
 import (
@@ -34,17 +20,12 @@ import (
 // Vendor is a driver's own account of a device's users; *nvml.Device
 // implements it.
 type Vendor interface {
-	// Processes lists the processes that hold a context on the device,
-	// the caller's own among them once it has one.
-	Processes() ([]nvml.Process, error)
-	// UtilizationPercent is the share of the last sample period during
-	// which the device ran work, in per cent, everyone's work counted.
-	UtilizationPercent() (float64, error)
+	Processes() ([]nvml.Process, error)   // those holding a context, the caller's once it has one
+	UtilizationPercent() (float64, error) // per cent of the last sample period the device ran anyone's work
 }
 
-// BusyPercent reads amdgpu's gpu_busy_percent of the device at bdf (sysfs
-// form) below root ("" is the running system): how busy the GPU was over
-// the driver's last sample, in per cent. Other drivers have no such file.
+// BusyPercent reads amdgpu's gpu_busy_percent of the device at bdf below root
+// ("" is the running system): per cent busy over the driver's last sample.
 func BusyPercent(root, bdf string) (float64, error) {
 	b, err := os.ReadFile(filepath.Join(rootOr(root), "sys/bus/pci/devices", bdf, "gpu_busy_percent"))
 	if err != nil {
@@ -55,21 +36,15 @@ func BusyPercent(root, bdf string) (float64, error) {
 
 // BusyError is a device found in use by another process.
 type BusyError struct {
-	// Addr is the device, as the run names it.
-	Addr string
-	// Stage is the stage that was starting; "" before probing.
-	Stage string
-	// Processes are the other processes found; none when only the
-	// utilization showed the device busy.
-	Processes []schema.SharedProcess
-	// BusyPercent and BusySource are the lower of the two readings before
-	// probing and who read it, when the device was busy by BusyThreshold.
+	Addr      string                 // the device, as the run names it
+	Stage     string                 // the stage that was starting; "" before probing
+	Processes []schema.SharedProcess // none when only utilization showed it busy
+	// The lower busy reading before probing and its source, when busy.
 	BusyPercent float64
 	BusySource  string
 }
 
-// Error names the device, when it was found in use, and by whom: each
-// process's pid, name, device memory where known, and source.
+// Error names the device, when it was found in use, and by whom.
 func (e *BusyError) Error() string {
 	when := "before probing"
 	if e.Stage != "" {

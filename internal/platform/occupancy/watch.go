@@ -11,27 +11,18 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrBusy is wrapped by every BusyError: another process was using a
-// device the run must have to itself.
+// ErrBusy is wrapped by every BusyError: another process used a device the
+// run must have to itself.
 var ErrBusy = errors.New("device in use by another process")
 
 // How and when a watch looks.
 const (
-	// Gap is how far apart the two readings before probing are: a DRM
-	// client at work advances its engine counters within it, and NVML's
-	// utilization covers most of it.
-	Gap = 200 * time.Millisecond
-	// StageGap is the least time between two looks at one device at stage
-	// boundaries; StepGap, between two looks prompted by a long stage's
-	// progress (the soak, the memtest). A look compares with the last one,
-	// so a client that worked in between is still seen; the gaps keep a
-	// card's utilization samples to a few dozen for a run of minutes.
-	StageGap = 5 * time.Second
-	StepGap  = 10 * time.Second
-	// BusyThreshold is the utilization, in per cent, that both readings
-	// before probing must reach for the device to count as in use when no
-	// process can be seen behind it (one in another PID namespace).
-	BusyThreshold = 10
+	Gap = 200 * time.Millisecond // between the two readings before probing
+	// The least time between two looks at a device at stage boundaries, and at
+	// a long stage's progress steps.
+	StageGap      = 5 * time.Second
+	StepGap       = 10 * time.Second
+	BusyThreshold = 10 // per cent both readings before probing reach, no process seen, for "in use"
 )
 
 // Limits of the record, the schema's (schema.SharedUse).
@@ -43,12 +34,8 @@ const (
 
 // Env is where and when a watch reads.
 type Env struct {
-	// Root is the directory procfs and sysfs are read below ("" is the
-	// running system), as for the rest of the platform packages.
-	Root string
-	// Self is the caller's own pid: it and its descendants are never
-	// another user.
-	Self int
+	Root string // procfs and sysfs are read below it; "" is the running system
+	Self int    // the caller's pid: it and its descendants are never another user
 	// Now and Sleep are the clock; nil means time.Now and time.Sleep.
 	Now   func() time.Time
 	Sleep func(time.Duration)
@@ -71,21 +58,15 @@ func (e Env) sleep(d time.Duration) {
 
 // Target is one device to watch.
 type Target struct {
-	// Addr names the device as the run does (Stage's addr).
-	Addr string
-	// BDF is its PCI address in sysfs form, "" when unknown.
-	BDF string
-	// Vendor is the driver's account of its users, nil when there is none.
-	Vendor Vendor
-	// NoVendor says why Vendor is nil where the device should have one
-	// (NVML unavailable for an NVIDIA card).
-	NoVendor string
-	// Skip, when set, leaves the device unchecked and says why.
-	Skip string
+	Addr     string // as the run names it (Stage's addr)
+	BDF      string // sysfs form; "" when unknown
+	Vendor   Vendor // nil when there is none
+	NoVendor string // why Vendor is nil where the device should have one
+	Skip     string // when set, why the device is left unchecked
 }
 
-// Watch looks for other users of a run's devices. Its methods may be
-// called from several goroutines.
+// Watch looks for other users of a run's devices. Its methods are safe for
+// concurrent use.
 type Watch struct {
 	env   Env
 	allow bool
@@ -107,9 +88,8 @@ type device struct {
 	util    []schema.UtilizationSample
 }
 
-// New watches targets. With allow, other users are recorded instead of
-// failing the run. The watch's clock starts now: every time in its
-// records counts from here.
+// New watches targets; with allow, other users are recorded instead of
+// failing the run. Every time in its records counts from now.
 func New(env Env, targets []Target, allow bool) *Watch {
 	w := &Watch{env: env, allow: allow, start: env.now()}
 	for _, t := range targets {
@@ -118,10 +98,9 @@ func New(env Env, targets []Target, allow bool) *Watch {
 	return w
 }
 
-// Start looks at every device twice, Gap apart, before anything is
-// probed. A device with another user, or busy by BusyThreshold in both
-// readings with no process to be seen behind it, fails it with a
-// *BusyError per device unless the watch allows sharing.
+// Start looks at every device twice, Gap apart, before anything is probed. A
+// device with another user, or busy by BusyThreshold in both readings, fails
+// it with a *BusyError unless the watch allows sharing.
 func (w *Watch) Start() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -150,15 +129,13 @@ func (w *Watch) Start() error {
 	return errors.Join(errs...)
 }
 
-// Stage looks at the device addr names (every device, when it names none
-// of them) as stage begins, unless it was looked at within StageGap. A
-// process found using it fails the call with a *BusyError unless the
-// watch allows sharing; utilization is recorded, not judged, since it
-// counts the run's own work.
+// Stage looks at the device addr names (every device, when none) as stage
+// begins, unless it was looked at within StageGap. Another process using it
+// fails the call with a *BusyError unless sharing is allowed; utilization is
+// recorded, not judged, since it counts the run's own work.
 func (w *Watch) Stage(addr, stage string) error { return w.check(addr, stage, StageGap) }
 
-// Step is Stage for the progress steps of a long stage, at most once per
-// StepGap.
+// Step is Stage for a long stage's progress steps, at most once per StepGap.
 func (w *Watch) Step(addr, stage string) error { return w.check(addr, stage, StepGap) }
 
 // Final looks at every device once more as the run ends.
@@ -194,8 +171,8 @@ func (w *Watch) check(addr, stage string, gap time.Duration) error {
 	return errors.Join(errs...)
 }
 
-// pick returns the devices to look at for addr: the one it names, or
-// every checked device when it names none (the box's shared stages).
+// pick returns the device addr names, or every checked device when it names
+// none.
 func (w *Watch) pick(addr string) []*device {
 	var all []*device
 	for _, d := range w.devs {
@@ -210,9 +187,8 @@ func (w *Watch) pick(addr string) []*device {
 	return all
 }
 
-// Record is the card's record of the device at addr: how it was checked,
-// and what was found. A device no method could read is recorded as not
-// checked, with why.
+// Record is the card's record of the device at addr. A device no method could
+// read is recorded as not checked, with why.
 func (w *Watch) Record(addr string) schema.SharedUse {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -237,7 +213,6 @@ func (w *Watch) Record(addr string) schema.SharedUse {
 		Processes: slices.Clone(d.procs), Utilization: slices.Clone(d.util)}
 }
 
-// notChecked says why no method could read d.
 func (d *device) notChecked() string {
 	var why []string
 	if d.NoVendor != "" {
@@ -250,8 +225,8 @@ func (d *device) notChecked() string {
 	return truncate("nothing can see other users of this device: "+strings.Join(why, "; "), 400)
 }
 
-// record adds found to d's processes, once per pid and source; a process
-// seen again keeps the larger memory figure.
+// record adds found to d's processes once per pid and source, keeping the
+// larger memory figure.
 func (d *device) record(found []schema.SharedProcess) {
 	for _, f := range found {
 		i := slices.IndexFunc(d.procs, func(p schema.SharedProcess) bool { return p.PID == f.PID && p.Source == f.Source })
@@ -266,8 +241,8 @@ func (d *device) record(found []schema.SharedProcess) {
 	}
 }
 
-// busyBoth reports whether one source read the device busy by
-// BusyThreshold in both readings before probing, and the lower reading.
+// busyBoth reports whether one source read the device busy by BusyThreshold
+// in both readings, and the lower reading.
 func busyBoth(a, b []schema.UtilizationSample) (pct float64, source string, busy bool) {
 	for _, x := range a {
 		for _, y := range b {
@@ -289,7 +264,6 @@ func appendCapped(s []schema.UtilizationSample, more ...schema.UtilizationSample
 	return s
 }
 
-// truncate cuts s to at most n runes.
 func truncate(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n])

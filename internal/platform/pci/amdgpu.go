@@ -5,12 +5,11 @@ import (
 	"fmt"
 )
 
-// ErrNotAMDGPU says the device is not bound to the amdgpu driver, so the
-// amdgpu identity files are not there to read.
+// ErrNotAMDGPU is returned by AMDIdentity for a device not bound to amdgpu.
 var ErrNotAMDGPU = errors.New("device not bound to amdgpu")
 
-// Keys of AMD.Missing, one per field. They match internal/nvml's keys
-// where the field means the same.
+// Keys of AMD.Missing. They match package nvml's keys where the field means
+// the same.
 const (
 	FieldVBIOSVersion   = "vbios_version"
 	FieldUniqueID       = "unique_id"
@@ -20,36 +19,21 @@ const (
 	FieldVRAMTotalBytes = "memory_total_bytes"
 )
 
-// AMD is what the amdgpu driver's sysfs files say names a card. It is
-// metadata only: no field enters a score. Each field is read on its own;
-// one the driver does not expose stays at its zero value and Missing says
-// why. Which files exist depends on the ASIC and kernel: unique_id only
-// where the SMU reports one (Vega20 and later, not all consumer parts);
-// product_name, product_number and serial_number come from the board's
-// FRU EEPROM, which mostly data-centre (Instinct) boards carry.
+// AMD is the identity amdgpu's sysfs files give a card; it is metadata only.
+// A field the driver does not expose stays zero and Missing says why.
 type AMD struct {
-	// VBIOSVersion is vbios_version exactly as the driver reports it, e.g.
-	// "113-D7020100-102".
-	VBIOSVersion string
-	// UniqueID is unique_id, the ASIC's 64-bit serial as 16 hex digits.
-	UniqueID string
-	// ProductName is the board's product name from its FRU.
-	ProductName string
-	// ProductNumber is the board's part number from its FRU.
-	ProductNumber string
-	// SerialNumber is the board serial number from its FRU.
-	SerialNumber string
-	// VRAMTotalBytes is mem_info_vram_total, bytes.
-	VRAMTotalBytes uint64
-	// Missing maps each Field… key that could not be read to the reason;
-	// nil when every field was read.
-	Missing map[string]string
+	VBIOSVersion   string            // as the driver reports it, e.g. "113-D7020100-102"
+	UniqueID       string            // the ASIC's 64-bit serial, 16 hex digits
+	ProductName    string            // from the board's FRU
+	ProductNumber  string            // from the board's FRU
+	SerialNumber   string            // from the board's FRU
+	VRAMTotalBytes uint64            // mem_info_vram_total, bytes
+	Missing        map[string]string // Field… key → why it is missing; nil when none is
 }
 
 // AMDIdentity reads the identity files amdgpu exposes for the device at bdf
-// below root ("" is the running system). Fields the driver does not give
-// are left empty and listed in Missing. The error is non-nil only when the
-// device is absent or not bound to amdgpu (ErrNotAMDGPU).
+// below root ("" is the running system). It fails only when the device is
+// absent or not bound to amdgpu (ErrNotAMDGPU).
 func AMDIdentity(root string, bdf BDF) (AMD, error) {
 	dir, err := deviceDir(root, bdf)
 	if err != nil {
@@ -75,7 +59,6 @@ func AMDIdentity(root string, bdf BDF) (AMD, error) {
 	return id, nil
 }
 
-// driverName quotes a driver name for a message, "none" when unbound.
 func driverName(drv string) string {
 	if drv == "" {
 		return "none"

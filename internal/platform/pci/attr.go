@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// deviceDir returns the sysfs directory of the device at bdf below root
-// ("" or "/" is the running system), after checking that it exists.
+// deviceDir returns the existing sysfs directory of bdf below root ("" or "/"
+// is the running system).
 func deviceDir(root string, bdf BDF) (string, error) {
 	if root == "" {
 		root = "/"
@@ -23,8 +23,8 @@ func deviceDir(root string, bdf BDF) (string, error) {
 	return dir, nil
 }
 
-// boundDriver returns the name of the driver bound to the device in dir,
-// "" when none is.
+// boundDriver returns the name of the driver bound to the device in dir, ""
+// when none is.
 func boundDriver(dir string) (string, error) {
 	target, err := os.Readlink(filepath.Join(dir, "driver"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -36,14 +36,13 @@ func boundDriver(dir string) (string, error) {
 	return filepath.Base(target), nil
 }
 
-// attrs reads the best-effort attribute files of one directory, recording
-// why each unreadable one is missing under its field key.
+// attrs reads best-effort attribute files, noting under a field key why each
+// unreadable one is missing.
 type attrs struct {
 	dir     string
 	missing map[string]string
 }
 
-// note records why key is missing.
 func (a *attrs) note(key, reason string) {
 	if a.missing == nil {
 		a.missing = map[string]string{}
@@ -51,8 +50,8 @@ func (a *attrs) note(key, reason string) {
 	a.missing[key] = reason
 }
 
-// text returns the trimmed content of file name, or "" with the reason
-// noted under key when the file is absent, unreadable or empty.
+// text returns the trimmed content of file name, or "" with the reason noted
+// under key when it is absent, unreadable or empty.
 func (a *attrs) text(key, name string) string {
 	b, err := os.ReadFile(filepath.Join(a.dir, name))
 	switch {
@@ -70,8 +69,7 @@ func (a *attrs) text(key, name string) string {
 	return s
 }
 
-// int returns the signed decimal integer in file name and whether it was
-// read, noting the reason under key when it was not.
+// int and uint parse a decimal file, noting under key why one was not read.
 func (a *attrs) int(key, name string) (int64, bool) {
 	s := a.text(key, name)
 	if s == "" {
@@ -85,8 +83,6 @@ func (a *attrs) int(key, name string) (int64, bool) {
 	return v, true
 }
 
-// uint returns the unsigned decimal integer in file name and whether it
-// was read, noting the reason under key when it was not.
 func (a *attrs) uint(key, name string) (uint64, bool) {
 	s := a.text(key, name)
 	if s == "" {

@@ -14,24 +14,15 @@ var ErrBadBDF = errors.New("malformed PCI bus address")
 
 // BDF is a PCI bus address: domain (segment), bus, device and function.
 type BDF struct {
-	// Domain is the PCI domain (segment group). Linux prints it as at least
-	// four hex digits; Intel VMD domains start at 0x10000.
-	Domain uint32
-	// Bus is the bus number, 0x00-0xff.
-	Bus uint8
-	// Device is the device (slot) number, 0x00-0x1f.
-	Device uint8
-	// Function is the function number, 0-7.
-	Function uint8
+	Domain   uint32 // segment group; Intel VMD domains start at 0x10000
+	Bus      uint8
+	Device   uint8 // 0x00-0x1f
+	Function uint8 // 0-7
 }
 
-// ParseBDF parses a bus address in the Linux sysfs form "0000:01:00.0" or
-// the short form "01:00.0", which means domain 0000. The domain has 4 to 8
-// hex digits (NVML writes 8, "00000000:01:00.0"; VMD domains need 5), the
-// bus exactly 2 hex digits, the device exactly 2 hex digits no larger than
-// 1f, and the function one digit no larger than 7. Hex digits may be upper
-// or lower case; String writes lower case, so String(ParseBDF(s)) == s for
-// the form sysfs uses and ParseBDF(b.String()) == b for every b.
+// ParseBDF parses the sysfs form "dddd:bb:dd.f", whose domain has 4 to 8 hex
+// digits (NVML writes 8), or the short form "bb:dd.f" of domain 0. Hex digits
+// may be of either case; ParseBDF(b.String()) == b for every b.
 func ParseBDF(s string) (BDF, error) {
 	b, err := parseBDF(s)
 	if err != nil {
@@ -40,8 +31,7 @@ func ParseBDF(s string) (BDF, error) {
 	return b, nil
 }
 
-// parseBDF is ParseBDF without the package prefix on its errors, for
-// callers that add their own context.
+// parseBDF is ParseBDF without the package prefix on its errors.
 func parseBDF(s string) (BDF, error) {
 	var b BDF
 	rest := s
@@ -79,7 +69,6 @@ func parseBDF(s string) (BDF, error) {
 	return b, nil
 }
 
-// parseHexDigits parses a string made only of hex digits (no sign, no 0x).
 func parseHexDigits(s string) (uint64, error) {
 	for _, c := range s {
 		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
@@ -99,8 +88,7 @@ func (b BDF) String() string {
 }
 
 // Compare orders addresses by domain, bus, device, then function, which is
-// the order CUDA uses with CUDA_DEVICE_ORDER=PCI_BUS_ID. It returns -1, 0
-// or +1.
+// CUDA's order under CUDA_DEVICE_ORDER=PCI_BUS_ID. It returns -1, 0 or +1.
 func (b BDF) Compare(o BDF) int {
 	return cmp.Or(
 		cmp.Compare(b.Domain, o.Domain),
@@ -110,18 +98,10 @@ func (b BDF) Compare(o BDF) int {
 	)
 }
 
-// DeviceIndexByBusID returns the index a CUDA-style tool gives the device at
-// ours when it orders its devices by PCI bus address. visible lists the bus
-// addresses of every device the tool enumerates, in any order and in any
-// form ParseBDF accepts (NVML's "00000000:00:06.0" included).
-//
-// This holds for CUDA only when the tool runs with
-// CUDA_DEVICE_ORDER=PCI_BUS_ID (the default order is "fastest first", which
-// ties between identical cards are broken arbitrarily) and with no
-// inherited CUDA_VISIBLE_DEVICES narrowing the list; the runners in the
-// babelstream and mixbench packages set the first and clear the second.
-// An address that is missing, malformed or listed twice is an error, never
-// a guess.
+// DeviceIndexByBusID returns the index of ours among visible, the addresses a
+// CUDA-style tool enumerates (any form ParseBDF accepts), in bus order: the
+// tool's index under CUDA_DEVICE_ORDER=PCI_BUS_ID with no CUDA_VISIBLE_DEVICES.
+// An address missing, malformed or listed twice is an error, never a guess.
 func DeviceIndexByBusID(ours string, visible []string) (int, error) {
 	want, err := parseBDF(ours)
 	if err != nil {

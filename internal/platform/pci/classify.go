@@ -5,38 +5,20 @@ import (
 	"strings"
 )
 
-// PCI facts the rules below use. None of them names a product.
+// PCI facts the rules use. None of them names a product.
 const (
-	// baseClassDisplay is PCI base class 0x03, display controller.
 	baseClassDisplay = 0x03
+	vendorIntel      = 0x8086
+	vendorAMDATI     = 0x1002
 
-	vendorIntel  = 0x8086
-	vendorAMDATI = 0x1002
-
-	// maxBMCApertureBytes is the largest memory BAR a BMC or legacy
-	// display chip exposes (ASPEED and Matrox G200 parts map 16-64 MiB).
-	// Every discrete GPU with its own memory maps at least 256 MiB of it.
-	maxBMCApertureBytes = 64 << 20
-
-	// minIGPUExceptionBytes: an Intel display function on bus 0 whose
-	// largest prefetchable BAR is smaller than this is taken as the
-	// integrated GPU. iGPU graphics apertures are 256 MiB-1 GiB in
-	// practice; a discrete Arc passed into a VM at bus 0 with resizable
-	// BAR shows its whole VRAM (4 GiB or more).
-	minIGPUExceptionBytes = 2 << 30
-
-	// minAMDDedicatedVRAMBytes: amdgpu reports the stolen-memory carve-out
-	// of an APU as VRAM, by default 512 MiB-1 GiB. A VRAM pool smaller than
-	// this is taken as such a carve-out; at least this much is taken as a
-	// positive sign of a discrete card.
-	minAMDDedicatedVRAMBytes = 2 << 30
+	maxBMCApertureBytes      = 64 << 20 // the largest memory BAR of a BMC or legacy display chip
+	minIGPUExceptionBytes    = 2 << 30  // an Intel iGPU's largest prefetchable BAR is smaller
+	minAMDDedicatedVRAMBytes = 2 << 30  // less VRAM under amdgpu is an APU's carve-out
 )
 
-// nonComputeVendor names the few PCI vendors whose own display functions
-// are never compute GPUs, a fact about the vendor and not a SKU table:
-// server BMC display chips and the display adapters that hypervisors
-// emulate. It matches the device's vendor id, not the subsystem vendor, so
-// a board vendor's card built on another vendor's GPU is not affected.
+// nonComputeVendor names the vendors whose own display functions are never
+// compute GPUs: BMC display chips and emulated adapters. vendor is the
+// device's vendor id, not the subsystem's.
 func nonComputeVendor(vendor uint16) (string, bool) {
 	switch vendor {
 	case 0x1a03:
@@ -57,30 +39,12 @@ func nonComputeVendor(vendor uint16) (string, bool) {
 	return "", false
 }
 
-// Classify gives the PCI-side verdict on whether d is a discrete compute GPU
-// and a reason a person can read. The rules, in order:
-//
-//  1. Only display controllers (base class 0x03: 0x0300 VGA, 0x0302 3D
-//     controller, 0x0380 other) are candidates.
-//  2. Display functions of the vendors in nonComputeVendor are excluded:
-//     the BMC display chips of ASPEED (0x1a03) and Matrox (0x102b), and the
-//     adapters hypervisors emulate (QEMU/Bochs 0x1234, Red Hat QXL 0x1b36,
-//     virtio-gpu 0x1af4, VMware 0x15ad, Cirrus Logic 0x1013).
-//  3. An Intel display function on bus 0 (the root complex, where the
-//     integrated GPU sits at 00:02.0) without a prefetchable BAR of at
-//     least 2 GiB is the integrated GPU and is excluded.
-//  4. An amdgpu device that reports less than 2 GiB of VRAM
-//     (mem_info_vram_total) is taken as an APU's carve-out and excluded.
-//  5. A device with no memory BAR, or whose largest memory BAR is at most
-//     64 MiB, has no aperture onto a dedicated memory pool and is
-//     excluded, unless amdgpu reports at least 2 GiB of VRAM.
-//  6. Everything else is a candidate.
-//
-// The bound driver does not change the verdict; an unbound device or one
-// held by vfio-pci is still a candidate, with a note that no graphics API
-// on this host can drive it. A candidate here is not yet proven to have
-// dedicated memory: the Vulkan/WebGPU memory heaps (and the device type
-// they report) have the final say.
+// Classify gives the PCI-side verdict on whether d is a discrete compute GPU,
+// with a reason a person can read. It excludes functions that are not display
+// controllers, those of nonComputeVendor, an Intel iGPU (bus 0, no prefetchable
+// BAR of 2 GiB), an amdgpu APU (under 2 GiB of VRAM) and a device with no
+// memory BAR over 64 MiB unless amdgpu reports 2 GiB of VRAM. The bound driver
+// does not change the verdict; the Vulkan memory heaps have the final say.
 func Classify(d Device) (candidate bool, reason string) {
 	if d.BaseClass() != baseClassDisplay {
 		return false, fmt.Sprintf("not a display controller (class 0x%06x)", d.Class)
@@ -115,7 +79,6 @@ func Classify(d Device) (candidate bool, reason string) {
 	return true, reason + driverNote(d.Driver)
 }
 
-// displayKind names a display subclass (base class and subclass).
 func displayKind(code uint16) string {
 	switch code {
 	case 0x0300:
@@ -128,8 +91,6 @@ func displayKind(code uint16) string {
 	return fmt.Sprintf("display controller (class 0x%04x)", code)
 }
 
-// largestPrefetchable returns the size of the largest prefetchable memory
-// BAR, 0 when there is none.
 func largestPrefetchable(d Device) uint64 {
 	var n uint64
 	for _, b := range d.BARs {
@@ -140,7 +101,6 @@ func largestPrefetchable(d Device) uint64 {
 	return n
 }
 
-// barKind describes a memory BAR's flags.
 func barKind(b BAR) string {
 	kind := "32-bit"
 	if b.Is64Bit() {

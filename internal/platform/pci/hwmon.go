@@ -15,49 +15,27 @@ import (
 	"github.com/everycycle/appraise/internal/platform/thermal"
 )
 
-// ErrNoHWMon says the device has no hwmon directory: its driver registers
-// no sensors (NVIDIA's proprietary driver, an unbound device). Telemetry
-// then comes from the vendor's library or not at all.
+// ErrNoHWMon is returned by HWMon for a device whose driver registers no hwmon
+// sensors.
 var ErrNoHWMon = errors.New("no hwmon sensors registered for the device")
 
-// noThrottleReasons is the Missing reason for thermal.FieldThrottleReasons.
 const noThrottleReasons = "hwmon has no throttle-reason bitmask (the thermal rule relies on the throughput drop)"
 
-// Sensors reads one device's hwmon channels. HWMon chooses the channels
-// once; Sample reads their current values.
+// Sensors reads one device's hwmon channels, chosen once by HWMon.
 type Sensors struct {
-	// Dir is the hwmon directory read, e.g. <dev>/hwmon/hwmon3.
-	Dir string
-	// Name is the hwmon chip name ("amdgpu"); "" when the file is absent.
-	Name string
-	// TemperatureLabel names the temperature channel Sample reads: its
-	// temp*_label ("junction", "edge", …), or the channel ("temp1") when it
-	// has no label; "" when the device has no temperature channel.
-	TemperatureLabel string
+	Dir              string // <dev>/hwmon/hwmonN
+	Name             string // the chip name ("amdgpu"); "" when absent
+	TemperatureLabel string // the channel's temp*_label, or "tempN"; "" when there is none
 
 	temp, power, sclk, mclk string // input file names, "" when absent
 }
 
-// HWMon finds the hwmon directory of the device at bdf below root ("" is
-// the running system), <dev>/hwmon/hwmon*, taking the lowest-numbered when
-// there are several, and chooses its channels:
-//
-//   - temperature: the channel whose temp*_label is "junction" (amdgpu's
-//     name) or "hotspot", else "edge", else the lowest-numbered
-//     temp*_input (temp1 where it exists). Junction is preferred because it is the hottest point
-//     on the die and the one amdgpu's firmware throttles against, so a
-//     temperature reading lines up with the throttling it explains; it
-//     runs 10-20 °C above edge under load, and Sensors.TemperatureLabel
-//     records which channel was read. (Instinct MI300 parts have no edge
-//     channel at all.)
-//   - power: power1_average (averaged by the firmware, like NVML's
-//     reading), else power1_input (amdgpu's name on newer SMUs).
-//   - clocks: freq*_input labelled "sclk" (shader clock) and "mclk"
-//     (memory clock); an unlabelled freq1_input counts as the shader clock.
-//
-// ErrNoHWMon means the device has no hwmon directory. A directory with
-// none of these channels is not an error: its samples list every field in
-// Missing.
+// HWMon opens the lowest-numbered hwmon directory of the device at bdf below
+// root ("" is the running system) and chooses its channels: temperature
+// labelled "junction" or "hotspot", else "edge", else the lowest temp*_input;
+// power1_average, else power1_input; freq*_input labelled "sclk" (or an
+// unlabelled freq1) and "mclk". ErrNoHWMon means there is no hwmon directory;
+// missing channels are not an error.
 func HWMon(root string, bdf BDF) (*Sensors, error) {
 	dir, err := deviceDir(root, bdf)
 	if err != nil {
@@ -79,14 +57,9 @@ func HWMon(root string, bdf BDF) (*Sensors, error) {
 	return s, nil
 }
 
-// Sample reads temperature (the channel HWMon chose), power and clocks
-// once. Channels the device lacks or that fail to read are NaN or 0 and
-// listed in Missing, which always holds FieldThrottleReasons: hwmon has
-// no throttle-reason bitmask (amdgpu reports throttling only inside the
-// binary gpu_metrics table), so a thermal rule relies on the drop in
-// throughput. The error
-// is non-nil only when the hwmon directory itself is gone (driver unbound,
-// device removed), which must end a soak.
+// Sample reads each chosen channel once. One absent or unreadable is NaN or 0
+// and listed in Missing, which always holds FieldThrottleReasons (hwmon has no
+// throttle reasons). The error is non-nil only when the directory is gone.
 func (s *Sensors) Sample() (thermal.Sample, error) {
 	out := thermal.Sample{At: time.Now(), TemperatureC: math.NaN(), PowerW: math.NaN()}
 	if _, err := os.Stat(s.Dir); err != nil {
@@ -110,8 +83,8 @@ func (s *Sensors) Sample() (thermal.Sample, error) {
 	return out, nil
 }
 
-// read reads one chosen channel, noting under key why it is missing. Only
-// a temperature may be negative.
+// read reads one channel, noting under key why it is missing. Only a
+// temperature may be negative.
 func (s *Sensors) read(a *attrs, key, file, what string) (int64, bool) {
 	if file == "" {
 		a.note(key, fmt.Sprintf("%s exposes no %s channel", filepath.Base(s.Dir), what))
@@ -125,12 +98,10 @@ func (s *Sensors) read(a *attrs, key, file, what string) (int64, bool) {
 	return v, ok
 }
 
-// hzToMHz converts hertz to whole megahertz, rounding to nearest.
 func hzToMHz(hz int64) uint32 {
 	return uint32(min((hz+500_000)/1_000_000, math.MaxUint32))
 }
 
-// firstHWMon returns the lowest-numbered <dev>/hwmon/hwmonN directory.
 func firstHWMon(dev string) (string, error) {
 	n := channels(filepath.Join(dev, "hwmon"), "hwmon", "")
 	if len(n) == 0 {
@@ -139,8 +110,6 @@ func firstHWMon(dev string) (string, error) {
 	return filepath.Join(dev, "hwmon", fmt.Sprintf("hwmon%d", n[0])), nil
 }
 
-// chooseTemperature picks the temperature channel as HWMon documents and
-// returns its input file and label.
 func chooseTemperature(hw string) (file, label string) {
 	nums := channels(hw, "temp", "_input")
 	if len(nums) == 0 {
@@ -163,7 +132,6 @@ func chooseTemperature(hw string) (file, label string) {
 	return fmt.Sprintf("temp%d_input", nums[pick]), labels[pick]
 }
 
-// chooseClocks picks the shader and memory clock inputs by label.
 func chooseClocks(hw string) (sclk, mclk string) {
 	for _, n := range channels(hw, "freq", "_input") {
 		file := fmt.Sprintf("freq%d_input", n)
@@ -178,7 +146,7 @@ func chooseClocks(hw string) (sclk, mclk string) {
 }
 
 // channels returns the numbers N of the entries <prefix>N<suffix> in dir,
-// ascending; none when dir cannot be read.
+// ascending.
 func channels(dir, prefix, suffix string) []int {
 	entries, _ := os.ReadDir(dir)
 	var nums []int
@@ -196,8 +164,6 @@ func channels(dir, prefix, suffix string) []int {
 	return nums
 }
 
-// readLabel returns the trimmed content of a small file, "" when it cannot
-// be read.
 func readLabel(dir, name string) string {
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
@@ -206,15 +172,13 @@ func readLabel(dir, name string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// fileExists reports whether path exists.
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
 
-// PowerLimitW is the board power cap the driver enforces, in watts
-// (power1_cap, microwatts; amdgpu's PPT limit), read from the hwmon
-// directory. The error says why there is none.
+// PowerLimitW is the board power cap the driver enforces (power1_cap), in
+// watts; the error says why there is none.
 func (s *Sensors) PowerLimitW() (float64, error) {
 	a := attrs{dir: s.Dir}
 	v, ok := a.int("power_cap", "power1_cap")

@@ -8,39 +8,24 @@ import (
 	"strings"
 )
 
-// Resource flag bits as the kernel writes them in the third column of a
-// device's sysfs "resource" file (include/linux/ioport.h). The low byte
-// holds bus-specific bits (for PCI, the BAR's own type bits).
+// Resource flags in the third column of a sysfs "resource" file
+// (include/linux/ioport.h).
 const (
-	// FlagIO marks an I/O port range (IORESOURCE_IO).
-	FlagIO uint64 = 0x00000100
-	// FlagMem marks a memory range (IORESOURCE_MEM).
-	FlagMem uint64 = 0x00000200
-	// FlagPrefetch marks prefetchable memory (IORESOURCE_PREFETCH).
-	FlagPrefetch uint64 = 0x00002000
-	// FlagMem64 marks a 64-bit memory BAR (IORESOURCE_MEM_64). Note that
-	// 0x200 is IORESOURCE_MEM, not the 64-bit bit.
-	FlagMem64 uint64 = 0x00100000
+	FlagIO       uint64 = 0x00000100 // IORESOURCE_IO
+	FlagMem      uint64 = 0x00000200 // IORESOURCE_MEM
+	FlagPrefetch uint64 = 0x00002000 // IORESOURCE_PREFETCH
+	FlagMem64    uint64 = 0x00100000 // IORESOURCE_MEM_64
 )
 
-// numBARs is the number of standard BARs of a type-0 header. In the
-// resource file, lines 0-5 are the BARs, line 6 the expansion ROM and any
-// later lines SR-IOV or bridge windows.
-const numBARs = 6
+const numBARs = 6 // lines 0-5 of a resource file; later lines are the ROM and bridge windows
 
 // BAR is one assigned base address register of a device.
 type BAR struct {
-	// Index is the BAR number, 0-5. A 64-bit BAR takes two registers; the
-	// kernel reports it at the lower index and leaves the next one empty.
-	Index int
-	// Start is the first bus address of the range.
-	Start uint64
-	// End is the last bus address of the range (inclusive).
-	End uint64
-	// Flags are the kernel's resource flags (see FlagMem and friends).
-	Flags uint64
-	// SizeBytes is End-Start+1, in bytes.
-	SizeBytes uint64
+	Index     int    // 0-5; a 64-bit BAR takes its lower index and leaves the next empty
+	Start     uint64 // first bus address
+	End       uint64 // last bus address, inclusive
+	Flags     uint64 // the kernel's resource flags (FlagMem, …)
+	SizeBytes uint64 // End-Start+1
 }
 
 // IsMemory reports whether the BAR maps memory (rather than I/O ports).
@@ -52,9 +37,8 @@ func (b BAR) Prefetchable() bool { return b.Flags&FlagPrefetch != 0 }
 // Is64Bit reports whether the BAR is a 64-bit memory BAR.
 func (b BAR) Is64Bit() bool { return b.Flags&FlagMem64 != 0 }
 
-// parseResource parses the content of a sysfs "resource" file: one line per
-// resource, each "0x<start> 0x<end> 0x<flags>". It returns the non-empty
-// standard BARs (lines 0-5) and checks the syntax of every line.
+// parseResource returns the non-empty standard BARs of a resource file,
+// checking the syntax of every line.
 func parseResource(data []byte) ([]BAR, error) {
 	var bars []BAR
 	sc := bufio.NewScanner(bytes.NewReader(data))

@@ -12,48 +12,26 @@ import (
 	"path/filepath"
 )
 
-// Values of schema.DeviceIdentity.VBIOSHashSource for the two kinds of
-// VBIOS hash. They are never compared with each other.
+// Values of schema.DeviceIdentity.VBIOSHashSource. Hashes of different
+// sources are never compared.
 const (
-	// ROMHashSource: the hash is of the expansion ROM image (ROMHash).
-	ROMHashSource = "rom"
-	// VersionHashSource: the hash is of the version string the driver
-	// reports (VersionHash), the fallback where no ROM can be read.
-	VersionHashSource = "vendor-version"
+	ROMHashSource     = "rom"            // a hash of the expansion ROM image (ROMHash)
+	VersionHashSource = "vendor-version" // a hash of the driver's version string (VersionHash)
 )
 
-// maxROMBytes bounds the ROM image read. GPU ROM BARs map 128 KiB to a
-// few MiB; an image past 16 MiB is not a VBIOS.
-const maxROMBytes = 16 << 20
+const maxROMBytes = 16 << 20 // a larger image is not a VBIOS
 
-// ErrNoROM says sysfs exposes no expansion ROM for the device (no "rom"
-// file), as on the H200 host. The caller then hashes the vendor-reported
-// VBIOS version instead.
+// ErrNoROM says sysfs exposes no expansion ROM ("rom" file) for the device.
 var ErrNoROM = errors.New("no expansion ROM exposed in sysfs")
 
-// ErrROMSignature says the ROM image does not start with the PCI expansion
-// ROM signature 0x55 0xAA, so it is not a ROM image (or not all of one).
+// ErrROMSignature says the image does not start with the signature 0x55 0xAA.
 var ErrROMSignature = errors.New("ROM image lacks the 0x55 0xAA signature")
 
 // ROMHash returns the lower-case hex SHA-256 of the device's expansion ROM
-// image (source ROMHashSource), read through <dev>/rom below root.
-//
-// The kernel hands out the image only after "1" is written to the file and
-// stops after "0"; ROMHash writes "1\n", reads the whole image, and writes
-// "0\n" again whenever the "1" was accepted, also when the read or the
-// signature check fails. (Kernels before 6.x disable only on a two-byte
-// write whose first byte is '0' at offset 0, which is why the newline is
-// part of the write, exactly as `echo 0 > rom` writes it.) Note that the
-// kernel keeps no record of who enabled reads: a ROM someone else had
-// enabled is left disabled.
-//
-// The rom file is writable by root only, so without root the enabling
-// write fails with a permission error. Each read maps the ROM BAR for the
-// length of the copy (on some cards the kernel copies a shadow instead);
-// nothing else of the device changes. ErrNoROM means there is no rom file;
-// with it or any other error the caller falls back to a hash of the
-// vendor-reported VBIOS version (VersionHash). An image that does not start
-// with 0x55 0xAA is refused with ErrROMSignature.
+// image, read through <dev>/rom below root, which needs root. It enables reads
+// by writing "1\n" and always disables them again with "0\n", so a ROM someone
+// else enabled is left disabled. On any error, ErrNoROM included, callers fall
+// back to VersionHash.
 func ROMHash(root string, bdf BDF) (string, error) {
 	dir, err := deviceDir(root, bdf)
 	if err != nil {
@@ -72,9 +50,8 @@ func ROMHash(root string, bdf BDF) (string, error) {
 	return h, nil
 }
 
-// VersionHash returns the lower-case hex SHA-256 of a VBIOS version string
-// byte for byte (source VersionHashSource), or "" for an empty version. It
-// tells VBIOS builds apart, though not two images carrying one version.
+// VersionHash returns the lower-case hex SHA-256 of a VBIOS version string, ""
+// for an empty one. It tells builds apart, not two images of one version.
 func VersionHash(version string) string {
 	if version == "" {
 		return ""
@@ -83,14 +60,10 @@ func VersionHash(version string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// romFile is a device's sysfs rom attribute. Tests substitute one that
-// records the writes.
+// romFile is a device's sysfs rom attribute; tests substitute a recorder.
 type romFile interface {
-	// write writes b at offset 0 through a fresh descriptor.
-	write(b []byte) error
-	// readAll reads the file from offset 0 to its end, at most max bytes
-	// plus one.
-	readAll(max int64) ([]byte, error)
+	write(b []byte) error              // at offset 0, through a fresh descriptor
+	readAll(max int64) ([]byte, error) // from offset 0, at most max+1 bytes
 }
 
 // hashROM enables reads of f, hashes the image and disables reads again.
@@ -116,7 +89,6 @@ func hashROM(f romFile) (hash string, err error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// sysfsROM is the path of a real rom attribute.
 type sysfsROM string
 
 func (p sysfsROM) write(b []byte) error {

@@ -1,17 +1,6 @@
 // Package pci enumerates PCI devices from Linux sysfs and gives the PCI-side
-// verdict on which of them are discrete compute GPUs.
-//
-// Start with Scan, which reads <root>/sys/bus/pci/devices into Device values
-// sorted by bus address, and Classify, which says whether a device is a
-// discrete-GPU candidate and why. The package holds no model table: the
-// verdict uses only the class code, a very short list of vendors that make
-// nothing but server or virtual display chips, the bus position, BAR sizes
-// and, for amdgpu, the VRAM size the driver reports. The final say on a
-// dedicated device-local memory pool belongs to the Vulkan/WebGPU memory
-// heaps, matched to these devices by bus address later.
-//
-// The package reads no environment: the caller passes the sysfs root (the
-// CLI takes it from APPRAISE_SYSFS_ROOT, so tests can use fake trees).
+// verdict on which are discrete compute GPUs: start with Scan and Classify.
+// It holds no model table and reads no environment; callers pass the root.
 package pci
 
 import (
@@ -27,44 +16,25 @@ import (
 
 // Device is what sysfs says about one PCI function.
 type Device struct {
-	// BDF is the bus address, from the sysfs directory name.
-	BDF BDF
-	// Class is the 24-bit class code: base class, subclass, programming
-	// interface (0x030200 is a 3D controller).
-	Class uint32
-	// VendorID is the PCI vendor id.
-	VendorID uint16
-	// DeviceID is the PCI device id.
-	DeviceID uint16
-	// SubsystemVendorID is the subsystem vendor id; 0 when sysfs has none.
-	SubsystemVendorID uint16
-	// SubsystemDeviceID is the subsystem device id; 0 when sysfs has none.
-	SubsystemDeviceID uint16
-	// Driver is the name of the bound kernel driver, empty when unbound.
-	Driver string
-	// BARs are the assigned standard BARs (0-5), in index order.
-	BARs []BAR
-	// HasROM reports whether sysfs exposes the expansion ROM ("rom" file).
-	HasROM bool
-	// NUMANode is the NUMA node, -1 when the kernel knows none or the file
-	// is absent.
-	NUMANode int
-	// CurrentLink is the negotiated PCIe link; zero when not exposed.
-	CurrentLink Link
-	// MaxLink is the PCIe link the device supports; zero when not exposed.
-	MaxLink Link
-	// VRAMTotalBytes is amdgpu's mem_info_vram_total in bytes; 0 when the
-	// file is absent (every driver but amdgpu).
-	VRAMTotalBytes uint64
+	BDF               BDF    // from the sysfs directory name
+	Class             uint32 // base class, subclass, prog-if (0x030200: 3D controller)
+	VendorID          uint16
+	DeviceID          uint16
+	SubsystemVendorID uint16 // 0 when sysfs has none
+	SubsystemDeviceID uint16 // 0 when sysfs has none
+	Driver            string // "" when unbound
+	BARs              []BAR  // assigned standard BARs, in index order
+	HasROM            bool   // sysfs exposes the expansion ROM
+	NUMANode          int    // -1 when unknown
+	CurrentLink       Link   // negotiated; zero when not exposed
+	MaxLink           Link   // supported; zero when not exposed
+	VRAMTotalBytes    uint64 // amdgpu's mem_info_vram_total; 0 for other drivers
 }
 
 // Link is a PCIe link as sysfs reports it.
 type Link struct {
-	// Speed is the kernel's text, e.g. "32.0 GT/s PCIe" or "Unknown"; empty
-	// when not exposed.
-	Speed string
-	// Width is the number of lanes; 0 when not exposed.
-	Width int
+	Speed string // the kernel's text ("32.0 GT/s PCIe"); "" when not exposed
+	Width int    // lanes; 0 when not exposed
 }
 
 // BaseClass returns the PCI base class (the top byte of Class).
@@ -73,8 +43,7 @@ func (d Device) BaseClass() uint8 { return uint8(d.Class >> 16) }
 // ClassCode returns base class and subclass (0x0302 for a 3D controller).
 func (d Device) ClassCode() uint16 { return uint16(d.Class >> 8) }
 
-// LargestMemoryBAR returns the largest memory BAR and false when the device
-// has no memory BAR.
+// LargestMemoryBAR returns the largest memory BAR, false when d has none.
 func (d Device) LargestMemoryBAR() (BAR, bool) {
 	var best BAR
 	found := false
@@ -86,14 +55,10 @@ func (d Device) LargestMemoryBAR() (BAR, bool) {
 	return best, found
 }
 
-// Scan reads every device under <root>/sys/bus/pci/devices and returns them
-// sorted by bus address. root "" or "/" is the running system. A device
-// whose required file (class, vendor, device, resource) is missing or
-// malformed, or whose optional file is malformed, is left out, and the
-// error returned beside the devices that were read names each such entry
-// and file (errors.Join of one error per entry); an absent optional file
-// leaves its field unknown. When the directory itself cannot be listed,
-// no devices are returned.
+// Scan reads every device under <root>/sys/bus/pci/devices ("" is the running
+// system), sorted by bus address. A device with a missing required file or a
+// malformed file is left out and named in the joined error returned beside
+// the others; an absent optional file leaves its field unknown.
 func Scan(root string) ([]Device, error) {
 	if root == "" {
 		root = "/"
@@ -117,7 +82,6 @@ func Scan(root string) ([]Device, error) {
 	return devs, errors.Join(unreadable...)
 }
 
-// readDevice reads one device directory.
 func readDevice(path string) (Device, error) {
 	bdf, err := parseBDF(filepath.Base(path))
 	if err != nil {
@@ -147,22 +111,20 @@ func readDevice(path string) (Device, error) {
 	return d, nil
 }
 
-// reader reads the files of one device directory and keeps the first
-// error, so readDevice stays a flat list of fields.
+// reader reads one device directory's files, keeping the first error.
 type reader struct {
 	dir string
 	err error
 }
 
-// fail records the first error, naming the file.
 func (r *reader) fail(name string, err error) {
 	if r.err == nil {
 		r.err = fmt.Errorf("pci: %s: %w", filepath.Join(r.dir, name), err)
 	}
 }
 
-// text returns the trimmed content of a file and whether it exists. A
-// missing required file, or any read error other than absence, is recorded.
+// text returns a file's trimmed content and whether it exists. Any read error
+// but the absence of an optional file is recorded.
 func (r *reader) text(name string, required bool) (string, bool) {
 	if r.err != nil {
 		return "", false
@@ -191,7 +153,6 @@ func (r *reader) hex(name string, bits int, required bool) uint64 {
 	return v
 }
 
-// atoi parses the decimal content s of file name.
 func (r *reader) atoi(name, s string) int {
 	v, err := strconv.ParseInt(s, 10, 32)
 	if err != nil {
@@ -200,8 +161,6 @@ func (r *reader) atoi(name, s string) int {
 	return int(v)
 }
 
-// uatoi parses the unsigned decimal content s of file name, at most bits
-// bits wide.
 func (r *reader) uatoi(name, s string, bits int) uint64 {
 	v, err := strconv.ParseUint(s, 10, bits)
 	if err != nil {
@@ -210,7 +169,6 @@ func (r *reader) uatoi(name, s string, bits int) uint64 {
 	return v
 }
 
-// resource reads and parses the required "resource" file.
 func (r *reader) resource() []BAR {
 	if r.err != nil {
 		return nil
@@ -227,7 +185,6 @@ func (r *reader) resource() []BAR {
 	return bars
 }
 
-// driver returns the basename of the "driver" symlink, "" when unbound.
 func (r *reader) driver() string {
 	if r.err != nil {
 		return ""
@@ -243,7 +200,6 @@ func (r *reader) driver() string {
 	return filepath.Base(target)
 }
 
-// exists reports whether a file exists (without following a symlink).
 func (r *reader) exists(name string) bool {
 	if r.err != nil {
 		return false
@@ -255,7 +211,6 @@ func (r *reader) exists(name string) bool {
 	return err == nil
 }
 
-// link reads a speed/width pair of optional files.
 func (r *reader) link(speedFile, widthFile string) Link {
 	var l Link
 	l.Speed, _ = r.text(speedFile, false)

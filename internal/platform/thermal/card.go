@@ -11,24 +11,17 @@ import (
 
 // Soak is a finished soak of any load, as the card records it.
 type Soak struct {
-	// Duration is how long the load ran.
-	Duration time.Duration
-	// Points are its timed pieces of work, in order.
-	Points []Point
-	// Workload says what the load was, for the card.
-	Workload string
-	// Probe names the probe that ran it.
-	Probe string
-	// Check is the check of the load's output, when the probe states one.
-	Check *schema.Check
+	Duration time.Duration // how long the load ran
+	Points   []Point       // its timed pieces of work, in order
+	Workload string        // what the load was
+	Probe    string        // the probe that ran it
+	Check    *schema.Check // nil when the probe states none
 }
 
-// Card judges s by the rules of Compute, beside the readings of tel (nil
-// when the driver offers none), and returns the card's thermal envelope
-// with what it leaves absent and why. When too few pieces ran to judge
-// (a short soak on a loaded host), every piece was still checked: the
-// envelope is nil and the omission of "thermal" says why, so the rest of
-// an appraisal stands.
+// Card judges s by Compute's rules beside the readings of tel (nil when the
+// driver offers none) and returns the card's thermal envelope and what it
+// leaves absent. A soak too short to judge gives a nil envelope and an
+// omission that says why, not an error.
 func Card(s Soak, readings []Reading, tel Telemetry) (*schema.ThermalEnvelope, []schema.Omission, error) {
 	e, err := Compute(s.Duration, s.Points, readings)
 	if errors.Is(err, ErrTooShort) {

@@ -1,9 +1,6 @@
-// Package thermal turns a soak — throughput sampled over time under
-// sustained load, beside the driver's temperature, power and throttle
-// readings — into the card's thermal envelope.
-//
-// Compute applies the rules (spelled out on it); Card writes a soak as the
-// card records it; Sampled reads a Telemetry beside any load.
+// Package thermal turns a soak, throughput sampled under sustained load beside
+// the driver's telemetry, into the card's thermal envelope. Compute applies the
+// rules; Card writes a soak as the card records it; Sampled reads a Telemetry.
 package thermal
 
 import (
@@ -16,39 +13,28 @@ import (
 
 // Point is one timed piece of the sustained load.
 type Point struct {
-	// At is the time since the load began.
-	At time.Duration
-	// OpsPerS is the throughput of the piece of work that ended at At.
-	OpsPerS float64
+	At      time.Duration // since the load began
+	OpsPerS float64       // of the piece of work that ended at At
 }
 
 // Reading is one sample of the driver's telemetry.
 type Reading struct {
-	// At is the time since the load began.
-	At time.Duration
-	// TemperatureC and PowerW are NaN when the driver does not say.
-	TemperatureC, PowerW float64
-	// Throttle names the clock-limiting reasons the driver reports.
-	Throttle []string
+	At                   time.Duration // since the load began
+	TemperatureC, PowerW float64       // NaN when the driver does not say
+	Throttle             []string      // clock-limiting reasons the driver reports
 }
 
 // Rules of the envelope.
 const (
-	// ColdWindow is how much of the start of the load defines the cold
-	// throughput (after the probe's own warm-up).
-	ColdWindow = 5 * time.Second
-	// Drop is the fraction of cold throughput below which the device
-	// counts as throttled, and Hold how long it must stay below.
-	Drop = 0.95
-	Hold = 3 * time.Second
-	// TailFraction is the share at the end of the load whose median is the
-	// sustained throughput.
-	TailFraction = 0.25
+	ColdWindow = 5 * time.Second // the load's start, after warm-up, that sets cold throughput
+	// A device that stays below Drop × cold throughput for Hold has throttled.
+	Drop         = 0.95
+	Hold         = 3 * time.Second
+	TailFraction = 0.25 // the load's end whose median is sustained throughput
 )
 
-// throttleReasons are the driver reasons that mean the device slowed
-// itself for power or heat (NVML's names). Idle, application clocks and
-// sync boost do not count.
+// throttleReasons are the driver's reasons that mean the device slowed itself
+// for power or heat.
 var throttleReasons = map[string]bool{
 	"sw_power_cap": true, "hw_slowdown": true, "sw_thermal_slowdown": true,
 	"hw_thermal_slowdown": true, "hw_power_brake_slowdown": true,
@@ -69,18 +55,11 @@ type Envelope struct {
 // ErrTooShort is returned when the soak has too few points to judge.
 var ErrTooShort = errors.New("thermal: soak too short to judge")
 
-// Compute applies the rules to a soak of length soak:
-//
-//   - cold throughput is the median of the points within ColdWindow of
-//     the start (or the first TailFraction of the soak if shorter);
-//   - sustained throughput is the median of the last TailFraction;
-//   - ThrottledFraction = sustained / cold;
-//   - the device throttled when the driver reports a power or thermal
-//     reason, or when every point for at least Hold stays below Drop ×
-//     cold; TimeToThrottle is the earlier of the first such reading and
-//     the start of the first such stretch;
-//   - SustainedPowerW is the median power over the last TailFraction,
-//     PeakTemperatureC the hottest reading.
+// Compute applies the rules to a soak of length soak. Cold throughput is the
+// median within ColdWindow of the start (or the first TailFraction, if
+// shorter), sustained the median of the last TailFraction. The device
+// throttled at the earlier of the driver's first power or thermal reason and
+// the start of the first stretch of at least Hold below Drop × cold.
 func Compute(soak time.Duration, points []Point, readings []Reading) (Envelope, error) {
 	if len(points) < 4 || soak <= 0 {
 		return Envelope{}, ErrTooShort
@@ -124,8 +103,8 @@ func window(ps []Point, from, to time.Duration) []float64 {
 	return out
 }
 
-// firstDrop finds the first stretch of at least Hold in which every point
-// is below limit, and returns when it began.
+// firstDrop returns the start of the first stretch of at least Hold in which
+// every point is below limit.
 func firstDrop(ps []Point, limit float64) (time.Duration, bool) {
 	start := -1
 	for i, p := range ps {

@@ -10,9 +10,6 @@ import (
 	"strings"
 )
 
-// The last-level cache, read from the kernel's cache topology in sysfs
-// (not from a CPU model), so the arrays can be sized well beyond it.
-
 // cacheInfo is one cache as sysfs describes it.
 type cacheInfo struct {
 	level  int
@@ -21,11 +18,8 @@ type cacheInfo struct {
 	shared string // shared_cpu_list: the CPUs that share this cache
 }
 
-// lastLevelCache returns the total size in bytes of the highest-level data
-// or unified caches under root ("" for the real system), each counted once
-// however many CPUs share it: the sum over sockets, and over core
-// complexes where each has its own L3. It returns 0 when sysfs describes
-// no caches (some arm64 boards and VMs).
+// lastLevelCache returns the total size of the highest-level data or unified
+// caches below root, each counted once; 0 when sysfs describes none.
 func lastLevelCache(root string) (uint64, error) {
 	pattern := filepath.Join(root, "/sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*")
 	dirs, err := filepath.Glob(pattern)
@@ -54,7 +48,6 @@ func lastLevelCache(root string) (uint64, error) {
 // key identifies one physical cache.
 func (c cacheInfo) key() string { return fmt.Sprintf("%d/%s/%s", c.level, c.kind, c.shared) }
 
-// sumTopLevel adds the sizes of the caches of the highest level present.
 func sumTopLevel(caches []cacheInfo) uint64 {
 	maxLevel := 0
 	for _, c := range caches {
@@ -69,7 +62,6 @@ func sumTopLevel(caches []cacheInfo) uint64 {
 	return total
 }
 
-// readCache reads one sysfs cache index directory.
 func readCache(dir string) (cacheInfo, error) {
 	var vals [4]string
 	for i, name := range []string{"level", "type", "size", "shared_cpu_list"} {
@@ -90,7 +82,7 @@ func readCache(dir string) (cacheInfo, error) {
 	return cacheInfo{level: level, kind: vals[1], bytes: size, shared: vals[3]}, nil
 }
 
-// parseCacheSize parses sysfs sizes such as "48K", "2048K", "32M" or "1G".
+// parseCacheSize parses sysfs sizes such as "48K", "32M" or "1G".
 func parseCacheSize(s string) (uint64, error) {
 	mult := uint64(1)
 	switch {

@@ -1,30 +1,7 @@
-// Package cpu measures the host CPU's own capability vector for the
-// box report (seed backend 4, the CPU baseline): memory bandwidth with all
-// cores and floating-point throughput, every figure checked against a
-// reference before it counts.
-//
-// Start with Probe (probe.go), which the orchestrator runs, or Measure
-// and its Options; the Result carries one Bandwidth row per streaming
-// kernel and one Throughput row per FMA kernel, and Result.Baseline is
-// what the box report carries. Then:
-//
-//   - stream.go: the bandwidth kernels (read, write, copy, triad; bytes per
-//     element in streamTable), check.go and stream_check.go their closed
-//     forms and checks;
-//   - fma.go: the FMA throughput chains, the operation-count table
-//     (opsPerLane) and the rounding argument behind their exact check;
-//   - kernels.go and kernels.c: the cgo boundary and the C loops, with the
-//     run-time choice of ISA path (avx512f, avx2+fma, sse2 on amd64; neon
-//     on arm64; scalar elsewhere);
-//   - sizing.go and cache.go: how big the arrays are (from MemAvailable or
-//     the limit and the cache sizes sysfs reports, never from a CPU
-//     model); calibrate.go: sample length and statistics.
-//
-// Timing is the host monotonic clock around all threads
-// (schema.TimingHostWallClock). Threads are not pinned to cores: Go offers
-// no affinity API, so each worker goroutine sits on its own OS thread for
-// the length of its cgo call and the kernel's scheduler places it. A
-// warm-up (calibration) run precedes the timed samples and is discarded.
+// Package cpu measures the host CPU's baseline for the box report: memory
+// bandwidth with all cores and floating-point throughput, from C kernels with a
+// run-time choice of ISA path, every figure checked against a closed form
+// before it counts. Start with Probe, or Measure and its Options.
 package cpu
 
 import (
@@ -42,105 +19,54 @@ const Timing = schema.TimingHostWallClock
 
 // Options configures Measure. The zero value measures with every CPU.
 type Options struct {
-	// Quick takes 3 samples instead of 5 and smaller arrays (twice the
-	// last-level cache each, at least 64 MiB), so that the probe ends
-	// within seconds on a small host.
-	Quick bool
-	// Threads is the number of threads; 0 means runtime.NumCPU().
-	Threads int
-	// MemoryLimit is the most bytes the arrays may take together. 0 lets
-	// the probe choose: 1 GiB, or more where the last-level cache (from
-	// sysfs) is over 85 MiB, as each array is kept at 4 times the cache;
-	// never over 1/4 of the memory the process may use (MemAvailable, or
-	// its memory cgroup's room below the limit when smaller). An explicit
-	// limit is still kept below half of that. Where arrays would be under
-	// twice the cache (or 64 MiB), the bandwidth kernels do not run and
-	// Result.BandwidthOmitted says why: their figures would be the
-	// cache's, not memory's.
+	Quick   bool // 3 samples instead of 5, arrays of twice the last-level cache
+	Threads int  // 0 means runtime.NumCPU()
+	// MemoryLimit is the most bytes the arrays may take together; 0 lets the
+	// probe choose. Arrays not twice the cache leave bandwidth out.
 	MemoryLimit uint64
-	// Root is the directory sysfs and procfs are read below (cache
-	// topology, meminfo, cgroups); "" is the running system.
-	Root string
+	Root        string // sysfs and procfs are read below it; "" is the running system
 
-	// isa forces an ISA path by name (tests); "" picks the best.
-	isa string
-	// corrupt names a kernel ("copy", "fma/fp32/vector", ...) whose output
-	// is spoiled before its check (fault-injection tests).
-	corrupt string
+	isa     string // forces an ISA path by name (tests); "" picks the best
+	corrupt string // a kernel ("copy", "fma/fp32/vector") whose output is spoiled (tests)
 }
 
 // Result is the CPU's capability vector.
 type Result struct {
-	// Threads is the number of threads every kernel ran on.
-	Threads int
-	// ISA names the code path the FMA kernels ran: "avx512f", "avx2+fma",
-	// "sse2" (no FMA instruction), "neon" or "scalar".
-	ISA string
-	// Timing is how every sample was timed: schema.TimingHostWallClock,
-	// around all threads together (not pinned to cores).
-	Timing schema.TimingMethod
-	// Bandwidth has one row per streaming kernel: read, write, copy, triad;
-	// none when BandwidthOmitted says why.
-	Bandwidth []Bandwidth
-	// BandwidthOmitted, when not empty, says why no bandwidth kernel ran:
-	// the arrays that fit the memory the process may use would not be
-	// larger than the caches.
-	BandwidthOmitted string
-	// LastLevelCacheBytes is the last-level cache sysfs describes, every
-	// instance counted once (0: none described); each array is at least
-	// twice this.
-	LastLevelCacheBytes uint64
-	// Throughput has one row per FMA kernel: scalar fp64, vector fp64,
-	// vector fp32.
-	Throughput []Throughput
+	Threads             int                 // every kernel ran on this many
+	ISA                 string              // the FMA path: "avx512f", "avx2+fma", "sse2", "neon" or "scalar"
+	Timing              schema.TimingMethod // schema.TimingHostWallClock, around all threads
+	Bandwidth           []Bandwidth         // read, write, copy, triad; none when BandwidthOmitted
+	BandwidthOmitted    string              // why no bandwidth kernel ran, when none did
+	LastLevelCacheBytes uint64              // each instance counted once; 0 when none is described
+	Throughput          []Throughput        // scalar fp64, vector fp64, vector fp32
 }
 
-// Bandwidth is one streaming kernel's sustained memory bandwidth with all
-// threads, each streaming its own contiguous slice.
+// Bandwidth is one streaming kernel's bandwidth, each thread on its own slice.
 type Bandwidth struct {
-	// Kernel is "read" (sum), "write" (fill), "copy" or "triad".
-	Kernel string
-	// BytesPerS is bytes moved per second (decimal: 1 GB/s = 1e9), counted
-	// as BytesPerElement per element index per pass.
-	BytesPerS schema.Stat
-	// ArrayBytes is the size of each of the three arrays, in bytes.
-	ArrayBytes uint64
-	// BytesPerElement is the bytes one element index moves: 8 per array
-	// read or written (read 8, write 8, copy 16, triad 24).
-	BytesPerElement int
-	// Checked is the number of output values compared with the reference.
-	Checked uint64
-	// MaxError is the largest relative error seen.
-	MaxError float64
-	// Tolerance is the relative error the check allowed (0: exact).
-	Tolerance float64
+	Kernel          string      // "read" (sum), "write" (fill), "copy" or "triad"
+	BytesPerS       schema.Stat // decimal bytes/s, BytesPerElement per element per pass
+	ArrayBytes      uint64      // each of the three arrays
+	BytesPerElement int         // 8 per array read or written
+	Checked         uint64      // output values compared with the reference
+	MaxError        float64     // the largest relative error
+	Tolerance       float64     // the relative error allowed, 0: exact
 }
 
 // Throughput is one FMA kernel's floating-point rate with all threads.
 type Throughput struct {
-	// Operation is "fma"; it counts 2 operations per lane.
-	Operation string
-	// InputType is "fp32" or "fp64".
-	InputType string
-	// Vector is true for the SIMD kernels, false for the scalar one.
-	Vector bool
-	// Lanes is the number of values one instruction works on.
-	Lanes int
-	// OpsPerS is floating-point operations per second, all threads.
-	OpsPerS schema.Stat
-	// Checked is the number of result values compared with the reference.
-	Checked uint64
-	// MaxError is the largest relative error seen (0: the check is exact).
-	MaxError float64
-	// Tolerance is the relative error the check allowed (0: exact).
-	Tolerance float64
+	Operation string      // "fma", 2 operations per lane
+	InputType string      // "fp32" or "fp64"
+	Vector    bool        // SIMD, not scalar
+	Lanes     int         // values one instruction works on
+	OpsPerS   schema.Stat // operations/s, all threads
+	Checked   uint64      // result values compared with the reference
+	MaxError  float64     // the largest relative error
+	Tolerance float64     // the relative error allowed, 0: exact
 }
 
-// Measure runs the bandwidth kernels, then the FMA kernels, and returns
-// their checked figures. A failed check returns an error wrapping
-// ErrCheckFailed and no figures. Too little memory for arrays larger
-// than the caches leaves the bandwidth figures out, with the reason in
-// Result.BandwidthOmitted.
+// Measure runs the bandwidth kernels, then the FMA kernels, and returns their
+// checked figures; a failed check is an error wrapping ErrCheckFailed. Too
+// little memory for arrays larger than the caches leaves bandwidth out.
 func Measure(ctx context.Context, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("cpubench: %w", err)
@@ -179,9 +105,8 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	return r, nil
 }
 
-// sizeArrays lays the bandwidth arrays out over threads within the memory
-// the process may use, each at least twice the last-level cache of llc
-// bytes (ErrTooLittleMemory, naming what bound the memory, otherwise).
+// sizeArrays lays the arrays out over threads within the memory the process may
+// use, each at least twice the last-level cache, else ErrTooLittleMemory.
 func sizeArrays(o Options, threads int, llc uint64) (arrayLayout, error) {
 	mem, memErr := host.ReadMemory(o.Root)
 	budget, err := arrayBudget(o.MemoryLimit, mem.UsableBytes, llc, o.Quick)
@@ -195,8 +120,7 @@ func sizeArrays(o Options, threads int, llc uint64) (arrayLayout, error) {
 	return layout, err
 }
 
-// measureBandwidth maps the arrays, runs every streaming kernel and
-// unmaps them.
+// measureBandwidth maps the arrays, runs every streaming kernel and unmaps them.
 func measureBandwidth(ctx context.Context, o Options, layout arrayLayout, plan samplePlan) (_ []Bandwidth, err error) {
 	s, err := newStreamBench(layout, plan, o.corrupt)
 	if err != nil {
@@ -241,7 +165,7 @@ func measureThroughput(ctx context.Context, o Options, path isa, threads int, pl
 	return out, nil
 }
 
-// runFMA probes fusion and measures one FMA kernel in precision T.
+// runFMA checks the kernel's fusion, then measures it in precision T.
 func runFMA[T float32 | float64](ctx context.Context, spec fmaSpec, path isa, threads int, corrupt bool, plan samplePlan) (Throughput, error) {
 	b, err := newFMABench[T](spec, path, threads, corrupt)
 	if err != nil {

@@ -9,17 +9,6 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
-// FP throughput: chains of x = x*a + x on every thread, with the kernels
-// of kernels.c (one per ISA path, chosen at run time).
-//
-// Rounding argument. a is 2^-20, a power of two, and x stays in [1, 5), so
-// the product x*a is exact: a fused multiply-add and a multiply followed by
-// an add both give RN(x + x*a), one rounding, bit for bit the same on every
-// path, in C and in Go. Each step adds x*2^-20, at least eight fp32 ulps of
-// x, so no step leaves x unchanged and one iteration more or less shows.
-// The Go reference (reference) runs the same recurrence in the same
-// precision, so the check demands equality: tolerance 0.
-
 // fmaSpec is one row of the throughput table.
 type fmaSpec struct {
 	kind      fmaKind
@@ -46,12 +35,8 @@ func fmaTable() []fmaSpec {
 	}
 }
 
-// opsPerLane is the operation-count table: how many floating-point
-// operations one instruction counts per lane, the way peers count them.
-//
-//	operation  ops per lane
-//	fma        2 (a multiply and an add; also when the path has no FMA
-//	             instruction and issues the two separately, as sse2 does)
+// opsPerLane is how many operations one instruction counts per lane: fma 2,
+// also where the path issues a multiply and an add.
 func opsPerLane(op string) (int, error) {
 	switch op {
 	case "fma":
@@ -61,21 +46,17 @@ func opsPerLane(op string) (int, error) {
 }
 
 const (
-	// fmaMultiplier is a in x = x*a + x.
-	fmaMultiplier = 0x1p-20
-	// maxItersPerCall bounds one kernel call, so x stays below
-	// 1.75*e < 5 and the Go reference of one call costs milliseconds.
-	maxItersPerCall = 1 << 20
-	// trialItersPerCall is the call length of calibration trials.
-	trialItersPerCall = 1 << 14
-	// startValues is the number of distinct start values, 1 + k/4.
-	startValues = 4
+	fmaMultiplier     = 0x1p-20 // a in x = x*a + x
+	maxItersPerCall   = 1 << 20 // x stays below 1.75e < 5; a call's reference costs milliseconds
+	trialItersPerCall = 1 << 14 // calibration trials' call length
+	startValues       = 4       // start values 1 + k/4
 )
 
-// startValue is where lane value k of a kernel's buffer starts.
 func startValue[T float32 | float64](k int) T { return T(1 + float64(k%startValues)/startValues) }
 
-// reference runs n steps of x = x*a + x from each start value, in T.
+// reference runs n steps of x = x*a + x from each start value in T. With a a
+// power of two and x in [1, 5), x*a is exact, so fused and unfused paths both
+// round once, alike: the check demands equality.
 func reference[T float32 | float64](n int64) [startValues]T {
 	a := T(fmaMultiplier)
 	x0, x1, x2, x3 := startValue[T](0), startValue[T](1), startValue[T](2), startValue[T](3)
@@ -87,19 +68,17 @@ func reference[T float32 | float64](n int64) [startValues]T {
 
 // fmaBench runs one FMA kernel on every thread.
 type fmaBench[T float32 | float64] struct {
-	spec    fmaSpec
-	isa     isa
-	shape   shape
-	threads int
-	corrupt bool // test hook: spoil one value of the last call
-	bufs    [][]T
-	checks  []refcheck.Result
-	// ref holds the reference values of calls of refIters iterations.
-	ref      [startValues]T
+	spec     fmaSpec
+	isa      isa
+	shape    shape
+	threads  int
+	corrupt  bool // test hook: spoil one value of the last call
+	bufs     [][]T
+	checks   []refcheck.Result
+	ref      [startValues]T // the reference of calls of refIters iterations
 	refIters int64
 }
 
-// newFMABench prepares per-thread buffers for a kernel.
 func newFMABench[T float32 | float64](spec fmaSpec, path isa, threads int, corrupt bool) (*fmaBench[T], error) {
 	sh, ok := fmaShape(path, spec.kind)
 	if !ok {
@@ -118,9 +97,8 @@ func newFMABench[T float32 | float64](spec fmaSpec, path isa, threads int, corru
 	return b, nil
 }
 
-// timed runs calls calls of perCall iterations on every thread, checking
-// each call's every value against want, and returns seconds. The check of
-// a few hundred values is under a microsecond against milliseconds of work.
+// timed runs calls calls of perCall iterations on every thread, checking every
+// value of each call against want, and returns seconds.
 func (b *fmaBench[T]) timed(calls, perCall int64, want [startValues]T, last bool) (float64, error) {
 	errs := make([]error, b.threads)
 	secs := runTeam(b.threads, func(w int) {
@@ -143,8 +121,7 @@ func (b *fmaBench[T]) timed(calls, perCall int64, want [startValues]T, last bool
 	return secs, firstError(errs)
 }
 
-// calibrate runs trials of calls of trialItersPerCall iterations (the
-// warm-up) and returns the iterations per thread of a sample.
+// calibrate returns a sample's iterations per thread, from warm-up trials.
 func (b *fmaBench[T]) calibrate(targetS float64) (int64, error) {
 	want := reference[T](trialItersPerCall)
 	trial := func(calls int64) (float64, error) { return b.timed(calls, trialItersPerCall, want, false) }
@@ -152,8 +129,7 @@ func (b *fmaBench[T]) calibrate(targetS float64) (int64, error) {
 	return calls * trialItersPerCall, err
 }
 
-// sample times total iterations per thread, cut into calls of at most
-// maxItersPerCall, and checks them against a reference of the call length.
+// sample times total iterations per thread, in calls of at most maxItersPerCall.
 func (b *fmaBench[T]) sample(total int64, last bool) (float64, error) {
 	calls, perCall, err := splitIterations(total, maxItersPerCall)
 	if err != nil {
@@ -165,8 +141,7 @@ func (b *fmaBench[T]) sample(total int64, last bool) (float64, error) {
 	return b.timed(calls, perCall, b.ref, last)
 }
 
-// ops is the operation count of total iterations per thread (as sample
-// rounds them).
+// ops is the operation count of total iterations per thread, as sample rounds.
 func (b *fmaBench[T]) ops(total int64, opsPerLane int) float64 {
 	calls, perCall, err := splitIterations(total, maxItersPerCall)
 	if err != nil {
@@ -204,10 +179,8 @@ func (b *fmaBench[T]) measure(ctx context.Context, plan samplePlan) (Throughput,
 	}, nil
 }
 
-// fusedProbeInputs returns x and a for which one step of x*a + x differs
-// when fused: with e = 2^-30 (fp64) or 2^-13 (fp32), x = 1+e and
-// a = -(1-e), x*a = -(1-e^2) rounds to -1, so unfused gives e, while fused
-// gives e + e^2 exactly.
+// fusedProbeInputs returns x and a for which one step of x*a + x tells fused
+// from unfused: x = 1+e and a = -(1-e), so x*a alone rounds to -1.
 func fusedProbeInputs[T float32 | float64]() (x, a, fused, unfused T) {
 	e := T(0x1p-30)
 	var zero T
@@ -217,9 +190,8 @@ func fusedProbeInputs[T float32 | float64]() (x, a, fused, unfused T) {
 	return 1 + e, -(1 - e), e + e*e, e
 }
 
-// probeFused runs one step of the kernel on fusedProbeInputs and checks
-// that the path does what its shape says: an FMA path whose compiler did
-// not contract a*b+c would count twice the instructions it issued.
+// probeFused checks on fusedProbeInputs that the path fuses as its shape says,
+// lest an FMA path the compiler did not contract count twice its instructions.
 func (b *fmaBench[T]) probeFused() error {
 	x, a, fused, unfused := fusedProbeInputs[T]()
 	buf := make([]T, b.shape.values())

@@ -11,9 +11,6 @@ import (
 	"unsafe"
 )
 
-// The cgo boundary: thin, checked wrappers around kernels.c. Nothing here
-// times or checks results; stream.go and fma.go do.
-
 // isa is one compiled code path of the FMA kernels.
 type isa int
 
@@ -81,9 +78,8 @@ const (
 	kindVectorF32 fmaKind = C.CB_FMA_VECTOR_F32
 )
 
-// shape is the layout of one FMA kernel: chains accumulators of lanes
-// values each, elemBytes per value. fused is 1 when the path was compiled
-// to use fused multiply-add, 0 when not, -1 when unknown.
+// shape is one FMA kernel's layout: chains accumulators of lanes values of
+// elemBytes each; fused is 1 when compiled to fuse, 0 when not, -1 if unknown.
 type shape struct {
 	lanes, chains, fused, elemBytes int
 }
@@ -100,8 +96,8 @@ func fmaShape(i isa, k fmaKind) (shape, bool) {
 	return shape{int(out.lanes), int(out.chains), int(out.fused), int(out.elem_bytes)}, true
 }
 
-// fmaRun runs iters steps of x = x*a + x on acc, in place. acc must hold
-// exactly the kernel's values, of its element width.
+// fmaRun runs iters steps of x = x*a + x on acc in place; acc must hold exactly
+// the kernel's values.
 func fmaRun[T float32 | float64](i isa, k fmaKind, acc []T, a float64, iters int64) error {
 	s, ok := fmaShape(i, k)
 	if !ok {
@@ -117,12 +113,9 @@ func fmaRun[T float32 | float64](i isa, k fmaKind, acc []T, a float64, iters int
 	return nil
 }
 
-// vectorStep is the element count every streaming slice is a multiple of
-// (the C loops step by up to 8 float64).
-const vectorStep = 8
+const vectorStep = 8 // every streaming slice is a multiple (the C loops step by up to 8)
 
-// streamLen validates slices for a streaming kernel and returns their
-// common length.
+// streamLen returns the common length of equal, non-empty vectorStep multiples.
 func streamLen(xs ...[]float64) (int, error) {
 	n := len(xs[0])
 	for _, x := range xs {
@@ -133,7 +126,6 @@ func streamLen(xs ...[]float64) (int, error) {
 	return n, nil
 }
 
-// ptr is the C view of a slice's first element.
 func ptr(x []float64) *C.double { return (*C.double)(unsafe.Pointer(&x[0])) }
 
 // streamRead returns the sum of a, added in eight interleaved partial sums.

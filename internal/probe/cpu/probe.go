@@ -10,19 +10,15 @@ import (
 // ProbeName is the CPU baseline's name in the box report's figures.
 const ProbeName = "cpu-baseline"
 
-// ProbeVersion changes whenever what the baseline measures, or how,
-// changes.
+// ProbeVersion changes whenever what the baseline measures, or how, changes.
 const ProbeVersion = "2"
 
-// Host is the device the baseline runs on: the host CPU, which needs no
-// opening, so the handle holds nothing.
+// Host is the device the baseline runs on: the host CPU, which needs no opening.
 type Host struct{}
 
-// Probe is the CPU baseline as a probe.Probe: its contribution is the
-// host baseline alone, which the orchestrator puts in the box report.
+// Probe is the CPU baseline as a probe.Probe; it contributes the host baseline.
 type Probe struct {
-	// Options configure Measure.
-	Options Options
+	Options Options // configures Measure
 }
 
 var _ probe.Probe[Host] = Probe{}
@@ -33,9 +29,8 @@ func (Probe) Name() string { return ProbeName }
 // Version is ProbeVersion.
 func (Probe) Version() string { return ProbeVersion }
 
-// Run measures the host CPU (Measure) and returns its baseline, and the
-// bandwidth's omission when arrays larger than the caches did not fit; a
-// failed check is an error.
+// Run measures the host CPU and returns its baseline, with the bandwidth's
+// omission when arrays larger than the caches did not fit.
 func (p Probe) Run(ctx context.Context, _ Host) (*probe.Contribution, error) {
 	r, err := Measure(ctx, p.Options)
 	if err != nil {
@@ -48,9 +43,7 @@ func (p Probe) Run(ctx context.Context, _ Host) (*probe.Contribution, error) {
 	return c, nil
 }
 
-// Baseline is r as the box report carries it: one bandwidth entry per
-// streaming kernel and one FMA entry per throughput kernel, each with
-// the check its output passed.
+// Baseline is r as the box report carries it, each figure with its check.
 func (r *Result) Baseline() *schema.HostBaseline {
 	h := &schema.HostBaseline{Threads: r.Threads, ISA: r.ISA, LastLevelCacheBytes: r.LastLevelCacheBytes}
 	for _, b := range r.Bandwidth {
@@ -68,9 +61,7 @@ func (r *Result) Baseline() *schema.HostBaseline {
 	return h
 }
 
-// check is the card's record of a comparison with the closed form: over
-// elements values, the largest relative error against the tolerance
-// (0: exact).
+// check is the card's record of a comparison with the closed form (tol 0: exact).
 func check(elements uint64, maxErr, tol float64) schema.Check {
 	kind := "relative"
 	if tol == 0 {

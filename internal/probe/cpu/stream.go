@@ -10,33 +10,17 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
-// Memory bandwidth with all cores: BabelStream's copy and triad plus a read
-// (sum) and a write (fill) kernel, over three float64 arrays a, b and c,
-// each thread streaming its own contiguous slice with the C loops of
-// kernels.c (16-byte vectors, ordinary write-allocate stores).
-//
-// Order and array contents, so that every output has a closed form:
-//
-//	read   sum(a)        a = pattern(seedA)
-//	write  c[i] = 0.5+i
-//	copy   c = a         c = pattern(seedA)
-//	triad  a = b + 0.4*c b = pattern(seedB)
-//
-// Each kernel is idempotent, so the arrays hold the same values after any
-// number of passes and are checked, every element, after the last sample.
-
 // streamSpec is one row of the bandwidth table.
 type streamSpec struct {
-	name string
-	// reads and writes count the arrays the kernel reads and writes.
-	reads, writes int
-	// bytesPerElement is what one element index moves: 8 bytes per array
-	// read or written (BabelStream counting; write-allocate reads of the
-	// destination are not counted).
-	bytesPerElement int
+	name            string
+	reads, writes   int // arrays read and written
+	bytesPerElement int // 8 per array read or written; write-allocate reads not counted
 }
 
-// streamTable lists the bandwidth kernels in the order they run.
+// streamTable lists the bandwidth kernels in the order they run. Each is
+// idempotent, over arrays set so every output has a closed form: read sums
+// a = pattern(seedA); write sets c[i] = 0.5+i; copy sets c = a; triad sets
+// a = b + 0.4*c, with b = pattern(seedB).
 func streamTable() []streamSpec {
 	return []streamSpec{
 		{name: "read", reads: 1, writes: 0, bytesPerElement: 8},
@@ -57,8 +41,8 @@ type streamBench struct {
 	passes  uint64    // read: passes per thread so far
 }
 
-// newStreamBench maps the arrays and fills them from every thread, so pages are first touched by the threads
-// that stream them (the kernel may still move threads: nothing is pinned).
+// newStreamBench maps the arrays and fills them from every thread, so each page
+// is first touched by the thread that streams it.
 func newStreamBench(l arrayLayout, plan samplePlan, corrupt string) (*streamBench, error) {
 	s := &streamBench{layout: l, plan: plan, corrupt: corrupt, sums: make([]float64, l.threads)}
 	for _, dst := range []*[]float64{&s.a, &s.b, &s.c} {
@@ -78,11 +62,8 @@ func newStreamBench(l arrayLayout, plan samplePlan, corrupt string) (*streamBenc
 	return s, nil
 }
 
-// mapArray maps n float64 of anonymous memory outside the Go heap, so it
-// is returned to the system at once on release. Huge pages follow the
-// host's transparent-huge-page policy: MADV_HUGEPAGE is not asked for, as
-// with defrag=madvise it stalls first touch in compaction (measured 4x
-// slower on a VM, and no huge page granted).
+// mapArray maps n float64 of anonymous memory outside the Go heap, returned to
+// the system on release. It does not ask for huge pages.
 func mapArray(n uint64) ([]float64, []byte, error) {
 	raw, err := syscall.Mmap(-1, 0, int(n*elementBytes), syscall.PROT_READ|syscall.PROT_WRITE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANON)
@@ -104,9 +85,8 @@ func (s *streamBench) release() error {
 	return errors.Join(errs...)
 }
 
-// pass runs one pass of a kernel over thread w's slices. first says no
-// earlier read pass left a sum to compare with: the same loop over the same
-// values must give the same sum, bit for bit, every pass.
+// pass runs one pass of a kernel over thread w's slices. After the first, a
+// read pass must give the previous pass's sum bit for bit.
 func (s *streamBench) pass(name string, w int, first bool) error {
 	lo, hi := s.layout.bounds(w)
 	a, b, c := s.a[lo:hi], s.b[lo:hi], s.c[lo:hi]
@@ -142,8 +122,7 @@ func (s *streamBench) timed(name string, reps int64) (float64, error) {
 	return secs, firstError(errs)
 }
 
-// measure runs one kernel: timed warm-up passes that calibrate the
-// repetitions, the timed samples, then the check of every output.
+// measure calibrates a kernel, takes its samples, then checks every output.
 func (s *streamBench) measure(ctx context.Context, spec streamSpec) (Bandwidth, error) {
 	trial := func(reps int64) (float64, error) { return s.timed(spec.name, reps) }
 	reps, err := calibrate(1, s.plan.targetS, trial)

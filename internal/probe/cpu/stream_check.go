@@ -2,11 +2,7 @@ package cpu
 
 import "github.com/everycycle/appraise/internal/measure/refcheck"
 
-// Checks of the bandwidth kernels against their closed forms, every
-// element, in parallel over the threads' slices.
-
-// check compares a kernel's output with its reference and returns the
-// result and the relative tolerance used.
+// check compares a kernel's output with its reference, within the returned tolerance.
 func (s *streamBench) check(name string) (refcheck.Result, float64) {
 	switch name {
 	case "read":
@@ -21,8 +17,7 @@ func (s *streamBench) check(name string) (refcheck.Result, float64) {
 	return r, 0
 }
 
-// checkArray compares every element of x, the output of kernel, with its
-// reference within tol, each thread checking its own slice.
+// checkArray compares every element of x with kernel's reference within tol.
 func (s *streamBench) checkArray(kernel string, x []float64, tol float64) refcheck.Result {
 	parts := make([]refcheck.Result, s.layout.threads)
 	runTeam(s.layout.threads, func(w int) {
@@ -32,9 +27,8 @@ func (s *streamBench) checkArray(kernel string, x []float64, tol float64) refche
 	return refcheck.MergeAll(parts)
 }
 
-// checkRange compares x[lo:hi] with the reference of kernel, one loop per
-// kernel so the reference inlines. Equal values, the common case, take a
-// short path; the rest go through compare.
+// checkRange compares x[lo:hi] with kernel's reference, one loop per kernel so
+// the reference inlines.
 func checkRange(kernel string, x []float64, lo, hi uint64, tol float64) refcheck.Result {
 	r := refcheck.New()
 	differs := func(i uint64, want float64) {
@@ -67,9 +61,8 @@ func checkRange(kernel string, x []float64, lo, hi uint64, tol float64) refcheck
 	return r
 }
 
-// checkRead compares each thread's sum with the exact sum of its slice.
-// Every pass's sum already matched the last one bit for bit (pass), so
-// all passes count as checked.
+// checkRead compares each thread's sum with its slice's exact sum. Every pass
+// matched the last bit for bit, so all count as checked.
 func (s *streamBench) checkRead() (refcheck.Result, float64) {
 	tol := readTolerance(s.layout.perThread)
 	parts := make([]refcheck.Result, s.layout.threads)
@@ -83,13 +76,9 @@ func (s *streamBench) checkRead() (refcheck.Result, float64) {
 	return refcheck.MergeAll(parts), tol
 }
 
-// corruptFactor is what the fault-injection hook multiplies one output by:
-// 2^32 float64 ulps, far outside every tolerance.
-const corruptFactor = 1 + 0x1p-20
+const corruptFactor = 1 + 0x1p-20 // 2^32 float64 ulps, outside every tolerance
 
-// corruptOutput is the fault-injection test hook: it spoils one output of
-// a kernel (an element in the middle of the array it wrote, or thread 0's
-// sum) so that the check must fail.
+// corruptOutput spoils one output of a kernel so that its check must fail.
 func (s *streamBench) corruptOutput(name string) {
 	mid := s.layout.elements() / 2
 	switch name {

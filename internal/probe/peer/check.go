@@ -29,8 +29,8 @@ func putPattern(p []byte, seed uint32, first uint64) {
 	}
 }
 
-// mismatch is the index in p of the first word that differs from seed's
-// pattern from word first on, or -1.
+// mismatch is the index of p's first word unlike seed's pattern from word
+// first on, or -1.
 func mismatch(p []byte, seed uint32, first uint64) int {
 	for i := 0; i+4 <= len(p); i += 4 {
 		if binary.LittleEndian.Uint32(p[i:]) != patternWord(seed, first+uint64(i/4)) {
@@ -53,8 +53,8 @@ func (m *meter) fillPattern(b buffer, seed uint32) error {
 	return nil
 }
 
-// poison overwrites dst with a word that changes every round, so a copy
-// that did not happen fails the check.
+// poison overwrites dsts with a word that changes every round, so a copy that
+// did not happen fails the check.
 func (m *meter) poison(dsts ...buffer) error {
 	m.rounds++
 	for _, d := range dsts {
@@ -65,9 +65,9 @@ func (m *meter) poison(dsts ...buffer) error {
 	return nil
 }
 
-// checkSpots compares p.spots 4 KiB blocks of b with seed's pattern: the
-// first, the last, and blocks spread between that move every round. It
-// returns the number of words compared.
+// checkSpots compares p.spots 4 KiB blocks of b with seed's pattern (the first,
+// the last, and blocks between that move every round) and returns the words
+// compared.
 func (m *meter) checkSpots(b buffer, seed uint32) (uint64, error) {
 	const block = 4096
 	blocks := b.n / block
@@ -91,8 +91,7 @@ func (m *meter) checkSpots(b buffer, seed uint32) (uint64, error) {
 	return words, nil
 }
 
-// checkAll reads all of b back, a chunk at a time, and compares every word
-// with seed's pattern. It returns the number of words compared.
+// checkAll compares all of b with seed's pattern and returns the words compared.
 func (m *meter) checkAll(b buffer, seed uint32) (uint64, error) {
 	got := make([]byte, min(m.p.chunk, b.n))
 	for off := uint64(0); off < b.n; off += uint64(len(got)) {
@@ -103,8 +102,6 @@ func (m *meter) checkAll(b buffer, seed uint32) (uint64, error) {
 	return b.n / 4, nil
 }
 
-// compare downloads len(got) bytes of b at off and compares them with
-// seed's pattern.
 func (m *meter) compare(got []byte, b buffer, off uint64, seed uint32) error {
 	if err := m.e.download(got, b, off); err != nil {
 		return err
@@ -115,8 +112,8 @@ func (m *meter) compare(got []byte, b buffer, off uint64, seed uint32) error {
 	return nil
 }
 
-// round poisons the destinations of jobs, runs them at once and checks
-// spots of each destination against its seed.
+// round poisons the jobs' destinations, runs the jobs at once and checks spots
+// of each destination.
 func (m *meter) round(ctx context.Context, jobs []job, seeds []uint32) (times []float64, words uint64, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err

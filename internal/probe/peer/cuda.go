@@ -2,9 +2,6 @@
 
 package peer
 
-// The CUDA driver API through internal/platform/cuda, loaded at run time
-// so no CUDA headers are needed to build.
-
 import (
 	"errors"
 	"fmt"
@@ -13,9 +10,8 @@ import (
 	"github.com/everycycle/appraise/internal/platform/cuda"
 )
 
-// loadCUDA loads libcuda.so.1 and runs cuInit once per process; the
-// driver's entry points and contexts are process-wide by nature, as the
-// Vulkan loader's are, so it stays loaded.
+// loadCUDA loads the driver and runs cuInit once per process; it stays
+// loaded, its entry points and contexts being process-wide.
 var loadCUDA = sync.OnceValues(func() (*cuda.Driver, error) {
 	drv, err := cuda.Open(cuda.DefaultLibrary)
 	if err != nil {
@@ -24,7 +20,6 @@ var loadCUDA = sync.OnceValues(func() (*cuda.Driver, error) {
 	return drv, nil
 })
 
-// call prefixes a failing driver call's error with "cuda: ".
 func call(err error) error {
 	if err == nil {
 		return nil
@@ -32,8 +27,7 @@ func call(err error) error {
 	return fmt.Errorf("cuda: %w", err)
 }
 
-// devicesByBusID maps every CUDA device's normalised bus address to its
-// ordinal.
+// devicesByBusID maps each CUDA device's normalised bus address to its ordinal.
 func devicesByBusID(drv *cuda.Driver) (map[string]cuda.Device, error) {
 	n, err := drv.Count()
 	if err != nil {
@@ -58,8 +52,8 @@ func devicesByBusID(drv *cuda.Driver) (map[string]cuda.Device, error) {
 	return m, nil
 }
 
-// findPair returns the CUDA devices at bus addresses this and peer; ok is
-// false when either is not a CUDA device.
+// findPair returns the CUDA devices at this and peer; ok is false when either
+// is not one.
 func findPair(drv *cuda.Driver, this, peer string) (devs [2]cuda.Device, ok bool, err error) {
 	m, err := devicesByBusID(drv)
 	if err != nil {
@@ -90,8 +84,7 @@ func canAccess(drv *cuda.Driver, d [2]cuda.Device) (bool, error) {
 	return true, nil
 }
 
-// alreadyEnabled says whether err is cuCtxEnablePeerAccess finding access
-// already enabled.
+// alreadyEnabled reports whether err says peer access was already enabled.
 func alreadyEnabled(err error) bool {
 	var ce *cuda.Error
 	return errors.As(err, &ce) && ce.Code == cuda.ErrPeerAccessAlreadyEnabled

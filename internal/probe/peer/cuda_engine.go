@@ -13,9 +13,9 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// DetectCUDA says whether the cuda-peer path can run for this → peer (PCI
-// bus addresses in any form NormalizeBusID accepts). An absent library is
-// not an error: Loaded is false and Why carries the loader's message.
+// DetectCUDA says whether the cuda-peer path can run for this → peer. An
+// absent library is not an error: Loaded is false and Why carries the
+// loader's message.
 func DetectCUDA(this, peer string) (CUDAStatus, error) {
 	drv, err := loadCUDA()
 	if err != nil {
@@ -39,17 +39,12 @@ func whyNotFound(ok bool) string {
 	return "devices not both found by bus address"
 }
 
-// MeasurePair measures this → peer (PCI bus addresses) through the CUDA
-// driver with peer access enabled both ways: bulk copies of bytes (0:
-// DefaultBytes; a multiple of 4096, at least 1 MiB) one way, then both ways
-// at once on two streams, 2 warm-up rounds and 7 timed; then 4 KiB copies,
-// 20 warm-up and 101 timed. Copies are cuMemcpyPeerAsync timed by CUDA
-// events around each. Before every copy the destination is overwritten
-// with a word that changes every round; after it, outside the timed
-// region, sixteen 4 KiB blocks of it are read back and compared with the
-// source's pattern, and after the last round all of it is. A mismatch
-// returns an error wrapping ErrCheckFailed; an unusable library
-// ErrNoCUDA. It needs 2×bytes free on each device.
+// MeasurePair measures this → peer through the CUDA driver with peer access
+// enabled both ways, timing each cuMemcpyPeerAsync with CUDA events. bytes is
+// the bulk size (0: DefaultBytes; a multiple of 4096, at least 1 MiB); each
+// device needs 2×bytes free. Every destination is poisoned before a copy and
+// checked after it, outside the timed region: a mismatch wraps
+// ErrCheckFailed, an unusable library ErrNoCUDA.
 func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResult, error) {
 	ids, bytes, err := pairArgs(this, peer, bytes, DefaultBytes)
 	if err != nil {
@@ -75,8 +70,8 @@ func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResu
 	return r, nil
 }
 
-// cudaEngine is the engine over two devices' primary contexts, one
-// stream and two events per side; copies from a side run on its stream.
+// cudaEngine is the engine over two devices' primary contexts; copies from a
+// side run on that side's stream, between its two events.
 type cudaEngine struct {
 	drv      *cuda.Driver
 	dev      [2]cuda.Device
@@ -88,8 +83,8 @@ type cudaEngine struct {
 	bufs     []buffer
 }
 
-// openCUDA retains both primary contexts, enables peer access both ways
-// and makes the streams and events. On error nothing is left behind.
+// openCUDA retains both primary contexts, enables peer access both ways and
+// makes the streams and events; on error nothing is left behind.
 func openCUDA(drv *cuda.Driver, this, peer string) (*cudaEngine, error) {
 	devs, ok, err := findPair(drv, this, peer)
 	if err == nil && !ok {
@@ -141,12 +136,10 @@ func (e *cudaEngine) setup() error {
 	return nil
 }
 
-// use makes side s's context current on this thread.
 func (e *cudaEngine) use(s int) error { return call(e.drv.SetCurrent(e.ctx[s])) }
 
-// release frees everything e made, in reverse. Safe on a partial engine
-// and safe twice; the driver's errors are dropped, as nothing more can be
-// done about them and the measurement's own error, if any, comes first.
+// release frees everything e made, in reverse; it is safe on a partial engine
+// and twice. The driver's errors are dropped: the measurement's comes first.
 func (e *cudaEngine) release() {
 	drv := e.drv
 	for s := range 2 {
@@ -196,8 +189,7 @@ func (e *cudaEngine) alloc(s int, n uint64) (buffer, error) {
 	return b, nil
 }
 
-// upload copies p to b at off and waits until it has landed (a copy from
-// pageable memory may return before its DMA is done).
+// upload copies p to b at off and waits until it has landed.
 func (e *cudaEngine) upload(b buffer, off uint64, p []byte) error {
 	if err := e.use(b.side); err != nil {
 		return err
@@ -215,8 +207,7 @@ func (e *cudaEngine) download(p []byte, b buffer, off uint64) error {
 	return call(e.drv.DtoH(p, cuda.Ptr(b.ptr+off)))
 }
 
-// fill sets every word of b to w and waits (cuMemsetD32 on device memory
-// may return early).
+// fill sets every word of b to w and waits.
 func (e *cudaEngine) fill(b buffer, w uint32) error {
 	if err := e.use(b.side); err != nil {
 		return err
@@ -227,8 +218,8 @@ func (e *cudaEngine) fill(b buffer, w uint32) error {
 	return call(e.drv.Sync())
 }
 
-// copies issues each job on its source side's stream between that side's
-// events, then waits for all and reads the events' elapsed times.
+// copies issues each job on its source side's stream, then waits for all and
+// returns their event-timed seconds.
 func (e *cudaEngine) copies(jobs []job) ([]float64, error) {
 	for i, j := range jobs {
 		if i > 0 && j.src.side == jobs[0].src.side {
@@ -253,8 +244,6 @@ func (e *cudaEngine) copies(jobs []job) ([]float64, error) {
 	return ts, nil
 }
 
-// issue records the start event, the peer copy and the stop event on the
-// source side's stream.
 func (e *cudaEngine) issue(j job) error {
 	s := j.src.side
 	if err := e.use(s); err != nil {

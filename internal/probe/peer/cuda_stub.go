@@ -10,14 +10,12 @@ import (
 // errNoCgo is why the CUDA path is missing from this build.
 var errNoCgo = fmt.Errorf("cuda: this build has no CUDA loader (it needs linux and cgo): %w", ErrNoCUDA)
 
-// DetectCUDA says whether the cuda-peer path can run for this → peer: in
-// this build, never.
+// DetectCUDA says whether the cuda-peer path can run: in this build, never.
 func DetectCUDA(this, peer string) (CUDAStatus, error) {
 	return CUDAStatus{Why: errNoCgo.Error()}, nil
 }
 
-// MeasurePair measures this → peer through the CUDA driver; this build
-// has no CUDA loader, so it returns an error wrapping ErrNoCUDA.
+// MeasurePair returns an error wrapping ErrNoCUDA: this build has no loader.
 func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResult, error) {
 	return PairResult{}, errNoCgo
 }

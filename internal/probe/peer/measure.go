@@ -8,11 +8,9 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrCheckFailed is wrapped when data that arrived differs from what was
-// sent: the figures of that run are never reported.
+// ErrCheckFailed is wrapped when data that arrived differs from what was sent.
 var ErrCheckFailed = errors.New("peer: received data differs from what was sent")
 
-// Sides of a pair.
 const (
 	sideThis = 0
 	sidePeer = 1
@@ -31,10 +29,9 @@ type job struct {
 	n        uint64
 }
 
-// engine is what the measurement needs from a driver API. The CUDA driver
-// implements it; tests fake it. Every method blocks until its work is
-// done, copies included; copies runs its jobs at once (each job's source
-// on a different side) and returns each one's device-timed seconds.
+// engine is what a measurement needs from a driver API. Every method blocks
+// until its work is done; copies runs its jobs at once, each from a different
+// side, and returns each one's seconds.
 type engine interface {
 	alloc(side int, n uint64) (buffer, error)
 	upload(b buffer, off uint64, p []byte) error
@@ -60,7 +57,6 @@ func defaultPlan(bytes uint64) plan {
 		smallWarm: 20, smallRuns: 101, chunk: 64 << 20, spots: 16, bothWays: true}
 }
 
-// checkBytes validates a bulk transfer size.
 func checkBytes(n uint64) error {
 	if n < 1<<20 || n%4096 != 0 {
 		return fmt.Errorf("peer: transfer of %d bytes: want a multiple of 4096 of at least 1 MiB", n)
@@ -68,22 +64,20 @@ func checkBytes(n uint64) error {
 	return nil
 }
 
-// Seeds of the pattern each source buffer holds: distinct, so data from
-// the wrong buffer fails the check.
+// Seeds of the sources' patterns, distinct so that data from the wrong buffer
+// fails the check.
 const (
 	seedForward = 0x50454552 // this → peer
 	seedReverse = 0x52455650 // peer → this
 	seedSmall   = 0x534d4c4c
 )
 
-// bufs are the allocations of one measurement.
 type bufs struct {
 	fwdSrc, fwdDst, revSrc, revDst, smallSrc, smallDst buffer
 }
 
-// run measures the pair through e: one way, both ways (when the plan says
-// so), then latency.
-// The caller releases e's allocations.
+// run measures the pair through e: one way, both ways when the plan says so,
+// then latency. The caller releases e's allocations.
 func run(ctx context.Context, e engine, p plan) (PairResult, error) {
 	b, err := allocAll(e, p)
 	if err != nil {
@@ -117,7 +111,6 @@ func run(ctx context.Context, e engine, p plan) (PairResult, error) {
 	return r, nil
 }
 
-// allocAll makes every buffer of a measurement.
 func allocAll(e engine, p plan) (bufs, error) {
 	var b bufs
 	for _, a := range []struct {

@@ -7,8 +7,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// oneWay times bulk copies this → peer with the reverse idle, then reads
-// the whole destination back and compares it.
+// oneWay times bulk copies this → peer with the reverse idle.
 func (m *meter) oneWay(ctx context.Context, b bufs) (Transfer, error) {
 	jobs := []job{{src: b.fwdSrc, dst: b.fwdDst, n: m.p.bytes}}
 	rates, words, err := m.bulk(ctx, jobs, []uint32{seedForward})
@@ -18,8 +17,7 @@ func (m *meter) oneWay(ctx context.Context, b bufs) (Transfer, error) {
 	return m.transfer(rates[0], words)
 }
 
-// bothWays times bulk copies this → peer and peer → this at once; the
-// result is this → peer's rate.
+// bothWays times bulk copies both ways at once, returning this → peer's rate.
 func (m *meter) bothWays(ctx context.Context, b bufs) (Transfer, error) {
 	jobs := []job{{src: b.fwdSrc, dst: b.fwdDst, n: m.p.bytes}, {src: b.revSrc, dst: b.revDst, n: m.p.bytes}}
 	rates, words, err := m.bulk(ctx, jobs, []uint32{seedForward, seedReverse})
@@ -29,9 +27,8 @@ func (m *meter) bothWays(ctx context.Context, b bufs) (Transfer, error) {
 	return m.transfer(rates[0], words)
 }
 
-// bulk runs warm-up and sampled rounds of jobs, then checks every
-// destination in full. It returns each job's rates (bytes/s, warm-up
-// discarded) and the words checked.
+// bulk runs warm-up and sampled rounds of jobs, then checks every destination
+// in full; it returns each job's rates in bytes/s and the words checked.
 func (m *meter) bulk(ctx context.Context, jobs []job, seeds []uint32) ([][]float64, uint64, error) {
 	rates := make([][]float64, len(jobs))
 	var words uint64
@@ -75,7 +72,6 @@ func (m *meter) latency(ctx context.Context, b bufs) (schema.Stat, error) {
 	return newStat(ts)
 }
 
-// transfer summarises rates as a Transfer of the plan's size.
 func (m *meter) transfer(rates []float64, words uint64) (Transfer, error) {
 	st, err := newStat(rates)
 	return Transfer{BytesPerS: st, TransferBytes: m.p.bytes, Timing: m.e.timing(), CheckedWords: words}, err

@@ -10,29 +10,20 @@ import (
 
 // Device is one appraised device as the peer-link probe sees it.
 type Device struct {
-	// BusAddress is its PCI address.
-	BusAddress string
-	// Staged is its end of a host-staged transfer (the opened WebGPU
-	// device).
-	Staged Endpoint
-	// MemoryLimit is the most a probe may allocate on it, in bytes.
-	MemoryLimit uint64
+	BusAddress  string   // PCI address
+	Staged      Endpoint // its end of a host-staged transfer
+	MemoryLimit uint64   // the most a probe may allocate on it, bytes
 }
 
-// Devices is the set of appraised devices whose directed links are
-// measured, all open at once.
+// Devices is the set of appraised devices whose links are measured, all open.
 type Devices struct {
-	// List holds the devices, each with a bus address.
-	List []Device
-	// VulkanWhy says why the vulkan-device-group path is not taken from
-	// List[this] to List[peer] (Availability.VulkanWhy).
-	VulkanWhy func(this, peer int) string
+	List      []Device                    // each with a bus address
+	VulkanWhy func(this, peer int) string // why no Vulkan device group holds List[this] and List[peer]
 }
 
-// LinksFrom is the peer-link probe of one device of a set, by its index
-// in Devices.List: its directed links to every other device, each over
-// the best path the pair offers (Choose). The card names each link's
-// path and the probe that measured it (Path.Probe), not this one.
+// LinksFrom is the peer-link probe of the device at that index of
+// Devices.List: its links to every other device, each over the best path the
+// pair offers (Choose).
 type LinksFrom int
 
 var _ probe.Probe[Devices] = LinksFrom(0)
@@ -43,9 +34,8 @@ func (LinksFrom) Name() string { return "peerlinks" }
 // Version changes whenever what the probe measures, or how, changes.
 func (LinksFrom) Version() string { return "1" }
 
-// Run measures the links from d.List[p] to every other device, in order:
-// the contribution holds them as peer links, and each preferred path
-// passed over for a pair as a skip saying why.
+// Run measures the links from d.List[p] to every other device, with a skip
+// for each preferred path passed over.
 func (p LinksFrom) Run(ctx context.Context, d Devices) (*probe.Contribution, error) {
 	c := &probe.Contribution{}
 	if len(d.List) < 2 {
@@ -80,7 +70,6 @@ func (p LinksFrom) Run(ctx context.Context, d Devices) (*probe.Contribution, err
 	return c, nil
 }
 
-// measureOver measures this → other over path.
 func measureOver(ctx context.Context, path Path, this, other Device) (PairResult, error) {
 	switch path {
 	case PathCUDAPeer:
@@ -91,9 +80,8 @@ func measureOver(ctx context.Context, path Path, this, other Device) (PairResult
 	return PairResult{}, fmt.Errorf("path %s has no probe", path)
 }
 
-// stagedBytes is the host-staged transfer size for a pair: StagedBytes,
-// or an eighth of the smaller memory limit (six buffers of it are made),
-// whole pages, at least 1 MiB.
+// stagedBytes is StagedBytes, or an eighth of the smaller memory limit (six
+// buffers are made), in whole pages and at least 1 MiB.
 func stagedBytes(a, b Device) uint64 {
 	n := min(uint64(StagedBytes), a.MemoryLimit/8, b.MemoryLimit/8)
 	return max(n&^4095, 1<<20)

@@ -9,52 +9,34 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// DefaultBytes is the size of one timed bulk transfer when none is given:
-// 1 GiB (1,073,741,824 bytes), large enough that fixed costs vanish.
+// DefaultBytes is the size of one timed bulk transfer when none is given.
 const DefaultBytes = 1 << 30
 
 // PairResult is one ordered pair this → peer, measured over one path.
 type PairResult struct {
-	// This and Peer are the two devices' PCI bus addresses, normalised
-	// ("0000:00:06.0").
-	This, Peer string
-	// Path is how the data moved.
-	Path Path
-	// OneWay is this → peer with the reverse direction idle.
-	OneWay Transfer
-	// BothWays is this → peer while peer → this runs at the same time,
-	// this direction's rate only; nil when not measured.
-	BothWays *Transfer
-	// LatencyS is the time of one small transfer this → peer, in seconds;
-	// nil when not measured.
-	LatencyS *schema.Stat
-	// LatencyBytes is the size of one small transfer, in bytes.
-	LatencyBytes uint64
+	This, Peer   string       // normalised PCI bus addresses
+	Path         Path         // how the data moved
+	OneWay       Transfer     // with the reverse idle
+	BothWays     *Transfer    // while peer → this runs too, this direction's rate; nil if not measured
+	LatencyS     *schema.Stat // one small transfer, seconds; nil when not measured
+	LatencyBytes uint64       // bytes of one small transfer
 }
 
 // Transfer is one direction of bulk transfers, measured.
 type Transfer struct {
-	// BytesPerS is TransferBytes over each sample's time, in bytes/s
-	// (decimal: 1e9 bytes/s is 1 GB/s).
-	BytesPerS schema.Stat
-	// TransferBytes is the size of one timed transfer, in bytes.
-	TransferBytes uint64
-	// Timing is how samples were timed.
-	Timing schema.TimingMethod
-	// CheckedWords is the number of 32-bit words that arrived and were
-	// compared with what was sent, over every transfer (warm-up included).
-	CheckedWords uint64
+	BytesPerS     schema.Stat         // TransferBytes over each sample's time, decimal bytes/s
+	TransferBytes uint64              // bytes of one timed transfer
+	Timing        schema.TimingMethod // how samples were timed
+	CheckedWords  uint64              // 32-bit words received and compared, warm-up included
 }
 
-// PeersOmission is the omission a card records when its run has one
-// device, so interconnect.peers has nothing to measure.
+// PeersOmission is the card's omission of interconnect.peers in a one-device run.
 func PeersOmission() schema.Omission {
 	return schema.Omission{Field: "interconnect.peers", Reason: "one device: no peer to measure"}
 }
 
-// NormalizeBusID converts a PCI bus address in any form pci.ParseBDF
-// accepts (CUDA writes "0000:3B:00.0", NVML "00000000:3B:00.0") to the
-// sysfs form used on cards, "0000:3b:00.0". The error wraps pci.ErrBadBDF.
+// NormalizeBusID converts a bus address in any form pci.ParseBDF accepts to
+// the sysfs form cards use, "0000:3b:00.0". The error wraps pci.ErrBadBDF.
 func NormalizeBusID(id string) (string, error) {
 	b, err := pci.ParseBDF(id)
 	if err != nil {
@@ -80,18 +62,15 @@ func (r PairResult) PeerLink() (schema.PeerLink, error) {
 	return l, nil
 }
 
-// transfer turns t into a schema.Transfer named by r's path and probe.
-// Its check is the comparison of every word received with what was sent:
-// a word that differs fails the measurement (ErrCheckFailed), so the
-// check passed when words were compared.
+// transfer turns t into a schema.Transfer named by r's path. Its check passed
+// when words were compared, as any mismatch fails the measurement.
 func (r PairResult) transfer(t Transfer) schema.Transfer {
 	return schema.Transfer{BytesPerS: t.BytesPerS, TransferBytes: t.TransferBytes,
 		Path: string(r.Path), Probe: r.Path.Probe(), Timing: t.Timing,
 		Check: schema.Check{Reference: "cpu", Elements: t.CheckedWords, ErrorKind: "exact", Passed: t.CheckedWords > 0}}
 }
 
-// Links returns the card links of device this among rs, in order: nil when
-// it has none (one device).
+// Links returns the card links of device this among rs, in order; nil if none.
 func Links(this string, rs []PairResult) ([]schema.PeerLink, error) {
 	self, err := NormalizeBusID(this)
 	if err != nil {
@@ -111,11 +90,9 @@ func Links(this string, rs []PairResult) ([]schema.PeerLink, error) {
 	return ls, nil
 }
 
-// errNoSamples is returned by newStat for an empty or non-positive sample.
 var errNoSamples = errors.New("peer: no positive samples")
 
-// newStat summarises samples (stats.Summarize); an empty or
-// non-positive sample is errNoSamples.
+// newStat summarises samples; an empty or non-positive one is errNoSamples.
 func newStat(samples []float64) (schema.Stat, error) {
 	st, err := stats.Summarize(samples)
 	if err != nil {
@@ -124,8 +101,7 @@ func newStat(samples []float64) (schema.Stat, error) {
 	return st, nil
 }
 
-// normalisePair normalises both bus addresses and rejects a device paired
-// with itself.
+// normalisePair normalises both addresses, rejecting a device paired with itself.
 func normalisePair(this, peer string) ([2]string, error) {
 	var ids [2]string
 	for i, s := range []string{this, peer} {
@@ -141,8 +117,7 @@ func normalisePair(this, peer string) ([2]string, error) {
 	return ids, nil
 }
 
-// pairArgs checks a measurement's arguments: both bus addresses normalised
-// and distinct, and the transfer size (0: def) valid.
+// pairArgs validates a measurement's addresses and transfer size (0: def).
 func pairArgs(this, peer string, bytes, def uint64) ([2]string, uint64, error) {
 	if bytes == 0 {
 		bytes = def

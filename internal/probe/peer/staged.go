@@ -8,17 +8,15 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// Endpoint is one opened device of a host-staged pair: the WebGPU probes'
-// device (gpu.Device) behind a small adapter. It is used from one
+// Endpoint is one opened device of a host-staged pair, used from one
 // goroutine at a time.
 type Endpoint interface {
-	// NewArray creates a device buffer of n bytes.
-	NewArray(n uint64) (Array, error)
+	NewArray(n uint64) (Array, error) // a device buffer of n bytes
 }
 
 // Array is a device buffer of an Endpoint that the host writes and reads.
-// Offsets and lengths are multiples of 4; every call returns once the
-// device is done with it.
+// Offsets and lengths are multiples of 4; every call returns once the device
+// is done with it.
 type Array interface {
 	Write(off uint64, p []byte) error
 	Read(p []byte, off uint64) error
@@ -26,25 +24,18 @@ type Array interface {
 	Release()
 }
 
-// StagedBytes is the size of one timed host-staged bulk transfer when none
-// is given: 256 MiB, large enough that per-chunk costs are small, and
-// small enough to fit beside a software device's memory cap.
+// StagedBytes is the size of one timed host-staged bulk transfer when none is
+// given, small enough to fit beside a software device's memory cap.
 const StagedBytes = 256 << 20
 
-// stagedChunk is the host buffer a staged transfer moves through: each
-// chunk is read from this device, then written to the peer.
-const stagedChunk = 64 << 20
+const stagedChunk = 64 << 20 // the host chunk a staged transfer moves through
 
-// MeasureHostStaged measures this → peer (bus addresses, for the result)
-// over the host-staged path: every transfer reads the source from this
-// device into host memory, 64 MiB at a time, and writes each chunk to the
-// peer, timed by the host clock from the first read until the peer has the
-// last chunk. Bulk transfers of bytes (0: StagedBytes; a multiple of 4096,
-// at least 1 MiB), 2 warm-up rounds and 7 timed; then 4 KiB transfers, 20
-// warm-up and 101 timed. Both directions at once are not measured: the two
-// devices are not safe for concurrent use from one process here, so that
-// figure would describe this process, not the link. Every destination is
-// checked as MeasurePair checks it; a mismatch wraps ErrCheckFailed.
+// MeasureHostStaged measures this → peer over the host-staged path: each
+// transfer reads the source from a into host memory a chunk at a time and
+// writes each chunk to b, timed by the host clock. bytes is the bulk size (0:
+// StagedBytes; a multiple of 4096, at least 1 MiB). Both ways at once is not
+// measured: the two devices are not safe for concurrent use from one process.
+// A received word that differs wraps ErrCheckFailed.
 func MeasureHostStaged(ctx context.Context, this, peer string, a, b Endpoint, bytes uint64) (PairResult, error) {
 	ids, bytes, err := pairArgs(this, peer, bytes, StagedBytes)
 	if err != nil {
@@ -62,8 +53,7 @@ func MeasureHostStaged(ctx context.Context, this, peer string, a, b Endpoint, by
 	return r, nil
 }
 
-// stagedEngine is the engine of the host-staged path: a buffer's ptr is
-// its index in arrays.
+// stagedEngine is the host-staged path's engine; a buffer's ptr indexes arrays.
 type stagedEngine struct {
 	ends   [2]Endpoint
 	arrays []Array
@@ -96,8 +86,7 @@ func (e *stagedEngine) download(p []byte, b buffer, off uint64) error {
 
 func (e *stagedEngine) fill(b buffer, w uint32) error { return e.arrays[b.ptr].Fill(w) }
 
-// copies runs each job in turn (the plan never asks for two at once) and
-// returns each one's host-timed seconds.
+// copies runs each job in turn and returns each one's host-timed seconds.
 func (e *stagedEngine) copies(jobs []job) ([]float64, error) {
 	if e.host == nil {
 		e.host = make([]byte, stagedChunk)
