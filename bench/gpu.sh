@@ -45,6 +45,7 @@ appraise() { # NAME BINARY FLAGS...: progress stamped into NAME.stages, the --js
 	rc=$?
 	echo "$name rc=$rc wall=$(since "$t0") s" | tee -a "$r/summary.txt"
 	sleep 1
+	cp -r "/tmp/r-$name" "$r/reports-$name" 2>/dev/null
 }
 
 step_peers() {

@@ -2,12 +2,16 @@
 // of appraise in the way. It prints one JSON object per method on stdout:
 // {"method": ..., "samples": n, "median_us": ..., "min_us": ..., "p10_us": ...}.
 //
-// Methods: an empty submit, an empty compute dispatch (fence polled or
-// waited on), a 1 MiB copy from mapped host memory to device-local memory
-// on the compute queue and, where the device has one, on a transfer-only
-// queue, and a 1 MiB store from the host into device-local memory the host
-// can map. Usage: vkfloor [device index] [samples]; without an index the
-// first discrete GPU, else the first device.
+// Methods: an empty submit; an empty compute dispatch (fence polled or
+// waited on) and a counting one (a storage buffer bound, a barrier before
+// it); a 1 MiB copy from mapped host memory to device-local memory on the
+// compute queue and, where the device has one, on a transfer-only queue,
+// with the data already in the mapped memory ("pinned") or copied there
+// first; a 1 MiB store from the host into device-local memory the host can
+// map; and 256 MiB copies each way on each queue between device-local and
+// host-cached or uncached mapped memory, as bandwidth ("median_gbps",
+// 1e9 bytes/s). Usage: vkfloor [device index] [samples]; without an index
+// the first discrete GPU, else the first device.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +37,23 @@ static const uint32_t empty_spv[] = {
 	0x00000000, 0x00060010, 0x00000001, 0x00000011, 0x00000001, 0x00000001, 0x00000001,
 	0x00020013, 0x00000002, 0x00030021, 0x00000003, 0x00000002, 0x00050036, 0x00000002,
 	0x00000001, 0x00000000, 0x00000003, 0x000200f8, 0x00000004, 0x000100fd, 0x00010038,
+};
+
+// binding 0's word 0 += 1, one invocation (spirv-as of bench/vkfloor/counter.spvasm): the
+// shape of appraise's own launch kernel, which counts its dispatches.
+static const uint32_t counter_spv[] = {
+	0x07230203, 0x00010300, 0x00070000, 0x0000000f, 0x00000000, 0x00020011, 0x00000001, 0x0003000e,
+	0x00000000, 0x00000001, 0x0005000f, 0x00000005, 0x00000001, 0x6e69616d, 0x00000000, 0x00060010,
+	0x00000001, 0x00000011, 0x00000001, 0x00000001, 0x00000001, 0x00030047, 0x00000002, 0x00000002,
+	0x00050048, 0x00000002, 0x00000000, 0x00000023, 0x00000000, 0x00040047, 0x00000003, 0x00000022,
+	0x00000000, 0x00040047, 0x00000003, 0x00000021, 0x00000000, 0x00020013, 0x00000004, 0x00030021,
+	0x00000005, 0x00000004, 0x00040015, 0x00000006, 0x00000020, 0x00000000, 0x0003001e, 0x00000002,
+	0x00000006, 0x00040020, 0x00000007, 0x0000000c, 0x00000002, 0x00040020, 0x00000008, 0x0000000c,
+	0x00000006, 0x0004003b, 0x00000007, 0x00000003, 0x0000000c, 0x0004002b, 0x00000006, 0x00000009,
+	0x00000000, 0x0004002b, 0x00000006, 0x0000000a, 0x00000001, 0x00050036, 0x00000004, 0x00000001,
+	0x00000000, 0x00000005, 0x000200f8, 0x0000000b, 0x00050041, 0x00000008, 0x0000000c, 0x00000003,
+	0x00000009, 0x0004003d, 0x00000006, 0x0000000d, 0x0000000c, 0x00050080, 0x00000006, 0x0000000e,
+	0x0000000d, 0x0000000a, 0x0003003e, 0x0000000c, 0x0000000e, 0x000100fd, 0x00010038
 };
 
 static VkDevice dev;
@@ -144,22 +165,99 @@ static void host_stores(const char *method, const void *src, void *dst, int n, i
 	free(t);
 }
 
-static VkCommandBuffer record(VkCommandPool pool, VkPipeline pipe, const buffer *src, const buffer *dst) {
+// bulk times n copies of size bytes by cmd on q, each polled to its fence, and reports bytes/s.
+static void bulk(const char *method, VkQueue q, VkCommandBuffer cmd, VkDeviceSize size, int n) {
+	VkFence fence;
+	VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	CHECK(vkCreateFence(dev, &fi, NULL, &fence));
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+	double *t = malloc(sizeof(double) * n);
+	for (int i = -2; i < n; i++) {
+		double t0 = now_us();
+		CHECK(vkQueueSubmit(q, 1, &si, fence));
+		VkResult r;
+		while ((r = vkGetFenceStatus(dev, fence)) == VK_NOT_READY)
+			;
+		CHECK(r);
+		double t1 = now_us();
+		CHECK(vkResetFences(dev, 1, &fence));
+		if (i >= 0)
+			t[i] = t1 - t0;
+	}
+	qsort(t, n, sizeof *t, cmp_double);
+	printf("{\"method\": \"%s\", \"samples\": %d, \"bytes\": %llu, \"median_gbps\": %.3f, \"max_gbps\": %.3f}\n",
+	       method, n, (unsigned long long)size, size / t[n / 2] / 1e3, size / t[0] / 1e3);
+	fflush(stdout);
+	free(t);
+	vkDestroyFence(dev, fence, NULL);
+}
+
+static VkCommandBuffer begin(VkCommandPool pool) {
 	VkCommandBuffer cmd;
 	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
 		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
 	CHECK(vkAllocateCommandBuffers(dev, &ai, &cmd));
 	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
 	CHECK(vkBeginCommandBuffer(cmd, &bi));
-	if (pipe) {
-		vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-		vkCmdDispatch(cmd, 1, 1, 1);
-	} else {
-		VkBufferCopy c = {.size = MiB};
-		vkCmdCopyBuffer(cmd, src->buf, dst->buf, 1, &c);
-	}
+	return cmd;
+}
+
+static VkCommandBuffer record_copy(VkCommandPool pool, const buffer *src, const buffer *dst, VkDeviceSize size) {
+	VkCommandBuffer cmd = begin(pool);
+	VkBufferCopy c = {.size = size};
+	vkCmdCopyBuffer(cmd, src->buf, dst->buf, 1, &c);
 	CHECK(vkEndCommandBuffer(cmd));
 	return cmd;
+}
+
+// record_dispatch records one dispatch of pipe; with set, after a barrier and with set bound.
+static VkCommandBuffer record_dispatch(VkCommandPool pool, VkPipeline pipe, VkPipelineLayout layout, VkDescriptorSet set) {
+	VkCommandBuffer cmd = begin(pool);
+	if (set) {
+		VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+		vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+		vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
+	}
+	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+	vkCmdDispatch(cmd, 1, 1, 1);
+	CHECK(vkEndCommandBuffer(cmd));
+	return cmd;
+}
+
+static VkPipeline make_pipeline(const uint32_t *code, size_t size, VkDescriptorSetLayout dsl, VkPipelineLayout *layout) {
+	VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
+	VkShaderModule sm;
+	CHECK(vkCreateShaderModule(dev, &smi, NULL, &sm));
+	VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = dsl ? 1 : 0, .pSetLayouts = &dsl};
+	CHECK(vkCreatePipelineLayout(dev, &pli, NULL, layout));
+	VkComputePipelineCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = sm, .pName = "main"},
+		.layout = *layout};
+	VkPipeline pipe;
+	CHECK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, NULL, &pipe));
+	return pipe;
+}
+
+// counter_set makes a descriptor set of one storage buffer, buf, at binding 0.
+static VkDescriptorSet counter_set(const buffer *buf, VkDescriptorSetLayout *dsl) {
+	VkDescriptorSetLayoutBinding b = {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
+		.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+	VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 1, .pBindings = &b};
+	CHECK(vkCreateDescriptorSetLayout(dev, &li, NULL, dsl));
+	VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1};
+	VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1, .poolSizeCount = 1, .pPoolSizes = &ps};
+	VkDescriptorPool dp;
+	CHECK(vkCreateDescriptorPool(dev, &pi, NULL, &dp));
+	VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = dp, .descriptorSetCount = 1, .pSetLayouts = dsl};
+	VkDescriptorSet set;
+	CHECK(vkAllocateDescriptorSets(dev, &ai, &set));
+	VkDescriptorBufferInfo bi = {.buffer = buf->buf, .range = VK_WHOLE_SIZE};
+	VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = set, .dstBinding = 0, .descriptorCount = 1,
+		.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi};
+	vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
+	return set;
 }
 
 int main(int argc, char **argv) {
@@ -210,49 +308,82 @@ int main(int argc, char **argv) {
 	vkGetDeviceQueue(dev, compute, 0, &cq);
 	if (transfer >= 0)
 		vkGetDeviceQueue(dev, transfer, 0, &tq);
-
-	VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = sizeof empty_spv, .pCode = empty_spv};
-	VkShaderModule sm;
-	CHECK(vkCreateShaderModule(dev, &smi, NULL, &sm));
-	VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-	VkPipelineLayout layout;
-	CHECK(vkCreatePipelineLayout(dev, &pli, NULL, &layout));
-	VkComputePipelineCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-		.stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = sm, .pName = "main"},
-		.layout = layout};
-	VkPipeline pipe;
-	CHECK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, NULL, &pipe));
-
 	VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = compute};
 	VkCommandPool pool, tpool = VK_NULL_HANDLE;
 	CHECK(vkCreateCommandPool(dev, &cpci, NULL, &pool));
-	buffer staging, local, bar;
+	if (tq) {
+		cpci.queueFamilyIndex = transfer;
+		CHECK(vkCreateCommandPool(dev, &cpci, NULL, &tpool));
+	}
+
 	const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	buffer staging, local, word, bar;
 	if (!make_buffer(&staging, MiB, hv, VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ||
-	    !make_buffer(&local, MiB, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0)) {
+	    !make_buffer(&local, MiB, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0) ||
+	    !make_buffer(&word, 4, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0)) {
 		fprintf(stderr, "vkfloor: no host-visible or device-local memory\n");
 		return 1;
 	}
 	char *src = malloc(MiB);
 	for (int i = 0; i < MiB; i++)
 		src[i] = (char)i;
+	memcpy(staging.map, src, MiB);
+
+	VkPipelineLayout empty_layout, counter_layout;
+	VkDescriptorSetLayout dsl;
+	VkPipeline empty = make_pipeline(empty_spv, sizeof empty_spv, VK_NULL_HANDLE, &empty_layout);
+	VkDescriptorSet set = counter_set(&word, &dsl);
+	VkPipeline counter = make_pipeline(counter_spv, sizeof counter_spv, dsl, &counter_layout);
 
 	round_trips("empty-submit.fence-poll", cq, NULL, 1, NULL, NULL, n, warm);
-	VkCommandBuffer dispatch = record(pool, pipe, NULL, NULL);
+	VkCommandBuffer dispatch = record_dispatch(pool, empty, empty_layout, VK_NULL_HANDLE);
 	round_trips("dispatch.fence-poll", cq, dispatch, 1, NULL, NULL, n, warm);
 	round_trips("dispatch.fence-wait", cq, dispatch, 0, NULL, NULL, n, warm);
-	VkCommandBuffer copy = record(pool, VK_NULL_HANDLE, &staging, &local);
-	round_trips("upload-1mib.copy-compute-queue.fence-poll", cq, copy, 1, src, staging.map, n, warm);
+	VkCommandBuffer counting = record_dispatch(pool, counter, counter_layout, set);
+	round_trips("dispatch.counter-barrier.fence-poll", cq, counting, 1, NULL, NULL, n, warm);
+
+	VkCommandBuffer copy = record_copy(pool, &staging, &local, MiB);
+	round_trips("upload-1mib.pinned.copy-compute-queue.fence-poll", cq, copy, 1, NULL, NULL, n, warm);
+	round_trips("upload-1mib.host-copy.copy-compute-queue.fence-poll", cq, copy, 1, src, staging.map, n, warm);
 	if (tq) {
-		cpci.queueFamilyIndex = transfer;
-		CHECK(vkCreateCommandPool(dev, &cpci, NULL, &tpool));
-		VkCommandBuffer tcopy = record(tpool, VK_NULL_HANDLE, &staging, &local);
-		round_trips("upload-1mib.copy-transfer-queue.fence-poll", tq, tcopy, 1, src, staging.map, n, warm);
+		VkCommandBuffer tcopy = record_copy(tpool, &staging, &local, MiB);
+		round_trips("upload-1mib.pinned.copy-transfer-queue.fence-poll", tq, tcopy, 1, NULL, NULL, n, warm);
+		round_trips("upload-1mib.host-copy.copy-transfer-queue.fence-poll", tq, tcopy, 1, src, staging.map, n, warm);
 	}
 	if (make_buffer(&bar, MiB, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv, 0))
 		host_stores("upload-1mib.host-store-device-mapped", src, bar.map, n, warm);
 	else
 		fprintf(stderr, "vkfloor: no device-local memory the host can map\n");
+
+	const VkDeviceSize big = 256ull * MiB;
+	buffer dbig, hbig[2];
+	const char *hname[2] = {"host-cached", "host-uncached"};
+	int have[2];
+	if (!make_buffer(&dbig, big, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0))
+		return 0;
+	have[0] = make_buffer(&hbig[0], big, hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0);
+	have[1] = 0;
+	for (uint32_t i = 0; i < memprops.memoryTypeCount; i++) { // an uncached host type, when there is one
+		VkMemoryPropertyFlags f = memprops.memoryTypes[i].propertyFlags;
+		if ((f & hv) == hv && !(f & (VK_MEMORY_PROPERTY_HOST_CACHED_BIT | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)))
+			have[1] = make_buffer(&hbig[1], big, hv, 0);
+	}
+	for (int h = 0; h < 2; h++) {
+		if (!have[h])
+			continue;
+		char m[128];
+		VkCommandPool pools[2] = {pool, tpool};
+		VkQueue qs[2] = {cq, tq};
+		const char *qname[2] = {"compute-queue", "transfer-queue"};
+		for (int q = 0; q < 2; q++) {
+			if (!qs[q])
+				continue;
+			snprintf(m, sizeof m, "bulk.h2d.%s.%s", qname[q], hname[h]);
+			bulk(m, qs[q], record_copy(pools[q], &hbig[h], &dbig, big), big, 10);
+			snprintf(m, sizeof m, "bulk.d2h.%s.%s", qname[q], hname[h]);
+			bulk(m, qs[q], record_copy(pools[q], &dbig, &hbig[h], big), big, 10);
+		}
+	}
 	CHECK(vkDeviceWaitIdle(dev));
 	return 0; // the process's exit releases the device
 }
