@@ -29,7 +29,6 @@ const (
 	OpConstantFalse              Op = 42
 	OpConstant                   Op = 43
 	OpConstantComposite          Op = 44
-	OpConstantNull               Op = 46
 	OpFunction                   Op = 54
 	OpFunctionEnd                Op = 56
 	OpVariable                   Op = 59

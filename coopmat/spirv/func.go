@@ -25,9 +25,6 @@ func (m *Module) BeginFunction(ret, fnType ID) *Func {
 // ID is the function's result ID (for OpEntryPoint).
 func (f *Func) ID() ID { return f.id }
 
-// Block is the label of the block being emitted.
-func (f *Func) Block() ID { return f.block }
-
 // End closes the function and appends it to the module.
 func (f *Func) End() {
 	f.m.functions = append(f.m.functions, f.head...)
@@ -130,9 +127,6 @@ func (f *Func) If(cond ID, types, otherwise []ID, then func() []ID) []ID {
 	return out
 }
 
-// LoopMerge declares the merge and continue blocks of a loop header.
-func (f *Func) LoopMerge(merge, cont ID) { f.LoopMergeWith(merge, cont, LoopControlNone) }
-
 // LoopMergeWith is LoopMerge with a loop-control hint and its literals.
 func (f *Func) LoopMergeWith(merge, cont ID, control LoopControl, params ...uint32) {
 	f.Void(OpLoopMerge, append([]uint32{uint32(merge), uint32(cont), uint32(control)}, params...)...)
@@ -162,12 +156,6 @@ func (f *Func) Return() { f.Void(OpReturn) }
 func (f *Func) ControlBarrier(exec, mem Scope, sem MemorySemantics) {
 	m := f.m
 	f.Void(OpControlBarrier, uint32(m.ConstUint32(uint32(exec))), uint32(m.ConstUint32(uint32(mem))), uint32(m.ConstUint32(uint32(sem))))
-}
-
-// MatrixLoad emits OpCooperativeMatrixLoadKHR from ptr with a constant layout
-// and a stride <id> counted in elements of ptr's pointee type.
-func (f *Func) MatrixLoad(typ, ptr ID, layout MatrixLayout, stride ID) ID {
-	return f.Value(OpCooperativeMatrixLoadKHR, typ, uint32(ptr), uint32(f.m.ConstUint32(uint32(layout))), uint32(stride))
 }
 
 // MatrixLoadWith is MatrixLoad with memory operands (see StoreWith).

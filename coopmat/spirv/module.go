@@ -61,9 +61,6 @@ func (m *Module) AllocID() ID {
 	return id
 }
 
-// Bound is one more than the largest ID allocated so far.
-func (m *Module) Bound() uint32 { return m.bound }
-
 // Words returns the module as SPIR-V words: the header followed by every
 // section in specification order.
 func (m *Module) Words() []uint32 {
@@ -225,11 +222,6 @@ func (m *Module) ConstBits(t ID, words ...uint32) ID {
 // pass one scalar constituent: every element takes its value.
 func (m *Module) ConstComposite(t ID, parts ...ID) ID {
 	return m.global(fmt.Sprintf("cc:%d:%v", t, parts), OpConstantComposite, t, ids(parts)...)
-}
-
-// ConstNull returns the null constant of type t.
-func (m *Module) ConstNull(t ID) ID {
-	return m.global(fmt.Sprintf("null:%d", t), OpConstantNull, t)
 }
 
 func ids(in []ID) []uint32 {

@@ -30,8 +30,6 @@ type Library struct {
 	info LibraryInfo
 }
 
-var _ Backend = (*Library)(nil)
-
 // Open finds and loads cuBLASLt (LoadOptions.candidates' order), then the
 // CUDA driver, and initialises the driver. A missing library returns a
 // *NotFoundError wrapping ErrNoLibrary; an unusable driver an error
@@ -85,9 +83,6 @@ func (l *Library) openDriver(path string) error {
 	l.drv = drv
 	return nil
 }
-
-// Info says which library was loaded.
-func (l *Library) Info() LibraryInfo { return l.info }
 
 // Close unloads the libraries; safe to call twice.
 func (l *Library) Close() error {

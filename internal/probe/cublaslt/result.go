@@ -1,7 +1,6 @@
 package cublaslt
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,21 +32,6 @@ var (
 	// ErrNoDevice is wrapped when no device has the requested bus address.
 	ErrNoDevice = errors.New("no such device")
 )
-
-// Backend is a vendor BLAS library opened for probing. *Library is the
-// cuBLASLt one.
-type Backend interface {
-	// Info says which library was loaded.
-	Info() LibraryInfo
-	// Run measures every precision of o on the device at busID.
-	Run(ctx context.Context, busID string, o Options) (Report, error)
-	// Soak holds a GEMM on the device for a while, timed in pieces.
-	Soak(ctx context.Context, busID string, o SoakOptions) (SoakResult, error)
-	// Roofline sweeps GEMMs from memory-bound to compute-bound shapes.
-	Roofline(ctx context.Context, busID string, o RooflineOptions) ([]RooflineSweep, error)
-	// Close releases the library; safe to call twice.
-	Close() error
-}
 
 // LibraryInfo names the loaded library.
 type LibraryInfo struct {
