@@ -7,7 +7,6 @@ import (
 	"fmt"
 )
 
-// errNoCgo is why this build cannot load cuBLASLt.
 var errNoCgo = fmt.Errorf("cublaslt: this build has no library loader (it needs linux and cgo): %w", ErrNoLibrary)
 
 // Library is a loaded cuBLASLt; this build cannot load one.
