@@ -1,11 +1,8 @@
 package spirv
 
-// Op is a SPIR-V opcode. Only the opcodes the coopmat kernels use are named.
+// Op is a SPIR-V opcode (SPIR-V 1.6 and SPV_KHR_cooperative_matrix); only ours are named.
 type Op uint16
 
-// Opcodes, numbered as in the SPIR-V 1.6 unified specification (which took
-// in SPV_KHR_integer_dot_product) and the SPV_KHR_cooperative_matrix
-// extension.
 const (
 	OpName                       Op = 5
 	OpExtension                  Op = 10
@@ -29,7 +26,6 @@ const (
 	OpConstantFalse              Op = 42
 	OpConstant                   Op = 43
 	OpConstantComposite          Op = 44
-	OpConstantNull               Op = 46
 	OpFunction                   Op = 54
 	OpFunctionEnd                Op = 56
 	OpVariable                   Op = 59
@@ -76,7 +72,6 @@ const (
 // Capability is a SPIR-V capability operand.
 type Capability uint32
 
-// Capabilities our kernels declare.
 const (
 	CapabilityShader                         Capability = 1
 	CapabilityFloat16                        Capability = 9
@@ -97,8 +92,6 @@ const (
 // AddressingModel is the first operand of OpMemoryModel.
 type AddressingModel uint32
 
-// Addressing models: logical pointers only, or with 64-bit pointers into
-// physical storage buffers (buffer device addresses).
 const (
 	AddressingLogical                 AddressingModel = 0
 	AddressingPhysicalStorageBuffer64 AddressingModel = 5348
@@ -107,7 +100,6 @@ const (
 // MemoryModel is the second operand of OpMemoryModel.
 type MemoryModel uint32
 
-// Memory models.
 const (
 	MemoryModelGLSL450 MemoryModel = 1
 	MemoryModelVulkan  MemoryModel = 3
@@ -116,51 +108,39 @@ const (
 // ExecutionModel names the shader stage of an entry point.
 type ExecutionModel uint32
 
-// ExecutionModelGLCompute is the compute stage.
 const ExecutionModelGLCompute ExecutionModel = 5
 
-// ExecutionMode is an OpExecutionMode operand.
+// ExecutionMode is an OpExecutionMode operand; LocalSize takes x, y, z literals.
 type ExecutionMode uint32
 
-// ExecutionModeLocalSize takes the workgroup size x, y, z as literals.
 const ExecutionModeLocalSize ExecutionMode = 17
 
 // StorageClass says where a variable lives.
 type StorageClass uint32
 
-// Storage classes.
 const (
-	StorageInput         StorageClass = 1
-	StorageWorkgroup     StorageClass = 4
-	StorageFunction      StorageClass = 7
-	StoragePushConstant  StorageClass = 9
-	StorageStorageBuffer StorageClass = 12
-	// StoragePhysicalStorageBuffer is memory reached through a 64-bit buffer
-	// device address.
+	StorageInput                 StorageClass = 1
+	StorageWorkgroup             StorageClass = 4
+	StorageFunction              StorageClass = 7
+	StoragePushConstant          StorageClass = 9
+	StorageStorageBuffer         StorageClass = 12
 	StoragePhysicalStorageBuffer StorageClass = 5349
 )
 
-// LoopControl is the loop-control mask of OpLoopMerge: a hint.
+// LoopControl is OpLoopMerge's hint; PartialCount takes the unroll count.
 type LoopControl uint32
 
-// Loop controls.
 const (
-	LoopControlNone       LoopControl = 0
-	LoopControlUnroll     LoopControl = 0x1
-	LoopControlDontUnroll LoopControl = 0x2
-	// LoopControlPartialCount asks for unrolling by a literal count.
+	LoopControlNone         LoopControl = 0
+	LoopControlUnroll       LoopControl = 0x1
+	LoopControlDontUnroll   LoopControl = 0x2
 	LoopControlPartialCount LoopControl = 0x100
 )
 
-// MemoryAccess is the memory-operands mask of OpLoad and OpStore.
+// MemoryAccess is the memory-operands mask of loads and stores. Aligned takes
+// bytes (required through physical pointers); MakePointer* take a scope <id>.
 type MemoryAccess uint32
 
-// Memory-access bits. Aligned takes the alignment in bytes as a literal
-// (loads and stores through physical storage buffer pointers must carry
-// it). Under the Vulkan memory model, an access that other invocations'
-// accesses are ordered against through barriers is NonPrivatePointer; a
-// store made available to a scope carries MakePointerAvailable, a load that
-// sees such stores MakePointerVisible, each followed by the scope's <id>.
 const (
 	MemoryAccessAligned              MemoryAccess = 0x2
 	MemoryAccessMakePointerAvailable MemoryAccess = 0x8
@@ -171,7 +151,6 @@ const (
 // Decoration is an OpDecorate/OpMemberDecorate operand.
 type Decoration uint32
 
-// Decorations.
 const (
 	DecorationBlock         Decoration = 2
 	DecorationArrayStride   Decoration = 6
@@ -187,7 +166,6 @@ const (
 // BuiltIn names a built-in variable (the literal of DecorationBuiltIn).
 type BuiltIn uint32
 
-// Built-ins.
 const (
 	BuiltInWorkgroupID          BuiltIn = 26
 	BuiltInLocalInvocationID    BuiltIn = 27
@@ -199,7 +177,6 @@ const (
 // Scope is a SPIR-V execution or memory scope (used as a constant <id>).
 type Scope uint32
 
-// Scopes.
 const (
 	ScopeDevice    Scope = 1
 	ScopeWorkgroup Scope = 2
@@ -209,7 +186,6 @@ const (
 // MemorySemantics is a bit mask (used as a constant <id>).
 type MemorySemantics uint32
 
-// Memory semantics bits.
 const (
 	SemanticsAcquireRelease  MemorySemantics = 0x8
 	SemanticsUniformMemory   MemorySemantics = 0x40
@@ -219,7 +195,6 @@ const (
 // MatrixUse is the Use operand of OpTypeCooperativeMatrixKHR.
 type MatrixUse uint32
 
-// Cooperative-matrix uses.
 const (
 	MatrixA           MatrixUse = 0
 	MatrixB           MatrixUse = 1
@@ -229,7 +204,6 @@ const (
 // MatrixLayout is the MemoryLayout operand of cooperative-matrix loads and stores.
 type MatrixLayout uint32
 
-// Cooperative-matrix memory layouts.
 const (
 	RowMajor    MatrixLayout = 0
 	ColumnMajor MatrixLayout = 1
@@ -238,7 +212,6 @@ const (
 // MatrixOperands is the optional mask of OpCooperativeMatrixMulAddKHR.
 type MatrixOperands uint32
 
-// Cooperative-matrix operand bits.
 const (
 	MatrixASigned          MatrixOperands = 0x1
 	MatrixBSigned          MatrixOperands = 0x2
@@ -250,18 +223,14 @@ const (
 // FPEncoding is the optional third operand of OpTypeFloat (SPV_KHR_bfloat16).
 type FPEncoding uint32
 
-// FPEncodingBFloat16 marks a 16-bit float as bfloat16.
 const FPEncodingBFloat16 FPEncoding = 0
 
-// PackedVectorFormat says how a scalar operand of OpSDot/OpUDot packs a
-// vector.
+// PackedVectorFormat says how OpSDot/OpUDot unpack a scalar (4x8Bit: low byte first).
 type PackedVectorFormat uint32
 
-// PackedVectorFormat4x8Bit reads a 32-bit integer as four 8-bit components,
-// the lowest byte first.
 const PackedVectorFormat4x8Bit PackedVectorFormat = 0
 
-// GLSL.std.450 extended instructions used by our kernels.
+// GLSL.std.450 extended instructions our kernels use.
 const (
 	GLSLFma  uint32 = 50
 	GLSLUMin uint32 = 38

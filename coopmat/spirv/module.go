@@ -1,12 +1,5 @@
-// Package spirv emits SPIR-V binary modules from Go, one instruction at a
-// time, without any external compiler.
-//
-// Start with New, add capabilities and types, open a function with
-// BeginFunction, emit its body through the returned *Func, close it with
-// Func.End, and take the words with Module.Words. A Module keeps one slice of
-// words per logical section, in the order the specification requires, so
-// callers may add declarations in any order. Types and constants are
-// deduplicated: asking twice for the same type returns the same ID.
+// Package spirv emits SPIR-V modules: start with New, emit a function through
+// BeginFunction, take Module.Words. Types and constants are deduplicated.
 package spirv
 
 import (
@@ -61,11 +54,7 @@ func (m *Module) AllocID() ID {
 	return id
 }
 
-// Bound is one more than the largest ID allocated so far.
-func (m *Module) Bound() uint32 { return m.bound }
-
-// Words returns the module as SPIR-V words: the header followed by every
-// section in specification order.
+// Words returns the header and every section, in specification order.
 func (m *Module) Words() []uint32 {
 	out := []uint32{Magic, m.version, 0, m.bound, 0}
 	for _, s := range [][]uint32{
@@ -78,7 +67,6 @@ func (m *Module) Words() []uint32 {
 	return out
 }
 
-// inst encodes one instruction: the word count and opcode, then operands.
 func inst(op Op, operands ...uint32) []uint32 {
 	w := make([]uint32, 0, len(operands)+1)
 	w = append(w, uint32(len(operands)+1)<<16|uint32(op))
@@ -132,8 +120,7 @@ func (m *Module) SetMemoryModel(a AddressingModel, mm MemoryModel) {
 	m.memoryModel = inst(OpMemoryModel, uint32(a), uint32(mm))
 }
 
-// AddEntryPoint declares fn as an entry point; iface lists the interface
-// variables (for SPIR-V 1.3, the Input and Output variables it uses).
+// AddEntryPoint declares fn as an entry point with the interface variables iface.
 func (m *Module) AddEntryPoint(model ExecutionModel, fn ID, name string, iface ...ID) {
 	ops := append([]uint32{uint32(model), uint32(fn)}, String(name)...)
 	for _, id := range iface {
@@ -159,14 +146,12 @@ func (m *Module) Decorate(id ID, d Decoration, literals ...uint32) {
 	m.annotations = append(m.annotations, inst(OpDecorate, ops...)...)
 }
 
-// MemberDecorate decorates member of struct type id.
-func (m *Module) MemberDecorate(id ID, member uint32, d Decoration, literals ...uint32) {
+func (m *Module) memberDecorate(id ID, member uint32, d Decoration, literals ...uint32) {
 	ops := append([]uint32{uint32(id), member, uint32(d)}, literals...)
 	m.annotations = append(m.annotations, inst(OpMemberDecorate, ops...)...)
 }
 
-// global emits a deduplicated declaration into the types/constants section:
-// the result ID is placed after a result type when typ is non-zero.
+// global emits a deduplicated declaration; typ 0 means no result type.
 func (m *Module) global(key string, op Op, typ ID, operands ...uint32) ID {
 	if id, ok := m.dedup[key]; ok {
 		return id
@@ -215,21 +200,14 @@ func (m *Module) ConstFloat64(v float64) ID {
 	return m.global(fmt.Sprintf("c:%d:%d", t, b), OpConstant, t, uint32(b), uint32(b>>32))
 }
 
-// ConstBits returns a scalar constant of type t from raw literal words, for
-// types such as float16 whose value the caller has already encoded.
+// ConstBits returns a scalar constant of type t from its encoded literal words.
 func (m *Module) ConstBits(t ID, words ...uint32) ID {
 	return m.global(fmt.Sprintf("c:%d:%v", t, words), OpConstant, t, words...)
 }
 
-// ConstComposite returns a composite constant. For a cooperative-matrix type
-// pass one scalar constituent: every element takes its value.
+// ConstComposite returns a composite constant (one scalar fills a cooperative matrix).
 func (m *Module) ConstComposite(t ID, parts ...ID) ID {
 	return m.global(fmt.Sprintf("cc:%d:%v", t, parts), OpConstantComposite, t, ids(parts)...)
-}
-
-// ConstNull returns the null constant of type t.
-func (m *Module) ConstNull(t ID) ID {
-	return m.global(fmt.Sprintf("null:%d", t), OpConstantNull, t)
 }
 
 func ids(in []ID) []uint32 {

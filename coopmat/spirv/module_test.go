@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// Bound is one more than the largest ID allocated so far.
+func (m *Module) Bound() uint32 { return m.bound }
+
 func TestStringEncoding(t *testing.T) {
 	// "main" is 4 bytes: the NUL needs a second word.
 	if got, want := String("main"), []uint32{0x6e69616d, 0}; !slices.Equal(got, want) {

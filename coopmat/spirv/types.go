@@ -8,8 +8,7 @@ func (m *Module) TypeVoid() ID { return m.global("void", OpTypeVoid, 0) }
 // TypeBool returns the boolean type.
 func (m *Module) TypeBool() ID { return m.global("bool", OpTypeBool, 0) }
 
-// TypeInt returns an integer type of width bits; signed sets the signedness
-// operand. Widths other than 32 need the matching capability.
+// TypeInt returns an integer type of width bits; widths other than 32 need a capability.
 func (m *Module) TypeInt(width uint32, signed bool) ID {
 	s := uint32(0)
 	if signed {
@@ -23,8 +22,7 @@ func (m *Module) TypeFloat(width uint32) ID {
 	return m.global(fmt.Sprintf("float:%d", width), OpTypeFloat, 0, width)
 }
 
-// TypeBFloat16 returns the bfloat16 type (OpTypeFloat 16 BFloat16KHR); it
-// declares the BFloat16TypeKHR capability and SPV_KHR_bfloat16 extension.
+// TypeBFloat16 returns the bfloat16 type, declaring what it needs.
 func (m *Module) TypeBFloat16() ID {
 	m.AddCapability(CapabilityBFloat16TypeKHR)
 	m.AddExtension("SPV_KHR_bfloat16")
@@ -53,21 +51,19 @@ func (m *Module) TypeRuntimeArray(elem ID, stride uint32) ID {
 	return id
 }
 
-// TypeStorageBlock returns a Block-decorated struct holding one member of
-// type member at offset 0: the shape of a storage-buffer binding.
+// TypeStorageBlock returns a Block struct of one member at offset 0 (a storage buffer).
 func (m *Module) TypeStorageBlock(member ID) ID {
 	key := fmt.Sprintf("block:%d", member)
 	_, seen := m.dedup[key]
 	id := m.global(key, OpTypeStruct, 0, uint32(member))
 	if !seen {
 		m.Decorate(id, DecorationBlock)
-		m.MemberDecorate(id, 0, DecorationOffset, 0)
+		m.memberDecorate(id, 0, DecorationOffset, 0)
 	}
 	return id
 }
 
-// TypeBlock returns a Block-decorated struct of members laid out at the
-// given byte offsets: the shape of a push-constant block.
+// TypeBlock returns a Block struct of members at byte offsets (push constants).
 func (m *Module) TypeBlock(members []ID, offsets []uint32) ID {
 	key := fmt.Sprintf("blockn:%v:%v", members, offsets)
 	_, seen := m.dedup[key]
@@ -75,7 +71,7 @@ func (m *Module) TypeBlock(members []ID, offsets []uint32) ID {
 	if !seen {
 		m.Decorate(id, DecorationBlock)
 		for i, off := range offsets {
-			m.MemberDecorate(id, uint32(i), DecorationOffset, off)
+			m.memberDecorate(id, uint32(i), DecorationOffset, off)
 		}
 	}
 	return id
@@ -91,8 +87,7 @@ func (m *Module) TypeFunction(ret ID, params ...ID) ID {
 	return m.global(fmt.Sprintf("fn:%d:%v", ret, params), OpTypeFunction, 0, append([]uint32{uint32(ret)}, ids(params)...)...)
 }
 
-// TypeCooperativeMatrix returns OpTypeCooperativeMatrixKHR; it declares the
-// CooperativeMatrixKHR capability and SPV_KHR_cooperative_matrix extension.
+// TypeCooperativeMatrix returns a cooperative-matrix type, declaring what it needs.
 func (m *Module) TypeCooperativeMatrix(component ID, scope Scope, rows, cols uint32, use MatrixUse) ID {
 	m.AddCapability(CapabilityCooperativeMatrixKHR)
 	m.AddExtension("SPV_KHR_cooperative_matrix")

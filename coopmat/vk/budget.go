@@ -6,19 +6,10 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// HeapUsage returns, in bytes, the current usage and the budget of the
-// largest device-local heap of physical device index (vkEnumeratePhysicalDevices
-// order), as VK_EXT_memory_budget reports them through
-// VkPhysicalDeviceMemoryBudgetPropertiesEXT chained into
-// vkGetPhysicalDeviceMemoryProperties2. The driver's figures are read afresh
-// on every call, so a caller can allocate through another API (a WebGPU
-// adapter) and see which physical device's usage rises. The heap is the one
-// DeviceInfo.DeviceLocalBytes describes.
-//
-// Usage is the driver's estimate: for this process on most drivers, for
-// every process on some. Without the extension the error wraps
-// ErrExtensionMissing; without a device-local heap it wraps
-// ErrFeatureMissing.
+// HeapUsage returns, in bytes, the driver's current usage estimate and budget
+// of device index's largest device-local heap (VK_EXT_memory_budget), read
+// afresh on every call. Without the extension the error wraps
+// ErrExtensionMissing; without a device-local heap, ErrFeatureMissing.
 func HeapUsage(index int) (usage, budget uint64, err error) {
 	err = withDevices(func(in *instance, pds []vk.PhysicalDevice) error {
 		if index < 0 || index >= len(pds) {

@@ -7,25 +7,17 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// Buffer is a storage buffer with its own memory: either device-local (for
-// kernels) or host-visible and mapped (for staging), the host memory
-// allocated by the driver or mapped by us and imported. Release it before
-// its Device.
+// Buffer is a storage buffer with its own memory: device-local, or
+// host-visible and mapped. Release it before its Device.
 type Buffer struct {
-	d *Device
-	// Buf is the Vulkan buffer, for recording copies and barriers.
-	Buf vk.Buffer
-	// Mem is the memory bound to Buf.
-	Mem  vk.DeviceMemory
-	size uint64
-	// Mapped is the host address of host-visible memory, nil otherwise.
-	Mapped unsafe.Pointer
-	// Host is the whole mapping of imported host memory, unmapped after mem
-	// is freed; nil for memory the driver allocated.
-	Host []byte
-	// Address is the buffer's device address (0 unless made by
-	// NewAddressedBuffer).
-	Address uint64
+	d      *Device
+	Buf    vk.Buffer       // for recording copies and barriers
+	Mem    vk.DeviceMemory // bound to Buf
+	size   uint64
+	Mapped unsafe.Pointer // host address of host-visible memory, else nil
+	// Host is the whole mapping of imported host memory, nil otherwise.
+	Host    []byte
+	Address uint64 // device address; 0 unless made by NewAddressedBuffer
 }
 
 // Size is the buffer's size in bytes.
@@ -42,8 +34,7 @@ func (d *Device) NewBuffer(size uint64, host bool) (*Buffer, error) {
 	return b, nil
 }
 
-// create makes a storage and copy buffer with the extra usage bits, in
-// host-visible coherent mapped memory or, without host, device-local.
+// create makes a storage and copy buffer, host-visible and mapped or device-local.
 func (b *Buffer) create(host bool, extra vk.BufferUsageFlagBits) error {
 	want := vk.MemoryPropertyDeviceLocalBit
 	if host {
@@ -59,9 +50,8 @@ func (b *Buffer) create(host bool, extra vk.BufferUsageFlagBits) error {
 	}, host, nil)
 }
 
-// NewAddressedBuffer creates a device-local buffer that kernels reach
-// through its 64-bit device address (Buffer.address) as well as through a
-// descriptor. The device must have buffer device addresses enabled.
+// NewAddressedBuffer creates a device-local buffer with a device address
+// (Buffer.Address); the device must have buffer device addresses enabled.
 func (d *Device) NewAddressedBuffer(size uint64) (*Buffer, error) {
 	if d.AddressFn == nil {
 		return nil, fmt.Errorf("vulkan: buffer device addresses: %w", ErrFeatureMissing)
@@ -79,13 +69,9 @@ func (d *Device) NewAddressedBuffer(size uint64) (*Buffer, error) {
 	return b, nil
 }
 
-// allocate creates the buffer with usage, backs it with memory of the type
-// pick chooses from the allowed ones, and maps it when mapped is set. With
-// imp, the buffer and its memory import imp's host memory instead (pick is
-// offered only the types both allow; it is mapped already). On a
-// device with a copy queue every buffer is shared by both queue families
-// (concurrent sharing), so that what one queue wrote another may read
-// without an ownership transfer.
+// allocate creates the buffer in memory of the type pick chooses, mapped
+// when mapped is set, or in imp's host memory. With a copy queue, buffers
+// are shared concurrently by both queue families: no ownership transfers.
 func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (uint32, error), mapped bool, imp *hostImport) error {
 	d := b.d
 	info := vk.BufferCreateInfo{
@@ -145,8 +131,8 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 	return nil
 }
 
-// Bytes returns the mapped contents of a host buffer (nil for device-local).
-// The slice is valid until Release.
+// Bytes returns a host buffer's mapped contents, valid until Release (nil
+// for device-local).
 func (b *Buffer) Bytes() []byte {
 	if b.Mapped == nil {
 		return nil
@@ -154,8 +140,8 @@ func (b *Buffer) Bytes() []byte {
 	return unsafe.Slice((*byte)(b.Mapped), b.size)
 }
 
-// Release frees the buffer and its memory, then unmaps imported host
-// memory. Safe to call twice.
+// Release frees the buffer and its memory, then unmaps imported host memory.
+// Safe to call twice.
 func (b *Buffer) Release() {
 	if b == nil {
 		return

@@ -5,22 +5,17 @@ import (
 )
 
 // Builder holds what every kernel of ours shares: one compute entry point
-// "main", storage buffers in set 0, GLSL450 memory model, and shorthands for
-// 32-bit unsigned arithmetic.
+// "main", storage buffers in set 0, the GLSL450 memory model, and
+// shorthands for 32-bit unsigned arithmetic.
 type Builder struct {
-	// M is the module being built and F its main function.
-	M *spirv.Module
-	F *spirv.Func
-	// Version is the module's SPIR-V version.
-	Version uint32
+	M       *spirv.Module // being built
+	F       *spirv.Func   // main
+	Version uint32        // SPIR-V
 	iface   []spirv.ID
-	// U32 and BoolT are the 32-bit unsigned and boolean types; Glsl the
-	// GLSL.std.450 instruction set.
-	U32   spirv.ID
-	BoolT spirv.ID
-	Glsl  spirv.ID
-	// Binding is the next storage-buffer binding Storage declares.
-	Binding uint32
+	U32     spirv.ID // uint32
+	BoolT   spirv.ID // bool
+	Glsl    spirv.ID // the GLSL.std.450 instruction set
+	Binding uint32   // the next binding Storage declares
 }
 
 // SpirvVersion picks the SPIR-V version for a device's Vulkan API version.
@@ -47,17 +42,16 @@ func NewBuilder(version uint32) *Builder {
 	return b
 }
 
-// Global records a module-scope variable for the entry point's interface:
-// Input variables always, every other one from SPIR-V 1.4 on.
+// Global adds a module-scope variable to the entry point's interface where
+// the SPIR-V version requires it.
 func (b *Builder) Global(v spirv.ID, sc spirv.StorageClass) {
 	if sc == spirv.StorageInput || b.Version >= 0x00010400 {
 		b.iface = append(b.iface, v)
 	}
 }
 
-// Storage declares the next storage-buffer binding as a runtime array of
-// elem with the given byte stride; it returns the variable and the pointer
-// type of one element.
+// Storage declares the next binding as a runtime array of elem, stride bytes
+// apart, and returns it and the pointer type of one element.
 func (b *Builder) Storage(elem spirv.ID, stride uint32) (v, elemPtr spirv.ID) {
 	m := b.M
 	block := m.TypeStorageBlock(m.TypeRuntimeArray(elem, stride))
@@ -69,8 +63,7 @@ func (b *Builder) Storage(elem spirv.ID, stride uint32) (v, elemPtr spirv.ID) {
 	return v, m.TypePointer(spirv.StorageStorageBuffer, elem)
 }
 
-// Shared declares a Workgroup array of n elem; it returns the variable and
-// the pointer type of one element.
+// Shared declares a Workgroup array of n elem, as Storage.
 func (b *Builder) Shared(elem spirv.ID, n uint32) (v, elemPtr spirv.ID) {
 	m := b.M
 	v = m.Variable(m.TypePointer(spirv.StorageWorkgroup, m.TypeArray(elem, n)), spirv.StorageWorkgroup)
@@ -78,8 +71,7 @@ func (b *Builder) Shared(elem spirv.ID, n uint32) (v, elemPtr spirv.ID) {
 	return v, m.TypePointer(spirv.StorageWorkgroup, elem)
 }
 
-// Builtin loads component x of a uvec3 built-in (or the scalar built-in
-// when scalar is set).
+// Builtin loads component x of a uvec3 built-in, or a scalar built-in.
 func (b *Builder) Builtin(bi spirv.BuiltIn, scalar bool) spirv.ID {
 	m := b.M
 	t := b.U32
@@ -121,9 +113,8 @@ func (b *Builder) Shl(x spirv.ID, n uint32) spirv.ID {
 }
 func (b *Builder) MulC(x spirv.ID, v uint32) spirv.ID { return b.Mul(x, b.C(v)) }
 
-// FNV-1a, 32-bit: the vector-ALU kernels fold their final values into one
-// output word with it. Each step is a bijection of the word folded in, so a
-// change in any one value changes the output.
+// FNV-1a, 32-bit: the vector-ALU kernels fold their values into one output
+// word; a change in any one value changes the word.
 const (
 	FnvBasis uint32 = 2166136261
 	FnvPrime uint32 = 16777619
@@ -148,8 +139,7 @@ func (b *Builder) Barrier() {
 		spirv.SemanticsAcquireRelease|spirv.SemanticsWorkgroupMemory)
 }
 
-// Finish closes main, declares the entry point with the workgroup size and
-// returns the module's words.
+// Finish closes main, declares it with workgroup size x, y, z and returns the words.
 func (b *Builder) Finish(x, y, z uint32) []uint32 {
 	b.F.Return()
 	b.F.End()

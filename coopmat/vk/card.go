@@ -10,8 +10,8 @@ import (
 // what one measures, or how, changes.
 const ProbeVersion = "2"
 
-// Precision turns a checked result into a throughput entry: op and
-// counting are the operation and how it counts (e.g. "fma", "fma=2").
+// Precision turns a checked result into a throughput entry of operation op
+// counted as counting (e.g. "fma", "fma=2").
 func Precision(r Result, op, counting string) schema.PrecisionThroughput {
 	p := schema.PrecisionThroughput{
 		Operation:       op,
@@ -34,9 +34,8 @@ func Precision(r Result, op, counting string) schema.PrecisionThroughput {
 	return p
 }
 
-// Record is the card's record of a check the kernel passed (a Check
-// exists only for a kernel whose output matched its CPU reference): exact
-// when it allowed no error, absolute otherwise.
+// Record is the card's record of a passed check: exact when it allowed no
+// error, absolute otherwise.
 func (c Check) Record() schema.Check {
 	kind := "absolute"
 	if c.Tolerance == 0 {
@@ -45,8 +44,7 @@ func (c Check) Record() schema.Check {
 	return schema.Check{Reference: "cpu", Elements: uint64(c.Elements), ErrorKind: kind, MaxError: c.MaxError, Tolerance: c.Tolerance, Passed: true}
 }
 
-// TypeName maps a component type to the card's element type names
-// (fp16, int8, fp8_e4m3, …).
+// TypeName is the card's name of t (fp16, int8, fp8_e4m3, …).
 func TypeName(t ComponentType) string {
 	switch n := t.String(); n {
 	case "f16", "f32", "f64":

@@ -22,8 +22,7 @@ func MemoryBarrier(cb vk.CommandBuffer, src, dst vk.AccessFlagBits, srcStage, ds
 	vk.CmdPipelineBarrier(cb, vk.PipelineStageFlags(srcStage), vk.PipelineStageFlags(dstStage), 0, 1, mb, 0, nil, 0, nil)
 }
 
-// Commands is a primary command buffer of one queue and a fence to wait
-// on it.
+// Commands is a primary command buffer of one queue and its fence.
 type Commands struct {
 	d     *Device
 	q     *Queue
@@ -84,8 +83,7 @@ func (c *Commands) Record(fn func(cb vk.CommandBuffer)) error {
 	return nil
 }
 
-// Submit runs the recorded commands and waits; it returns the host time from
-// submit until the fence signalled.
+// Submit runs the recorded commands, waits, and returns the host time taken.
 func (c *Commands) Submit() (time.Duration, error) {
 	if err := c.ResetFence(); err != nil {
 		return 0, err
@@ -100,9 +98,8 @@ func (c *Commands) Submit() (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// Issue submits c's recorded commands and waits for the fence the way w
-// says. The fence must be unsignalled (ResetFence), so that a caller
-// timing Issue times the round trip alone.
+// Issue submits the recorded commands and waits the way w says. Reset the
+// fence first (ResetFence), so that timing Issue times the round trip alone.
 func (c *Commands) Issue(w FenceWait) error {
 	if err := c.Enqueue(); err != nil {
 		return err
@@ -118,8 +115,7 @@ func (c *Commands) ResetFence() error {
 	return nil
 }
 
-// Enqueue submits c's recorded commands to its queue, signalling c's fence
-// (reset it first).
+// Enqueue submits the recorded commands, signalling the fence (reset it first).
 func (c *Commands) Enqueue() error {
 	if fn := c.d.submitFn; fn != nil {
 		if r := submit(fn, c.q.q, c.cb, c.fence); r != vk.Success {
@@ -142,7 +138,7 @@ const (
 	FenceSpin                   // vkGetFenceStatus until signalled
 )
 
-// String names the way of waiting, as host-link paths name it.
+// String names the way of waiting as host-link paths do.
 func (w FenceWait) String() string {
 	if w == FenceSpin {
 		return "fence-spin"
@@ -150,10 +146,9 @@ func (w FenceWait) String() string {
 	return "fence-wait"
 }
 
-// Wait waits for c's fence the way w says, for at most fenceTimeout. A
-// wait that times out still lets the device go idle before it returns its
-// error: the caller then frees the command buffer and what it used, which
-// the device must no longer be running.
+// Wait waits for the fence the way w says, for at most fenceTimeout. On a
+// timeout it waits for the device to go idle before returning the error,
+// so that the caller may free what the commands used.
 func (c *Commands) Wait(w FenceWait) error {
 	err := c.waitFence(w)
 	if errors.Is(err, errNotSignalled) {
@@ -162,10 +157,8 @@ func (c *Commands) Wait(w FenceWait) error {
 	return err
 }
 
-// errNotSignalled is wrapped by a fence wait that timed out.
 var errNotSignalled = errors.New("fence not signalled")
 
-// waitFence waits for c's fence the way w says, for at most fenceTimeout.
 func (c *Commands) waitFence(w FenceWait) error {
 	if w == FenceSpin {
 		return c.Spin()
@@ -180,7 +173,7 @@ func (c *Commands) waitFence(w FenceWait) error {
 	}
 }
 
-// Spin polls c's fence until it signals, for at most fenceTimeout.
+// Spin polls the fence until it signals, for at most fenceTimeout.
 func (c *Commands) Spin() error {
 	start := time.Now()
 	for i := 0; ; i++ {
@@ -211,20 +204,16 @@ func (d *Device) submitOnce(fn func(cb vk.CommandBuffer)) error {
 	return err
 }
 
-// Timer holds timestamp queries written between recorded dispatches when
-// the queue supports them; otherwise durations fall back to the host clock.
+// Timer holds timestamp queries written between recorded commands; on a
+// queue without timestamps durations come from the host clock.
 type Timer struct {
-	d *Device
-	// Pool is the timestamp query pool, nil when the queue has none.
-	Pool  vk.QueryPool
+	d     *Device
+	Pool  vk.QueryPool // nil when the queue has no timestamps
 	count uint32
-	bits  uint32 // the queue family's valid timestamp bits
-	// apart is set for a queue that cannot reset queries (a transfer-only
-	// one): prepare resets them on the compute queue before each use.
-	apart bool
+	bits  uint32 // valid timestamp bits
+	apart bool   // queries are reset on the compute queue (Prepare)
 }
 
-// newTimer makes a timer of n timestamp queries for the compute queue.
 func (d *Device) newTimer(n uint32) (*Timer, error) { return d.NewTimerOn(d.Queue, n) }
 
 // NewTimerOn makes a timer of n timestamp queries written on q.
@@ -258,17 +247,16 @@ func (t *Timer) Method() schema.TimingMethod {
 	return schema.TimingQueueWallClock
 }
 
-// Reset records the reset of every query (before the first stamp); a nil
-// timer, one without queries or one reset apart records nothing, as stamp.
+// Reset records the reset of every query, before the first Stamp; a timer
+// without queries or reset apart records nothing.
 func (t *Timer) Reset(cb vk.CommandBuffer) {
 	if t != nil && t.Pool != nil && !t.apart {
 		vk.CmdResetQueryPool(cb, t.Pool, 0, t.count)
 	}
 }
 
-// Prepare resets the queries of a timer reset apart, on the compute queue
-// (vkCmdResetQueryPool runs on compute and graphics queues only), and
-// waits; submit the commands that write the timestamps after it.
+// Prepare resets the queries of a transfer queue's timer on the compute
+// queue and waits; call it before submitting the commands that stamp.
 func (t *Timer) Prepare() error {
 	if t == nil || t.Pool == nil || !t.apart {
 		return nil
@@ -276,16 +264,15 @@ func (t *Timer) Prepare() error {
 	return t.d.submitOnce(func(cb vk.CommandBuffer) { vk.CmdResetQueryPool(cb, t.Pool, 0, t.count) })
 }
 
-// Stamp records timestamp i, written when all earlier commands have
-// reached stage.
+// Stamp records timestamp i, written once earlier commands reach stage.
 func (t *Timer) Stamp(cb vk.CommandBuffer, i uint32, stage vk.PipelineStageFlagBits) {
 	if t != nil && t.Pool != nil {
 		vk.CmdWriteTimestamp(cb, stage, t.Pool, i)
 	}
 }
 
-// Intervals returns the GPU seconds between consecutive timestamps 0…n-1
-// (n-1 values). The timer must have a query pool.
+// Intervals returns the n-1 GPU durations, in seconds, between timestamps
+// 0…n-1. The timer must have a Pool.
 func (t *Timer) Intervals(n uint32) ([]float64, error) {
 	ts := make([]uint64, n)
 	flags := vk.QueryResultFlags(vk.QueryResult64Bit | vk.QueryResultWaitBit)

@@ -7,27 +7,21 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// Extension names we look for.
+// Extension names we look for; Open enables those in wanted.
 const (
-	ExtCoopMat      = "VK_KHR_cooperative_matrix"
-	ExtBFloat16     = "VK_KHR_shader_bfloat16"
-	ExtFloat16Int8  = "VK_KHR_shader_float16_int8"
-	ext8BitStorage  = "VK_KHR_8bit_storage"
-	ext16BitStorage = "VK_KHR_16bit_storage"
-	extMemoryModel  = "VK_KHR_vulkan_memory_model"
-	// extBufferAddress (core in Vulkan 1.2) gives buffers 64-bit device
-	// addresses that shaders dereference directly.
-	extBufferAddress = "VK_KHR_buffer_device_address"
-	// extSubgroupControl (core in Vulkan 1.3) lets a pipeline require
-	// full subgroups.
+	ExtCoopMat         = "VK_KHR_cooperative_matrix"
+	ExtBFloat16        = "VK_KHR_shader_bfloat16"
+	ExtFloat16Int8     = "VK_KHR_shader_float16_int8"
+	ext8BitStorage     = "VK_KHR_8bit_storage"
+	ext16BitStorage    = "VK_KHR_16bit_storage"
+	extMemoryModel     = "VK_KHR_vulkan_memory_model"
+	extBufferAddress   = "VK_KHR_buffer_device_address"
 	extSubgroupControl = "VK_EXT_subgroup_size_control"
-	// ExtExecutableInfo reports what the driver compiled a pipeline into
-	// (used by the kernel diagnostics in tests).
-	ExtExecutableInfo = "VK_KHR_pipeline_executable_properties"
-	extPCIBusInfo     = "VK_EXT_pci_bus_info"
-	ExtMemoryBudget   = "VK_EXT_memory_budget"
-	extDriverProps    = "VK_KHR_driver_properties"
-	ExtIntDot         = "VK_KHR_shader_integer_dot_product"
+	ExtExecutableInfo  = "VK_KHR_pipeline_executable_properties"
+	extPCIBusInfo      = "VK_EXT_pci_bus_info"
+	ExtMemoryBudget    = "VK_EXT_memory_budget"
+	extDriverProps     = "VK_KHR_driver_properties"
+	ExtIntDot          = "VK_KHR_shader_integer_dot_product"
 )
 
 // PCIBusInfo is the device's PCI address (VK_EXT_pci_bus_info).
@@ -40,54 +34,32 @@ func (p PCIBusInfo) String() string {
 	return fmt.Sprintf("%04x:%02x:%02x.%x", p.Domain, p.Bus, p.Device, p.Function)
 }
 
-// DeviceInfo describes one physical device as the driver reports it.
+// DeviceInfo describes one physical device as the driver reports it; sizes
+// are in bytes.
 type DeviceInfo struct {
-	// Index is the position in vkEnumeratePhysicalDevices order.
-	Index int
-	// Name is VkPhysicalDeviceProperties.deviceName.
-	Name string
-	// VendorID and DeviceID are the PCI (or Khronos) vendor and device IDs.
-	VendorID, DeviceID uint32
-	// Type is the VkPhysicalDeviceType (e.g. "discrete-gpu", "cpu").
-	Type string
-	// APIVersion is the device's Vulkan version, e.g. "1.3.230".
-	APIVersion string
-	// DriverVersion is the raw, vendor-encoded driver version.
-	DriverVersion uint32
-	// DriverName and DriverInfo come from VkPhysicalDeviceDriverProperties
-	// when available (DriverInfo is e.g. "580.159.04" on NVIDIA).
-	DriverName, DriverInfo string
-	// PCI is the bus address; nil without VK_EXT_pci_bus_info.
-	PCI *PCIBusInfo
-	// DeviceLocalBytes is the size of the largest device-local heap, bytes.
-	DeviceLocalBytes uint64
-	// DeviceLocalBudgetBytes is that heap's VK_EXT_memory_budget budget in
-	// bytes; 0 when the extension is absent.
-	DeviceLocalBudgetBytes uint64
-	// SubgroupSize is the default subgroup size, invocations.
-	SubgroupSize uint32
-	// TimestampPeriodNs is nanoseconds per timestamp tick.
-	TimestampPeriodNs float64
-	// TimestampValidBits is the compute queue's valid timestamp bits (0: none).
-	TimestampValidBits uint32
-	// MaxSharedBytes is maxComputeSharedMemorySize, bytes.
-	MaxSharedBytes uint32
-	// MaxInvocations is maxComputeWorkGroupInvocations.
-	MaxInvocations uint32
-	// MaxStorageBufferRange is maxStorageBufferRange, bytes.
-	MaxStorageBufferRange uint32
-	// Extensions lists the device extensions, sorted.
-	Extensions []string
+	Index                  int // in vkEnumeratePhysicalDevices order
+	Name                   string
+	VendorID, DeviceID     uint32
+	Type                   string      // "discrete-gpu", "cpu", …
+	APIVersion             string      // e.g. "1.3.230"
+	DriverVersion          uint32      // vendor-encoded
+	DriverName, DriverInfo string      // VkPhysicalDeviceDriverProperties, when offered
+	PCI                    *PCIBusInfo // nil without VK_EXT_pci_bus_info
+	DeviceLocalBytes       uint64      // the largest device-local heap
+	DeviceLocalBudgetBytes uint64      // its VK_EXT_memory_budget budget; 0 without
+	SubgroupSize           uint32      // invocations
+	TimestampPeriodNs      float64     // nanoseconds per timestamp tick
+	TimestampValidBits     uint32      // of the compute queue; 0: no timestamps
+	MaxSharedBytes         uint32
+	MaxInvocations         uint32
+	MaxStorageBufferRange  uint32
+	Extensions             []string // sorted
+	API                    uint32   // VK_MAKE_API_VERSION
 
-	// API is the device's Vulkan API version (VK_MAKE_API_VERSION).
-	API    uint32
-	family uint32
-	// copyFamily is a transfer-only queue family (a copy engine) or -1;
-	// copyTimestampBits is its valid timestamp bits.
-	copyFamily        int
+	family            uint32
+	copyFamily        int // a transfer-only family, or -1
 	copyTimestampBits uint32
-	// Features are the features the driver offers; Structs the feature
-	// structures (by sType) it knows.
+	// Features are what the driver offers; Structs the feature sTypes it knows.
 	Features FeatureSet
 	Structs  map[uint32]bool
 }
@@ -222,8 +194,8 @@ func (in *instance) describeMemory(pd vk.PhysicalDevice, info *DeviceInfo) {
 	}
 }
 
-// deviceLocalHeap returns the index and size in bytes of pd's largest
-// device-local heap (index -1 when none) and the number of heaps.
+// deviceLocalHeap returns pd's largest device-local heap (-1: none), its
+// size in bytes, and the number of heaps.
 func deviceLocalHeap(pd vk.PhysicalDevice) (index int, size uint64, heaps int) {
 	var mp vk.PhysicalDeviceMemoryProperties
 	vk.GetPhysicalDeviceMemoryProperties(pd, &mp)
@@ -239,7 +211,6 @@ func deviceLocalHeap(pd vk.PhysicalDevice) (index int, size uint64, heaps int) {
 	return index, size, int(mp.MemoryHeapCount)
 }
 
-// queueFamilies returns pd's queue families.
 func queueFamilies(pd vk.PhysicalDevice) []vk.QueueFamilyProperties {
 	var n uint32
 	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &n, nil)
@@ -261,10 +232,8 @@ func ComputeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
 	return uint32(found), bits, nil
 }
 
-// TransferFamily picks a queue family that copies but neither draws nor
-// computes: a driver's dedicated copy engines, which a host-link transfer
-// may cross faster than the compute queue's copies. It prefers one that
-// writes timestamps, and returns -1 when there is none.
+// TransferFamily picks a transfer-only queue family (copy engines),
+// preferring one that writes timestamps; -1 when there is none.
 func TransferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
 	other := vk.QueueFlags(vk.QueueGraphicsBit | vk.QueueComputeBit)
 	return pickFamily(fams, func(f vk.QueueFlags) bool {
@@ -272,9 +241,8 @@ func TransferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
 	})
 }
 
-// pickFamily returns the first family with queues whose flags ok accepts,
-// or the first such family that writes timestamps when the first does
-// not, and its valid timestamp bits; -1 when none is accepted.
+// pickFamily returns the first family ok accepts, preferring one with
+// timestamps, and its valid timestamp bits; -1 when none is accepted.
 func pickFamily(fams []vk.QueueFamilyProperties, ok func(vk.QueueFlags) bool) (int, uint32) {
 	found, bits := -1, uint32(0)
 	for i, f := range fams {
@@ -305,8 +273,7 @@ func featureStructs(info DeviceInfo) map[uint32]bool {
 	}
 }
 
-// HasIntDot reports whether the device knows integer dot products: Vulkan
-// 1.3 made VK_KHR_shader_integer_dot_product core.
+// HasIntDot reports whether the device has integer dot products (core in 1.3).
 func HasIntDot(info DeviceInfo) bool {
 	return info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(ExtIntDot)
 }
@@ -328,8 +295,7 @@ func Devices() ([]DeviceInfo, error) {
 	return out, err
 }
 
-// withDevices calls fn with a fresh instance and its physical devices, and
-// releases the instance after.
+// withDevices calls fn with a fresh instance and its physical devices.
 func withDevices(fn func(in *instance, pds []vk.PhysicalDevice) error) error {
 	in, err := newInstance()
 	if err != nil {

@@ -6,12 +6,9 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// DeviceGroups lists the Vulkan device groups the driver forms, each as the
-// indexes (vkEnumeratePhysicalDevices order, as Devices and Open use) of
-// its physical devices. A group of two or more devices can share peer
-// memory (AMD and Intel drivers form such groups over linked cards); a
-// driver that forms one group per device (as NVIDIA's does, even over
-// NVLink) offers no Vulkan peer path.
+// DeviceGroups lists the device groups the driver forms, each as the indexes
+// (as Devices lists them) of its devices. Only a group of two or more shares
+// peer memory.
 func DeviceGroups() ([][]int, error) {
 	var out [][]int
 	err := withDevices(func(in *instance, pds []vk.PhysicalDevice) error {
@@ -33,8 +30,7 @@ func DeviceGroups() ([][]int, error) {
 	return out, err
 }
 
-// SharedGroup reports whether one group of groups holds both device
-// indexes a and b.
+// SharedGroup reports whether one of groups holds both devices a and b.
 func SharedGroup(groups [][]int, a, b int) bool {
 	for _, g := range groups {
 		if slices.Contains(g, a) && slices.Contains(g, b) {

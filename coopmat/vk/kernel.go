@@ -9,26 +9,19 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// Kernel is a compute pipeline built from SPIR-V words with its storage
-// buffers bound to set 0, bindings 0…n-1 in order. Release it before its
-// Device; the buffers must outlive it.
+// Kernel is a compute pipeline from SPIR-V words with its storage buffers
+// bound to set 0, bindings 0…n-1 in order. Release it before its Device;
+// the buffers must outlive it.
 type Kernel struct {
-	// D is the device the kernel was built on.
 	D      *Device
 	module vk.ShaderModule
 	dsl    vk.DescriptorSetLayout
 	layout vk.PipelineLayout
-	// Pipe is the compute pipeline.
-	Pipe vk.Pipeline
-	pool vk.DescriptorPool
-	// sets are the bindings' descriptor sets: one for NewKernel, one per
-	// list of buffers for NewKernelSets.
-	sets []vk.DescriptorSet
-	// push is the kernel's push-constant block, pushed with every dispatch
-	// (empty: none).
-	push []byte
-	// opts are how the pipeline was made.
-	opts PipelineOpts
+	Pipe   vk.Pipeline
+	pool   vk.DescriptorPool
+	sets   []vk.DescriptorSet // one per list of buffers
+	push   []byte             // pushed with every dispatch
+	opts   PipelineOpts
 }
 
 // NewKernel creates a compute pipeline from words (entry point "main") and
@@ -37,25 +30,20 @@ func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) 
 	return d.NewKernelSets(words, [][]*Buffer{buffers})
 }
 
-// NewKernelSets is NewKernel for one pipeline that runs on several lists
-// of buffers, each of the same length: DispatchSet(cb, i, …) runs it on
-// sets[i].
+// NewKernelSets is NewKernel on several lists of buffers of one length;
+// DispatchSet(cb, i, …) runs on sets[i].
 func (d *Device) NewKernelSets(words []uint32, sets [][]*Buffer) (*Kernel, error) {
 	return d.NewKernelOpts(words, nil, PipelineOpts{}, sets)
 }
 
-// PipelineOpts are how NewKernelOpts creates a pipeline beyond its words.
+// PipelineOpts are how NewKernelOpts creates a pipeline; each option needs
+// the device feature of its name.
 type PipelineOpts struct {
-	// FullSubgroups requires full subgroups (the device has
-	// computeFullSubgroups).
-	FullSubgroups bool
-	// Capture keeps what the driver compiled, for executables (the device
-	// has ExecutableInfo).
-	Capture bool
+	FullSubgroups bool // require full subgroups
+	Capture       bool // keep what the driver compiled (ExecutableInfo)
 }
 
-// NewKernelOpts is NewKernelSets for a kernel that also takes push as its
-// push-constant block (offset 0, compute stage), its pipeline made with o.
+// NewKernelOpts is NewKernelSets with push as the push-constant block and o.
 func (d *Device) NewKernelOpts(words []uint32, push []byte, o PipelineOpts, sets [][]*Buffer) (*Kernel, error) {
 	switch {
 	case o.FullSubgroups && !d.Enabled.FullSubgroups:
@@ -235,10 +223,8 @@ func (k *Kernel) Release() {
 func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
 
 // RunKernel uploads inputs to device-local buffers (bindings 0…), adds an
-// output buffer of outBytes as the last binding, builds the pipeline, times
-// it over groups counting ops per dispatch, and downloads the output of the
-// last timed dispatch for checking.
-// setup says how to build it beyond that.
+// output of outBytes as the last binding, times the kernel over groups
+// counting ops per dispatch (Measure), and returns the last output.
 func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
 	bufs := make([]*Buffer, 0, len(inputs)+1)
@@ -301,18 +287,12 @@ func (d *Device) RunGEMM(ctx context.Context, words []uint32, a, b []byte, setup
 	return d.RunKernel(ctx, words, [][]byte{a, b}, setup, outBytes, groups, ops, tm)
 }
 
-// KernelSetup is how RunKernel builds a kernel beyond its words and
-// buffers; the zero value is a plain kernel.
+// KernelSetup is how RunKernel builds a kernel; the zero value is plain.
 type KernelSetup struct {
-	// Addressed gives the inputs device addresses too, pushed to the kernel
-	// as a push-constant block of one 64-bit address per input, in order.
-	Addressed bool
-	// FullSubgroups creates the pipeline requiring full subgroups.
+	// Addressed pushes each input's 64-bit device address, in order.
+	Addressed     bool
 	FullSubgroups bool
-	// Pad[i] is how many bytes input i's buffer has past its data: read
-	// by the kernel, never used, so left as the allocation leaves them.
-	Pad []uint64
-	// Inspect, when set, receives what the driver compiled the pipeline
-	// into (the pipeline captures it; the device has ExecutableInfo).
+	Pad           []uint64 // bytes past input i's data, left unwritten
+	// Inspect, when set, gets what the driver compiled (needs ExecutableInfo).
 	Inspect func([]Executable, error)
 }

@@ -7,34 +7,25 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// Device is an opened Vulkan device with one compute queue, and one copy
-// queue when the device has a transfer-only queue family. Open it with
-// Open, release it with Release. A Device is not safe for concurrent use.
+// Device is an opened Vulkan device with a compute queue and, where the
+// device has a transfer-only family, a copy queue. It is not safe for
+// concurrent use.
 type Device struct {
-	// Info describes the physical device.
-	Info DeviceInfo
-
-	inst *instance
-	// Ext holds the entry points vulkan-go lacks (vkext.go).
-	Ext ext
-	pd  vk.PhysicalDevice
-	// Dev is the logical device.
-	Dev   vk.Device
-	Queue *Queue // compute
-	CopyQ *Queue // transfer-only; nil when the device has none
-	// Memory is the device's memory types and heaps.
-	Memory vk.PhysicalDeviceMemoryProperties
-	// Enabled are the features enabled on Dev.
-	Enabled FeatureSet
-	// AddressFn is vkGetBufferDeviceAddress; nil unless the device has
-	// buffer device addresses enabled.
-	AddressFn unsafe.Pointer
-	// submitFn is vkQueueSubmit; nil sends submits through vulkan-go.
-	submitFn unsafe.Pointer
+	Info      DeviceInfo
+	inst      *instance
+	Ext       ext // the entry points vulkan-go lacks
+	pd        vk.PhysicalDevice
+	Dev       vk.Device
+	Queue     *Queue // compute
+	CopyQ     *Queue // transfer-only; nil when the device has none
+	Memory    vk.PhysicalDeviceMemoryProperties
+	Enabled   FeatureSet     // enabled on Dev
+	AddressFn unsafe.Pointer // vkGetBufferDeviceAddress; nil unless enabled
+	submitFn  unsafe.Pointer // vkQueueSubmit; nil: through vulkan-go
 }
 
-// Open opens physical device index (vkEnumeratePhysicalDevices order), with
-// every feature our kernels can use that the device supports.
+// Open opens device index (as Devices lists it) with every feature our
+// kernels can use that it supports. Release it when done.
 func Open(index int) (*Device, error) {
 	in, err := newInstance()
 	if err != nil {
@@ -68,19 +59,16 @@ func (d *Device) open(index int) error {
 	return d.createDevice()
 }
 
-// Queue is one device queue and the pool its command buffers come from.
+// Queue is one device queue and its command pool.
 type Queue struct {
 	family uint32
 	q      vk.Queue
 	pool   vk.CommandPool
-	// TsBits is the family's valid timestamp bits (0: no timestamps).
-	TsBits uint32
-	// Name is how transfer paths name the queue: "compute-queue" or
-	// "transfer-queue".
-	Name string
+	TsBits uint32 // valid timestamp bits; 0: no timestamps
+	Name   string // "compute-queue" or "transfer-queue"
 }
 
-// wanted lists the device extensions we enable when present.
+// wanted lists the device extensions Open enables when present.
 var wanted = []string{ExtCoopMat, ExtBFloat16, ExtFloat16Int8, ext8BitStorage, ext16BitStorage, extMemoryModel, ExtIntDot,
 	ExtExternalMemoryHost, extBufferAddress, extSubgroupControl,
 	ExtExecutableInfo}
@@ -132,7 +120,6 @@ func (d *Device) createDevice() error {
 	return err
 }
 
-// newQueue gets queue 0 of family and makes its command pool.
 func (d *Device) newQueue(family, tsBits uint32, name string) (*Queue, error) {
 	q := &Queue{family: family, TsBits: tsBits, Name: name}
 	vk.GetDeviceQueue(d.Dev, family, 0, &q.q)
@@ -146,8 +133,7 @@ func (d *Device) newQueue(family, tsBits uint32, name string) (*Queue, error) {
 	return q, nil
 }
 
-// Queues returns the queues a copy can run on: the compute queue, then
-// the copy queue when there is one.
+// Queues returns the compute queue, then the copy queue when there is one.
 func (d *Device) Queues() []*Queue {
 	if d.CopyQ != nil {
 		return []*Queue{d.Queue, d.CopyQ}
@@ -175,8 +161,7 @@ func (d *Device) Release() {
 	d.inst.release()
 }
 
-// memoryType returns a memory type index allowed by bits that has all of
-// want, or false.
+// memoryType returns a memory type allowed by bits with all of want.
 func (d *Device) memoryType(bits uint32, want vk.MemoryPropertyFlagBits) (uint32, bool) {
 	for i := uint32(0); i < d.Memory.MemoryTypeCount; i++ {
 		flags := d.Memory.MemoryTypes[i].PropertyFlags

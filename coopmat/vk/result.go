@@ -7,8 +7,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrFeatureMissing reports that the device lacks a feature a kernel needs
-// (for example shaderFloat64); it is wrapped with the feature's name.
+// ErrFeatureMissing is wrapped, with the feature's name, when the device
+// lacks a feature a kernel needs.
 var ErrFeatureMissing = errors.New("feature missing")
 
 // Probe names.
@@ -21,9 +21,8 @@ const (
 )
 
 // Problem is the size of the measured work: a GEMM's M, N, K, or for the
-// vector kernels the invocations (M), independent chains per invocation (N;
-// for fp16, chains times vector lanes) and FMA or dot-product steps per
-// chain (K).
+// vector kernels invocations, chains per invocation (times lanes) and steps
+// per chain.
 type Problem struct {
 	M uint32 `json:"m"`
 	N uint32 `json:"n"`
@@ -32,74 +31,47 @@ type Problem struct {
 
 // Result is one kernel that ran and passed its check.
 type Result struct {
-	// Probe names the kernel (ProbeCoopMatGEMM, ProbeFMA64, ProbeFMA16,
-	// ProbeDot4I8, ProbeDot4U8).
-	Probe string `json:"probe"`
-	// Shape is the cooperative-matrix shape and component types used; for
-	// vector kernels M=N=K=1 and the types are the vector types.
-	Shape Shape `json:"shape"`
-	// BColumnMajor is true when B was stored column-major (N×K rows of K).
-	BColumnMajor bool `json:"b_column_major"`
-	// MatrixEngine is true only for a cooperative-matrix kernel that ran and
-	// passed its check.
-	MatrixEngine bool `json:"matrix_engine"`
-	// Problem is the size of one dispatch's work.
-	Problem Problem `json:"problem"`
-	// OpsPerSecond is the throughput in operations per second (a GEMM counts
-	// 2·M·N·K, an FMA 2 per lane, a 4-wide 8-bit dot product accumulated 8).
-	OpsPerSecond schema.Stat `json:"ops_per_s"`
-	// Timing says how each sample's duration was measured.
-	Timing schema.TimingMethod `json:"timing"`
-	// Repeats is the number of dispatches in each timed sample.
-	Repeats int `json:"repeats"`
-	// Tile is the tile configuration the measured search chose.
-	Tile string `json:"tile"`
-	// Check is the comparison with the CPU reference (passed).
-	Check Check `json:"check"`
+	Probe string `json:"probe"` // ProbeCoopMatGEMM, ProbeFMA64, …
+	// Shape is the cooperative-matrix shape; for vector kernels M=N=K=1
+	// and the vector types.
+	Shape        Shape   `json:"shape"`
+	BColumnMajor bool    `json:"b_column_major"` // B stored N×K
+	MatrixEngine bool    `json:"matrix_engine"`  // a cooperative-matrix kernel
+	Problem      Problem `json:"problem"`        // one dispatch's work
+	// OpsPerSecond counts 2·M·N·K a GEMM, 2 an FMA lane, 8 a 4×8-bit dot product.
+	OpsPerSecond schema.Stat         `json:"ops_per_s"`
+	Timing       schema.TimingMethod `json:"timing"`
+	Repeats      int                 `json:"repeats"` // dispatches per sample
+	Tile         string              `json:"tile"`
+	Check        Check               `json:"check"`
 }
 
-// Skip says why a shape or kernel was not measured.
+// Skip says why a shape (zero for vector kernels) or kernel was not measured.
 type Skip struct {
-	// Probe names the kernel.
-	Probe string `json:"probe"`
-	// Shape is the shape concerned (zero for vector kernels).
-	Shape Shape `json:"shape"`
-	// Reason says precisely why it was skipped.
+	Probe  string `json:"probe"`
+	Shape  Shape  `json:"shape"`
 	Reason string `json:"reason"`
 }
 
-// Options steer the kernels of the probe packages: coopmat (Run, Roofline)
-// and alu (the vector kernels) each embed them in their own Options. The
-// zero value measures the default sizes.
+// Options steer the kernels of coopmat and coopmat/alu, which embed them;
+// zero fields take the defaults.
 type Options struct {
-	// Timing is the warm-up and sample policy (raised to the minimums).
-	Timing Timing
-	// Size is the GEMM edge M=N=K (default 8192);
-	// it is rounded down to a multiple of the chosen tile.
-	Size uint32
-	// SearchSize is the GEMM edge used by the tile search (default
-	// min(Size, 4096)).
-	SearchSize uint32
-	// Seed seeds the random inputs.
-	Seed uint64
-	// CheckLines is the number of random rows and columns checked when the
-	// GEMM is too large to check whole (default 4).
-	CheckLines int
-	// FMAInvocations is the invocation count of the vector kernels (fp64
-	// and fp16 FMA, packed dot products; default 2^20).
-	FMAInvocations uint32
-	// FMASteps is the FMA (or dot-product) steps per chain (default 4096;
-	// fp16 caps it at 7160 to stay exact, the dot products at 8192 to keep
-	// the host's reference short).
+	Timing     Timing
+	Size       uint32 // GEMM edge M=N=K, rounded down to the tile; 8192
+	SearchSize uint32 // GEMM edge of the tile search; min(Size, 4096)
+	Seed       uint64
+	// CheckLines is the random rows and columns checked of a GEMM too large
+	// to check whole; 4.
+	CheckLines     int
+	FMAInvocations uint32 // of the vector kernels; 2^20
+	// FMASteps is the steps per chain; 4096, capped where a kernel must stay exact.
 	FMASteps uint32
 
-	// Progress, when set, receives one line per measured tile candidate:
-	// diagnostics for stderr, never results.
+	// Progress, when set, gets one diagnostic line per tile candidate.
 	Progress func(line string)
 }
 
-// Progressf sends one formatted progress line to o.Progress, when set:
-// diagnostics for stderr, never results.
+// Progressf sends one formatted line to o.Progress, when set.
 func (o Options) Progressf(format string, args ...any) {
 	if o.Progress != nil {
 		o.Progress(fmt.Sprintf(format, args...))

@@ -5,22 +5,20 @@ import (
 	"fmt"
 )
 
-// ErrExtensionMissing reports that a Vulkan extension (or the feature it
-// gates) that a probe needs is absent; it is wrapped with the extension name.
+// ErrExtensionMissing is wrapped, with the extension's name, when an
+// extension a probe needs (or the feature it gates) is absent.
 var ErrExtensionMissing = errors.New("extension missing")
 
 // ErrNoVulkan reports that no Vulkan loader or no Vulkan device is present.
 var ErrNoVulkan = errors.New("no vulkan device")
 
 // ErrCheckFailed reports that a kernel's output did not match its CPU
-// reference: the kernel's throughput must not be reported.
+// reference; its throughput must not be reported.
 var ErrCheckFailed = errors.New("result check failed")
 
-// ComponentType is a VkComponentTypeKHR value: the element type of a
-// cooperative matrix.
+// ComponentType is a VkComponentTypeKHR: a cooperative matrix's element type.
 type ComponentType int32
 
-// Component types (VkComponentTypeKHR).
 const (
 	Float16  ComponentType = 0
 	Float32  ComponentType = 1
@@ -81,10 +79,9 @@ func (c ComponentType) Integer() bool {
 	return false
 }
 
-// Scope is a VkScopeKHR value: the set of invocations sharing one matrix.
+// Scope is a VkScopeKHR: the invocations sharing one matrix.
 type Scope int32
 
-// Scopes (VkScopeKHR).
 const (
 	ScopeDevice      Scope = 1
 	ScopeWorkgroup   Scope = 2
@@ -125,10 +122,8 @@ func (s Shape) String() string {
 	return fmt.Sprintf("%dx%dx%d %v*%v+%v->%v %v%s", s.M, s.N, s.K, s.A, s.B, s.C, s.Result, s.Scope, sat)
 }
 
-// Shapes returns every cooperative-matrix configuration the device reports
-// through vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR, in the driver's
-// order. Without VK_KHR_cooperative_matrix it returns an error wrapping
-// ErrExtensionMissing.
+// Shapes returns every cooperative-matrix shape the driver offers, in its
+// order; without the extension the error wraps ErrExtensionMissing.
 func (d *Device) Shapes() ([]Shape, error) {
 	if !d.Info.HasExtension(ExtCoopMat) {
 		return nil, fmt.Errorf("coopmat: %s: %w", ExtCoopMat, ErrExtensionMissing)

@@ -12,32 +12,25 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// Timing limits: a GPU idles at low clocks, so every measurement starts with
-// at least MinWarmup of sustained load, and keeps at least MinSamples.
+// Every measurement starts with at least MinWarmup of sustained load (an
+// idle GPU clocks low) and keeps at least MinSamples.
 const (
 	MinWarmup  = 250 * time.Millisecond
 	MinSamples = 5
 )
 
-// SoftwareMinWarmup is MinWarmup on a CPU device (lavapipe): it has no
-// clocks of its own to bring up, so it needs only the first dispatches,
-// which touch its memory and start its threads (as gpu.SoftwareWarmUp).
+// SoftwareMinWarmup is MinWarmup on a CPU device, which has no clocks to raise.
 const SoftwareMinWarmup = 50 * time.Millisecond
 
-// Timing says how long to warm up and how many samples to keep.
+// Timing says how long to warm up and how many samples to keep; Measure
+// raises them to the minimums.
 type Timing struct {
-	// Warmup is the sustained load before timing (raised to MinWarmup,
-	// or to SoftwareMinWarmup on a CPU device).
-	Warmup time.Duration
-	// Samples is the number of timed samples kept (raised to MinSamples).
-	Samples int
-	// SampleTime is the target duration of one sample; dispatches are
-	// repeated within one submission to reach it.
-	SampleTime time.Duration
+	Warmup     time.Duration
+	Samples    int
+	SampleTime time.Duration // target length of one sample
 }
 
-// normalized raises t to the timing limits of a device, a CPU device
-// when cpu is set.
+// normalized raises t to the minimums of a device, a CPU device when cpu is set.
 func (t Timing) normalized(cpu bool) Timing {
 	t.Warmup = max(t.Warmup, minWarmup(cpu))
 	t.Samples = max(t.Samples, MinSamples)
@@ -47,7 +40,6 @@ func (t Timing) normalized(cpu bool) Timing {
 	return t
 }
 
-// minWarmup is the least warm-up of a device, a CPU device when cpu is set.
 func minWarmup(cpu bool) time.Duration {
 	if cpu {
 		return SoftwareMinWarmup
@@ -65,24 +57,19 @@ type measurement struct {
 // MaxDispatches bounds the dispatches recorded into one command buffer.
 const MaxDispatches = 1 << 17
 
-// plan is one gap-free submission: warm dispatches, then samples of reps
-// dispatches each, with a timestamp before the first dispatch, after the
-// warm-up and after each sample.
+// plan is one gap-free submission: Warm dispatches, then Samples of Reps
+// dispatches, stamped before and after the warm-up and after each sample.
 type plan struct {
 	Warm, Reps, Samples int
 }
 
-// PlanFor sizes a plan from the time of one dispatch (seconds) within a
-// sample and within the warm-up, estimated apart: on a software device the
-// warm-up's dispatches ran measurably faster than the samples'
-// (docs/performance.md).
+// PlanFor sizes a plan from the seconds of one dispatch within a sample and
+// within the warm-up, estimated apart.
 func PlanFor(sample, warmOne float64, tm Timing) plan {
 	return PlanWithMargin(sample, warmOne, tm, WarmMargin)
 }
 
-// WarmMargin is how much longer than tm.Warmup a first plan's warm-up is
-// sized: a device that speeds up by that much as it warms still holds
-// tm.Warmup without a second plan.
+// WarmMargin is how much longer than tm.Warmup a first plan's warm-up is.
 const WarmMargin = 1.25
 
 // PlanWithMargin is PlanFor with the warm-up sized margin times tm.Warmup.
@@ -95,14 +82,9 @@ func PlanWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
 }
 
 // Measure times k dispatched over groups, counting ops operations per
-// dispatch. The warm-up and every sample are recorded into one command
-// buffer, so the device runs them back to back with no host-side gap; GPU
-// timestamps between them give each sample's duration. A first submission
-// of one dispatch sizes the plan; when the device then runs faster than that
-// cold estimate (so the warm-up fell short of tm.Warmup or the samples of
-// half of tm.SampleTime), the plan is resized, the warm-up from the
-// warm-up's own dispatch time and the samples from theirs, and run again at
-// once. Warm-up dispatches are discarded.
+// dispatch. The warm-up and every sample run back to back in one command
+// buffer, timed by GPU timestamps; a plan whose warm-up fell short of
+// tm.Warmup, or samples of half tm.SampleTime, is resized and run again.
 func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	tm = tm.normalized(d.Info.Type == "cpu")
 	c, err := d.NewCommands()
@@ -123,10 +105,7 @@ func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 		return measurement{}, err
 	}
 	one, warmOne := cold[0], cold[0]
-	// Each new plan doubles the warm-up's margin: on a software device
-	// whose speed follows the host's load, a dispatch may run several times
-	// faster than the plan before measured it, and a fixed margin then
-	// falls short again and again.
+	// Each new plan doubles the margin: a device may speed up severalfold.
 	margin := WarmMargin
 	for range 4 {
 		if err := ctx.Err(); err != nil {
@@ -158,8 +137,7 @@ func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 	return measurement{}, fmt.Errorf("coopmat: could not hold a %v warm-up within %d dispatches", tm.Warmup, MaxDispatches)
 }
 
-// runPlan records p into c, runs it and returns the warm-up's GPU seconds
-// and each sample's.
+// runPlan runs p and returns the warm-up's GPU seconds and each sample's.
 func (d *Device) runPlan(c *Commands, t *Timer, k *Kernel, groups [3]uint32, p plan) (float64, []float64, error) {
 	err := c.Record(func(cb vk.CommandBuffer) {
 		t.Reset(cb)
@@ -184,8 +162,8 @@ func (d *Device) runPlan(c *Commands, t *Timer, k *Kernel, groups [3]uint32, p p
 	return secs[0], secs[1:], nil
 }
 
-// dispatchN records n dispatches of k, each after a barrier on the previous
-// one's shader writes (but the first when first is set).
+// dispatchN records n dispatches, each after a barrier on the previous one's
+// writes (but the first when first is set).
 func dispatchN(cb vk.CommandBuffer, k *Kernel, groups [3]uint32, n int, first bool) {
 	for i := range n {
 		if i > 0 || !first {
@@ -196,8 +174,7 @@ func dispatchN(cb vk.CommandBuffer, k *Kernel, groups [3]uint32, n int, first bo
 	}
 }
 
-// measureHost is measure for queues without timestamps: each sample is one
-// submission timed by the host clock, after a host-timed warm-up.
+// measureHost is Measure by the host clock, one submission a sample.
 func (d *Device) measureHost(ctx context.Context, c *Commands, t *Timer, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	recorded := -1
 	run := func(reps int) (float64, error) {

@@ -1,19 +1,8 @@
 package vk
 
-// The Vulkan gap: everything github.com/vulkan-go/vulkan (frozen at Vulkan
-// 1.1.88) lacks lives in this file (the loader, instance and physical-device
-// queries), vkext_device.go (device-level entry points) and vkext.h (the C
-// declarations both use); no other file uses cgo. We dlopen libvulkan.so.1 ourselves
-// (vulkan-go's default loader wants the libvulkan.so dev symlink), hand its
-// vkGetInstanceProcAddr to vulkan-go, and declare the few structures we need
-// ourselves rather than depending on new Vulkan headers: the *2 feature and
-// property chains, VK_KHR_cooperative_matrix, VK_KHR_shader_bfloat16,
-// VK_KHR_shader_integer_dot_product, VK_EXT_pci_bus_info,
-// VK_EXT_memory_budget, the driver properties, the device groups, the
-// import of host memory (VK_EXT_external_memory_host), buffer device
-// addresses, subgroup size control and what the driver compiled a pipeline
-// into (VK_KHR_pipeline_executable_properties). Callers check the extension
-// list before any extension function is called.
+// The Vulkan gap: what github.com/vulkan-go/vulkan (frozen at Vulkan 1.1.88)
+// lacks, declared in vkext.h; only this file and vkext_device.go use cgo.
+// Callers check the extension list before calling an extension function.
 
 /*
 #cgo LDFLAGS: -ldl
@@ -30,9 +19,8 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// loader holds the process-wide loader state. The Vulkan loader and
-// vulkan-go's function table are process-wide by nature; this is the one
-// package-level variable, set once.
+// loader dlopens libvulkan.so.1 (vulkan-go's own loader wants the dev
+// symlink libvulkan.so) once per process and hands it to vulkan-go.
 var loader = sync.OnceValues(func() (unsafe.Pointer, error) {
 	name := C.CString("libvulkan.so.1")
 	defer C.free(unsafe.Pointer(name))
@@ -47,10 +35,8 @@ var loader = sync.OnceValues(func() (unsafe.Pointer, error) {
 	return unsafe.Pointer(gipa), nil
 })
 
-// instanceInit serialises the creation of instances: vulkan-go keeps its
-// instance-level function table in C globals that vk.InitInstance
-// rewrites, so devices opened at once (one worker per device) must not
-// write it at the same time. Like loader, it guards process-wide state.
+// instanceInit serialises vk.InitInstance, which rewrites vulkan-go's
+// process-wide function table.
 var instanceInit sync.Mutex
 
 // ext holds the instance-level entry points vulkan-go lacks.
@@ -109,8 +95,7 @@ func newBools(sType uint32, want bool, c *featureChain) *C.cmBools {
 	return p
 }
 
-// newFeatureChain allocates the chain for the structures the device knows
-// (has is keyed by structure type).
+// newFeatureChain allocates the structures has (keyed by sType) marks known.
 func newFeatureChain(has map[uint32]bool) *featureChain {
 	c := &featureChain{}
 	c.f2 = (*C.cmFeatures2)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cmFeatures2{}))))
@@ -166,8 +151,7 @@ func (c *featureChain) read() FeatureSet {
 	}
 }
 
-// write clears the chain and sets exactly the features in f, so that device
-// creation enables nothing else (robustness features cost speed).
+// write sets exactly the features in f: robustness features cost speed.
 func (c *featureChain) write(f FeatureSet) {
 	for i := range c.f2.core {
 		c.f2.core[i] = 0
@@ -249,9 +233,8 @@ func link(head unsafe.Pointer, next []unsafe.Pointer) {
 	C.cm_link(head, arr, C.int(n))
 }
 
-// queryBudget returns the per-heap budget and this process's usage in bytes
-// (VK_EXT_memory_budget), read afresh on every call; the caller has checked
-// that the extension is present.
+// queryBudget reads each heap's budget and usage in bytes afresh; the caller
+// has checked for VK_EXT_memory_budget.
 func (e ext) queryBudget(pd vk.PhysicalDevice, heaps int) (budget, usage []uint64) {
 	m2, b := newC[C.cmMemProps2](), newC[C.cmBudgetProps]()
 	defer C.free(unsafe.Pointer(m2))
@@ -266,8 +249,7 @@ func (e ext) queryBudget(pd vk.PhysicalDevice, heaps int) (budget, usage []uint6
 	return budget, usage
 }
 
-// queryCoopMat calls vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR; the
-// caller has checked that VK_KHR_cooperative_matrix is present.
+// queryCoopMat lists the shapes; the caller has checked for VK_KHR_cooperative_matrix.
 func (e ext) queryCoopMat(pd vk.PhysicalDevice) ([]Shape, error) {
 	if e.coopProps == nil {
 		return nil, fmt.Errorf("vulkan: vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR not loaded: %w", ErrExtensionMissing)
@@ -301,8 +283,7 @@ func (e ext) queryCoopMat(pd vk.PhysicalDevice) ([]Shape, error) {
 	return out, nil
 }
 
-// queryGroups calls vkEnumeratePhysicalDeviceGroups (Vulkan 1.1 core) and
-// returns each group's physical devices.
+// queryGroups returns each device group's physical devices.
 func (e ext) queryGroups(inst vk.Instance) ([][]vk.PhysicalDevice, error) {
 	if e.groups == nil {
 		return nil, errors.New("vulkan: vkEnumeratePhysicalDeviceGroups missing: a Vulkan 1.1 loader is required")

@@ -1,8 +1,6 @@
 package vk
 
-// The device-level half of the Vulkan gap (see vkext.go): entry points
-// loaded through vkGetDeviceProcAddr for importing host memory, buffer
-// device addresses and what the driver compiled a pipeline into.
+// The device-level half of the Vulkan gap (see vkext.go).
 
 /*
 #include "vkext.h"
@@ -16,9 +14,9 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// queryHostImport returns minImportedHostPointerAlignment in bytes and
-// whether a buffer with usage can import host allocations; the caller has
-// checked that VK_EXT_external_memory_host is present.
+// queryHostImport returns minImportedHostPointerAlignment in bytes and whether
+// a buffer with usage can import host memory; the caller has checked for
+// VK_EXT_external_memory_host.
 func (e ext) queryHostImport(pd vk.PhysicalDevice, usage vk.BufferUsageFlagBits) (align uint64, importable bool) {
 	p2, hp := newC[C.cmProperties2](), newC[C.cmHostImportProps]()
 	defer C.free(unsafe.Pointer(p2))
@@ -38,9 +36,8 @@ func (e ext) queryHostImport(pd vk.PhysicalDevice, usage vk.BufferUsageFlagBits)
 	return uint64(hp.minAlign), props.features&memoryImportable != 0
 }
 
-// hostPointerTypes calls vkGetMemoryHostPointerPropertiesEXT and returns
-// the memory types host memory at ptr may be imported as; the caller has
-// enabled VK_EXT_external_memory_host on dev.
+// hostPointerTypes returns the memory types ptr may be imported as; dev has
+// VK_EXT_external_memory_host enabled.
 func (e ext) hostPointerTypes(dev vk.Device, ptr unsafe.Pointer) (uint32, error) {
 	fn := e.deviceProc(dev, "vkGetMemoryHostPointerPropertiesEXT")
 	if fn == nil {
@@ -55,9 +52,8 @@ func (e ext) hostPointerTypes(dev vk.Device, ptr unsafe.Pointer) (uint32, error)
 	return uint32(p.memoryTypeBits), nil
 }
 
-// importChains returns, in C memory, the VkExternalMemoryBufferCreateInfo
-// to chain to vkCreateBuffer and the VkImportMemoryHostPointerInfoEXT of
-// ptr to chain to vkAllocateMemory (host allocations both); free frees them.
+// importChains returns the C structures that import ptr, to chain to
+// vkCreateBuffer and vkAllocateMemory; free frees them.
 func importChains(ptr unsafe.Pointer) (buffer, memory unsafe.Pointer, free func()) {
 	b, m := newC[C.cmExtMemBufferInfo](), newC[C.cmImportHostInfo]()
 	b.sType, b.handleTypes = sTypeExtMemBufferInfo, handleHostAllocation
@@ -65,8 +61,7 @@ func importChains(ptr unsafe.Pointer) (buffer, memory unsafe.Pointer, free func(
 	return unsafe.Pointer(b), unsafe.Pointer(m), func() { C.free(unsafe.Pointer(b)); C.free(unsafe.Pointer(m)) }
 }
 
-// addressFunc returns vkGetBufferDeviceAddress (core in Vulkan 1.2) or its
-// KHR alias for dev, nil when neither is loaded.
+// addressFunc returns vkGetBufferDeviceAddress or its KHR alias; nil when neither is loaded.
 func (e ext) addressFunc(dev vk.Device) unsafe.Pointer {
 	if fn := e.deviceProc(dev, "vkGetBufferDeviceAddress"); fn != nil {
 		return fn
@@ -74,14 +69,13 @@ func (e ext) addressFunc(dev vk.Device) unsafe.Pointer {
 	return e.deviceProc(dev, "vkGetBufferDeviceAddressKHR")
 }
 
-// submit calls vkQueueSubmit (fn, from submitFunc) for one command buffer
-// and fence, without building the Go-side submit structures per call.
+// submit calls vkQueueSubmit (fn) for one command buffer and fence,
+// without vulkan-go's per-call marshalling.
 func submit(fn unsafe.Pointer, q vk.Queue, cb vk.CommandBuffer, fence vk.Fence) vk.Result {
 	return vk.Result(C.cm_submit(fn, unsafe.Pointer(q), unsafe.Pointer(cb), unsafe.Pointer(fence)))
 }
 
-// bufferAddress calls fn (from addressFunc) for buf, which was created with
-// usageDeviceAddress.
+// bufferAddress returns the device address of buf, made with usageDeviceAddress.
 func bufferAddress(fn unsafe.Pointer, dev vk.Device, buf vk.Buffer) uint64 {
 	info := newC[C.cmBufferAddressInfo]()
 	defer C.free(unsafe.Pointer(info))
@@ -89,9 +83,8 @@ func bufferAddress(fn unsafe.Pointer, dev vk.Device, buf vk.Buffer) uint64 {
 	return uint64(C.cm_buffer_address(fn, unsafe.Pointer(dev), unsafe.Pointer(info)))
 }
 
-// addressAllocInfo returns, in C memory, the VkMemoryAllocateFlagsInfo that
-// lets memory back a buffer with a device address; free it with C.free
-// through the returned func.
+// addressAllocInfo returns the C structure that lets memory back a buffer
+// with a device address, and its free.
 func addressAllocInfo() (unsafe.Pointer, func()) {
 	p := newC[C.cmAllocFlagsInfo]()
 	p.sType, p.flags = sTypeAllocFlagsInfo, allocDeviceAddress
@@ -99,7 +92,7 @@ func addressAllocInfo() (unsafe.Pointer, func()) {
 }
 
 // Executables returns what the driver compiled pipeline into; the pipeline
-// was created with pipelineCapture on a device with ExecutableInfo enabled.
+// was made with Capture.
 func (e ext) Executables(dev vk.Device, pipeline vk.Pipeline) ([]Executable, error) {
 	props, stats := e.deviceProc(dev, "vkGetPipelineExecutablePropertiesKHR"), e.deviceProc(dev, "vkGetPipelineExecutableStatisticsKHR")
 	reprs := e.deviceProc(dev, "vkGetPipelineExecutableInternalRepresentationsKHR")
@@ -179,8 +172,7 @@ func executableListings(fn unsafe.Pointer, dev vk.Device, ei *C.cmExecInfo, into
 	for i := range rs {
 		rs[i].sType = sTypeExecRepr
 	}
-	// The first call with the array fills in each listing's size, the
-	// second its text; VK_INCOMPLETE (5) still fills what fits.
+	// The first call sizes each listing, the second fills it; VK_INCOMPLETE (5) is fine.
 	if r := C.cm_exec(fn, unsafe.Pointer(dev), unsafe.Pointer(ei), &n, unsafe.Pointer(&rs[0])); r != 0 && r != 5 {
 		return
 	}

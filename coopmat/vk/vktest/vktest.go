@@ -1,6 +1,4 @@
-// Package vktest holds the test helpers the raw-Vulkan probe packages
-// share: small options, opening the first device and validating a SPIR-V
-// module.
+// Package vktest holds the test helpers the raw-Vulkan packages share.
 package vktest
 
 import (
@@ -18,7 +16,7 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 )
 
-// SmallOptions keep lavapipe runs short while honouring the minimums.
+// SmallOptions keep runs on a software device short, within the minimums.
 func SmallOptions() vk.Options {
 	return vk.Options{
 		Timing: vk.Timing{Samples: vk.MinSamples, SampleTime: 5 * time.Millisecond},
@@ -26,9 +24,8 @@ func SmallOptions() vk.Options {
 	}
 }
 
-// Device opens the first Vulkan device and releases it when the test ends.
-// It skips only when no Vulkan device exists at all, and fails instead when
-// CI=true.
+// Device opens the first Vulkan device for the test. It skips when there is
+// none, or fails when CI=true.
 func Device(t *testing.T) *vk.Device {
 	t.Helper()
 	d, err := vk.Open(0)
@@ -56,10 +53,8 @@ func TargetEnv(version uint32) string {
 	return "vulkan1.1"
 }
 
-// Validate runs spirv-val on words, skipping when spirv-val is not installed
-// (failing when CI=true). It returns spirv-val's output and whether it
-// passed. $SPIRV_VAL names the validator when set (scripts/test sets it to
-// a newer one than Debian 12's, see scripts/spirv-val).
+// Validate runs spirv-val ($SPIRV_VAL when set) on words and returns its
+// output and whether it passed; without one it skips, or fails when CI=true.
 func Validate(t *testing.T, name string, words []uint32) (string, bool) {
 	t.Helper()
 	path, err := exec.LookPath(cmp.Or(os.Getenv("SPIRV_VAL"), "spirv-val"))

@@ -8,23 +8,17 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// What the card carries of a run: each figure built here from the check
-// its output passed, so the orchestrator only adds them.
-
 // RooflinePrefix starts the name of a sweep in the card's roofline
-// section, e.g. "gemm.blas.bf16" (the library is in the sweep's probe
-// and the card's environment.libraries).
+// section, e.g. "gemm.blas.bf16".
 const RooflinePrefix = "gemm.blas."
 
-// Merge folds another part's check into c: counts add, the largest
-// errors, tolerances and ratios are kept, and the lowest bad index.
+// Merge folds another part's check into c.
 func (c *Check) Merge(o Check) {
 	c.Result.Merge(o.Result)
 	c.MaxError, c.Tolerance, c.Worst = max(c.MaxError, o.MaxError), max(c.Tolerance, o.Tolerance), max(c.Worst, o.Worst)
 }
 
-// Schema is the card's record of c: an absolute comparison with the CPU
-// reference (exact for integers), passed when values were compared and
+// Schema is the card's record of c, passed when values were compared and
 // none was out of tolerance.
 func (c Check) Schema() schema.Check {
 	kind := "absolute"
@@ -35,9 +29,8 @@ func (c Check) Schema() schema.Check {
 		Passed: c.Checked > 0 && c.Bad < 0}
 }
 
-// Figure is a measured entry as the card carries it: a matrix-engine
-// GEMM whose "shape" is the whole problem (the library chooses its own
-// fragments) and whose kernel names the algorithm kept.
+// Figure is a measured entry as the card carries it: its shape is the whole
+// problem and its kernel the algorithm kept.
 func (e Entry) Figure() schema.PrecisionThroughput {
 	p := e.Precision
 	t := schema.PrecisionThroughput{
@@ -64,10 +57,8 @@ func (e Entry) Figure() schema.PrecisionThroughput {
 	return t
 }
 
-// Ratio is a measured sweep as the card carries it: the points' median
-// throughputs against min(peak, bandwidth × intensity) from the same
-// sweep (internal/measure/roofline), with the checks every point passed,
-// merged.
+// Ratio is a measured sweep as the card carries it, with its points'
+// checks merged.
 func (s RooflineSweep) Ratio() (schema.RooflineRatio, error) {
 	pts := make([]roofline.Point, len(s.Points))
 	chk := Check{Result: refcheck.New()}

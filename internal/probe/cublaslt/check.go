@@ -12,48 +12,33 @@ import (
 )
 
 // ErrCheckFailed is wrapped when a GEMM's output disagrees with the CPU
-// reference: the precision then has no figure and the probe fails.
+// reference: the probe fails, with no figure.
 var ErrCheckFailed = errors.New("GEMM output disagrees with the CPU reference")
 
-// Check is how a GEMM's output compared with its CPU reference. The
-// embedded refcheck.Result counts the elements and names the first one out
-// of tolerance (Bad, by column-major index i + j·m); its MaxRel is over
-// elements with a non-zero reference. The absolute figures are what the
-// tolerance is set in.
+// Check is how a GEMM's output compared with its CPU reference, in absolute
+// terms; Bad is a column-major index i + j·m. Tolerance 0 means exact
+// (integers); Worst, the largest error/tolerance, is at most 1 on a pass.
 type Check struct {
 	refcheck.Result
-	// MaxError is the largest |device − reference| seen.
-	MaxError float64
-	// Tolerance is the largest per-element tolerance applied; 0 means
-	// the comparison was exact (integers).
-	Tolerance float64
-	// Worst is the largest error/tolerance ratio (at most 1 on a pass).
-	Worst float64
+	MaxError  float64 // largest |device − reference|
+	Tolerance float64 // largest per-element tolerance
+	Worst     float64
 }
 
-// Tolerances. A float element d = Σ_k a_k·b_k is accepted when
-// |device − ref| ≤ slack·√K·u_acc·√(Σ_k (a_k·b_k)²) + u_out·|ref|, ref
-// computed in float64 from the same rounded inputs; u_acc is the
-// accumulator's unit roundoff (Precision.accRoundoff) and u_out that of
-// the stored result. √K·u·‖ab‖ is the size of a random-walk accumulation
-// error; a wrong layout or a dropped block of K gives errors of the order
-// of ‖ab‖, far outside. The slack is the cooperative-matrix probe's
-// (coopmat), set above the largest tensor-core fp32
-// accumulation error measured on hardware (docs/performance.md).
+// A float element is accepted when |device − ref| ≤
+// slack·√K·u_acc·√(Σ_k (a_k·b_k)²) + u_out·|ref|, ref computed in float64
+// from the same rounded inputs (Precision.accRoundoff gives u_acc and slack).
 // Integer GEMMs must match exactly.
 
-// fullCheckLimit is the largest m·n·k checked element by element; above
-// it the check takes lines whole rows and columns plus scatteredChecks
-// random elements (lines 0: the scattered ones alone, as each algorithm's
-// trial output is checked).
+// Above fullCheckLimit (m·n·k) the check takes lines whole rows and
+// columns plus scatteredChecks random elements.
 const (
 	fullCheckLimit  = 1 << 26
 	scatteredChecks = 1024
 )
 
-// gemm is one problem as the check sees it: A (m×k rows) and Bᵀ (n×k
-// rows) as uploaded, and D read back column-major (element (i, j) at
-// i + j·m) of type p.Out.
+// gemm is one problem as the check sees it: A and Bᵀ as uploaded, D read
+// back column-major.
 type gemm struct {
 	p     Precision
 	m, n  int
@@ -99,8 +84,8 @@ func (g gemm) check(d []byte, lines int, seed uint64) (Check, error) {
 		ErrCheckFailed, g.p.Name, c.Bad%int64(g.m), c.Bad/int64(g.m), c.Got, c.Want, c.Checked, c.Tolerance)
 }
 
-// elements lists the (row, col) pairs to compare, grouped so that
-// consecutive pairs mostly share a row or a column.
+// elements lists the (row, col) pairs to compare, mostly sharing a row or
+// column with the one before.
 func (g gemm) elements(lines int, seed uint64) [][2]int {
 	var out [][2]int
 	if g.m*g.n*g.k <= fullCheckLimit {
@@ -169,18 +154,4 @@ func (g gemm) one(d []byte, e [2]int, ar, br []float64, c *Check) {
 	if !ok && c.Bad < 0 {
 		c.Bad, c.Got, c.Want = int64(idx), got, ref
 	}
-}
-
-// String summarises the check, e.g. "ok 16384 values, worst 0.12 of tolerance".
-func (c Check) String() string {
-	if c.Checked == 0 {
-		return "not checked"
-	}
-	if c.Bad >= 0 {
-		return fmt.Sprintf("FAILED at %d: %g, want %g", c.Bad, c.Got, c.Want)
-	}
-	if c.Tolerance == 0 {
-		return fmt.Sprintf("ok %d values, exact", c.Checked)
-	}
-	return fmt.Sprintf("ok %d values, worst %.2g of tolerance", c.Checked, c.Worst)
 }

@@ -15,9 +15,8 @@ import (
 	"github.com/everycycle/appraise/internal/platform/pci"
 )
 
-// device is one CUDA device opened for the probe: its primary context
-// (current on the calling OS thread, which the caller locks), one stream,
-// a start and a stop event, a cuBLASLt handle and the workspace.
+// device is one CUDA device opened for the probe; its primary context is
+// current on the calling OS thread, which the caller locks.
 type device struct {
 	l        *Library
 	dev      cuda.Device
@@ -30,14 +29,10 @@ type device struct {
 	wsBytes  uint64
 	busID    string
 	name     string
-	// out is the host buffer outputs are read back into, kept for the
-	// device's life: a fresh one per read-back (up to half a GiB, zeroed
-	// and faulted in page by page) cost more than the copy itself.
-	out []byte
+	out      []byte // read-back buffer, reused
 }
 
-// scratch returns the first n bytes of d's read-back buffer, grown to
-// hold them. Its contents last until the next call.
+// scratch returns n bytes of the read-back buffer, valid until the next call.
 func (d *device) scratch(n int) []byte {
 	if cap(d.out) < n {
 		d.out = make([]byte, n)
@@ -45,7 +40,6 @@ func (d *device) scratch(n int) []byte {
 	return d.out[:n]
 }
 
-// cu prefixes a failing driver call's error with the package's name.
 func cu(err error) error {
 	if err == nil {
 		return nil
@@ -53,8 +47,8 @@ func cu(err error) error {
 	return fmt.Errorf("cublaslt: %w", err)
 }
 
-// findDevice returns the CUDA device at busID (any form pci.ParseBDF
-// takes); "" means device 0. The bus address is returned normalised.
+// findDevice returns the CUDA device at busID ("": device 0) and its
+// normalised bus address.
 func (l *Library) findDevice(busID string) (cuda.Device, string, error) {
 	var want string
 	if busID != "" {
@@ -90,8 +84,8 @@ func (l *Library) findDevice(busID string) (cuda.Device, string, error) {
 	return 0, "", fmt.Errorf("cublaslt: %q is not among the CUDA devices %v: %w", busID, seen, ErrNoDevice)
 }
 
-// openDevice makes the device's context current and creates the stream,
-// events, handle and workspace. On error nothing is left behind.
+// openDevice makes the device's context current and creates what it
+// needs; on error nothing is left behind.
 func (l *Library) openDevice(busID string, wsBytes uint64) (*device, error) {
 	dev, id, err := l.findDevice(busID)
 	if err != nil {
@@ -134,8 +128,8 @@ func (d *device) setup() error {
 	return err
 }
 
-// release frees everything setup made, in reverse; safe to call twice.
-// It returns the first error but always releases the rest.
+// release frees everything setup made, in reverse, and joins the errors;
+// safe to call twice.
 func (d *device) release() error {
 	drv := d.l.drv
 	var errs []error
@@ -167,13 +161,12 @@ func (d *device) release() error {
 	return errors.Join(errs...)
 }
 
-// alloc allocates n bytes of device memory (at least one byte).
+// alloc allocates n bytes of device memory (at least one).
 func (d *device) alloc(n uint64) (cuda.Ptr, error) {
 	p, err := d.l.drv.Alloc(max(n, 1))
 	return p, cu(err)
 }
 
-// free releases device memory from alloc.
 func (d *device) free(p cuda.Ptr) error { return cu(d.l.drv.Free(p)) }
 
 // upload allocates a device copy of b.
@@ -193,8 +186,7 @@ func (d *device) upload(b []byte) (cuda.Ptr, error) {
 // download copies len(b) bytes from p into b.
 func (d *device) download(b []byte, p cuda.Ptr) error { return cu(d.l.drv.DtoH(b, p)) }
 
-// timed runs launch between the start and stop events and returns the
-// events' elapsed time in seconds.
+// timed runs launch between the events and returns their elapsed seconds.
 func (d *device) timed(launch func() error) (float64, error) {
 	drv := d.l.drv
 	if err := drv.Record(d.ev[0], d.stream); err != nil {

@@ -6,9 +6,8 @@ import (
 	"github.com/everycycle/appraise/internal/platform/cuda"
 )
 
-// The CUDA enum values the probe passes, copied from NVIDIA's headers
-// (values as of CUDA 12.8 and 13.0; none of these has changed since it
-// was introduced). Each group names its header and enum.
+// The CUDA enum values the probe passes, from NVIDIA's headers; each group
+// names its header and enum.
 
 // cudaDataType_t, library_types.h.
 const (
@@ -49,11 +48,9 @@ const (
 
 // cublasLtMatmulMatrixScale_t, cublasLt.h (CUDA 12.8+).
 const (
-	// blockScaleSince is the first cublasLtGetVersion with the scale-mode
-	// attributes (CUDA 12.8's cuBLASLt 12.8.3 reports 120803).
-	blockScaleSince = 120800
-	scaleVec16UE4M3 = 1 // CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3
-	scaleVec32UE8M0 = 2 // CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0
+	blockScaleSince = 120800 // the first cublasLtGetVersion with scale modes
+	scaleVec16UE4M3 = 1      // CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3
+	scaleVec32UE8M0 = 2      // CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0
 )
 
 // cublasStatus_t, cublas_api.h.
@@ -82,8 +79,7 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("cublasStatus_t %d", e.Code)
 }
 
-// DriverError is a failed CUDA driver call's CUresult, with
-// cuGetErrorName's name (e.g. "CUDA_ERROR_OUT_OF_MEMORY").
+// DriverError is a failed CUDA driver call's CUresult and its name.
 type DriverError = cuda.Error
 
 // cudaType is t's cudaDataType_t; tf32 data is stored as CUDA_R_32F.
@@ -95,8 +91,7 @@ func cudaType(t Type) int {
 	}[t]
 }
 
-// computeAndScale is p's cublasComputeType_t and the cudaDataType_t of
-// alpha and beta, as the cublasLtMatmul type table pairs them.
+// computeAndScale is p's cublasComputeType_t and the type of alpha and beta.
 func computeAndScale(p Precision) (compute, scale int) {
 	switch {
 	case p.Acc == F16:

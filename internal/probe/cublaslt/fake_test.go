@@ -15,6 +15,9 @@ import (
 	"github.com/everycycle/appraise/internal/probe/cublaslt/fakelt"
 )
 
+// Info says which library was loaded.
+func (l *Library) Info() LibraryInfo { return l.info }
+
 // fakeDir builds testdata/fakelt.c once per test binary into a
 // directory holding it as libcublasLt.so.13 and libcuda.so.1 (fakelt.Build).
 var fakeDir = sync.OnceValues(func() (string, error) {

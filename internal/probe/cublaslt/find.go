@@ -6,8 +6,7 @@ import (
 	"slices"
 )
 
-// EnvLibrary names the environment variable that points at the cuBLASLt
-// file to load when no explicit path is given.
+// EnvLibrary names the cuBLASLt file to load when no path is given.
 const EnvLibrary = "APPRAISE_CUBLASLT"
 
 // sonames are the cuBLASLt major versions the probe knows, newest first.
@@ -15,17 +14,10 @@ var sonames = []string{"libcublasLt.so.13", "libcublasLt.so.12"}
 
 // LoadOptions say where to look for the libraries.
 type LoadOptions struct {
-	// Path is an explicit cuBLASLt file (--cublaslt); when set, only it is
-	// tried.
-	Path string
-	// Driver is the CUDA driver library to load; "" means libcuda.so.1
-	// through the dynamic loader.
-	Driver string
-	// Getenv reads the environment; nil means os.Getenv.
-	Getenv func(string) string
-	// Root is prefixed to every path the search globs (tests point it at
-	// a fake tree); "" means "/".
-	Root string
+	Path   string              // the cuBLASLt file; when set, only it is tried
+	Driver string              // the CUDA driver; "": libcuda.so.1 via the loader
+	Getenv func(string) string // nil: os.Getenv
+	Root   string              // prefixed to every searched path; "": "/"
 }
 
 // candidate is one place to try, in order.
@@ -34,12 +26,9 @@ type candidate struct {
 	source string // "option", "env", "loader", "search"
 }
 
-// candidates lists where to look, in order: the explicit path alone if
-// given; else $APPRAISE_CUBLASLT alone if set; else each soname through
-// the dynamic loader's own search, then every existing file under the
-// usual install places: CUDA toolkits (/usr/local/cuda*/lib64 and
-// targets/*/lib) and the pip wheels' nvidia/cublas/lib and nvidia/cu13/lib
-// under every Python site-packages directory found.
+// candidates lists where to look: the explicit path alone; else
+// $APPRAISE_CUBLASLT alone; else each soname through the dynamic loader,
+// then every file in the CUDA toolkits and pip wheels found.
 func (o LoadOptions) candidates() []candidate {
 	getenv := o.Getenv
 	if getenv == nil {
@@ -61,8 +50,7 @@ func (o LoadOptions) candidates() []candidate {
 	return out
 }
 
-// searchFiles globs the usual install places under Root for each soname,
-// newest soname first, without duplicates.
+// searchFiles globs the usual install places for each soname, newest first.
 func (o LoadOptions) searchFiles(getenv func(string) string) []string {
 	root := o.Root
 	if root == "" {
@@ -88,9 +76,7 @@ func (o LoadOptions) searchFiles(getenv func(string) string) []string {
 	return out
 }
 
-// sitePackages is the glob patterns of Python package directories: the
-// system's, the user's, and those of an active virtualenv or conda prefix
-// and the usual conda installs.
+// sitePackages is the glob patterns of Python package directories.
 func sitePackages(getenv func(string) string) []string {
 	pats := []string{
 		"/usr/lib/python3*/dist-packages",

@@ -11,14 +11,10 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// GEMMProbe is the vendor-library GEMM probe as the orchestrator runs it
-// on one device, named by its PCI bus address: the GEMMs of every
-// precision asked for (Library.Run), then a K sweep of each one measured
-// (Library.Roofline, the card's gemm.blas.* roofline).
+// GEMMProbe runs Library.Run and then Library.Roofline of each precision
+// measured on the device at a PCI bus address.
 type GEMMProbe struct {
-	// Load says where the library is looked for.
-	Load LoadOptions
-	// Options are Run's; Precisions names those to run.
+	Load    LoadOptions
 	Options Options
 }
 
@@ -33,10 +29,9 @@ func (GEMMProbe) Version() string { return ProbeVersion }
 // Item is the skip item of the probe as a whole.
 const Item = "gemm"
 
-// Run measures on the device at busID. No library, no driver or no CUDA
-// device there is a skip saying why; a failed check, or any other
-// failure of a library that loaded, is an error. Precisions the library
-// does not offer, and sweeps it could not run, are skips.
+// Run measures on the device at busID. No library, driver or device there,
+// a precision not offered and a sweep not run are skips; a failed check or
+// any other failure of a loaded library is an error.
 func (p GEMMProbe) Run(ctx context.Context, busID string) (*probe.Contribution, error) {
 	lib, err := Open(p.Load)
 	if errors.Is(err, ErrNoLibrary) || errors.Is(err, ErrNoDriver) {
@@ -77,8 +72,7 @@ func (p GEMMProbe) Run(ctx context.Context, busID string) (*probe.Contribution, 
 	return c, nil
 }
 
-// addSweeps adds each measured sweep to c's roofline section and records
-// why a precision has none.
+// addSweeps adds each measured sweep to c, and each other as a skip.
 func addSweeps(c *probe.Contribution, sweeps []RooflineSweep) error {
 	for _, s := range sweeps {
 		if s.Status != StatusMeasured {
@@ -94,9 +88,7 @@ func addSweeps(c *probe.Contribution, sweeps []RooflineSweep) error {
 	return nil
 }
 
-// Contribution is r as the card carries it: the measured entries, the
-// precisions not offered as skips, the library that ran, and the probe
-// when it measured anything.
+// Contribution is r as the card carries it.
 func (r Report) Contribution() *probe.Contribution {
 	c := &probe.Contribution{Libraries: []schema.Library{r.Library.Library()}}
 	for _, e := range r.Measured() {

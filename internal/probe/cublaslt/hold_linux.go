@@ -12,14 +12,10 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
-// Soak holds the first precision of o the library offers on the device
-// at busID for o.Duration: pieces of about o.Piece each, timed by the
-// device's events, one after another with nothing but the host's wait in
-// between. The output of the last piece is checked against the CPU
-// reference (every piece multiplies the same operands, so a device that
-// goes wrong while hot shows there); a failure wraps ErrCheckFailed and
-// no result is returned. None of the precisions offered wraps
-// ErrNoSoakLoad. Every device resource is released before Soak returns.
+// Soak holds the first precision of o the library offers on the device at
+// busID for o.Duration, in pieces of about o.Piece timed by the device's
+// events, and checks the last piece's output (ErrCheckFailed). None
+// offered wraps ErrNoSoakLoad. Every device resource is released on return.
 func (l *Library) Soak(ctx context.Context, busID string, o SoakOptions) (SoakResult, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -70,7 +66,6 @@ func (mm *matmul) hold(ctx context.Context, o SoakOptions, res *SoakResult) erro
 	if err := mm.load(g); err != nil {
 		return err
 	}
-	// One piece's worth of GEMMs sizes the pieces; it is not a point.
 	per, _, err := mm.warmUp(ctx, o.Piece)
 	if err != nil {
 		return err
@@ -101,15 +96,10 @@ func (mm *matmul) hold(ctx context.Context, o SoakOptions, res *SoakResult) erro
 	return err
 }
 
-// Roofline sweeps the reduction length K of m×n×K GEMMs for each
-// precision of o on the device at busID, from memory-bound (small K: the
-// output's traffic dominates) to compute-bound. Each point uses the
-// heuristic's first algorithm for its shape; the points are sampled in
-// rounds, one sample of every K per round, and each one's output is
-// checked (sampled elements). A
-// precision the library does not offer is a sweep with that status; a
-// failed check wraps ErrCheckFailed. Every device resource is released
-// before Roofline returns.
+// Roofline sweeps K of m×n×K GEMMs for each precision of o on the device at
+// busID, with the heuristic's first algorithm, sampling every K in each
+// round and checking each output (ErrCheckFailed). A precision not offered
+// is a sweep with that status. Every device resource is released on return.
 func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions) ([]RooflineSweep, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -121,8 +111,6 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 	}
 	var out []RooflineSweep
 	err = l.onDevice("Roofline", busID, o.WorkspaceBytes, func(d *device) error {
-		// The next precision's operands are drawn while the device sweeps
-		// this one's, as Run draws them.
 		pool := newOperandPool(o.Seed)
 		defer pool.wait()
 		for i, p := range precs {
@@ -146,17 +134,10 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 	return out, nil
 }
 
-// sweep measures one precision at every K of o, in rounds. The operands,
-// from draw, are the full-size ones (rows × o.K), uploaded once: a
-// smaller K's rows×K operand is the first rows·K elements of each (random
-// values all the same, packed as its layout says), so every K's GEMM
-// reads a prefix of the same device buffers and writes the same output.
-// Each K is held for o.Hold to size its batches, then every round takes
-// one sample of every K in turn, o.Samples rounds in all: the device
-// stays under the sweep's own load throughout, and a change of clocks or
-// power during the sweep lands on every point alike instead of lifting
-// one (a lucky point sets a roof and lowers every other point's ratio).
-// Each K's output is then computed once more and checked.
+// sweep measures one precision at every K of o, in rounds of one sample
+// of every K, so that a change of clocks lands on every point alike. The
+// full-size operands from draw are uploaded once; a smaller K reads their
+// prefix. Each K's output is then computed once more and checked.
 func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed uint64, draw func() (a, bt operand)) (s RooflineSweep, err error) {
 	s = RooflineSweep{Precision: p, M: o.M, N: o.N}
 	if !p.Packed {
@@ -221,8 +202,8 @@ func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed
 	return s, nil
 }
 
-// point summarises one K's samples (seconds per GEMM) and checks its
-// output: the GEMM runs once more, alone, and its output is read back.
+// point summarises one K's samples (seconds per GEMM) and checks the
+// output of one more GEMM.
 func (mm *matmul) point(secs []float64, a, bt operand, seed uint64) (RooflinePoint, error) {
 	pt := RooflinePoint{K: mm.k, Ops: 2 * float64(mm.m) * float64(mm.n) * float64(mm.k), Bytes: leastBytes(mm.p, mm.m, mm.n, mm.k)}
 	ops := make([]float64, len(secs))

@@ -2,11 +2,6 @@
 
 package cublaslt
 
-// cuBLASLt loaded at run time with dlopen and dlsym (ltapi_linux.c), the
-// few types declared in ltapi.h, and the CUDA driver through
-// internal/platform/cuda, so that no CUDA toolkit or header is needed to
-// build.
-
 /*
 #cgo LDFLAGS: -ldl
 #include <stdlib.h>
@@ -22,20 +17,17 @@ import (
 	"github.com/everycycle/appraise/internal/platform/cuda"
 )
 
-// Library is a loaded cuBLASLt with the CUDA driver it runs on. Open one
-// per process (or per test); it is not safe for concurrent Runs.
+// Library is a loaded cuBLASLt with the CUDA driver it runs on. It is not
+// safe for concurrent use.
 type Library struct {
 	api  *C.lt_api
 	drv  *cuda.Driver
 	info LibraryInfo
 }
 
-var _ Backend = (*Library)(nil)
-
-// Open finds and loads cuBLASLt (LoadOptions.candidates' order), then the
-// CUDA driver, and initialises the driver. A missing library returns a
-// *NotFoundError wrapping ErrNoLibrary; an unusable driver an error
-// wrapping ErrNoDriver. Close releases both.
+// Open loads cuBLASLt and the CUDA driver; Close releases both. A missing
+// library is a *NotFoundError wrapping ErrNoLibrary; an unusable driver
+// wraps ErrNoDriver.
 func Open(o LoadOptions) (*Library, error) {
 	api := C.lt_new()
 	if api == nil {
@@ -75,8 +67,7 @@ func (l *Library) openBlas(cands []candidate) error {
 	return nf
 }
 
-// openDriver loads the CUDA driver (internal/platform/cuda) and runs
-// cuInit.
+// openDriver loads and initialises the CUDA driver.
 func (l *Library) openDriver(path string) error {
 	drv, err := cuda.Open(path)
 	if err != nil {
@@ -85,9 +76,6 @@ func (l *Library) openDriver(path string) error {
 	l.drv = drv
 	return nil
 }
-
-// Info says which library was loaded.
-func (l *Library) Info() LibraryInfo { return l.info }
 
 // Close unloads the libraries; safe to call twice.
 func (l *Library) Close() error {

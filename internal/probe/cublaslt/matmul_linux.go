@@ -16,9 +16,8 @@ import (
 )
 
 // matmul is one precision set up on a device: its descriptors, the
-// algorithms the library proposed (the heuristic's order; cur is the one
-// launch runs) and the device buffers, in TN layout (see operand).
-// Release frees all of it.
+// algorithms proposed (launch runs algos[cur]) and its buffers. Release
+// frees them.
 type matmul struct {
 	d       *device
 	p       Precision
@@ -34,21 +33,18 @@ type matmul struct {
 	beta    []byte
 }
 
-// algo is one algorithm the heuristic proposed and the workspace it
-// asked for.
+// algo is one algorithm the heuristic proposed and the workspace it needs.
 type algo struct {
 	a      C.cublasLtMatmulAlgo_t
 	wsNeed uint64
 }
 
-// refusal is the library saying no to a precision: the entry is recorded
-// as not offered with this reason, and the probe goes on.
+// refusal is the library saying no to a precision: not offered, for reason.
 type refusal struct{ reason string }
 
 func (r *refusal) Error() string { return r.reason }
 
-// refused turns an INVALID_VALUE or NOT_SUPPORTED answer from the library
-// into a refusal; other failures stay errors.
+// refused turns INVALID_VALUE or NOT_SUPPORTED into a refusal.
 func refused(err error) error {
 	var se *StatusError
 	if errors.As(err, &se) && (se.Code == 7 || se.Code == 15) {
@@ -57,9 +53,8 @@ func refused(err error) error {
 	return err
 }
 
-// newMatmul sets p up for an m×n×k GEMM and asks the library for up to
-// want algorithms. A *refusal error means not offered; nothing is left
-// behind on any error.
+// newMatmul sets p up for an m×n×k GEMM with up to want algorithms. A
+// *refusal means not offered; nothing is left behind on any error.
 func (d *device) newMatmul(p Precision, m, n, k, want int) (*matmul, error) {
 	mm := &matmul{d: d, p: p, m: m, n: n, k: k}
 	if err := mm.setup(want); err != nil {
@@ -68,7 +63,6 @@ func (d *device) newMatmul(p Precision, m, n, k, want int) (*matmul, error) {
 	return mm, nil
 }
 
-// setup does newMatmul's work; the caller releases mm on error.
 func (mm *matmul) setup(want int) error {
 	api, p := mm.d.l.api, mm.p
 	if v := mm.d.l.info.Version; p.Scaling.Block() > 0 && v < blockScaleSince {
@@ -94,14 +88,12 @@ func (mm *matmul) setup(want int) error {
 	return mm.heuristic(want)
 }
 
-// setInt32 sets an int32 descriptor attribute.
 func (mm *matmul) setInt32(attr int, v int32, name string) error {
 	err := lt("cublasLtMatmulDescSetAttribute("+name+")",
 		C.lt_desc_set(mm.d.l.api, mm.desc, C.int(attr), unsafe.Pointer(&v), C.size_t(unsafe.Sizeof(v))))
 	return refused(err)
 }
 
-// setPointer sets a device-pointer descriptor attribute.
 func (mm *matmul) setPointer(attr int, p cuda.Ptr, name string) error {
 	v := uintptr(p)
 	err := lt("cublasLtMatmulDescSetAttribute("+name+")",
@@ -109,11 +101,8 @@ func (mm *matmul) setPointer(attr int, p cuda.Ptr, name string) error {
 	return refused(err)
 }
 
-// scales sets the scale mode and uploads unit scales: one fp32 1.0 per
-// tensor, or for block scaling a tensor of 1.0 codes padded as cuBLASLt
-// lays block scales out (rows to 128, K blocks to 4). All scales being 1,
-// their order within the tensor does not matter. The heuristic needs the
-// pointers set, so this comes before it.
+// scales sets the scale mode and uploads unit scales, padded as cuBLASLt
+// lays block scales out; the heuristic needs them set.
 func (mm *matmul) scales() error {
 	switch s := mm.p.Scaling; s {
 	case ScaleNone:
@@ -157,7 +146,6 @@ func (mm *matmul) scales() error {
 	}
 }
 
-// keep records a buffer for release.
 func (mm *matmul) keep(p cuda.Ptr, err error) (cuda.Ptr, error) {
 	if err == nil {
 		mm.bufs = append(mm.bufs, p)
@@ -165,8 +153,8 @@ func (mm *matmul) keep(p cuda.Ptr, err error) (cuda.Ptr, error) {
 	return p, err
 }
 
-// makeLayouts describes A as k×m and B as k×n column-major (ld k; A is
-// transposed by TRANSA), and D as m×n column-major (ld m).
+// makeLayouts describes A as k×m and B as k×n column-major (A transposed
+// by TRANSA), and D as m×n column-major.
 func (mm *matmul) makeLayouts() error {
 	shapes := [3]struct {
 		t          Type
@@ -181,11 +169,8 @@ func (mm *matmul) makeLayouts() error {
 	return nil
 }
 
-// heuristic asks for up to want algorithms within the workspace, best
-// first by the library's estimate, and keeps those it says can run
-// (state SUCCESS); none is a refusal. The probe times them and keeps the
-// fastest: the heuristic's first choice is an estimate, not always the
-// fastest algorithm (docs/performance.md).
+// heuristic keeps up to want algorithms within the workspace that the
+// library says can run, in its order; none is a refusal.
 func (mm *matmul) heuristic(want int) error {
 	api := mm.d.l.api
 	if err := lt("cublasLtMatmulPreferenceCreate", C.lt_pref_create(api, &mm.pref)); err != nil {
@@ -256,15 +241,13 @@ func (mm *matmul) load(g gemm) error {
 	return err
 }
 
-// borrow makes mm read and write owner's device buffers: A and Bᵀ of
-// owner's K or more (mm reads the first rows·mm.k elements of each) and
-// an output of the same m×n. owner keeps them: mm's release leaves them,
-// so owner must be released after mm.
+// borrow makes mm use owner's buffers (owner's K at least mm's); release
+// owner after mm.
 func (mm *matmul) borrow(owner *matmul) {
 	mm.a, mm.b, mm.D = owner.a, owner.b, owner.D
 }
 
-// launch enqueues times GEMMs with algorithm cur on the device's stream.
+// launch enqueues times GEMMs on the device's stream.
 func (mm *matmul) launch(times int) error {
 	d := mm.d
 	r := C.lt_matmul_repeat(d.l.api, C.int(times), d.handle, mm.desc, unsafe.Pointer(&mm.alpha[0]),
@@ -273,8 +256,7 @@ func (mm *matmul) launch(times int) error {
 	return lt("cublasLtMatmul("+mm.p.Name+")", r)
 }
 
-// result downloads D into a buffer kept for the next download; what it
-// returns is valid until then.
+// result downloads D; what it returns is valid until the next download.
 func (mm *matmul) result() ([]byte, error) {
 	out := mm.d.scratch(mm.p.Out.rowBytes(mm.m * mm.n))
 	return out, mm.d.download(out, mm.D)

@@ -6,14 +6,8 @@ import (
 	"sync"
 )
 
-// Rounding to and decoding from the element types, on the host. Operands
-// are rounded here before upload so that the device and the CPU reference
-// multiply exactly the same values.
-
-// encode rounds x to the nearest value of float type t (ties to even),
-// saturating at t's largest finite value, or truncates it to integer type
-// t, and returns its bit pattern in the low t.Bits() bits. x must be
-// finite.
+// encode rounds finite x to float type t (ties to even, saturating) or
+// truncates it to integer type t, and returns its bit pattern.
 func encode(t Type, x float64) uint64 {
 	switch t {
 	case F64:
@@ -30,16 +24,14 @@ func encode(t Type, x float64) uint64 {
 	return miniBits(formats[t], x)
 }
 
-// tf32Bits rounds a float32 to 10 mantissa bits (ties to even), kept in
-// binary32 storage with the low 13 bits zero.
+// tf32Bits rounds a float32 to 10 mantissa bits (ties to even).
 func tf32Bits(f float32) uint32 {
 	b := math.Float32bits(f)
 	b += 0xfff + (b >> 13 & 1)
 	return b &^ 0x1fff
 }
 
-// miniBits encodes x in a small binary float format: sign, exponent with
-// bias 2^(exp-1)-1, mantissa, subnormals, saturating.
+// miniBits encodes x in a small binary float format, saturating.
 func miniBits(f format, x float64) uint64 {
 	var sign uint64
 	if math.Signbit(x) {
@@ -116,11 +108,9 @@ func miniValue(f format, b uint64) float64 {
 	return sign * math.Ldexp(float64(mant|1<<f.man), e-bias-f.man)
 }
 
-// tables holds the decoded value of every bit pattern of each type of at
-// most 16 bits: immutable once built, shared by every check.
+// tables holds each type of at most 16 bits' decode table, immutable once built.
 var tables sync.Map // Type → []float64
 
-// smallTable returns t's decode table, building it on first use.
 func smallTable(t Type) []float64 {
 	if v, ok := tables.Load(t); ok {
 		return v.([]float64)

@@ -6,26 +6,20 @@ import (
 	"sync"
 )
 
-// operand is a rows×cols matrix stored row-major (each row of cols
-// elements contiguous, rows packed with no padding) as it is uploaded.
-// A is kept as m rows of k, and B as its transpose, n rows of k: both then
-// have the reduction dimension contiguous, which is cuBLASLt's "TN"
-// layout (A transposed, B not, both column-major with ld = k).
+// operand is a rows×cols matrix, row-major and unpadded, as uploaded: A as
+// m rows of k, B as its transpose, n rows of k (cuBLASLt's TN layout).
 type operand struct {
 	t          Type
 	rows, cols int
 	raw        []byte
 }
 
-// prefix is the rows×cols operand stored in o's first rows·cols elements
-// (cols at most o.cols): the same random draw, a narrower shape.
+// prefix is the rows×cols operand of o's first rows·cols elements.
 func (o operand) prefix(cols int) operand {
 	return operand{t: o.t, rows: o.rows, cols: cols, raw: o.raw[:o.t.rowBytes(o.rows*cols)]}
 }
 
-// row decodes row r into dst (len cols). The decode table of a small
-// type is looked up once per row, not per element: the check decodes
-// whole rows of K elements, and at 8192³ that lookup dominated it.
+// row decodes row r into dst (len cols).
 func (o operand) row(r int, dst []float64) {
 	base := r * o.cols
 	if o.t.Bits() <= 16 && !o.t.Integer() {
@@ -40,10 +34,8 @@ func (o operand) row(r int, dst []float64) {
 	}
 }
 
-// genRange is the half-width of the uniform distribution elements of t
-// are drawn from before rounding: [-1, 1) for types with enough
-// resolution there, the whole finite range for the 4- and 6-bit types
-// (in [-1, 1) e2m1 has only five values).
+// genRange is the half-width of the uniform draw before rounding to t: 1,
+// or the finite range for the 4- and 6-bit types.
 func genRange(t Type) float64 {
 	switch t {
 	case F4E2M1, F6E2M3, F6E3M2:
@@ -52,10 +44,9 @@ func genRange(t Type) float64 {
 	return 1
 }
 
-// randomOperand draws a rows×cols operand of type t from seed: floats
-// uniform in ±genRange(t) rounded to t (for types of at most 16 bits,
-// through drawTable), integers uniform over t's whole range. Chunks of rows are drawn in parallel from streams derived from
-// seed, so the result depends only on seed and the shape.
+// randomOperand draws a rows×cols operand of t, in parallel: floats uniform
+// in ±genRange(t) rounded to t, integers over t's range. It depends only on
+// seed and the shape.
 func randomOperand(t Type, rows, cols int, seed uint64) operand {
 	o := operand{t: t, rows: rows, cols: cols, raw: make([]byte, t.rowBytes(rows*cols))}
 	const chunkRows = 64
@@ -70,11 +61,8 @@ func randomOperand(t Type, rows, cols int, seed uint64) operand {
 	return o
 }
 
-// fill draws elements lo…hi-1. Per-element encode (a Frexp, a division
-// and a RoundToEven) made drawing two 8192×8192 operands cost more host
-// time than the GPU spent on the precision, so the common types take
-// shortcuts that round the same way: fp16 and bf16 from a float32 by bit
-// arithmetic, the 8-bit and narrower floats by drawTable.
+// fill draws elements lo…hi-1; fp16, bf16 and 8-bit floats take faster
+// paths that round as encode does.
 func (o operand) fill(rng *rand.Rand, lo, hi int) {
 	switch t := o.t; {
 	case t == F16 || t == BF16:
@@ -126,19 +114,14 @@ func bf16Bits(f float32) uint16 {
 	return uint16((b + 0x7fff + (b >> 16 & 1)) >> 16)
 }
 
-// drawBits is log2 of the number of buckets drawTable splits ±genRange
-// into: 2^16 two-byte entries stay in a core's L2.
+// drawBits is log2 of the number of buckets drawTable splits ±genRange into.
 const drawBits = 16
 
-// drawTables holds each small type's drawTable, built on first use.
 var drawTables sync.Map // Type → []uint16
 
-// drawTable returns, for a float type of at most 8 bits, the bit pattern
-// of the centre of each of 2^drawBits equal buckets of ±genRange(t),
-// rounded to t: drawing an element is then a table lookup. The buckets
-// are far finer than the spacing of any 8-bit type except within 2^-9
-// of zero (where e5m2's subnormals lie), so the draw is the
-// uniform-then-rounded one but for those few values.
+// drawTable returns, for a float type of at most 8 bits, the centres of
+// 2^drawBits equal buckets of ±genRange(t) rounded to t; the draw is the
+// uniform-then-rounded one but within 2^-9 of zero.
 func drawTable(t Type) []uint16 {
 	if v, ok := drawTables.Load(t); ok {
 		return v.([]uint16)

@@ -2,9 +2,7 @@ package cublaslt
 
 import "sync"
 
-// Operand roles: which side of the GEMM an operand is drawn for. A and Bᵀ
-// of the same type and shape are drawn from different streams, so a GEMM
-// never multiplies a matrix by itself.
+// Operand roles: A and Bᵀ of one type and shape come from different streams.
 const (
 	roleA = iota
 	roleB
@@ -17,23 +15,17 @@ type operandKey struct {
 	role       int
 }
 
-// seed is the stream the key's operand is drawn from: the run's seed
-// mixed with the key, so that precisions sharing an input type (fp16
-// with fp16 or fp32 accumulation and output) multiply the same operands,
-// drawn once.
+// seed is the stream of the key's operand: precisions sharing an input
+// type multiply the same operands, drawn once.
 func (k operandKey) seed(base uint64) uint64 {
 	x := base ^ uint64(k.t)<<48 ^ uint64(k.role)<<40 ^ uint64(k.rows)<<20 ^ uint64(k.cols)
-	// splitmix64's finaliser: nearby keys give unrelated streams.
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
 }
 
-// operandPool draws the operands of a run of precisions: each once, and
-// the next precision's in the background while the device runs the
-// current one (drawing two 8192×8192 operands is host work of the order
-// of the device's time on a precision). It keeps only what the current
-// and next precision use.
+// operandPool draws the operands of a run of precisions, each once, the
+// next precision's in the background while the device runs the current one.
 type operandPool struct {
 	seed  uint64
 	mu    sync.Mutex
@@ -51,7 +43,6 @@ func newOperandPool(seed uint64) *operandPool {
 	return &operandPool{seed: seed, drawn: map[operandKey]*drawing{}}
 }
 
-// operands returns the keys of p's A and Bᵀ for an m×n×k GEMM.
 func operands(p Precision, m, n, k int) [2]operandKey {
 	return [2]operandKey{{t: p.A, rows: m, cols: k, role: roleA}, {t: p.B, rows: n, cols: k, role: roleB}}
 }
@@ -73,8 +64,7 @@ func (p *operandPool) start(keys ...operandKey) {
 	}
 }
 
-// get returns key's operand, drawing it now if nobody started it, and
-// waiting for it if a background draw is under way.
+// get returns key's operand, drawing it or waiting for its draw.
 func (p *operandPool) get(key operandKey) operand {
 	p.start(key)
 	p.mu.Lock()
@@ -84,9 +74,7 @@ func (p *operandPool) get(key operandKey) operand {
 	return d.op
 }
 
-// keep forgets every operand but keys (their memory goes back once no
-// GEMM holds them). A draw still running finishes in the background and
-// is dropped.
+// keep forgets every operand but keys; a draw under way is dropped when done.
 func (p *operandPool) keep(keys ...operandKey) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -101,10 +89,8 @@ func (p *operandPool) keep(keys ...operandKey) {
 	}
 }
 
-// turnTo readies the pool for precision i of precs at m×n×k: it keeps
-// that precision's operands and starts drawing the next one's, to be
-// drawn while the device runs precision i, and forgets the rest. It
-// returns precision i's keys.
+// turnTo keeps precision i's operands, starts drawing the next one's,
+// forgets the rest, and returns precision i's keys.
 func (p *operandPool) turnTo(precs []Precision, i, m, n, k int) [2]operandKey {
 	cur := operands(precs[i], m, n, k)
 	keep := cur[:]
@@ -117,6 +103,5 @@ func (p *operandPool) turnTo(precs []Precision, i, m, n, k int) [2]operandKey {
 	return cur
 }
 
-// wait returns once no draw is running, so that no goroutine outlives the
-// run that started it.
+// wait returns once no draw is running.
 func (p *operandPool) wait() { p.wg.Wait() }

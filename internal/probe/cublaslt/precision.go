@@ -5,16 +5,12 @@ import "fmt"
 // Scaling is how a precision's inputs are scaled, vendor-neutral.
 type Scaling uint8
 
-// The scalings the probe asks for.
+// The scalings: none, one fp32 scale per input tensor, or one scale per 16
+// (e4m3) or 32 (power-of-two e8m0) elements along K.
 const (
-	// ScaleNone: plain GEMM, alpha = 1.
 	ScaleNone Scaling = iota
-	// ScaleTensor: one fp32 scale per input tensor, on the device (fp8).
 	ScaleTensor
-	// ScaleBlock16UE4M3: one e4m3 scale per 16 elements along K (NVFP4).
 	ScaleBlock16UE4M3
-	// ScaleBlock32UE8M0: one power-of-two e8m0 scale per 32 elements along
-	// K (the OCP microscaling "MX" formats).
 	ScaleBlock32UE8M0
 )
 
@@ -42,10 +38,8 @@ type Precision struct {
 	Out     Type
 	Acc     Type
 	Scaling Scaling
-	// Packed is false where the probe cannot yet lay out the inputs (fp6:
-	// its packing is not pinned down here); the library is still asked
-	// whether it offers the combination, and an offered one is recorded as
-	// StatusNotRun rather than measured.
+	// Packed is false where the probe cannot lay out the inputs; an
+	// offered combination is then StatusNotRun.
 	Packed bool
 }
 
@@ -59,8 +53,7 @@ func (p Precision) String() string {
 }
 
 // Precisions is every combination the probe asks the library about, in
-// the order it runs them. Which of them a device runs is the library's
-// answer, never inferred from the device's name.
+// the order it runs them.
 func Precisions() []Precision {
 	p := func(name string, a, b, out, acc Type, s Scaling) Precision {
 		return Precision{Name: name, A: a, B: b, Out: out, Acc: acc, Scaling: s, Packed: true}
@@ -97,11 +90,8 @@ func LookupPrecision(name string) (Precision, bool) {
 	return Precision{}, false
 }
 
-// accRoundoff is the per-addition rounding the check allows for the
-// accumulator, and its slack factor (see check.go). fp8 inputs are
-// accumulated by Hopper's fp8 MMA with about 14 mantissa bits between
-// promotions to fp32, so fp8 and block-scaled narrow inputs get that
-// coarser unit.
+// accRoundoff is the per-addition rounding the check allows the
+// accumulator, and its slack; narrow float inputs get 2^-14.
 func (p Precision) accRoundoff() (u, slack float64) {
 	switch {
 	case p.Acc.Integer():

@@ -14,12 +14,10 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
-// Run measures every precision of o (default: Precisions()) on the device
-// at busID ("" means the first CUDA device). A precision the library does
-// not offer is an entry with StatusNotOffered and the library's answer as
-// Reason. A GEMM whose output fails the check returns an error wrapping
-// ErrCheckFailed: it never becomes a figure. Every device resource is
-// released before Run returns.
+// Run measures every precision of o on the device at busID ("": the first
+// CUDA device). One the library does not offer is StatusNotOffered with its
+// answer as Reason; a failed check is an error wrapping ErrCheckFailed.
+// Every device resource is released on return.
 func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, error) {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
@@ -35,7 +33,7 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 		rep = Report{Probe: ProbeName, Library: l.info, BusID: d.busID, Device: d.name}
 		pool := newOperandPool(o.Seed)
 		defer pool.wait()
-		warm := o.WarmUp // the first measured precision warms the idle device up; later ones only size their batches
+		warm := o.WarmUp // only the first measured precision warms up
 		for i, p := range precs {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -62,10 +60,8 @@ func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, err
 	return rep, nil
 }
 
-// onDevice runs fn on the device at busID, opened on this goroutine's
-// OS thread, locked for the call (a CUDA context is current per thread:
-// every CUDA call fn makes runs on this one), and releases the device
-// whatever fn returns.
+// onDevice runs fn on the device at busID with this goroutine locked to
+// its OS thread, where the CUDA context is current, and releases the device.
 func (l *Library) onDevice(what, busID string, workspace uint64, fn func(d *device) error) error {
 	if l.api == nil {
 		return fmt.Errorf("cublaslt: %s on a closed Library", what)
@@ -79,8 +75,6 @@ func (l *Library) onDevice(what, busID string, workspace uint64, fn func(d *devi
 	return errors.Join(fn(d), d.release())
 }
 
-// runOne sets p up and, if the library offers it, times and checks it
-// after a warm-up of warm.
 func (d *device) runOne(ctx context.Context, p Precision, o Options, warm time.Duration, pool *operandPool, seed uint64) (Entry, error) {
 	e := Entry{Precision: p, M: o.M, N: o.N, K: o.K, OpsPerGEMM: 2 * float64(o.M) * float64(o.N) * float64(o.K),
 		Check: Check{Result: refcheck.New()}}
@@ -102,10 +96,8 @@ func (d *device) runOne(ctx context.Context, p Precision, o Options, warm time.D
 	return e, errors.Join(err, mm.release())
 }
 
-// measure uploads the pool's random operands, warms up, times each
-// algorithm briefly and checks its output, keeps the fastest, times the
-// samples with it, then checks the output of the last timed GEMM in full.
-// e.Phases records where the wall time went.
+// measure warms up, times and checks each algorithm, holds the fastest,
+// times the samples with it and checks the last output, into e.
 func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, pool *operandPool, seed uint64, e *Entry) error {
 	ph := phaseClock{start: time.Now(), into: &e.Phases}
 	keys := operands(mm.p, mm.m, mm.n, mm.k)
@@ -126,11 +118,7 @@ func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, po
 		return err
 	}
 	ph.lap(&e.Phases.TrialsS)
-	// The samples follow a hold of the kept algorithm, right before them:
-	// the device idled while the host checked the trials, and short
-	// samples on a device that has idled catch it before its power limit
-	// does, above the sustained rate (docs/performance.md). The figure is
-	// the device held under load.
+	// Hold right before the samples: the device idled during the trials' checks.
 	_, hold, err := mm.warmUp(ctx, o.Hold)
 	if err != nil {
 		return err
@@ -166,7 +154,7 @@ func (mm *matmul) measure(ctx context.Context, o Options, warm time.Duration, po
 	return nil
 }
 
-// phaseClock adds the wall time since its last lap to a phase of Phases.
+// phaseClock adds the wall time since its last lap to a phase.
 type phaseClock struct {
 	start time.Time
 	into  *Phases
@@ -178,10 +166,8 @@ func (c *phaseClock) lap(phase *float64) {
 	c.start = now
 }
 
-// pick times each algorithm over AlgorithmTrials batches of e.Repeats
-// GEMMs, checks each one's output (sampled elements only at large sizes:
-// the kept one is checked in full after the samples), and leaves the
-// fastest as mm.cur, recorded in e.
+// pick times each algorithm over AlgorithmTrials batches, checks each
+// output, and leaves the fastest as mm.cur.
 func (mm *matmul) pick(ctx context.Context, g gemm, seed uint64, e *Entry) error {
 	e.Trials = make([]Trial, len(mm.algos))
 	for i := range mm.algos {
@@ -215,10 +201,8 @@ func (mm *matmul) pick(ctx context.Context, g gemm, seed uint64, e *Entry) error
 	return nil
 }
 
-// warmUp runs growing batches until the device has been busy for at least
-// dur (by the events), and returns the last batch's time per GEMM and the
-// total busy time, in seconds. Batches grow at most fourfold so that the
-// last one overshoots dur by little.
+// warmUp runs batches, growing at most fourfold, until the device has been
+// busy for dur; it returns the last batch's seconds per GEMM and the total.
 func (mm *matmul) warmUp(ctx context.Context, dur time.Duration) (per, busy float64, err error) {
 	batch := 1
 	for {

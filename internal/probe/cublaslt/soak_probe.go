@@ -10,19 +10,13 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// SoakProbe holds the vendor library's GEMM for the soak and records
-// the thermal envelope, with the same telemetry and thermal rules as the
-// FMA soak. Its device is the PCI bus address the library finds the CUDA
-// device by.
+// SoakProbe holds the library's GEMM on the device at a PCI bus address
+// and records the thermal envelope, by the same rules as the FMA soak.
 type SoakProbe struct {
-	// Duration is how long the GEMM is held.
-	Duration time.Duration
-	// Load says where the library is found.
-	Load LoadOptions
-	// Size is the GEMM's m = n = k; 0 is the library's default.
-	Size int
-	// Telemetry reads the device's power and temperature; nil for none.
-	Telemetry thermal.Telemetry
+	Duration  time.Duration
+	Load      LoadOptions
+	Size      int               // m = n = k; 0: DefaultSize
+	Telemetry thermal.Telemetry // nil for none
 	// Steps, when set, is told the seconds held of Duration.
 	Steps func(stage string, done, total float64)
 }
@@ -32,10 +26,8 @@ var _ probe.Probe[string] = SoakProbe{}
 func (SoakProbe) Name() string    { return ProbeName + "-soak" }
 func (SoakProbe) Version() string { return ProbeVersion }
 
-// Run holds the GEMM on the device at busID. A contribution of skips
-// alone means it did not: the library offers none of the soak's
-// precisions, or finds no CUDA device there (the caller then soaks the
-// FMA).
+// Run holds the GEMM on the device at busID. A contribution of skips alone
+// means it could not (no precision offered, no driver or device there).
 func (p SoakProbe) Run(ctx context.Context, busID string) (*probe.Contribution, error) {
 	lib, err := Open(p.Load)
 	if err != nil {
@@ -79,7 +71,6 @@ func (p SoakProbe) Run(ctx context.Context, busID string) (*probe.Contribution, 
 	return c, nil
 }
 
-// step tells Steps, when set, how far the soak has come.
 func (p SoakProbe) step(at, of time.Duration) {
 	if p.Steps != nil {
 		p.Steps(p.Name(), at.Seconds(), of.Seconds())

@@ -7,19 +7,13 @@ import (
 	"fmt"
 )
 
-// errNoCgo is why this build cannot load cuBLASLt.
 var errNoCgo = fmt.Errorf("cublaslt: this build has no library loader (it needs linux and cgo): %w", ErrNoLibrary)
 
 // Library is a loaded cuBLASLt; this build cannot load one.
 type Library struct{}
 
-var _ Backend = (*Library)(nil)
-
 // Open always fails in this build, wrapping ErrNoLibrary.
 func Open(o LoadOptions) (*Library, error) { return nil, errNoCgo }
-
-// Info is empty in this build.
-func (l *Library) Info() LibraryInfo { return LibraryInfo{} }
 
 // Run fails in this build.
 func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, error) {

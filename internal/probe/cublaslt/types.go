@@ -2,11 +2,9 @@ package cublaslt
 
 import "math"
 
-// Type is a GEMM element type, named as the card names input types. It
-// is vendor-neutral: the CUDA enum for each lives in enums.go.
+// Type is a GEMM element type, named as the card names input types.
 type Type uint8
 
-// The element types a precision may use.
 const (
 	F64    Type = iota + 1 // IEEE binary64
 	F32                    // IEEE binary32
@@ -22,19 +20,18 @@ const (
 	I32                    // signed 32-bit integer
 )
 
-// format describes a type's encoding: a binary float with exp exponent
-// bits, man mantissa bits and the given bias, or an integer.
+// format describes a type's encoding: a binary float or an integer.
 type format struct {
 	name    string
-	bits    int  // bits per element in memory
-	integer bool // two's complement integer
-	exp     int  // exponent bits
-	man     int  // mantissa bits
-	ieee    bool // all-ones exponent is inf/NaN (fp16, e5m2); e4m3 uses only S.1111.111 for NaN
+	bits    int  // in memory
+	integer bool // two's complement
+	exp     int
+	man     int
+	ieee    bool // all-ones exponent is inf/NaN; e4m3 has only S.1111.111 NaN
 	maxVal  float64
 }
 
-// formats is indexed by Type (an array: decoding looks it up per element).
+// formats is indexed by Type.
 var formats = [...]format{
 	F64:    {name: "fp64", bits: 64, exp: 11, man: 52, ieee: true, maxVal: math.MaxFloat64},
 	F32:    {name: "fp32", bits: 32, exp: 8, man: 23, ieee: true, maxVal: math.MaxFloat32},
@@ -64,8 +61,7 @@ func (t Type) Integer() bool { return formats[t].integer }
 // Bits is the storage size of one element in bits.
 func (t Type) Bits() int { return formats[t].bits }
 
-// UnitRoundoff is half the distance from 1 to the next value of t: the
-// largest relative error of rounding to t (0 for integers).
+// UnitRoundoff is the largest relative error of rounding to t (0 for integers).
 func (t Type) UnitRoundoff() float64 {
 	f := formats[t]
 	if f.integer {
@@ -77,5 +73,5 @@ func (t Type) UnitRoundoff() float64 {
 // rowBytes is the size in bytes of n elements of t (n even for 4-bit types).
 func (t Type) rowBytes(n int) int { return n * t.Bits() / 8 }
 
-// MarshalText writes the type's name, so reports show "fp8_e4m3", not a number.
+// MarshalText writes the type's name.
 func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }

@@ -1,6 +1,5 @@
-// Package smaps reads the process's memory mappings for the raw-Vulkan
-// tests that report how the kernel backed host memory. It imports nothing
-// of the project, so the runtime's own tests can use it too.
+// Package smaps reads the process's memory mappings, for tests that report
+// how the kernel backed host memory.
 package smaps
 
 import (
@@ -10,9 +9,8 @@ import (
 	"strings"
 )
 
-// AnonHugeKiB returns the AnonHugePages of the mapping holding addr, in
-// KiB, from /proc/self/smaps (-1 when unreadable): how much of it the
-// kernel did back with transparent huge pages.
+// AnonHugeKiB returns how many KiB of the mapping holding addr are backed
+// by transparent huge pages; -1 when unreadable.
 func AnonHugeKiB(addr uint64) int {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {

@@ -1,8 +1,5 @@
-// Package fakelt builds the fake cuBLASLt and CUDA driver of
-// internal/probe/cublaslt/testdata/fakelt.c for tests, so that tests of other
-// packages (the appraisal's merge of the BLAS probe) run the whole probe
-// without a GPU. The fake's behaviour is set by its environment variables,
-// documented at the top of fakelt.c (FAKE_LT_MODE, FAKE_LT_ALGOS, …).
+// Package fakelt builds a fake cuBLASLt and CUDA driver that compute on the
+// CPU, for tests of the BLAS probe without a GPU (FAKE_LT_* variables steer it).
 package fakelt
 
 import (
@@ -14,10 +11,8 @@ import (
 	"runtime"
 )
 
-// Build compiles the fake into dir as libcublasLt.so.13 and links it as
-// libcuda.so.1, and returns the two paths. It is built without a soname,
-// so loading it by path never satisfies a later dlopen of the real
-// sonames. $CC is the compiler (default gcc).
+// Build compiles the fake with $CC (default gcc) into dir as
+// libcublasLt.so.13 and libcuda.so.1, without a soname, and returns their paths.
 func Build(dir string) (blas, driver string, err error) {
 	_, self, _, ok := runtime.Caller(0)
 	if !ok {
