@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/schema"
 )
 

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/everycycle/appraise/coopmat/alu"
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/coopmat/alu"
-	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/schema"
 )
 

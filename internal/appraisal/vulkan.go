@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/everycycle/appraise/coopmat"
+	"github.com/everycycle/appraise/coopmat/alu"
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/coopmat/alu"
 	"github.com/everycycle/appraise/schema"
 )
 

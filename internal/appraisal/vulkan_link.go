@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
-	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/schema"
 )
 

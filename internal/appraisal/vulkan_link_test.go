@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/coopmat/link"
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/schema"
 )
 

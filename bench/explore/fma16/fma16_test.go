@@ -12,8 +12,8 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/coopmat/alu"
+	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/coopmat/vk/vktest"
 )
 
