@@ -17,7 +17,7 @@ func TestUsable(t *testing.T) {
 	if err := os.Mkdir(open, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(open, 0o1777); err != nil {
+	if err := os.Chmod(open, 0o777); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "file")
