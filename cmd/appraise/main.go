@@ -16,6 +16,8 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/everycycle/appraise/internal/xdg"
 )
 
 // version is the probe-suite version, set at build time with
@@ -66,12 +68,38 @@ func (e *env) printJSON(v any) error {
 
 func main() {
 	setCrashMode()
+	os.Exit(runMain(os.Args[1:]))
+}
+
+// runMain is main but for the exit: SIGINT and SIGTERM cancel the
+// command, and the drivers have a runtime directory while it runs.
+func runMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &env{
+	defer stop()
+	defer useRuntimeDir(os.Stderr)()
+	return run(ctx, args, &env{
 		ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stderr),
 	})
-	stop()
-	os.Exit(code)
+}
+
+// useRuntimeDir points XDG_RUNTIME_DIR at a private directory where the
+// environment names none usable, so that the window-system code of the
+// Vulkan drivers does not complain on stderr. It must run before any
+// driver thread starts; the function it returns removes the directory.
+func useRuntimeDir(stderr io.Writer) (remove func()) {
+	dir, rm, err := xdg.RuntimeDir(os.Getenv("XDG_RUNTIME_DIR"))
+	if err != nil {
+		fmt.Fprintf(stderr, "appraise: warning: no runtime directory for the Vulkan drivers: %v\n", err)
+	}
+	if rm == nil {
+		return func() {}
+	}
+	os.Setenv("XDG_RUNTIME_DIR", dir)
+	return func() {
+		if err := rm(); err != nil {
+			fmt.Fprintf(stderr, "appraise: warning: %v\n", err)
+		}
+	}
 }
 
 // setCrashMode makes a Go runtime crash die by SIGABRT (exit 134 in a

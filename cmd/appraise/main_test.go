@@ -21,10 +21,7 @@ var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the tes
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"appraise": func() {
-			ctx := context.Background()
-			os.Exit(run(ctx, os.Args[1:], &env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
-		},
+		"appraise": func() { os.Exit(runMain(os.Args[1:])) },
 		// appraise-panic crashes as a bug in appraise would, with main's
 		// crash mode: the exit status is the table's, not 2.
 		"appraise-panic": func() {
