@@ -80,6 +80,9 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	opts.Steps = pr.step
 	run, err := appraisal.Appraise(ctx, inst, devs, all, opts)
 	pr.done()
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if errors.Is(err, crosscheck.ErrDisagree) {
 		return c.refuse(e, run, err)
 	}
@@ -248,7 +251,7 @@ func probeError(err error) error {
 	case errors.Is(err, appraisal.ErrDeviceBusy):
 		return withCode(exitBusy, err, "nothing was signed; stop the other process, or pass --allow-shared to sign anyway with the card recording who else ran")
 	case errors.Is(err, context.Canceled):
-		return withCode(exitInterrupted, err, "interrupted: nothing was signed")
+		return interrupted()
 	case errors.Is(err, appraisal.ErrSoakLoad):
 		return withCode(exitUsage, err, "nothing was signed; pass --soak-load fma (or auto) on a device without a vendor BLAS library")
 	case errors.Is(err, appraisal.ErrInconsistent):

@@ -106,6 +106,12 @@ func withCode(code int, err error, hint string) error {
 	return &codedError{code: code, hint: hint, err: err}
 }
 
+// interrupted is the error of an appraisal stopped by SIGINT or SIGTERM:
+// whatever a probe said as it stopped, the run ends with nothing signed.
+func interrupted() error {
+	return withCode(exitInterrupted, context.Canceled, "nothing was signed")
+}
+
 type hinter interface{ Hint() string }
 
 // exitCode maps an error to its exit code, in one place.

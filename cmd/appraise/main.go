@@ -66,12 +66,19 @@ func (e *env) printJSON(v any) error {
 
 func main() {
 	setCrashMode()
+	os.Exit(runMain(os.Args[1:], nil))
+}
+
+// runMain runs args with the process's streams and environment, changed
+// by with when not nil, its context cancelled by SIGINT or SIGTERM.
+func runMain(args []string, with func(*env)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &env{
-		ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stderr),
-	})
-	stop()
-	os.Exit(code)
+	defer stop()
+	e := &env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stderr)}
+	if with != nil {
+		with(e)
+	}
+	return run(ctx, args, e)
 }
 
 // setCrashMode makes a Go runtime crash die by SIGABRT (exit 134 in a
@@ -108,17 +115,30 @@ func run(ctx context.Context, args []string, e *env) int {
 	return report(e, kctx.Run())
 }
 
-// report prints err in the house voice and returns its exit code.
+// report prints err in the house voice and returns its exit code; an
+// interrupt is one line, saying what was left undone.
 func report(e *env, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(e.stderr, "appraise: error: %v\n", err)
 	var h hinter
-	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(e.stderr, "appraise: hint: %s\n", h.Hint())
+	hint := ""
+	if errors.As(err, &h) {
+		hint = h.Hint()
 	}
-	return exitCode(err)
+	code := exitCode(err)
+	switch {
+	case code == exitInterrupted && hint != "":
+		fmt.Fprintf(e.stderr, "appraise: interrupted: %s\n", hint)
+	case code == exitInterrupted:
+		fmt.Fprintln(e.stderr, "appraise: interrupted")
+	default:
+		fmt.Fprintf(e.stderr, "appraise: error: %v\n", err)
+		if hint != "" {
+			fmt.Fprintf(e.stderr, "appraise: hint: %s\n", hint)
+		}
+	}
+	return code
 }
 
 type versionCmd struct{}

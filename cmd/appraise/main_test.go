@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -21,10 +22,7 @@ var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the tes
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"appraise": func() {
-			ctx := context.Background()
-			os.Exit(run(ctx, os.Args[1:], &env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
-		},
+		"appraise": func() { os.Exit(runMain(os.Args[1:], nil)) },
 		// appraise-panic crashes as a bug in appraise would, with main's
 		// crash mode: the exit status is the table's, not 2.
 		"appraise-panic": func() {
@@ -44,7 +42,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *updateScripts,
 		Setup:         writeFixtures,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"replace": cmdReplace, "cpglob": cmdCpGlob, "signfixture": cmdSignFixture,
+			"replace": cmdReplace, "cpglob": cmdCpGlob, "signfixture": cmdSignFixture, "waitfor": cmdWaitFor,
 		},
 		Condition: condition,
 	})
@@ -206,6 +204,23 @@ func cmdSignFixture(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(writeSignedPair(ts.MkAbs(dir), s, "580.159.04", 1))
 	ts.Check(s.record())
+}
+
+// cmdWaitFor implements "waitfor FILE REGEXP": it waits until a line of
+// FILE matches REGEXP, as a background command writes it, and fails
+// after five minutes.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfor FILE REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	for end := time.Now().Add(5 * time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
+			return
+		}
+	}
+	ts.Fatalf("%s: no line matches %s after five minutes", args[0], args[1])
 }
 
 // cmdReplace implements "replace GLOB REGEXP REPLACEMENT": it replaces the
