@@ -16,6 +16,9 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/appraisal"
 )
 
 // version is the probe-suite version, set at build time with
@@ -55,6 +58,9 @@ type env struct {
 	stderr io.Writer
 	getenv func(string) string
 	isTTY  bool
+	// discover finds the adapters an appraisal may run on,
+	// appraisal.Discover when nil; a test stands in a device it lacks.
+	discover func(inst *gpu.Instance, software bool, sysfsRoot string) ([]appraisal.Candidate, []error, error)
 }
 
 // printJSON writes v to stdout as indented JSON: every --json output.

@@ -15,6 +15,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/appraisal"
+	"github.com/everycycle/appraise/internal/platform/pci"
 	"github.com/everycycle/appraise/keys"
 )
 
@@ -23,6 +25,9 @@ var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the tes
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"appraise": func() { os.Exit(runMain(os.Args[1:], nil)) },
+		// appraise-fakegpu is appraise on a machine whose one device is
+		// an NVIDIA card no probe can open (fakeGPU).
+		"appraise-fakegpu": func() { os.Exit(runMain(os.Args[1:], func(e *env) { e.discover = fakeGPU })) },
 		// appraise-panic crashes as a bug in appraise would, with main's
 		// crash mode: the exit status is the table's, not 2.
 		"appraise-panic": func() {
@@ -204,6 +209,19 @@ func cmdSignFixture(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(writeSignedPair(ts.MkAbs(dir), s, "580.159.04", 1))
 	ts.Check(s.record())
+}
+
+// fakeGPU finds one NVIDIA card at 0000:00:06.0 and nothing else: a
+// device for transcripts of what is refused before any probe opens it.
+func fakeGPU(*gpu.Instance, bool, string) ([]appraisal.Candidate, []error, error) {
+	bdf, err := pci.ParseBDF("0000:00:06.0")
+	if err != nil {
+		return nil, nil, err
+	}
+	c := appraisal.Candidate{Addr: bdf.String(), BusAddress: bdf.String(), Included: true, Reason: "a fake device",
+		Adapter: gpu.AdapterInfo{VendorID: 0x10de, DeviceID: 0x2335, Name: "NVIDIA H200", Type: "discrete-gpu"},
+		PCI:     &pci.Device{BDF: bdf, VendorID: 0x10de, DeviceID: 0x2335, Class: 0x030200}}
+	return []appraisal.Candidate{c}, nil, nil
 }
 
 // cmdWaitFor implements "waitfor FILE REGEXP": it waits until a line of

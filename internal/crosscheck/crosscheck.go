@@ -83,10 +83,18 @@ func Run(ctx context.Context, c Config, tools Tools, t Target, v schema.Capabili
 	if err != nil {
 		return nil, err
 	}
-	runBS := func() (*babelstream.Result, error) {
-		return runBabelStream(ctx, c, tools.BabelStream, bsIdx, arrayElements(v))
+	bsArgs := append([]string{"--csv"}, babelstream.DeviceArgs(bsIdx)...)
+	if n := arrayElements(v); n > 0 {
+		bsArgs = append(bsArgs, "-s", fmt.Sprint(n))
 	}
-	runMB := func() (*mixbench.Result, error) { return runMixbench(ctx, c, tools.Mixbench, mbIdx) }
+	runBS := func() (*babelstream.Result, error) {
+		r, err := runBabelStream(ctx, tools.BabelStream, bsArgs, timeout(c))
+		return r, wrap(err)
+	}
+	runMB := func() (*mixbench.Result, error) {
+		r, err := runMixbench(ctx, tools.Mixbench, mbIdx, timeout(c))
+		return r, wrap(err)
+	}
 	bs, err := runBS()
 	if err != nil {
 		return nil, err
@@ -281,40 +289,38 @@ func arrayElements(v schema.CapabilityVector) int64 {
 	return 0
 }
 
-func runBabelStream(ctx context.Context, c Config, bin string, idx int, elements int64) (*babelstream.Result, error) {
-	args := append([]string{"--csv"}, babelstream.DeviceArgs(idx)...)
-	if elements > 0 {
-		args = append(args, "-s", fmt.Sprint(elements))
-	}
-	out, err := toolrun.Run(ctx, "babelstream", bin, args, toolEnv(bin), timeout(c))
+// runBabelStream runs BabelStream with args and parses its --csv output.
+func runBabelStream(ctx context.Context, bin string, args []string, timeout time.Duration) (*babelstream.Result, error) {
+	out, err := toolrun.Run(ctx, "babelstream", bin, args, toolEnv(bin), timeout)
 	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
+		return nil, err
 	}
-	r, err := babelstream.ParseCSV(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
-	}
-	return r, nil
+	return babelstream.ParseCSV(bytes.NewReader(out))
 }
 
-// runMixbench runs mixbench on device idx: a CUDA build through
-// CUDA_VISIBLE_DEVICES (mixbench.RunDevice), another on its device 0.
-func runMixbench(ctx context.Context, c Config, bin string, idx int) (*mixbench.Result, error) {
+// runMixbench runs mixbench and parses its output: a CUDA build on CUDA
+// device idx (mixbench.RunDevice), any other build, or any with idx < 0,
+// on its device 0.
+func runMixbench(ctx context.Context, bin string, idx int, timeout time.Duration) (*mixbench.Result, error) {
 	var out []byte
 	var err error
-	if cuda(bin) {
-		out, err = mixbench.RunDevice(ctx, bin, idx, timeout(c))
+	if cuda(bin) && idx >= 0 {
+		out, err = mixbench.RunDevice(ctx, bin, idx, timeout)
 	} else {
-		out, err = toolrun.Run(ctx, "mixbench", bin, nil, toolEnv(bin), timeout(c))
+		out, err = toolrun.Run(ctx, "mixbench", bin, nil, toolEnv(bin), timeout)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
+		return nil, err
 	}
-	r, err := mixbench.Parse(bytes.NewReader(out))
+	return mixbench.Parse(bytes.NewReader(out))
+}
+
+// wrap prefixes a failed run's error.
+func wrap(err error) error {
 	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
+		return fmt.Errorf("cross-check: %w", err)
 	}
-	return r, nil
+	return nil
 }
 
 func timeout(c Config) time.Duration {
