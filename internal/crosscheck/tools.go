@@ -16,39 +16,31 @@ import (
 	"github.com/everycycle/appraise/mixbench"
 )
 
-// ErrToolMissing is wrapped when a tool is neither on PATH nor where its
-// flag points; ErrToolBroken when its smallest run fails or prints what
-// its parser rejects.
+// ErrToolMissing is wrapped when a tool is not found; ErrToolBroken when
+// its smallest run fails or prints what its parser rejects.
 var (
 	ErrToolMissing = errors.New("cross-check tool not found")
 	ErrToolBroken  = errors.New("cross-check tool does not run")
 )
 
-// preflightTimeout bounds each of Preflight's runs of a tool.
 const preflightTimeout = time.Minute
 
-// smallBabelStream are the arguments of BabelStream's smallest run: two
-// runs over arrays of 2^20 elements, a multiple of any of its builds'
-// block sizes.
+// smallBabelStream is BabelStream's smallest run: two runs over arrays of
+// 2^20 elements, a multiple of any build's block size.
 var smallBabelStream = []string{"--csv", "-s", "1048576", "-n", "2"}
 
-// Tools are the tool binaries found and started for one vendor's devices.
+// Tools are the tools Preflight found for one vendor's devices.
 type Tools struct {
 	// BabelStream and Mixbench are the binaries' paths.
 	BabelStream, Mixbench string
-	// Devices are the device names BabelStream's --list printed, in its
-	// order.
+	// Devices are the names BabelStream's --list printed, in order.
 	Devices []string
 }
 
-// cuda reports whether a binary is a CUDA build (named so by both
-// projects: cuda-stream, mixbench-cuda); those number devices in PCI bus
-// order, so any of several identical cards can be told apart.
+// cuda reports whether bin is a CUDA build by its name.
 func cuda(bin string) bool { return strings.Contains(filepath.Base(bin), "cuda") }
 
-// defaultNames are the tools' build names to look for on PATH for a
-// device vendor (lowercase hex PCI id), in order of preference: the
-// vendor's own API, then OpenCL.
+// defaultNames are the builds for a vendor id, its own API's first.
 func defaultNames(vendorID string) (babel, mix []string) {
 	switch vendorID {
 	case "10de":
@@ -59,13 +51,10 @@ func defaultNames(vendorID string) (babel, mix []string) {
 	return []string{"ocl-stream"}, []string{"mixbench-ocl"}
 }
 
-// Preflight finds both tools for devices of vendorID and runs each at
-// its smallest on the vendor's first device, reading what it prints with
-// the parsers Run uses: BabelStream lists its devices (--list) and runs
-// smallBabelStream, mixbench runs whole (it has no size option and takes
-// seconds). It runs before any probe, so a tool that is missing, fails or
-// prints what cannot be read is known before minutes of probing. Errors
-// wrap ErrToolMissing or ErrToolBroken and name the tool.
+// Preflight finds both tools for vendorID's devices and runs each at its
+// smallest on the first, read by Run's parsers: BabelStream's --list and
+// smallBabelStream, mixbench whole. Errors wrap ErrToolMissing or
+// ErrToolBroken and name the tool.
 func Preflight(ctx context.Context, c Config, vendorID string) (Tools, error) {
 	babel, mix := defaultNames(vendorID)
 	var t Tools
@@ -88,7 +77,6 @@ func Preflight(ctx context.Context, c Config, vendorID string) (Tools, error) {
 	return t, nil
 }
 
-// broken is the error of a preflight run of bin with args.
 func broken(bin string, args []string, err error) error {
 	cmd := strings.Join(append([]string{bin}, args...), " ")
 	if errors.Is(err, babelstream.ErrFormat) || errors.Is(err, mixbench.ErrFormat) {
@@ -97,8 +85,7 @@ func broken(bin string, args []string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrToolBroken, cmd, err)
 }
 
-// find resolves a tool given by path or name, else the first of its
-// default names on PATH.
+// find resolves given, else the first of names, on PATH.
 func find(given string, names []string, flag string) (string, error) {
 	if given != "" {
 		names = []string{given}
@@ -122,8 +109,6 @@ func listDevices(ctx context.Context, bin string) ([]string, error) {
 	return nil, broken(bin, []string{"--list"}, err)
 }
 
-// toolEnv is the environment a tool runs in: CUDA builds number devices
-// in PCI bus order.
 func toolEnv(bin string) []string {
 	if cuda(bin) {
 		return toolrun.CUDAEnv(os.Environ())
