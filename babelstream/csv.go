@@ -10,23 +10,13 @@ import (
 	"strings"
 )
 
-// The --csv format of BabelStream 5.0, from main.cpp (main branch):
-// the implementation's constructor still prints its lines (CUDA: "CUDA
-// Driver: ...", "CUDA Device 0: ..." and three configuration lines), then
-//
-//	function,num_times,n_elements,sizeof,max_MB_per_sec,min_runtime,max_runtime,avg_runtime
-//	Copy,100,268435456,8,3.95632e+06,0.00108559,0.00111863,0.00109233
-//
-// with numbers in iostream's default format (6 significant digits). The
-// unit in the header follows --megabytes (default), --mibibytes and so on.
-// The v5.0 release tag writes "max_mbytes_per_sec" or "max_mibytes_per_sec"
-// instead and puts an Init/Read "phase" table first; both are accepted.
+// The kernel table's header of BabelStream 5.0's main branch and release
+// tag, and the tag's phase table's.
 var (
 	csvHeaderRE      = regexp.MustCompile(`^function,num_times,n_elements,sizeof,max_(\w+)_per_sec,min_runtime,max_runtime,avg_runtime$`)
 	csvPhaseHeaderRE = regexp.MustCompile(`^phase,n_elements,sizeof,max_(mbytes|mibytes)_per_sec,runtime$`)
 )
 
-// csvUnit maps the unit in a CSV header to a Unit.
 func csvUnit(s string) (Unit, bool) {
 	switch s {
 	case "mbytes":
@@ -39,13 +29,9 @@ func csvUnit(s string) (Unit, bool) {
 	return u, ok
 }
 
-// ParseCSV parses the output of BabelStream 5.0 run with --csv. The format
-// has no banner (so no version) and no trailer, so a capture cut exactly
-// at a row boundary cannot be told from a run of fewer kernels: callers check with Result.Kernel
-// that the kernels they need are there. A row cut mid-line, a garbled
-// number, a kernel out of the tool's order, rows that disagree on element
-// count, size or run count, or a bandwidth that does not match the bytes
-// moved over the fastest run are errors.
+// ParseCSV parses the output of BabelStream 5.0 run with --csv. A cut,
+// garbled, disordered or inconsistent table is an error; a table cut at a
+// row boundary is not, so callers check with Result.Kernel for theirs.
 func ParseCSV(r io.Reader) (*Result, error) {
 	lines, err := readLines(r)
 	if err != nil {
@@ -59,8 +45,7 @@ func ParseCSV(r io.Reader) (*Result, error) {
 	return res, nil
 }
 
-// parseCSV fills r from lines; on error it returns the index of the line
-// at fault.
+// parseCSV fills r from lines; on error it returns the faulty line's index.
 func (r *Result) parseCSV(lines []string) (int, error) {
 	n := 0
 	for ; n < len(lines) && !strings.HasPrefix(lines[n], "phase,") && !strings.HasPrefix(lines[n], "function,"); n++ {
@@ -102,8 +87,7 @@ func (r *Result) parseCSV(lines []string) (int, error) {
 	return n, nil
 }
 
-// implementationOf names the model from a device line, "" when the line
-// names none.
+// implementationOf names the model a device line names, if any.
 func implementationOf(line string) string {
 	if cudaDevRE.MatchString(line) {
 		return "CUDA"
@@ -114,7 +98,6 @@ func implementationOf(line string) string {
 	return ""
 }
 
-// checkPhases checks the Init and Read rows of the v5.0 tag's phase table.
 func checkPhases(lines []string) error {
 	for i, name := range []string{"Init", "Read"} {
 		if i >= len(lines) {
@@ -133,7 +116,7 @@ func checkPhases(lines []string) error {
 	return nil
 }
 
-// csvRow parses one kernel row and checks it against the rows before it.
+// csvRow parses a kernel row and checks it against the rows before it.
 func (r *Result) csvRow(line string) error {
 	f := strings.Split(line, ",")
 	if len(f) != 8 {
@@ -160,8 +143,7 @@ func (r *Result) csvRow(line string) error {
 	if err != nil {
 		return err
 	}
-	// The tool prints bandwidth = bytes moved / fastest run, both to six
-	// significant digits here, so they agree to about 1e-5.
+	// Both printed to six significant digits, they agree to about 1e-5.
 	if want := float64(k.BytesMoved) / k.MinSeconds; k.MinSeconds > 0 && math.Abs(k.BandwidthBytesPerSec-want) > 1e-4*want {
 		return fmt.Errorf("%s: bandwidth %s does not match %d bytes in %s s: %w", k.Name, f[4], k.BytesMoved, f[5], ErrFormat)
 	}
@@ -169,7 +151,6 @@ func (r *Result) csvRow(line string) error {
 	return nil
 }
 
-// checkOrder requires kernel names in the tool's order, each at most once.
 func (r *Result) checkOrder(name string) error {
 	names := kernelNames()
 	i := slices.Index(names, name)
@@ -182,7 +163,6 @@ func (r *Result) checkOrder(name string) error {
 	return nil
 }
 
-// precisionOf names the precision of an element size, "" when neither.
 func precisionOf(size int) Precision {
 	switch size {
 	case 4:

@@ -6,14 +6,12 @@ import (
 	"strconv"
 )
 
-// Lines BabelStream's implementations print about the device they use.
 var (
 	cudaDevRE  = regexp.MustCompile(`^CUDA Device (\d+): "([^"]*)"`)
 	usingDevRE = regexp.MustCompile(`^Using (HIP|OpenCL|SYCL|CUDA|HC) device:? (.+)$`)
 	driverRE   = regexp.MustCompile(`^(?:CUDA )?Driver: (.+)$`)
 )
 
-// setPrecision records the precision and its element size.
 func (r *Result) setPrecision(p Precision) error {
 	switch p {
 	case Float:
@@ -27,8 +25,8 @@ func (r *Result) setPrecision(p Precision) error {
 	return nil
 }
 
-// addDetail records an implementation-specific line, picking out the
-// device name, index and driver where the implementation prints them.
+// addDetail records an implementation's line: its device or driver, or a
+// detail.
 func (r *Result) addDetail(line string) {
 	if m := cudaDevRE.FindStringSubmatch(line); m != nil {
 		r.DeviceName = m[2]
@@ -48,8 +46,7 @@ func (r *Result) addDetail(line string) {
 	r.Details = append(r.Details, line)
 }
 
-// kernel builds a Kernel from the printed name, bandwidth (in r.Unit) and
-// min/max/average seconds, and checks that the figures are consistent.
+// kernel builds a Kernel from a row's printed figures and checks them.
 func (r *Result) kernel(name, bw, minS, maxS, avgS string) (Kernel, error) {
 	k := Kernel{Name: name, BytesMoved: kernelWeight(name) * r.ArrayBytes()}
 	if k.BytesMoved == 0 {

@@ -1,14 +1,6 @@
-// Package babelstream runs BabelStream (UoB-HPC/BabelStream, version 5.0)
-// and parses what it prints, for the cross-check of our memory-bandwidth
-// probes.
-//
-// Start with ParseCSV for the machine-readable output of `--csv`, the only
-// output the cross-check reads (the human table is for people). It returns
-// a Result whose Kernels carry the tool's own figures converted exactly to
-// bytes per second and seconds. Run executes the tool with a
-// timeout and DeviceArgs selects the device found by
-// pci.DeviceIndexByBusID. The parsers are pure functions; nothing here
-// links to the tool.
+// Package babelstream parses what BabelStream 5.0 (UoB-HPC/BabelStream)
+// prints. Start with ParseCSV, for its --csv output: a Result whose
+// Kernels carry the tool's figures converted exactly to bytes per second.
 package babelstream
 
 import (
@@ -22,13 +14,11 @@ import (
 	"github.com/everycycle/appraise/internal/crosscheck/toolrun"
 )
 
-// ErrFormat is wrapped by every error that reports input the parsers do
-// not accept: truncated, garbled or of another format.
+// ErrFormat is wrapped by every error about input the parsers reject.
 var ErrFormat = errors.New("not BabelStream output")
 
-// Unit is a memory unit as BabelStream names it (its Unit.h): MB, GB and
-// TB are powers of 10, MiB, GiB and TiB powers of 2. MB (10^6) is the
-// default; --mibibytes and friends select the others.
+// Unit is a memory unit as BabelStream names it: MB, GB and TB are powers
+// of 10, MiB, GiB and TiB powers of 2.
 type Unit string
 
 // The units BabelStream can print.
@@ -41,8 +31,7 @@ const (
 	TiB Unit = "TiB"
 )
 
-// scale returns the unit as a power of 10 or of 2; ok is false for a name
-// BabelStream does not print.
+// scale returns the unit as a power of 10 or of 2, if it is one.
 func (u Unit) scale() (pow10, pow2 int, ok bool) {
 	switch u {
 	case MB:
@@ -61,8 +50,7 @@ func (u Unit) scale() (pow10, pow2 int, ok bool) {
 	return 0, 0, false
 }
 
-// Bytes returns the number of bytes in one unit (1e6 for MB, 2^20 for
-// MiB), 0 for an unknown unit.
+// Bytes returns the bytes in one unit, 0 for an unknown unit.
 func (u Unit) Bytes() float64 {
 	p10, p2, ok := u.scale()
 	if !ok {
@@ -82,54 +70,40 @@ const (
 
 // Result is one BabelStream run.
 type Result struct {
-	// Implementation is the programming model, e.g. "CUDA"; from --csv
-	// output it is inferred from the device line when that names it.
+	// Implementation is the programming model its device line names.
 	Implementation string
-	// NumTimes is how often each kernel ran; the tool leaves the first run
-	// out of the figures.
+	// NumTimes is how often each kernel ran, the first not counted.
 	NumTimes int
-	// Precision is the element type.
-	Precision Precision
-	// ElementBytes is the size of one element in bytes (4 or 8).
+	// Precision is the element type, of ElementBytes bytes; Elements is
+	// each array's length.
+	Precision    Precision
 	ElementBytes int
-	// Elements is the number of elements in each of the three arrays.
-	Elements int64
-	// Unit is the unit of Kernel.Bandwidth (per second).
+	Elements     int64
+	// Unit is Kernel.Bandwidth's unit, per second.
 	Unit Unit
-	// DeviceName is the device the implementation reports using; empty
-	// when it printed none.
-	DeviceName string
-	// DeviceIndex is the device index the implementation printed, -1 when
-	// it printed none.
+	// DeviceName, DeviceIndex (-1: none) and Driver are what the
+	// implementation printed; Details are its other lines, verbatim.
+	DeviceName  string
 	DeviceIndex int
-	// Driver is the driver version the implementation printed, verbatim
-	// (CUDA prints cudaDriverGetVersion, e.g. "13000").
-	Driver string
-	// Details holds the other implementation-specific lines, verbatim.
-	Details []string
-	// Kernels are the measured kernels in the order printed.
+	Driver      string
+	Details     []string
+	// Kernels are the table's rows, in order.
 	Kernels []Kernel
 }
 
 // Kernel is one row of BabelStream's results table.
 type Kernel struct {
-	// Name is the kernel: Copy, Mul, Add, Triad, Dot or Nstream.
+	// Name is Copy, Mul, Add, Triad, Dot or Nstream.
 	Name string
-	// Bandwidth is the printed figure, in Result.Unit per second: bytes
-	// moved divided by the fastest run.
-	Bandwidth float64
-	// BandwidthBytesPerSec is Bandwidth in bytes per second, converted
-	// from the printed decimal without intermediate rounding.
+	// Bandwidth is BytesMoved over MinSeconds as printed, in Result.Unit
+	// per second; BandwidthBytesPerSec is it in bytes per second.
+	Bandwidth            float64
 	BandwidthBytesPerSec float64
-	// BytesMoved is what the tool counts as moved by one run of the
-	// kernel: its weight from benchmark.h × ElementBytes × Elements.
+	// BytesMoved is what the tool counts one run as moving, in bytes.
 	BytesMoved int64
-	// MinSeconds is the fastest run, in seconds.
-	MinSeconds float64
-	// MaxSeconds is the slowest run, in seconds.
-	MaxSeconds float64
-	// AvgSeconds is the mean over the runs after the first, in seconds.
-	AvgSeconds float64
+	// MinSeconds, MaxSeconds and AvgSeconds are the fastest, slowest and
+	// mean run, in seconds.
+	MinSeconds, MaxSeconds, AvgSeconds float64
 }
 
 // Kernel returns the named kernel's row and whether the run has it.
@@ -145,14 +119,12 @@ func (r *Result) Kernel(name string) (Kernel, bool) {
 // ArrayBytes returns the exact size of one array in bytes.
 func (r *Result) ArrayBytes() int64 { return r.Elements * int64(r.ElementBytes) }
 
-// kernelNames lists BabelStream's kernels in the order it runs and prints
-// them (the bench array of benchmark.h).
+// kernelNames lists BabelStream's kernels in the order it prints them.
 func kernelNames() []string {
 	return []string{"Copy", "Mul", "Add", "Triad", "Dot", "Nstream"}
 }
 
-// kernelWeight returns how many arrays a kernel touches per element, its
-// weight in benchmark.h; 0 for a name BabelStream does not have.
+// kernelWeight is how many arrays a kernel touches per element, or 0.
 func kernelWeight(name string) int64 {
 	switch name {
 	case "Copy", "Mul", "Dot":
@@ -165,8 +137,6 @@ func kernelWeight(name string) int64 {
 	return 0
 }
 
-// readLines reads the tool's output as lines (toolrun.ReadLines); empty
-// or truncated output is a format error.
 func readLines(r io.Reader) ([]string, error) {
 	lines, err := toolrun.ReadLines(r)
 	if err != nil {
@@ -175,11 +145,8 @@ func readLines(r io.Reader) ([]string, error) {
 	return lines, nil
 }
 
-// parseNumber parses a plain decimal number as C++ iostreams print it
-// ("3956318.317", "0.00109", "3.95632e+06") and scales it by 10^pow10 and
-// 2^pow2 without intermediate rounding: the decimal exponent is shifted
-// before the one correctly rounded conversion. Infinities, NaN, hex and
-// anything else are errors.
+// parseNumber parses a decimal as C++ iostreams print it ("0.00109",
+// "3.95632e+06") scaled by 10^pow10 and 2^pow2, rounded once.
 func parseNumber(s string, pow10, pow2 int) (float64, error) {
 	if s == "" || strings.Trim(s, "0123456789.eE+-") != "" {
 		return 0, fmt.Errorf("%q is not a number", s)
@@ -202,7 +169,6 @@ func parseNumber(s string, pow10, pow2 int) (float64, error) {
 	return math.Ldexp(v, pow2), nil
 }
 
-// toBytes converts a number printed in unit u to bytes (per second).
 func toBytes(s string, u Unit) (float64, error) {
 	p10, p2, ok := u.scale()
 	if !ok {

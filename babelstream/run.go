@@ -7,19 +7,14 @@ import (
 	"strings"
 )
 
-// DeviceArgs returns the arguments that make BabelStream use the device
-// at index: CUDA's index of the card when the tool runs with
-// toolrun.CUDAEnv (every device in bus-address order, as
-// pci.DeviceIndexByBusID computes it), which names the card we mean even
-// among identical ones.
+// DeviceArgs are the arguments that make BabelStream use device index
+// (a CUDA build's, in bus order under toolrun.CUDAEnv).
 func DeviceArgs(index int) []string {
 	return []string{"--device", strconv.Itoa(index)}
 }
 
-// ParseList parses the output of `--list`: a "Devices:" line followed by
-// "<index>: <name>" lines numbered from 0. BabelStream lists names only,
-// which cannot tell identical cards apart; use the list to check that the
-// tool sees as many devices as pci.DeviceIndexByBusID was given.
+// ParseList parses the output of --list: "Devices:", then "<index>:
+// <name>" lines numbered from 0. It returns the names in order.
 func ParseList(r io.Reader) ([]string, error) {
 	lines, err := readLines(r)
 	if err != nil {

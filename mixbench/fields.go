@@ -16,8 +16,8 @@ var (
 	totalSPRE = regexp.MustCompile(`^(\d+) \((\d+) MPs x (\d+) SPs/MP\)$`)
 )
 
-// specFields maps each key of the device specifications to a setter on d.
-// Every key is required.
+// specFields maps each required key of the device specifications to a
+// setter on d.
 func specFields(d *DeviceInfo) map[string]func(string) error {
 	return map[string]func(string) error{
 		"Device":              func(s string) error { d.Name = s; return nonEmpty(s) },
@@ -38,9 +38,8 @@ func specFields(d *DeviceInfo) map[string]func(string) error {
 	}
 }
 
-// setupFields maps the "key: value" lines between the specifications and
-// the CSV block to setters on res. "Warning" is optional; the others are
-// required (setup checks).
+// setupFields maps the keys between the specifications and the CSV block
+// to setters on res; all but "Warning" are required.
 func setupFields(res *Result) map[string]func(string) error {
 	return map[string]func(string) error{
 		"Buffer size":          func(s string) error { return intUnit(&res.BufferMiB, s, "MB") },
@@ -57,7 +56,6 @@ func setupFields(res *Result) map[string]func(string) error {
 	}
 }
 
-// nonEmpty rejects an empty value.
 func nonEmpty(s string) error {
 	if s == "" {
 		return fmt.Errorf("empty")
@@ -65,7 +63,6 @@ func nonEmpty(s string) error {
 	return nil
 }
 
-// matchInto stores s in dst when it matches re.
 func matchInto(dst *string, s string, re *regexp.Regexp) error {
 	if !re.MatchString(s) {
 		return fmt.Errorf("want the form %s", re)
@@ -88,7 +85,6 @@ func intUnit(dst *int, s, unit string) error {
 	return nil
 }
 
-// decimalUnit parses a decimal number followed by unit, scaled by 10^pow10.
 func decimalUnit(dst *float64, s, unit string, pow10 int) error {
 	num, ok := strings.CutSuffix(s, unit)
 	if !ok {
@@ -102,7 +98,6 @@ func decimalUnit(dst *float64, s, unit string, pow10 int) error {
 	return nil
 }
 
-// yesNo parses "Yes" or "No".
 func yesNo(dst *bool, s string) error {
 	switch s {
 	case "Yes":
@@ -136,8 +131,6 @@ func totalSPs(d *DeviceInfo, s string) error {
 	return nil
 }
 
-// readLines reads the tool's output as lines (toolrun.ReadLines); empty
-// or truncated output is a format error.
 func readLines(r io.Reader) ([]string, error) {
 	lines, err := toolrun.ReadLines(r)
 	if err != nil {
@@ -146,10 +139,8 @@ func readLines(r io.Reader) ([]string, error) {
 	return lines, nil
 }
 
-// parseNumber parses a plain decimal number as printf's %f writes it and
-// scales it by 10^pow10 without intermediate rounding: the exponent is
-// added to the text before the one correctly rounded conversion.
-// Infinities, NaN, hex, exponents and signs are errors.
+// parseNumber parses a decimal as printf's %f writes it, scaled by
+// 10^pow10 and rounded once.
 func parseNumber(s string, pow10 int) (float64, error) {
 	if s == "" || strings.Trim(s, "0123456789.") != "" || strings.Count(s, ".") > 1 || s == "." {
 		return 0, fmt.Errorf("%q is not a number", s)

@@ -9,24 +9,9 @@ import (
 	"strings"
 )
 
-// The layout of mixbench-cuda's output (main-cuda.cpp, lcutil.h and
-// mix_kernels_cuda.cu):
-//
-//	mixbench (<git revision>)
-//	------------------------ Device specifications ------------------------
-//	Device:              NVIDIA H200
-//	...                  (13 "key: value" lines)
-//	-----------------------------------------------------------------------
-//	Total GPU memory 150109880320, free 149557477376
-//	Buffer size:          256MB
-//	Trade-off type:       compute with global memory (block strided)
-//	Elements per thread:  8
-//	Thread fusion degree: 4
-//	[Warning:              Half precision computations are not supported]
-//	------------- CSV data -------------
-//	Experiment ID, Single Precision ops,,,, ...     (two header lines)
-//	            0,      0.250,    0.06,  578.05,2312.19, ... (17 columns)
-//	-----------------------------------
+// The lines of mixbench-cuda's output: its banner, the rules around its
+// device specifications, its CSV block's marker and closing rule, its
+// "key: value" lines and its memory line.
 var (
 	bannerRE   = regexp.MustCompile(`^mixbench \((.*)\)$`)
 	specsRE    = regexp.MustCompile(`^-+ Device specifications -+$`)
@@ -36,7 +21,7 @@ var (
 	memInfoRE  = regexp.MustCompile(`^Total GPU memory (\d+), free (\d+)$`)
 )
 
-// The two CSV header lines, split at commas and trimmed.
+// The two CSV header lines, split at commas, trimmed and joined by "|".
 const (
 	csvHeader1 = "Experiment ID|Single Precision ops||||Double precision ops||||Half precision ops||||Integer operations|||"
 	csvHeader2 = "Compute iters|Flops/byte|ex.time|GFLOPS|GB/sec|Flops/byte|ex.time|GFLOPS|GB/sec|Flops/byte|ex.time|GFLOPS|GB/sec|Iops/byte|ex.time|GIOPS|GB/sec"
@@ -45,11 +30,9 @@ const (
 // halfWarning is the line the tool prints when the device lacks fp16.
 const halfWarning = "Half precision computations are not supported"
 
-// Parse parses the complete output of mixbench-cuda. Every header field
-// must be present and well formed, the CSV block must be closed by its
-// rule line and each row must be internally consistent (throughput over
-// bandwidth equals the printed intensity), so a truncated or garbled
-// capture is an error, never a partial result.
+// Parse parses the complete output of mixbench-cuda: a missing or garbled
+// field, an unclosed CSV block or an inconsistent row is an error, never
+// a partial result.
 func Parse(r io.Reader) (*Result, error) {
 	lines, err := readLines(r)
 	if err != nil {
@@ -62,15 +45,13 @@ func Parse(r io.Reader) (*Result, error) {
 	return p.res, nil
 }
 
-// parser walks the lines; n counts the lines consumed, so after next() it
-// is the 1-based number of the line just read.
+// parser walks the lines; n is the 1-based number of the last line read.
 type parser struct {
 	lines []string
 	n     int
 	res   *Result
 }
 
-// next returns the next line, or an error when the output ends early.
 func (p *parser) next() (string, error) {
 	if p.n >= len(p.lines) {
 		return "", fmt.Errorf("output ends early (truncated): %w", ErrFormat)
@@ -104,7 +85,6 @@ func (p *parser) parse() error {
 	return p.rows()
 }
 
-// specs parses the "key: value" lines up to the closing rule.
 func (p *parser) specs() error {
 	fields := specFields(&p.res.Device)
 	seen := map[string]bool{}
@@ -140,7 +120,6 @@ func (p *parser) specs() error {
 	return nil
 }
 
-// setup parses the lines between the specifications and the CSV marker.
 func (p *parser) setup() error {
 	res := p.res
 	fields := setupFields(res)
@@ -184,7 +163,6 @@ func (p *parser) setup() error {
 	return nil
 }
 
-// csvHeader checks the two header lines of the CSV block.
 func (p *parser) csvHeader() error {
 	for _, want := range []string{csvHeader1, csvHeader2} {
 		line, err := p.next()
@@ -198,8 +176,7 @@ func (p *parser) csvHeader() error {
 	return nil
 }
 
-// rows parses the CSV rows up to the closing rule; nothing but blank lines
-// may follow it.
+// rows parses the CSV rows up to the closing rule, then blank lines only.
 func (p *parser) rows() error {
 	for {
 		line, err := p.next()
@@ -229,7 +206,6 @@ func (p *parser) rows() error {
 	return nil
 }
 
-// row parses one CSV row of 17 columns.
 func (p *parser) row(line string) (Row, error) {
 	f := splitTrim(line)
 	if len(f) != 1+4*int(numPrecisions) {
@@ -254,9 +230,8 @@ func (p *parser) row(line string) (Row, error) {
 	return row, nil
 }
 
-// point converts one precision's four columns (intensity, ms, G-ops/s,
-// GB/s) to SI units and checks that ops/s ÷ bytes/s matches the printed
-// intensity within the rounding of the two-decimal columns.
+// point converts one precision's columns to SI units and checks that
+// ops/s ÷ bytes/s is the printed intensity, to the columns' rounding.
 func point(f []string) (Point, error) {
 	var pt Point
 	var err error
@@ -280,7 +255,6 @@ func point(f []string) (Point, error) {
 	return pt, nil
 }
 
-// splitTrim splits a CSV line at commas and trims each field.
 func splitTrim(line string) []string {
 	f := strings.Split(line, ",")
 	for i := range f {

@@ -62,6 +62,9 @@ func vectorCompleteness(sl validator.StructLevel) {
 	c := sl.Current().Interface().(CapabilityVector)
 	checkOmissions(sl, optionalFields(&c), c.NotMeasured)
 	consistentUnlessSoftware(sl, &c)
+	if m, su := c.Memory, c.Environment.SharedUse; m != nil && m.UsableLimitedBy == UsableOtherProcesses && (su == nil || len(su.Processes) == 0) {
+		report(sl, "usable_limited_by is %s but shared_use lists no process", UsableOtherProcesses)
+	}
 }
 
 // boxCompleteness applies the same rule to a box payload. host_links

@@ -95,7 +95,7 @@ func TestAtLeastMaxRatio(t *testing.T) {
 }
 
 // TestUsableLimitedBy: the reason is one of the listed ones and needs
-// the figure it explains.
+// the figure it explains; other processes need the processes listed.
 func TestUsableLimitedBy(t *testing.T) {
 	p := exampleCard(strings.Repeat("ab", 32))
 	p.Capability.Memory.UsableLimitedBy = "memory-limit"
@@ -117,5 +117,13 @@ func TestUsableLimitedBy(t *testing.T) {
 	p.Capability.Memory.UsableLimitedBy = "vibes"
 	if err := schema.Validate(p); err == nil {
 		t.Errorf("an unlisted reason accepted")
+	}
+	p.Capability.Memory.UsableLimitedBy = schema.UsableOtherProcesses
+	if err := schema.Validate(p); err == nil || !strings.Contains(err.Error(), "shared_use lists no process") {
+		t.Errorf("other processes, none listed: %v", err)
+	}
+	p.Capability.Environment.SharedUse = sharedWith()
+	if err := schema.Validate(p); err != nil {
+		t.Errorf("other processes, listed: %v", err)
 	}
 }

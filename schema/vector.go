@@ -162,6 +162,10 @@ type MatrixShape struct {
 	Tile string `json:"tile,omitempty" validate:"max=64"`
 }
 
+// UsableOtherProcesses is Memory.UsableLimitedBy when other processes'
+// memory stopped the allocation.
+const UsableOtherProcesses = "other-processes"
+
 // Memory describes the device's own memory pool.
 type Memory struct {
 	// PhysicalBytes is the device-local memory the driver reports.
@@ -173,10 +177,14 @@ type Memory struct {
 	// chunk), "budget" (the driver's memory budget for the heap),
 	// "memory-limit" (our own cap, e.g. 1 GiB on a software adapter: the
 	// device could hold more), "slow-memory" (the next chunk landed in
-	// memory far slower than device memory) or "chunk-count" (our cap on
-	// the number of chunks). Only "driver-refused" and "slow-memory" mean
-	// the device itself was full. Absent in cards older than this field.
-	UsableLimitedBy string `json:"usable_limited_by,omitempty" validate:"omitempty,oneof=driver-refused budget memory-limit slow-memory chunk-count,excluded_without=UsableBytes"`
+	// memory far slower than device memory), "chunk-count" (our cap on
+	// the number of chunks) or "other-processes" (the driver, slow
+	// memory or the budget stopped it, and the processes
+	// environment.shared_use lists held at least half of what it fell
+	// short of physical_bytes by). Only "driver-refused" and "slow-memory"
+	// mean the device itself was full. Absent in cards older than this
+	// field.
+	UsableLimitedBy string `json:"usable_limited_by,omitempty" validate:"omitempty,oneof=driver-refused budget memory-limit slow-memory chunk-count other-processes,excluded_without=UsableBytes"`
 	// Bandwidth holds sustained bandwidth per kernel (read, write, copy, triad).
 	Bandwidth []Bandwidth `json:"bandwidth,omitempty" validate:"omitempty,dive"`
 	// Integrity is the VRAM integrity probe's outcome.

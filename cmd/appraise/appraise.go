@@ -34,7 +34,7 @@ type appraiseCmd struct {
 	BLAS      bool           `name:"blas" help:"Measure the vendor BLAS library's GEMMs (cuBLASLt on NVIDIA) for every precision it offers, beside the Vulkan matrix entries. Without it, only precisions the card has no Vulkan matrix entry for."`
 	CuBLASLt  string         `name:"cublaslt" placeholder:"PATH" help:"cuBLASLt library file for the BLAS probe (default: $APPRAISE_CUBLASLT, else the loader path, CUDA toolkits and pip wheels)."`
 
-	CrossCheck  bool    `name:"cross-check" help:"Require the cross-check: fail before probing unless BabelStream and mixbench are found and start. Without it they run whenever found, and the card says when they were not."`
+	CrossCheck  bool    `name:"cross-check" help:"Require the cross-check: fail before probing unless BabelStream and mixbench are found and their smallest runs print what appraise reads. Without it they run whenever found, and the card says when they were not."`
 	BabelStream string  `name:"babelstream" placeholder:"PATH" help:"BabelStream binary (implies --cross-check; default: cuda-stream, hip-stream or ocl-stream on PATH, by vendor)."`
 	Mixbench    string  `name:"mixbench" placeholder:"PATH" help:"mixbench binary (implies --cross-check; default: mixbench-cuda, mixbench-hip or mixbench-ocl on PATH, by vendor)."`
 	Tolerance   float64 `default:"0.05" placeholder:"FRACTION" help:"Largest relative disagreement --cross-check accepts (recorded in the card)."`
@@ -80,6 +80,9 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	opts.Steps = pr.step
 	run, err := appraisal.Appraise(ctx, inst, devs, all, opts)
 	pr.done()
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if errors.Is(err, crosscheck.ErrDisagree) {
 		return c.refuse(e, run, err)
 	}
@@ -117,7 +120,11 @@ func deviceFailed(err error) error {
 // devices finds the adapters (all) and those the run appraises (devs),
 // warning of what discovery could not read.
 func (c *appraiseCmd) devices(e *env, inst *gpu.Instance) (all, devs []appraisal.Candidate, err error) {
-	all, warnings, err := appraisal.Discover(inst, c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
+	discover := appraisal.Discover
+	if e.discover != nil {
+		discover = e.discover
+	}
+	all, warnings, err := discover(inst, c.Software, e.getenv("APPRAISE_SYSFS_ROOT"))
 	if err != nil {
 		return nil, nil, noDevice(err)
 	}
@@ -248,13 +255,15 @@ func probeError(err error) error {
 	case errors.Is(err, appraisal.ErrDeviceBusy):
 		return withCode(exitBusy, err, "nothing was signed; stop the other process, or pass --allow-shared to sign anyway with the card recording who else ran")
 	case errors.Is(err, context.Canceled):
-		return withCode(exitInterrupted, err, "interrupted: nothing was signed")
+		return interrupted()
 	case errors.Is(err, appraisal.ErrSoakLoad):
 		return withCode(exitUsage, err, "nothing was signed; pass --soak-load fma (or auto) on a device without a vendor BLAS library")
 	case errors.Is(err, appraisal.ErrInconsistent):
 		return withCode(exitConsistency, err, "nothing was signed; a GPU whose own figures disagree is measured wrong or unstable: appraise it again on an idle machine")
-	case errors.Is(err, crosscheck.ErrToolMissing), errors.Is(err, crosscheck.ErrToolBroken):
+	case errors.Is(err, crosscheck.ErrToolMissing):
 		return withCode(exitError, err, "nothing was probed; install BabelStream and mixbench builds for this GPU (CUDA, HIP or OpenCL), or drop --cross-check to sign with the card saying none ran")
+	case errors.Is(err, crosscheck.ErrToolBroken):
+		return withCode(exitError, err, "nothing was probed; run the tool named above by hand, or point --babelstream or --mixbench at a build that runs on this GPU, or drop --cross-check to sign with the card saying none ran")
 	case errors.Is(err, appraisal.ErrProbe):
 		return withCode(exitProbe, err, "nothing was signed")
 	}

@@ -148,3 +148,23 @@ func TestDeviceFailedExit(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptIsOneLine: an interrupted appraisal prints one line, not
+// the error a probe returned as it stopped, and exits 130; so does an
+// interrupt of another command.
+func TestInterruptIsOneLine(t *testing.T) {
+	stopped := fmt.Errorf("software-0 (llvmpipe): %w: dot4-uint8: coopmat: dot4-uint8: %w", appraisal.ErrProbe, context.Canceled)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{probeError(errors.Join(context.Canceled, stopped)), "appraise: interrupted: nothing was signed\n"},
+		{interrupted(), "appraise: interrupted: nothing was signed\n"},
+		{fmt.Errorf("check: %w", context.Canceled), "appraise: interrupted\n"},
+	} {
+		var stderr bytes.Buffer
+		if code := report(&env{stderr: &stderr}, c.err); code != exitInterrupted || stderr.String() != c.want {
+			t.Errorf("%v: exit %d, stderr %q; want 130, %q", c.err, code, stderr.String(), c.want)
+		}
+	}
+}

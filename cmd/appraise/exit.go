@@ -42,7 +42,7 @@ var exitCodes = []struct {
 	meaning string
 }{
 	{exitOK, "success"},
-	{exitError, "any other failure: the filesystem (a full disk, a read-only directory) or a tool that could not run; with --cross-check, a tool not found (nothing was probed)"},
+	{exitError, "any other failure: the filesystem (a full disk, a read-only directory) or a tool that could not run; with --cross-check, a tool not found, or whose smallest run fails or prints what cannot be read (nothing was probed)"},
 	{exitUsage, "bad command line, found before anything is probed or unlocked: an option out of range, an --out the run cannot use, a file of the wrong kind (compare or plot given a box, a key, a schema)"},
 	{exitVerify, "a report failed verification, or its key is not trusted"},
 	{exitNoDevice, "no device to appraise: no Vulkan adapter at all, or none included (appraise devices says why)"},
@@ -104,6 +104,12 @@ func withCode(code int, err error, hint string) error {
 		return nil
 	}
 	return &codedError{code: code, hint: hint, err: err}
+}
+
+// interrupted is the error of an appraisal stopped by SIGINT or SIGTERM:
+// whatever a probe said as it stopped, the run ends with nothing signed.
+func interrupted() error {
+	return withCode(exitInterrupted, context.Canceled, "nothing was signed")
 }
 
 type hinter interface{ Hint() string }

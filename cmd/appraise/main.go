@@ -17,6 +17,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/appraisal"
 	"github.com/everycycle/appraise/internal/xdg"
 )
 
@@ -57,6 +59,9 @@ type env struct {
 	stderr io.Writer
 	getenv func(string) string
 	isTTY  bool
+	// discover finds the adapters an appraisal may run on,
+	// appraisal.Discover when nil; a test stands in a device it lacks.
+	discover func(inst *gpu.Instance, software bool, sysfsRoot string) ([]appraisal.Candidate, []error, error)
 }
 
 // printJSON writes v to stdout as indented JSON: every --json output.
@@ -68,18 +73,21 @@ func (e *env) printJSON(v any) error {
 
 func main() {
 	setCrashMode()
-	os.Exit(runMain(os.Args[1:]))
+	os.Exit(runMain(os.Args[1:], nil))
 }
 
-// runMain is main but for the exit: SIGINT and SIGTERM cancel the
-// command, and the drivers have a runtime directory while it runs.
-func runMain(args []string) int {
+// runMain runs args with the process's streams and environment, changed
+// by with when not nil, its context cancelled by SIGINT or SIGTERM; the
+// drivers have a runtime directory while it runs.
+func runMain(args []string, with func(*env)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer useRuntimeDir(os.Stderr)()
-	return run(ctx, args, &env{
-		ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stderr),
-	})
+	e := &env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stderr)}
+	if with != nil {
+		with(e)
+	}
+	return run(ctx, args, e)
 }
 
 // useRuntimeDir points XDG_RUNTIME_DIR at a private directory where the
@@ -136,17 +144,30 @@ func run(ctx context.Context, args []string, e *env) int {
 	return report(e, kctx.Run())
 }
 
-// report prints err in the house voice and returns its exit code.
+// report prints err in the house voice and returns its exit code; an
+// interrupt is one line, saying what was left undone.
 func report(e *env, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(e.stderr, "appraise: error: %v\n", err)
 	var h hinter
-	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(e.stderr, "appraise: hint: %s\n", h.Hint())
+	hint := ""
+	if errors.As(err, &h) {
+		hint = h.Hint()
 	}
-	return exitCode(err)
+	code := exitCode(err)
+	switch {
+	case code == exitInterrupted && hint != "":
+		fmt.Fprintf(e.stderr, "appraise: interrupted: %s\n", hint)
+	case code == exitInterrupted:
+		fmt.Fprintln(e.stderr, "appraise: interrupted")
+	default:
+		fmt.Fprintf(e.stderr, "appraise: error: %v\n", err)
+		if hint != "" {
+			fmt.Fprintf(e.stderr, "appraise: hint: %s\n", hint)
+		}
+	}
+	return code
 }
 
 type versionCmd struct{}

@@ -10,10 +10,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/appraisal"
+	"github.com/everycycle/appraise/internal/platform/pci"
 	"github.com/everycycle/appraise/keys"
 )
 
@@ -21,7 +24,10 @@ var updateScripts = flag.Bool("update", false, "rewrite the cmp files of the tes
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"appraise": func() { os.Exit(runMain(os.Args[1:])) },
+		"appraise": func() { os.Exit(runMain(os.Args[1:], nil)) },
+		// appraise-fakegpu is appraise on a machine whose one device is
+		// an NVIDIA card no probe can open (fakeGPU).
+		"appraise-fakegpu": func() { os.Exit(runMain(os.Args[1:], func(e *env) { e.discover = fakeGPU })) },
 		// appraise-panic crashes as a bug in appraise would, with main's
 		// crash mode: the exit status is the table's, not 2.
 		"appraise-panic": func() {
@@ -41,7 +47,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *updateScripts,
 		Setup:         writeFixtures,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"replace": cmdReplace, "cpglob": cmdCpGlob, "signfixture": cmdSignFixture,
+			"replace": cmdReplace, "cpglob": cmdCpGlob, "signfixture": cmdSignFixture, "waitfor": cmdWaitFor,
 		},
 		Condition: condition,
 	})
@@ -203,6 +209,36 @@ func cmdSignFixture(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(writeSignedPair(ts.MkAbs(dir), s, "580.159.04", 1))
 	ts.Check(s.record())
+}
+
+// fakeGPU finds one NVIDIA card at 0000:00:06.0 and nothing else: a
+// device for transcripts of what is refused before any probe opens it.
+func fakeGPU(*gpu.Instance, bool, string) ([]appraisal.Candidate, []error, error) {
+	bdf, err := pci.ParseBDF("0000:00:06.0")
+	if err != nil {
+		return nil, nil, err
+	}
+	c := appraisal.Candidate{Addr: bdf.String(), BusAddress: bdf.String(), Included: true, Reason: "a fake device",
+		Adapter: gpu.AdapterInfo{VendorID: 0x10de, DeviceID: 0x2335, Name: "NVIDIA H200", Type: "discrete-gpu"},
+		PCI:     &pci.Device{BDF: bdf, VendorID: 0x10de, DeviceID: 0x2335, Class: 0x030200}}
+	return []appraisal.Candidate{c}, nil, nil
+}
+
+// cmdWaitFor implements "waitfor FILE REGEXP": it waits until a line of
+// FILE matches REGEXP, as a background command writes it, and fails
+// after five minutes.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfor FILE REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	for end := time.Now().Add(5 * time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
+			return
+		}
+	}
+	ts.Fatalf("%s: no line matches %s after five minutes", args[0], args[1])
 }
 
 // cmdReplace implements "replace GLOB REGEXP REPLACEMENT": it replaces the

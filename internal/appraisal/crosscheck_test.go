@@ -76,3 +76,34 @@ func TestCrossCheckRefusesAndSays(t *testing.T) {
 		t.Errorf("%d checks recorded, want copy, triad, read, fp64, fp16", len(v.CrossChecks))
 	}
 }
+
+// TestCrossCheckRefusedBeforeProbing: with the cross-check required, a
+// mixbench whose output cannot be read fails the run in the tools'
+// preflight, naming the tool, before the host baseline or any probe of
+// the (fake) device starts: no stage is reported.
+func TestCrossCheckRefusedBeforeProbing(t *testing.T) {
+	garbage := filepath.Join(t.TempDir(), "mixbench-cuda")
+	if err := os.WriteFile(garbage, []byte("#!/bin/sh\nprintf 'mixbench (v1)\\nnot a device table\\n'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bdf, err := pci.ParseBDF("0000:00:06.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h200()
+	c.Addr, c.PCI = c.BusAddress, &pci.Device{BDF: bdf, VendorID: 0x10de, Class: 0x030200}
+	var stages []string
+	o := Options{Quick: true, Version: "test", CrossCheck: &crosscheck.Config{
+		BabelStream: captureTool(t, "../../babelstream/testdata/babelstream-5.0tag-cuda-h200-double-csv.txt"),
+		Mixbench:    garbage, Required: true,
+	}}
+	o.Progress = func(dev, stage string) { stages = append(stages, dev+": "+stage) }
+	o.Steps = func(dev, stage string, _, _ float64) { stages = append(stages, dev+": "+stage) }
+	run, err := Appraise(context.Background(), nil, []Candidate{c}, []Candidate{c}, o)
+	if run != nil || !errors.Is(err, crosscheck.ErrToolBroken) || !strings.Contains(err.Error(), garbage+": what it printed cannot be read") {
+		t.Errorf("run %v, err %v; want the unreadable mixbench named", run != nil, err)
+	}
+	if len(stages) != 0 {
+		t.Errorf("stages before the refusal: %q", stages)
+	}
+}

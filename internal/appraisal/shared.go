@@ -105,8 +105,42 @@ func watched(ctx context.Context, w watcher, o Options, run func(context.Context
 	for i := range r.Cards {
 		su := w.Record(r.Box.DriverVersions[i].BusAddress)
 		r.Cards[i].Capability.Environment.SharedUse = &su
+		usableByOthers(&r.Cards[i].Capability)
 	}
 	return r, err
+}
+
+// usableByOthers gives v's usable memory the reason usableLimitedBy
+// reads from its physical and usable bytes and the device memory the
+// processes of its shared_use held.
+func usableByOthers(v *schema.CapabilityVector) {
+	m, su := v.Memory, v.Environment.SharedUse
+	if m == nil || m.UsableBytes == nil || m.PhysicalBytes == nil || su == nil {
+		return
+	}
+	var others uint64
+	for _, p := range su.Processes {
+		if p.UsedMemoryBytes != nil {
+			others += *p.UsedMemoryBytes
+		}
+	}
+	m.UsableLimitedBy = usableLimitedBy(m.UsableLimitedBy, *m.PhysicalBytes, *m.UsableBytes, others)
+}
+
+// usableLimitedBy is schema.UsableOtherProcesses when the capacity probe
+// stopped for the device, its driver or its budget (why) and the memory
+// other processes held (others) is at least half of what the usable
+// memory fell short of the physical by; else why.
+func usableLimitedBy(why string, physical, usable, others uint64) string {
+	switch why {
+	case "driver-refused", "slow-memory", "budget":
+	default:
+		return why
+	}
+	if others == 0 || usable >= physical || 2*others < physical-usable {
+		return why
+	}
+	return schema.UsableOtherProcesses
 }
 
 // watchDevices is the watch over devs, reading below o.SysfsRoot, with

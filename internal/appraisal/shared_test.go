@@ -179,3 +179,55 @@ func TestRemeasureWatched(t *testing.T) {
 		t.Errorf("alone: %v, %v, %v; heard %v, looked %v", v, notes, err, heard, w.looked)
 	}
 }
+
+// TestUsableLimitedBy: other processes are named as what limited usable
+// memory only when the probe stopped at the device, its driver or its
+// budget and the memory they held is at least half of the shortfall
+// (as when one holding 40.6 GiB of a card with 79.6 GiB left 41.3 GB,
+// stopped by slow memory); our own caps, a device with no others or
+// none short, and others too small to explain the shortfall keep the
+// probe's reason.
+func TestUsableLimitedBy(t *testing.T) {
+	const gib = 1 << 30
+	physical, held := uint64(81559)<<20, uint64(406*gib/10)
+	for _, c := range []struct {
+		why            string
+		usable, others uint64
+		want           string
+	}{
+		{"slow-memory", 41_300_000_000, held, schema.UsableOtherProcesses},
+		{"driver-refused", 41_300_000_000, held, schema.UsableOtherProcesses},
+		{"budget", 60 * gib, 18 * gib, schema.UsableOtherProcesses},
+		{"budget", 60 * gib, 9 * gib, "budget"},
+		{"slow-memory", 70 * gib, 100 << 20, "slow-memory"},
+		{"slow-memory", 41_300_000_000, 0, "slow-memory"},
+		{"driver-refused", physical, held, "driver-refused"},
+		{"memory-limit", 1 * gib, held, "memory-limit"},
+		{"chunk-count", 16 * gib, held, "chunk-count"},
+	} {
+		if got := usableLimitedBy(c.why, physical, c.usable, c.others); got != c.want {
+			t.Errorf("%s, usable %d, others %d: %q; want %q", c.why, c.usable, c.others, got, c.want)
+		}
+	}
+}
+
+// TestUsableByOthers: the reason is read from the card's own figures and
+// its shared_use, and the card stays valid; without shared_use or
+// physical bytes it is left alone.
+func TestUsableByOthers(t *testing.T) {
+	physical, usable, held := uint64(80<<30), uint64(39<<30), uint64(40<<30)
+	v := schema.CapabilityVector{Memory: &schema.Memory{PhysicalBytes: &physical, UsableBytes: &usable, UsableLimitedBy: "slow-memory"}}
+	usableByOthers(&v)
+	if v.Memory.UsableLimitedBy != "slow-memory" {
+		t.Errorf("no shared_use: %q", v.Memory.UsableLimitedBy)
+	}
+	v.Environment.SharedUse = &schema.SharedUse{Checked: true, Methods: []string{schema.SharedNVML}, Allowed: true, OthersFound: true,
+		Processes: []schema.SharedProcess{{PID: 4242, Name: "python3", Source: schema.SharedNVML, UsedMemoryBytes: &held}, {PID: 4243, Source: schema.SharedNVML}}}
+	usableByOthers(&v)
+	if v.Memory.UsableLimitedBy != schema.UsableOtherProcesses {
+		t.Errorf("40 GiB held by another of 80: %q", v.Memory.UsableLimitedBy)
+	}
+	if err := schema.Validate(*v.Memory); err != nil {
+		t.Error(err)
+	}
+}

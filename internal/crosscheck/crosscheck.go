@@ -1,11 +1,6 @@
-// Package crosscheck runs standard tools (BabelStream, mixbench) on the
-// device an appraisal measured and compares their figures with ours. A
-// disagreement beyond the tolerance means one of the probes is wrong, and
-// the appraisal then refuses to sign.
-//
-// Start with Preflight, which finds the tools and checks that they start
-// before any probe runs; then Probe (probe.go) per device, which runs
-// them (Run) and names the checks that failed (Disagreements).
+// Package crosscheck runs BabelStream and mixbench on an appraised device
+// and holds our figures to theirs, each pair by its rule. Start with
+// Preflight, before any probe, then Probe per device.
 package crosscheck
 
 import (
@@ -25,8 +20,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// DefaultTolerance is the largest relative disagreement accepted when the
-// operator sets none.
+// DefaultTolerance is the tolerance when the operator sets none.
 const DefaultTolerance = 0.05
 
 // ErrDisagree is wrapped when a cross-check is outside its tolerance.
@@ -34,19 +28,14 @@ var ErrDisagree = errors.New("cross-check disagrees")
 
 // Config says which tools to run and how strictly to compare.
 type Config struct {
-	// BabelStream and Mixbench are the tools' binaries: a path, or a name
-	// looked up on PATH; empty means the vendor's builds on PATH
-	// (cuda-stream or hip-stream or ocl-stream, mixbench-cuda or
-	// mixbench-hip or mixbench-ocl; see Preflight).
+	// BabelStream and Mixbench are the tools' paths or names on PATH;
+	// empty means the vendor's builds on PATH.
 	BabelStream, Mixbench string
 	// Tolerance is the largest accepted |ours-theirs|/theirs.
 	Tolerance float64
 	// Timeout bounds each tool's run.
 	Timeout time.Duration
-	// Required is set when the operator asked for the cross-check
-	// (--cross-check or a tool's flag): a tool that is missing or does not
-	// start then fails the run before probing, where otherwise the card
-	// records why no cross-check ran.
+	// Required makes a tool that fails Preflight fail the run.
 	Required bool
 }
 
@@ -56,20 +45,13 @@ type Target struct {
 	BusAddress string
 	// VendorID is its PCI vendor id, lowercase hex.
 	VendorID string
-	// Visible are the PCI addresses of every GPU of the same vendor in
-	// the box, which the tools may enumerate, to find the tools' index of
-	// ours.
+	// Visible are the PCI addresses of the box's GPUs of that vendor.
 	Visible []string
 }
 
-// Run runs both tools on t and compares their figures with v's. When a
-// pair disagrees, the tool behind it runs once more and each of its
-// figures is the better of its two runs: both tools already report the
-// best of their own repetitions, and a floor measured at an unlucky clock
-// (mixbench times each row once, with no warm-up of its own) is not the
-// device's. It fails when a tool cannot run, when the tools' index of t
-// cannot be told, or when a tool prints what its parser rejects; a figure
-// that v lacks is not compared.
+// Run compares both tools' figures on t with v's; a tool with a pair that
+// disagrees runs again, keeping the better of its two runs. It fails when
+// a tool does, or prints what its parser rejects, or t's index is unknown.
 func Run(ctx context.Context, c Config, tools Tools, t Target, v schema.CapabilityVector) ([]schema.CrossCheck, error) {
 	tol := c.Tolerance
 	if tol <= 0 {
@@ -83,10 +65,18 @@ func Run(ctx context.Context, c Config, tools Tools, t Target, v schema.Capabili
 	if err != nil {
 		return nil, err
 	}
-	runBS := func() (*babelstream.Result, error) {
-		return runBabelStream(ctx, c, tools.BabelStream, bsIdx, arrayElements(v))
+	bsArgs := append([]string{"--csv"}, babelstream.DeviceArgs(bsIdx)...)
+	if n := arrayElements(v); n > 0 {
+		bsArgs = append(bsArgs, "-s", fmt.Sprint(n))
 	}
-	runMB := func() (*mixbench.Result, error) { return runMixbench(ctx, c, tools.Mixbench, mbIdx) }
+	runBS := func() (*babelstream.Result, error) {
+		r, err := runBabelStream(ctx, tools.BabelStream, bsArgs, timeout(c))
+		return r, wrap(err)
+	}
+	runMB := func() (*mixbench.Result, error) {
+		r, err := runMixbench(ctx, tools.Mixbench, mbIdx, timeout(c))
+		return r, wrap(err)
+	}
 	bs, err := runBS()
 	if err != nil {
 		return nil, err
@@ -117,7 +107,6 @@ func Run(ctx context.Context, c Config, tools Tools, t Target, v schema.Capabili
 	return checks(betterOf(ps, pairs(bs, mb, tol)), byName(v), tol), nil
 }
 
-// checks compares every pair whose figure ours has.
 func checks(ps []pair, ours map[string]float64, tol float64) []schema.CrossCheck {
 	var out []schema.CrossCheck
 	for _, p := range ps {
@@ -128,9 +117,7 @@ func checks(ps []pair, ours map[string]float64, tol float64) []schema.CrossCheck
 	return out
 }
 
-// betterOf pairs up two runs' pairs by figure and keeps, for each, the
-// one whose tool figure is higher (its ceiling comes with it, being
-// derived from the same run); a pair only one run has is kept.
+// betterOf keeps, per figure, the pair with the higher tool figure.
 func betterOf(first, second []pair) []pair {
 	out := append([]pair(nil), first...)
 	for _, p := range second {
@@ -145,11 +132,8 @@ func betterOf(first, second []pair) []pair {
 	return out
 }
 
-// deviceIndex is the index under which the tool bin sees t. A CUDA build
-// numbers devices in PCI bus order (toolEnv), so the index follows from
-// the bus address among the vendor's GPUs. A HIP or OpenCL build numbers
-// them its own way; its index 0 is t only when t is the only GPU of its
-// vendor in the box and BabelStream lists exactly one device.
+// deviceIndex is t's index for bin: by bus address for a CUDA build,
+// else 0 when t is its vendor's only GPU and the tool's only device.
 func deviceIndex(bin string, tools Tools, t Target) (int, error) {
 	if cuda(bin) {
 		if t.VendorID != "10de" {
@@ -171,9 +155,7 @@ func deviceIndex(bin string, tools Tools, t Target) (int, error) {
 		filepath.Base(bin), len(t.Visible), t.VendorID, len(tools.Devices))
 }
 
-// pair is one of our figures, the tool figure it is held against, the
-// rule (schema.RuleWithin or schema.RuleAtLeast) and, for at-least, the
-// ceiling of ours ÷ theirs with why (ceiling.go).
+// pair is our figure, the tool's, the rule and any ceiling with why.
 type pair struct {
 	tool, version, toolFigure, figure string
 	theirs                            float64
@@ -182,26 +164,9 @@ type pair struct {
 	ceilingReason                     string
 }
 
-// pairs lists what each tool measures that we measure too, and how the
-// two must agree:
-//
-//   - BabelStream Triad against our triad and Dot against our read (same
-//     array size; both stream the same arrays in the same pattern and
-//     saturate memory): within the tolerance either way. These hold the
-//     timing of our bandwidth probes to a standard tool's.
-//   - BabelStream Copy against our copy: at least, up to the best rate of
-//     BabelStream's own kernels. Its copy keeps two streams of one double
-//     per thread in flight, which on a card with a wide memory system
-//     falls short of the card's copy rate.
-//   - mixbench's peak per precision against our FMA and multiply-add
-//     figures: at least, up to what its kernel's structure explains
-//     (ceiling.go). Its peak is the best point of a sweep of a mixed
-//     load-and-compute kernel, what that kernel reaches, not the ALUs'
-//     limit that ours, a pure many-chain kernel, measures.
-//
-// "At least" refuses a figure of ours below the tool's, the sign of a
-// probe that under-reports, and one above the ceiling, the sign of one
-// that over-reports (a folded kernel, an operation counted twice).
+// pairs lists what both tools and we measure, by rule: BabelStream
+// Triad and Dot within the tolerance of our triad and read; its Copy,
+// and mixbench's peak per precision, at least up to a ceiling.
 func pairs(bs *babelstream.Result, mb *mixbench.Result, tol float64) []pair {
 	var out []pair
 	prec := string(bs.Precision)
@@ -212,7 +177,6 @@ func pairs(bs *babelstream.Result, mb *mixbench.Result, tol float64) []pair {
 		{"Dot", "memory.bandwidth.read", schema.RuleWithin},
 	} {
 		if r, ok := bs.Kernel(k.kernel); ok {
-			// BabelStream's --csv output prints no version.
 			p := pair{tool: "babelstream", version: "unknown", toolFigure: k.kernel + " (" + prec + ")", figure: k.figure,
 				theirs: r.BandwidthBytesPerSec, rule: k.rule}
 			if k.rule == schema.RuleAtLeast {
@@ -267,8 +231,7 @@ func byName(v schema.CapabilityVector) map[string]float64 {
 	return out
 }
 
-// arrayElements sizes BabelStream's double arrays like our copy probe's
-// arrays, so both measure the same work; 0 leaves the tool's default.
+// arrayElements is our copy probe's array length in doubles, or 0.
 func arrayElements(v schema.CapabilityVector) int64 {
 	if v.Memory == nil {
 		return 0
@@ -281,40 +244,35 @@ func arrayElements(v schema.CapabilityVector) int64 {
 	return 0
 }
 
-func runBabelStream(ctx context.Context, c Config, bin string, idx int, elements int64) (*babelstream.Result, error) {
-	args := append([]string{"--csv"}, babelstream.DeviceArgs(idx)...)
-	if elements > 0 {
-		args = append(args, "-s", fmt.Sprint(elements))
-	}
-	out, err := toolrun.Run(ctx, "babelstream", bin, args, toolEnv(bin), timeout(c))
+func runBabelStream(ctx context.Context, bin string, args []string, timeout time.Duration) (*babelstream.Result, error) {
+	out, err := toolrun.Run(ctx, "babelstream", bin, args, toolEnv(bin), timeout)
 	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
+		return nil, err
 	}
-	r, err := babelstream.ParseCSV(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
-	}
-	return r, nil
+	return babelstream.ParseCSV(bytes.NewReader(out))
 }
 
-// runMixbench runs mixbench on device idx: a CUDA build through
-// CUDA_VISIBLE_DEVICES (mixbench.RunDevice), another on its device 0.
-func runMixbench(ctx context.Context, c Config, bin string, idx int) (*mixbench.Result, error) {
+// runMixbench runs mixbench and parses its output: a CUDA build on CUDA
+// device idx, any other or idx < 0 on its device 0.
+func runMixbench(ctx context.Context, bin string, idx int, timeout time.Duration) (*mixbench.Result, error) {
 	var out []byte
 	var err error
-	if cuda(bin) {
-		out, err = mixbench.RunDevice(ctx, bin, idx, timeout(c))
+	if cuda(bin) && idx >= 0 {
+		out, err = mixbench.RunDevice(ctx, bin, idx, timeout)
 	} else {
-		out, err = toolrun.Run(ctx, "mixbench", bin, nil, toolEnv(bin), timeout(c))
+		out, err = toolrun.Run(ctx, "mixbench", bin, nil, toolEnv(bin), timeout)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
+		return nil, err
 	}
-	r, err := mixbench.Parse(bytes.NewReader(out))
+	return mixbench.Parse(bytes.NewReader(out))
+}
+
+func wrap(err error) error {
 	if err != nil {
-		return nil, fmt.Errorf("cross-check: %w", err)
+		return fmt.Errorf("cross-check: %w", err)
 	}
-	return r, nil
+	return nil
 }
 
 func timeout(c Config) time.Duration {

@@ -311,14 +311,16 @@ func scaledCapture(t *testing.T, f float64) string {
 	return p
 }
 
-// flakyTool writes a tool that prints first on its first run and then
-// on every later one, counting its runs in a file beside it.
+// flakyTool writes a CUDA tool that prints first on its first run on a
+// device and then on every later one, counting those runs in a file
+// beside it.
 func flakyTool(t *testing.T, first, then string) (bin, runs string) {
 	t.Helper()
 	dir := t.TempDir()
 	bin, runs = filepath.Join(dir, "cuda-tool"), filepath.Join(dir, "runs")
 	script := "#!/bin/sh\nif [ \"$1\" = --list ]; then printf 'Devices:\\n0: NVIDIA H200\\n'; exit 0; fi\n" +
-		"case \"$1\" in --version) echo mixbench; exit 1;; esac\n" + // Preflight's start check: not a run
+		// Preflight's run, on every device: not counted.
+		"if [ -z \"$CUDA_VISIBLE_DEVICES\" ]; then exec /bin/cat '" + then + "'; fi\n" +
 		"echo run >>'" + runs + "'\n" +
 		"if [ \"$(wc -l <'" + runs + "')\" -eq 1 ]; then exec /bin/cat '" + first + "'; fi\nexec /bin/cat '" + then + "'\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
@@ -377,4 +379,63 @@ func countLines(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return strings.Count(string(raw), "\n")
+}
+
+// loggingTool writes a script called name that stands in for a tool as
+// fakeToolNamed does, printing garbage instead of the capture when it is
+// "", and appends each call's arguments to calls. It returns the script's
+// path.
+func loggingTool(t *testing.T, dir, name, capture, calls string) string {
+	t.Helper()
+	out := "printf 'mixbench (v1)\\nSomething else entirely\\n'"
+	if capture != "" {
+		abs, err := filepath.Abs(capture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = "exec /bin/cat '" + abs + "'"
+	}
+	p := filepath.Join(dir, name)
+	script := "#!/bin/sh\necho \"" + name + " $*\" >>'" + calls + "'\n" +
+		"if [ \"$1\" = --list ]; then printf 'Devices:\\n0: NVIDIA H200\\n'; exit 0; fi\n" + out + "\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPreflightReadsSmallestRuns: Preflight runs each tool at its
+// smallest and reads what it printed with Run's parsers, so a tool whose
+// output cannot be read is refused there, named, before any probe; a
+// good pair is run exactly so: BabelStream's list and small run, then
+// mixbench whole.
+func TestPreflightReadsSmallestRuns(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	goodBS := loggingTool(t, dir, "cuda-stream", babelCapture, calls)
+	goodMB := loggingTool(t, dir, "mixbench-cuda", mixCapture, calls)
+	if _, err := Preflight(ctx, Config{BabelStream: goodBS, Mixbench: goodMB}, "10de"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "cuda-stream --list\ncuda-stream --csv -s 1048576 -n 2\nmixbench-cuda \n"; string(b) != want {
+		t.Errorf("calls:\n%s\nwant:\n%s", b, want)
+	}
+	badMB := loggingTool(t, dir, "mixbench-garbage", "", calls)
+	badBS := loggingTool(t, dir, "stream-garbage", "", calls)
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{BabelStream: goodBS, Mixbench: badMB}, badMB + ": what it printed cannot be read: mixbench: parse line 2"},
+		{Config{BabelStream: badBS, Mixbench: goodMB}, badBS + " --csv -s 1048576 -n 2: what it printed cannot be read: babelstream: parse line 2"},
+	} {
+		if _, err := Preflight(ctx, c.cfg, "10de"); !errors.Is(err, ErrToolBroken) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v\nwant it to name %q", c.cfg, err, c.want)
+		}
+	}
 }

@@ -10,15 +10,13 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// Device is what the cross-check runs on: the device, and the card
-// measured on it so far, whose figures the tools' are held against.
+// Device is a device and the card measured on it so far.
 type Device struct {
 	Target Target
 	Ours   schema.CapabilityVector
 }
 
-// Probe runs the standard tools preflighted for a device's vendor on it
-// and compares their figures with ours (Run).
+// Probe runs the tools Preflight found on a device (Run).
 type Probe struct {
 	Config Config
 	Tools  Tools
@@ -29,14 +27,11 @@ var _ probe.Probe[Device] = Probe{}
 // Name names the cross-check.
 func (Probe) Name() string { return "crosscheck" }
 
-// Version changes whenever what the cross-check runs, or how it
-// compares, changes.
+// Version changes when what the cross-check runs or compares changes.
 func (Probe) Version() string { return "1" }
 
-// Run runs the tools on d and returns their checks as the contribution.
-// When a figure is outside its rule, the checks come back with an error
-// wrapping ErrDisagree that names every such figure: the card may then
-// be written as a draft with them, never signed.
+// Run returns the tools' checks on d; with them, when a figure is outside
+// its rule, an error wrapping ErrDisagree naming every such figure.
 func (p Probe) Run(ctx context.Context, d Device) (*probe.Contribution, error) {
 	checks, err := Run(ctx, p.Config, p.Tools, d.Target, d.Ours)
 	if err != nil {

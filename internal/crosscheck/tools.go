@@ -13,36 +13,34 @@ import (
 
 	"github.com/everycycle/appraise/babelstream"
 	"github.com/everycycle/appraise/internal/crosscheck/toolrun"
+	"github.com/everycycle/appraise/mixbench"
 )
 
-// ErrToolMissing is wrapped when a tool is neither on PATH nor where its
-// flag points; ErrToolBroken when it is there but does not start.
+// ErrToolMissing is wrapped when a tool is not found; ErrToolBroken when
+// its smallest run fails or prints what its parser rejects.
 var (
 	ErrToolMissing = errors.New("cross-check tool not found")
-	ErrToolBroken  = errors.New("cross-check tool does not start")
+	ErrToolBroken  = errors.New("cross-check tool does not run")
 )
 
-// startTimeout bounds each start check: a tool that cannot list its
-// devices or print its banner in this time will not run a benchmark.
-const startTimeout = 30 * time.Second
+const preflightTimeout = time.Minute
 
-// Tools are the tool binaries found and started for one vendor's devices.
+// smallBabelStream is BabelStream's smallest run: two runs over arrays of
+// 2^20 elements, a multiple of any build's block size.
+var smallBabelStream = []string{"--csv", "-s", "1048576", "-n", "2"}
+
+// Tools are the tools Preflight found for one vendor's devices.
 type Tools struct {
 	// BabelStream and Mixbench are the binaries' paths.
 	BabelStream, Mixbench string
-	// Devices are the device names BabelStream's --list printed, in its
-	// order.
+	// Devices are the names BabelStream's --list printed, in order.
 	Devices []string
 }
 
-// cuda reports whether a binary is a CUDA build (named so by both
-// projects: cuda-stream, mixbench-cuda); those number devices in PCI bus
-// order, so any of several identical cards can be told apart.
+// cuda reports whether bin is a CUDA build by its name.
 func cuda(bin string) bool { return strings.Contains(filepath.Base(bin), "cuda") }
 
-// defaultNames are the tools' build names to look for on PATH for a
-// device vendor (lowercase hex PCI id), in order of preference: the
-// vendor's own API, then OpenCL.
+// defaultNames are the builds for a vendor id, its own API's first.
 func defaultNames(vendorID string) (babel, mix []string) {
 	switch vendorID {
 	case "10de":
@@ -53,11 +51,10 @@ func defaultNames(vendorID string) (babel, mix []string) {
 	return []string{"ocl-stream"}, []string{"mixbench-ocl"}
 }
 
-// Preflight finds both tools for devices of vendorID and checks that
-// each starts: BabelStream lists its devices (--list), mixbench prints its
-// banner. It takes seconds, so it runs before any probe: a tool missing
-// or broken is known before minutes of probing. Errors wrap
-// ErrToolMissing or ErrToolBroken.
+// Preflight finds both tools for vendorID's devices and runs each at its
+// smallest on the first, read by Run's parsers: BabelStream's --list and
+// smallBabelStream, mixbench whole. Errors wrap ErrToolMissing or
+// ErrToolBroken and name the tool.
 func Preflight(ctx context.Context, c Config, vendorID string) (Tools, error) {
 	babel, mix := defaultNames(vendorID)
 	var t Tools
@@ -68,17 +65,27 @@ func Preflight(ctx context.Context, c Config, vendorID string) (Tools, error) {
 	if t.Mixbench, err = find(c.Mixbench, mix, "--mixbench"); err != nil {
 		return Tools{}, err
 	}
-	if t.Devices, err = startBabelStream(ctx, t.BabelStream); err != nil {
+	if t.Devices, err = listDevices(ctx, t.BabelStream); err != nil {
 		return Tools{}, err
 	}
-	if err := startMixbench(ctx, t.Mixbench); err != nil {
-		return Tools{}, err
+	if _, err := runBabelStream(ctx, t.BabelStream, smallBabelStream, preflightTimeout); err != nil {
+		return Tools{}, broken(t.BabelStream, smallBabelStream, err)
+	}
+	if _, err := runMixbench(ctx, t.Mixbench, -1, preflightTimeout); err != nil {
+		return Tools{}, broken(t.Mixbench, nil, err)
 	}
 	return t, nil
 }
 
-// find resolves a tool given by path or name, else the first of its
-// default names on PATH.
+func broken(bin string, args []string, err error) error {
+	cmd := strings.Join(append([]string{bin}, args...), " ")
+	if errors.Is(err, babelstream.ErrFormat) || errors.Is(err, mixbench.ErrFormat) {
+		return fmt.Errorf("%w: %s: what it printed cannot be read: %w", ErrToolBroken, cmd, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrToolBroken, cmd, err)
+}
+
+// find resolves given, else the first of names, on PATH.
 func find(given string, names []string, flag string) (string, error) {
 	if given != "" {
 		names = []string{given}
@@ -91,47 +98,17 @@ func find(given string, names []string, flag string) (string, error) {
 	return "", fmt.Errorf("%w: %s (put it on PATH or pass %s PATH)", ErrToolMissing, strings.Join(names, ", "), flag)
 }
 
-func startBabelStream(ctx context.Context, bin string) ([]string, error) {
-	out, err := toolrun.Run(ctx, "babelstream", bin, []string{"--list"}, toolEnv(bin), startTimeout)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s --list: %w", ErrToolBroken, bin, err)
+func listDevices(ctx context.Context, bin string) ([]string, error) {
+	out, err := toolrun.Run(ctx, "babelstream", bin, []string{"--list"}, toolEnv(bin), preflightTimeout)
+	if err == nil {
+		var names []string
+		if names, err = babelstream.ParseList(bytes.NewReader(out)); err == nil {
+			return names, nil
+		}
 	}
-	names, err := babelstream.ParseList(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s --list: %w", ErrToolBroken, bin, err)
-	}
-	return names, nil
+	return nil, broken(bin, []string{"--list"}, err)
 }
 
-// startMixbench runs mixbench with two arguments, which it answers with
-// its banner and usage and exit status 1 without touching a device
-// (main-cuda.cpp; builds that ignore arguments start the benchmark, cut
-// short by the timeout once the banner is out). A banner means the
-// binary and its runtime libraries load.
-func startMixbench(ctx context.Context, bin string) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--version", "--version")
-	cmd.Env = toolEnv(bin)
-	cmd.WaitDelay = 2 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	runErr := cmd.Run()
-	if !strings.HasPrefix(out.String(), "mixbench") {
-		return fmt.Errorf("%w: %s printed no mixbench banner (%v): %q", ErrToolBroken, bin, runErr, head(out.String()))
-	}
-	return nil
-}
-
-func head(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
-}
-
-// toolEnv is the environment a tool runs in: CUDA builds number devices
-// in PCI bus order.
 func toolEnv(bin string) []string {
 	if cuda(bin) {
 		return toolrun.CUDAEnv(os.Environ())

@@ -1,6 +1,5 @@
-// Package toolrun runs the external CUDA tools that cross-checks use
-// (BabelStream, mixbench): shelled out with a timeout, never linked, with
-// an environment that numbers CUDA devices by bus address.
+// Package toolrun runs the cross-check tools (BabelStream, mixbench) as
+// processes with a timeout, and reads their output as lines.
 package toolrun
 
 import (
@@ -15,11 +14,9 @@ import (
 	"time"
 )
 
-// Run executes binaryPath with args and env, killing it when timeout
-// passes or ctx ends, and returns what it wrote to stdout. A non-zero exit,
-// a timeout or a cancelled ctx is an error, prefixed with name, that
-// carries the end of the tool's stderr; no output is returned with an
-// error.
+// Run runs binaryPath with args and env until it exits, timeout passes or
+// ctx ends, and returns its stdout. Any other end is an error prefixed
+// with name, carrying the end of its stderr, and no output.
 func Run(ctx context.Context, name, binaryPath string, args, env []string, timeout time.Duration) ([]byte, error) {
 	if timeout <= 0 {
 		return nil, fmt.Errorf("%s: run %s: timeout %s is not positive", name, binaryPath, timeout)
@@ -43,9 +40,7 @@ func Run(ctx context.Context, name, binaryPath string, args, env []string, timeo
 	return stdout.Bytes(), nil
 }
 
-// CUDAEnv returns env with CUDA_DEVICE_ORDER=PCI_BUS_ID and without
-// CUDA_VISIBLE_DEVICES or an earlier CUDA_DEVICE_ORDER, so CUDA numbers
-// every device in bus-address order.
+// CUDAEnv is env with every CUDA device visible, numbered in bus order.
 func CUDAEnv(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
@@ -57,7 +52,6 @@ func CUDAEnv(env []string) []string {
 	return append(out, "CUDA_DEVICE_ORDER=PCI_BUS_ID")
 }
 
-// stderrTail formats the last 2 KiB of the tool's stderr for an error.
 func stderrTail(stderr *bytes.Buffer) string {
 	b := bytes.TrimSpace(stderr.Bytes())
 	if len(b) == 0 {
@@ -69,14 +63,11 @@ func stderrTail(stderr *bytes.Buffer) string {
 	return "; stderr: " + string(b)
 }
 
-// ErrTruncated is returned by ReadLines for empty output or output cut
-// short mid-line.
+// ErrTruncated is wrapped by ReadLines for empty or cut-short output.
 var ErrTruncated = errors.New("output empty or cut short")
 
-// ReadLines reads all of a tool's output and splits it into lines. Empty
-// output, or output that ends mid-line (no final newline), wraps
-// ErrTruncated: a tool killed or crashed part-way must not parse as a
-// shorter, valid result.
+// ReadLines splits a tool's whole output into lines; output that is
+// empty or ends mid-line wraps ErrTruncated.
 func ReadLines(r io.Reader) ([]string, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
