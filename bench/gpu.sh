@@ -16,6 +16,8 @@
 #   oldnew   bin/appraise-base against bin/appraise, default and --quick
 #            without the soak: the same figures, and the time per stage
 #   quick    one --quick appraisal by bin/appraise, beside the peers
+#   crosscheck  appraise --cross-check --draft against the peers built by
+#            the peers step (COOPMAT=1 adds --coopmat)
 #   blas     the cuBLASLt probe beside PyTorch (bench/blas.sh)
 #
 # Results go to $OUT (or ./bench-out): summary.md (the tables) and
@@ -78,6 +80,11 @@ step_oldnew() {
 }
 
 step_quick() { appraise quick "$new" --quick; }
+
+step_crosscheck() {
+	appraise crosscheck "$new" --cross-check --draft $([ "${COOPMAT:-0}" = 1 ] && echo --coopmat) \
+		--babelstream /tmp/cuda-stream --mixbench /tmp/mixbench-cuda
+}
 
 step_blas() { OUT=$r bench/blas.sh >>"$log" 2>&1; }
 
