@@ -113,18 +113,6 @@ var tileFlags = []struct {
 func (t CoopTile) stages() uint32   { return max(t.Stages, 1) }
 func (t CoopTile) prefetch() uint32 { return max(t.Prefetch, 1) }
 
-// cmVariant selects diagnostic kernels that leave a stage out, to place time
-// inside the GEMM. Their output is wrong: they are timed by tests only,
-// never checked or reported.
-type cmVariant int
-
-const (
-	variantFull        cmVariant = iota
-	variantNoGlobal              // no global loads or shared stores: shared loads and MulAdds only
-	variantNoMMA                 // staging only: no MulAdds (so no shared fragment loads either)
-	variantNoSemantics           // barriers without memory semantics: shared memory formally unordered
-)
-
 // cmLayout is a CoopTile resolved against a shape and device. Shared blocks
 // hold 16-byte vectors: A is BM rows of BK, B is BN rows of BK
 // (column-major) or BK rows of BN (row-major); each row is padded by one
@@ -144,7 +132,6 @@ type cmLayout struct {
 	strideA, strideB uint32 // shared row strides in vectors (one of padding)
 	loadsA, loadsB   uint32 // vectors each invocation stages per step
 	unit             uint32 // bytes per element of the shared arrays: 16, 8 or 4 (else unusable)
-	variant          cmVariant
 }
 
 // sharedUnit is the largest power of two up to 16 bytes dividing the

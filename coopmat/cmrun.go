@@ -53,6 +53,17 @@ func RunShape(ctx context.Context, d *vk.Device, s vk.Shape, o Options) (Result,
 	return runShape(ctx, d, s, o, &operandCache{})
 }
 
+// RunTile measures one shape with tile t, without a search, at Size
+// rounded down to a multiple of the tile's block; the result is checked
+// like Run's. A tile that cannot run the shape on d is an error.
+func RunTile(ctx context.Context, d *vk.Device, s vk.Shape, t CoopTile, o Options) (Result, error) {
+	if err := supports(d, s); err != nil {
+		return Result{}, fmt.Errorf("coopmat: %v: %w", s, err)
+	}
+	l := newLayout(t, s, d.Info.SubgroupSize)
+	return runCoop(ctx, d, l, vk.RoundDown(cmp.Or(o.Size, 8192), max(l.bm, l.bn, t.BK*t.stages())), o, &operandCache{})
+}
+
 // supports says why the device or our kernels cannot run shape s (nil if
 // they can).
 func supports(d *vk.Device, s vk.Shape) error {
@@ -260,10 +271,6 @@ func runShape(ctx context.Context, d *vk.Device, s vk.Shape, o Options, cache *o
 	var lastErr error
 	cands := coopCandidates(s, d.Info)
 	guard := newTrialGuard(time.Now)
-	if o.coopTiles != nil {
-		cands = o.coopTiles(s)
-		guard.unlimited()
-	}
 	try := func(t CoopTile) error {
 		l := newLayout(t, s, d.Info.SubgroupSize)
 		n := vk.RoundDown(search, max(l.bm, l.bn, t.BK))
@@ -297,7 +304,7 @@ func runShape(ctx context.Context, d *vk.Device, s vk.Shape, o Options, cache *o
 		}
 	}
 	// Then the loop schedules of the winning tile (see scheduleVariants).
-	if best != nil && o.coopTiles == nil {
+	if best != nil {
 		for _, t := range scheduleVariants(*best) {
 			if err := try(t); err != nil {
 				return Result{}, err
@@ -331,14 +338,10 @@ func runCoop(ctx context.Context, d *vk.Device, l cmLayout, n uint32, o Options,
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
 	padA, padB := l.padBytes(n)
-	setup := vk.KernelSetup{Addressed: l.t.Addressed, FullSubgroups: l.t.FullSubgroups, Pad: []uint64{padA, padB}, Inspect: o.inspect}
+	setup := vk.KernelSetup{Addressed: l.t.Addressed, FullSubgroups: l.t.FullSubgroups, Pad: []uint64{padA, padB}}
 	out, m, err := d.RunGEMM(ctx, words, a.raw, bRaw, setup, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
-	}
-	if l.variant != variantFull {
-		return Result{Result: vk.Result{Probe: vk.ProbeCoopMatGEMM, Shape: s, Problem: vk.Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate,
-			Timing: m.Method, Repeats: m.Repeats, Tile: l.t.String()}}, errUnchecked
 	}
 	if o.tamper != nil {
 		o.tamper(vk.ProbeCoopMatGEMM, out)
@@ -354,10 +357,6 @@ func runCoop(ctx context.Context, d *vk.Device, l cmLayout, n uint32, o Options,
 		Tile: l.t.String(), Check: c,
 	}, tile: l.t}, nil
 }
-
-// errUnchecked marks the timing of a diagnostic kernel variant, whose
-// output is wrong by design: it is never checked, reported or returned by Run.
-var errUnchecked = errors.New("diagnostic variant: output not checked")
 
 // operandCache keeps the random operands of the current component type, so
 // that consecutive shapes of one type share their inputs.

@@ -27,7 +27,7 @@ const (
 // comes from a trial that ran and passed its check.
 type trialGuard struct {
 	now          func() time.Time
-	trial, shape time.Duration // the budgets (0: no limit)
+	trial, shape time.Duration // the budgets
 	start        time.Time
 	spent        time.Duration // by the trials so far
 	lastCode     uint32        // MulAdds of the last trial (0: none yet)
@@ -38,9 +38,6 @@ func newTrialGuard(now func() time.Time) *trialGuard {
 	return &trialGuard{now: now, trial: trialBudget, shape: shapeBudget}
 }
 
-// unlimited lifts both budgets (a test's own candidate list runs whole).
-func (g *trialGuard) unlimited() { g.trial, g.shape = 0, 0 }
-
 // refuse says why a trial of code MulAdds should not start ("" when it
 // may, and then starts its clock). The first trial always may.
 func (g *trialGuard) refuse(code uint32) string {
@@ -49,9 +46,9 @@ func (g *trialGuard) refuse(code uint32) string {
 		basis := fmt.Sprintf("%d MulAdds a step against %d in a trial of %v: predicted %v",
 			code, g.lastCode, g.lastTook.Round(time.Millisecond), predicted.Round(100*time.Millisecond))
 		switch {
-		case g.trial > 0 && predicted > g.trial:
+		case predicted > g.trial:
 			return fmt.Sprintf("%s, over the %v a trial may take", basis, g.trial)
-		case g.shape > 0 && g.spent+predicted > g.shape:
+		case g.spent+predicted > g.shape:
 			return fmt.Sprintf("%s, and the shape's trials took %v of their %v", basis, g.spent.Round(100*time.Millisecond), g.shape)
 		}
 	}

@@ -23,12 +23,6 @@ type Options struct {
 
 	// tamper, set by tests only, alters a kernel's raw output before its check.
 	tamper func(probe string, out []byte)
-	// inspect, set by the exploration harness only (explore_lead.go),
-	// receives what the driver compiled each cooperative-matrix GEMM into.
-	inspect func([]vk.Executable, error)
-	// coopTiles, set by the exploration harness only (ExploreShape),
-	// replaces the cooperative-matrix tile candidates of a shape.
-	coopTiles func(s vk.Shape) []CoopTile
 }
 
 // searchOptions is o with the short timing used by tile searches.

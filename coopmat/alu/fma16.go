@@ -45,17 +45,10 @@ const (
 	fp16FMA fp16Form = iota
 	// fp16FMALoaded is Fma with m and a loaded from binding 0.
 	fp16FMALoaded
-	// fp16MulAdd is OpFMul then OpFAdd with loaded operands, which a
-	// driver may contract into one FMA.
-	fp16MulAdd
-	// fp16MulAddSplit is fp16MulAdd decorated NoContraction: a multiply
-	// and an add, never fused. Its operations are counted the same way (a
-	// multiply and an add are one operation each, as an FMA is two).
-	fp16MulAddSplit
 )
 
 func (f fp16Form) String() string {
-	return [...]string{"fma", "fma-loaded", "mul-add", "mul-add-split"}[f]
+	return [...]string{"fma", "fma-loaded"}[f]
 }
 
 // loaded reports whether the form reads its operands from binding 0.
@@ -167,18 +160,7 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 		x := f.Binary(spirv.OpFMul, hv, f.Value(spirv.OpConvertSToF, hv, uint32(n)), half(b, hv, k.Lanes, fp16Grid))
 		carried[c] = spirv.Carried{Type: hv, Init: x}
 	}
-	step := func(x, m, a spirv.ID) spirv.ID {
-		if k.Form == fp16FMA || k.Form == fp16FMALoaded {
-			return f.ExtInst(hv, b.Glsl, spirv.GLSLFma, x, m, a)
-		}
-		p := f.Binary(spirv.OpFMul, hv, x, m)
-		s := f.Binary(spirv.OpFAdd, hv, p, a)
-		if k.Form == fp16MulAddSplit {
-			mod.Decorate(p, spirv.DecorationNoContraction)
-			mod.Decorate(s, spirv.DecorationNoContraction)
-		}
-		return s
-	}
+	step := func(x, m, a spirv.ID) spirv.ID { return f.ExtInst(hv, b.Glsl, spirv.GLSLFma, x, m, a) }
 	xs := f.Loop(b.C(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
 		next := append([]spirv.ID(nil), xs...)
 		for range k.Unroll {

@@ -20,15 +20,6 @@ type route struct {
 	shader bool
 }
 
-// routes are every queue's copies, then the compute queue's kernel.
-func routes(d *vulkan.Device) []route {
-	var rs []route
-	for _, q := range d.Queues() {
-		rs = append(rs, route{q: q})
-	}
-	return append(rs, route{q: d.Queue, shader: true})
-}
-
 // name is the route's part of a path: "copy" or, for the kernel, "pull"
 // (host → device) or "push" (device → host); then "." and the queue's
 // name.
