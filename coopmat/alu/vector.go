@@ -70,16 +70,16 @@ func RunFMA16(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 		if !d.Info.Structs[vk.STypeFloat16Int8] {
 			why += " (neither Vulkan 1.2 nor " + vk.ExtFloat16Int8 + ")"
 		}
-		return vk.Result{}, fmt.Errorf("coopmat: %s: %s: %w", vk.ProbeFMA16, why, vk.ErrFeatureMissing)
+		return vk.Result{}, fmt.Errorf("%s: %s: %w", vk.ProbeFMA16, why, vk.ErrFeatureMissing)
 	}
 	seen := map[fp16Form]foldRuns{}
 	return chooseForm(fma16Forms(),
 		func(k fma16Kernel) (vk.Result, error) {
-			o.Progressf("fma fp16: %s", k.tile())
+			o.Progressf("%s: %s", vk.ProbeFMA16, k.tile())
 			return runFMA16(ctx, d, o, k)
 		},
 		func(k fma16Kernel, r vk.Result) (string, error) {
-			o.Progressf("fma fp16: %s, at half the pairs and a quarter of the unroll", k.tile())
+			o.Progressf("%s: %s, at half the pairs and a quarter of the unroll", vk.ProbeFMA16, k.tile())
 			g, err := guardRuns(ctx, d, o, k, r)
 			if err != nil {
 				return "", err
@@ -157,7 +157,7 @@ func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error
 		}
 	}
 	if kept < 0 {
-		return vk.Result{}, fmt.Errorf("coopmat: %s: no form's rate held when its work or unroll changed (%s): %w", vk.ProbeFMA16, strings.Join(folded, "; "), vk.ErrCheckFailed)
+		return vk.Result{}, fmt.Errorf("%s: no form's rate held when its work or unroll changed (%s): %w", vk.ProbeFMA16, strings.Join(folded, "; "), vk.ErrCheckFailed)
 	}
 	best.Tile = formsName(forms, kept, fates)
 	return best, nil
@@ -317,7 +317,7 @@ func runFMA16(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.R
 	inv, steps := vectorSize(o, k.Local)
 	k.Iters = max(min(steps/2, fp16MaxPairs)/k.Unroll, 1)
 	if !k.exact() {
-		return vk.Result{}, fmt.Errorf("coopmat: %s: %d pairs per chain would leave fp16's exact range", vk.ProbeFMA16, k.pairs())
+		return vk.Result{}, fmt.Errorf("%s: %d pairs per chain would leave fp16's exact range", vk.ProbeFMA16, k.pairs())
 	}
 	var table [16]uint32
 	for i := range table {
@@ -350,9 +350,9 @@ func RunDot4(ctx context.Context, d *vk.Device, o Options, signed bool) (vk.Resu
 	}
 	switch {
 	case !vk.HasIntDot(d.Info):
-		return vk.Result{}, fmt.Errorf("coopmat: %s: %s (device API %s): %w", probe, vk.ExtIntDot, d.Info.APIVersion, vk.ErrExtensionMissing)
+		return vk.Result{}, fmt.Errorf("%s: %s (device API %s): %w", probe, vk.ExtIntDot, d.Info.APIVersion, vk.ErrExtensionMissing)
 	case !d.Enabled.IntDot:
-		return vk.Result{}, fmt.Errorf("coopmat: %s: shaderIntegerDotProduct: %w", probe, vk.ErrFeatureMissing)
+		return vk.Result{}, fmt.Errorf("%s: shaderIntegerDotProduct: %w", probe, vk.ErrFeatureMissing)
 	}
 	k := dot4Kernel{Signed: signed, Chains: 16, Unroll: 4, Local: 256}
 	inv, steps := vectorSize(o, k.Local)
@@ -371,14 +371,14 @@ func runVector(ctx context.Context, d *vk.Device, v vectorRun, o Options) (vk.Re
 	out, m, err := d.RunKernel(ctx, v.words, v.inputs, vk.KernelSetup{}, uint64(v.inv)*4,
 		[3]uint32{v.inv / v.local, 1, 1}, v.ops*float64(v.inv), o.Timing)
 	if err != nil {
-		return vk.Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
+		return vk.Result{}, fmt.Errorf("%s: %w", v.probe, err)
 	}
 	if o.tamper != nil {
 		o.tamper(v.probe, out)
 	}
 	c, err := checkWords(out, v.inv, v.want)
 	if err != nil {
-		return vk.Result{}, fmt.Errorf("coopmat: %s: %w", v.probe, err)
+		return vk.Result{}, fmt.Errorf("%s: %w", v.probe, err)
 	}
 	return vk.Result{
 		Probe: v.probe, Shape: v.shape, Problem: v.problem, OpsPerSecond: m.Rate, Timing: m.Method,

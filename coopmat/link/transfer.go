@@ -156,13 +156,13 @@ func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (
 	}
 	res := TransferResult{TransferBytes: n}
 	if err := measureBulk(ctx, d, n, o, &res); err != nil {
-		return TransferResult{}, fmt.Errorf("coopmat: transfer: %w", err)
+		return TransferResult{}, fmt.Errorf("%s: %w", ProbeHostLink, err)
 	}
 	if err := measureUpload(ctx, d, o, &res); err != nil {
-		return TransferResult{}, fmt.Errorf("coopmat: transfer: pinned 1 MiB upload: %w", err)
+		return TransferResult{}, fmt.Errorf("%s: pinned 1 MiB upload: %w", ProbeLaunch, err)
 	}
 	if err := measureSubmit(ctx, d, o, &res); err != nil {
-		return TransferResult{}, fmt.Errorf("coopmat: transfer: empty submit: %w", err)
+		return TransferResult{}, fmt.Errorf("%s: empty dispatch: %w", ProbeLaunch, err)
 	}
 	return res, nil
 }
@@ -172,7 +172,7 @@ func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (
 func transferBytes(want uint64, info vulkan.DeviceInfo) (uint64, error) {
 	if want != 0 {
 		if want < transferMinBytes || want%transferAlign != 0 {
-			return 0, fmt.Errorf("coopmat: transfer: %d bytes: want a multiple of %d, at least %d", want, transferAlign, transferMinBytes)
+			return 0, fmt.Errorf("%s: %d-byte transfer: want a multiple of %d, at least %d", ProbeHostLink, want, transferAlign, transferMinBytes)
 		}
 		return want, nil
 	}
@@ -185,7 +185,7 @@ func transferBytes(want uint64, info vulkan.DeviceInfo) (uint64, error) {
 		n /= 2
 	}
 	if 4*n > limit {
-		return 0, fmt.Errorf("coopmat: transfer: device-local memory of %d bytes holds no %d-byte transfer", limit, n)
+		return 0, fmt.Errorf("%s: device-local memory of %d bytes holds no %d-byte transfer", ProbeHostLink, limit, n)
 	}
 	return n, nil
 }

@@ -66,7 +66,7 @@ func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOpti
 		}
 		ps = append(ps, p)
 	}
-	o.progress("host link: %d paths (%d MiB transfers)", len(ps), n>>20)
+	o.progress("%s: %d paths (%d MiB transfers)", ProbeHostLink, len(ps), n>>20)
 	upT, downT, err := bulkTrialTimes(ctx, ps, o)
 	if err != nil {
 		return err

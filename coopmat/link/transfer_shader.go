@@ -55,7 +55,7 @@ const (
 func streamShape(n uint64) (groups, per uint32, err error) {
 	const unit = streamWordBytes * streamGroupSize
 	if n == 0 || n%unit != 0 {
-		return 0, 0, fmt.Errorf("coopmat: stream of %d bytes: want a positive multiple of %d", n, unit)
+		return 0, 0, fmt.Errorf("stream of %d bytes: want a positive multiple of %d", n, unit)
 	}
 	g := n / unit
 	p := uint64(1)
@@ -63,7 +63,7 @@ func streamShape(n uint64) (groups, per uint32, err error) {
 		g, p = g/2, p*2
 	}
 	if g > streamMaxGroups {
-		return 0, 0, fmt.Errorf("coopmat: stream of %d bytes: %d workgroups, more than %d", n, g, streamMaxGroups)
+		return 0, 0, fmt.Errorf("stream of %d bytes: %d workgroups, more than %d", n, g, streamMaxGroups)
 	}
 	return uint32(g), uint32(p), nil
 }

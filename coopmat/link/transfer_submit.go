@@ -43,7 +43,7 @@ func measureSubmit(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 	for _, w := range dispatchCandidates() {
 		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
 	}
-	o.progress("empty dispatch round trip: %d paths", len(ms))
+	o.progress("%s: empty dispatch round trip: %d paths", ProbeLaunch, len(ms))
 	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
 	if err != nil {
 		return err

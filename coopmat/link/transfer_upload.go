@@ -48,7 +48,7 @@ func measureUpload(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 	if err != nil {
 		return err
 	}
-	o.progress("1 MiB upload from pinned memory: %d paths", len(ms))
+	o.progress("%s: 1 MiB upload from pinned memory: %d paths", ProbeLaunch, len(ms))
 	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
 	if err != nil {
 		return err
