@@ -45,12 +45,11 @@ func RunFMA64(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 	}, nil
 }
 
-// fmaTolerance is the relative tolerance of the FMA check: the chains
-// contract (×0.999 per step), so a fused-vs-unfused rounding difference of
-// one ulp per step stays below ulp/(1−0.999) ≈ 1000 ulp ≈ 2e-13.
+// fmaTolerance is the FMA check's relative tolerance: the chains contract
+// ×0.999 a step, so an ulp of rounding a step stays within 1000 ulp.
 const fmaTolerance = 1e-11
 
-// checkFMA compares 4096 sampled invocations (all when fewer) with the CPU.
+// checkFMA compares up to 4096 sampled invocations with the CPU.
 func checkFMA(k fmaKernel, out []byte, inv uint32, seed uint64) (vk.Check, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x666d61))
 	var c vk.Check
