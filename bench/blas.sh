@@ -2,9 +2,9 @@
 # The cuBLASLt GEMM probe (internal/probe/cublaslt) on the GPU host, beside its
 # PyTorch peer in the same call. Builds nothing there: bin/cublaslt.test is
 # built on the development machine with
-#   go test -tags explore -c -o bin/cublaslt.test ./internal/probe/cublaslt
+#   go test -tags explore -c -o bin/cublaslt.test ./bench/blas
 # (for an arm64 host: CGO_ENABLED=1 GOARCH=arm64 CC=aarch64-linux-gnu-gcc
-# go test -tags explore -c -o bin/cublaslt.test ./internal/probe/cublaslt). Run from the repo
+# go test -tags explore -c -o bin/cublaslt.test ./bench/blas). Run from the repo
 # root on the GPU host after `source .gl/env.sh`:
 #   bench/blas.sh [SIZE]            m = n = k = SIZE, default 8192
 # Environment: APPRAISE_CUBLASLT (the cuBLASLt file; default: the one
@@ -27,7 +27,7 @@ mkdir -p "$out"
 [ -x bin/cublaslt.test ] || [ ! -f bin/cublaslt.test.xz ] || { xz -dkf bin/cublaslt.test.xz && chmod +x bin/cublaslt.test; }
 if [ ! -x bin/cublaslt.test ]; then
 	echo "bench/blas.sh: bin/cublaslt.test is missing: build it on the development machine with" >&2
-	echo "  go test -tags explore -c -o bin/cublaslt.test ./internal/probe/cublaslt" >&2
+	echo "  go test -tags explore -c -o bin/cublaslt.test ./bench/blas" >&2
 	exit 2
 fi
 {

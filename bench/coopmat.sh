@@ -5,7 +5,7 @@
 # bin/coopmat.test ./bench/coopmat/) and, for APPRAISE=1,
 # bin/appraise (go build -o bin/appraise ./cmd/appraise). Run from the repo
 # root on the GPU host after `source .gl/env.sh`; extra arguments go to the
-# test binary (e.g. -coopmat.shapes='f16->f16' -coopmat.explore).
+# test binary (e.g. -coopmat.shapes='f16->f16' -coopmat.search=8192).
 #
 # The peer figures are not measured here: jeffbolznv/vk_cooperative_matrix_perf
 # and cuBLAS cannot be rebuilt in this call, so the table quotes them from
@@ -28,7 +28,7 @@ smi=$!
 # Without -tags explore the binary has no -coopmat.* flags: say so, not a
 # run at the default 256³.
 if ! bin/coopmat.test -test.run '^$' -coopmat.size=1 >/dev/null 2>&1; then
-	echo "bin/coopmat.test lacks the exploration flags: build it with go test -c -tags explore -o bin/coopmat.test ./bench/coopmat/" | tee -a "$out/coopmat-env.txt" >&2
+	echo "bin/coopmat.test lacks the harness flags: build it with go test -c -tags explore -o bin/coopmat.test ./bench/coopmat/" | tee -a "$out/coopmat-env.txt" >&2
 	kill "$smi"
 	exit 2
 fi

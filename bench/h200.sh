@@ -7,7 +7,7 @@
 # stability, and prints the comparison. Run from the repo
 # root on the GPU host after `source .gl/env.sh`; bin/appraise and
 # bin/nvml.test are built on the development machine. CROSSCHECK=0 leaves
-# the cross-check out; EXPLORE=1 adds the host-link exploration (below).
+# the cross-check out.
 # Results go to $OUT (or ./bench-out): log.txt, appraise.json,
 # appraise2.json, crosscheck.json, peers.json, babelstream.csv,
 # mixbench.txt and reports.tar (the signed or draft reports).
@@ -35,20 +35,12 @@ run_appraise 1 "$out/appraise.json"
 python3 bench/peers.py >"$out/peers.json" 2>>"$log"
 
 # --cross-check (add --coopmat with COOPMAT=1): refuses to sign, with drafts, on disagreement.
-# CROSSCHECK=0 leaves it out (about 150 s), e.g. to make room for EXPLORE=1.
+# CROSSCHECK=0 leaves it out (about 150 s).
 mkdir -p /tmp/reports-x
 if [ "${CROSSCHECK:-1}" = 1 ]; then
 	bin/appraise --out /tmp/reports-x --json --cross-check --draft $([ "${COOPMAT:-0}" = 1 ] && echo --coopmat) \
 		--babelstream /tmp/cuda-stream --mixbench /tmp/mixbench-cuda >"$out/crosscheck.json" 2>>"$log"
 	echo "appraise --cross-check rc=$?" >>"$log"
-fi
-
-# EXPLORE=1: every host-link route, memory and 1 MiB upload method, logged
-# (bin/vklink.test built on the development machine with go test -c -tags
-# explore -o bin/vklink.test ./bench/linkpaths/), into transfer.log.
-if [ "${EXPLORE:-0}" = 1 ]; then
-	timeout 200 bin/vklink.test -test.run 'TransferPathsFullSize' -test.v -coopmat.transfer >"$out/transfer.log" 2>&1
-	echo "vklink.test transfer exploration rc=$?" >>"$log"
 fi
 
 # A second appraisal: every throughput should be within 3 % of the first.

@@ -27,22 +27,10 @@
 # pairs, PEER_SHAPES (e.g. 16x16x16; default all) the matrix shapes.
 #
 # LEAD_VARIANTS (e.g. bda,guard,bda+guard) also runs TestCoopLead after
-# ours: the tiles matching LEAD_TILE (default the fp16 winner, wg2x4 t8x4
-# bk32 brow) of the shapes matching LEAD_SHAPES (default 16x16x16
-# f16->f16), as searched and with each variant, checked, into lead.log
-# (LEAD_DATA=peer: on the peer's operands).
-#
-# PEER_MODULE=1 also runs the peer's own fp16 kernel through our harness
-# (TestPeerModule: our buffers, GPU timestamps and check), on random data
-# and on the peer's, into peer-module.log. It reads
-# .peers/vkcm/shmemfp16_fp16.frozen.spv: the peer's shaders/shmemfp16_fp16.spv
-# with its specialisation constants frozen on the development machine by
-# the spirv-opt that scripts/spirv-val unpacks (next to its spirv-val):
-#   spirv-opt --set-spec-const-default-value "0:16 1:16 2:16 3:256 4:256 5:32
-#     6:8192 7:8192 8:8192 9:8192 10:8192 11:1.0 12:0.0 13:false 14:32 15:256
-#     16:256 17:32 18:256 19:8192 20:8192 21:32" --freeze-spec-const
-#     --fold-spec-const-op-composite shmemfp16_fp16.spv -o shmemfp16_fp16.frozen.spv
-# (16x16x16, 256x256x32 blocks, B row-major, 8192^3, alpha 1, beta 0).
+# ours: the tiles named in LEAD_TILE (default the fp16 winner, wg2x4 t8x4
+# bk32 brow; several separated by ";") on the shapes matching LEAD_SHAPES
+# (default 16x16x16 f16->f16), as named and with each variant, checked,
+# into lead.log.
 #
 # Output under $OUT (or ./bench-out): vkpeer-env.txt, ours.log, peer.log,
 # peer-correct.log, vkpeer-smi.csv (SM clock, power, throttle reasons every
@@ -82,19 +70,9 @@ stamp "coopmat.test rc=$?"
 if [ -n "${LEAD_VARIANTS:-}" ]; then
 	stamp "lead: $LEAD_VARIANTS"
 	timeout 300 bin/coopmat.test -test.run '^TestCoopLead$' -test.v -test.timeout 5m -coopmat.size=8192 \
-		-coopmat.lead="${LEAD_SHAPES:-^16x16x16 f16.f16.f16->f16}" -coopmat.leadtile="${LEAD_TILE:-^wg2x4 t8x4 bk32 brow$}" \
-		-coopmat.leadvariants="$LEAD_VARIANTS" -coopmat.leaddata="${LEAD_DATA:-random}" >"$out/lead.log" 2>&1
+		-coopmat.lead="${LEAD_SHAPES:-^16x16x16 f16.f16.f16->f16}" -coopmat.leadtile="${LEAD_TILE:-wg2x4 t8x4 bk32 brow}" \
+		-coopmat.leadvariants="$LEAD_VARIANTS" >"$out/lead.log" 2>&1
 	stamp "lead rc=$?"
-fi
-
-if [ "${PEER_MODULE:-0}" = 1 ]; then
-	: >"$out/peer-module.log"
-	for data in random peer; do
-		stamp "the peer's module in our harness, $data data"
-		timeout 120 bin/coopmat.test -test.run '^TestPeerModule$' -test.v \
-			-coopmat.peermodule="$peer/shmemfp16_fp16.frozen.spv" -coopmat.leaddata=$data >>"$out/peer-module.log" 2>&1
-		stamp "peer module rc=$?"
-	done
 fi
 
 : >"$out/peer-correct.log"

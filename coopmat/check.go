@@ -10,19 +10,10 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 )
 
-// Tolerances. A float GEMM element c = Σ_k a_k·b_k is accepted when
-// |gpu − ref| ≤ slack·√K·u_acc·√(Σ_k (a_k·b_k)²) + u_out·|ref|, where ref
-// is computed in float64 from the exact inputs, u_acc is the unit roundoff of
-// the accumulator type and u_out that of the stored result. √K·u·‖ab‖ is the
-// size of a random-walk accumulation error. A wrong layout or index produces
-// errors of order ‖ab‖ itself, far outside; so does dropping one K block.
-// Integer GEMMs must match exactly.
-//
-// The slack is 32 for fp32 (and wider) accumulators: tensor-core fp32
-// accumulation is not IEEE round-to-nearest per addition, and measured
-// errors come within a factor of four of that (docs/performance.md). For
-// fp16 accumulators the measured worst is far smaller, so 8 keeps the check
-// tight where fp16 accumulation is already coarse.
+// A float GEMM element passes when |gpu − ref| ≤ slack·√K·u_acc·√Σ(a_k·b_k)²
+// + u_out·|ref|, with ref in float64 and u the unit roundoff of the
+// accumulator and of the result; slackFP32 holds for accumulators of 4 bytes
+// or more, slackFP16 below. Integer GEMMs match exactly.
 const (
 	slackFP32 = 32
 	slackFP16 = 8
@@ -35,13 +26,12 @@ func gemmSlack(acc vk.ComponentType) float64 {
 	return slackFP16
 }
 
-// fullCheckLimit is the largest M·N·K checked element by element; above it
-// the check samples whole rows and columns.
+// fullCheckLimit is the largest M·N·K checked whole; above it the check
+// takes whole rows and columns.
 const fullCheckLimit = 1 << 28
 
-// gemmCheck compares C (M×N row-major, raw bytes of type out) with A (M×K)
-// times B, where bt holds B transposed (N×K row-major). acc is the
-// accumulator type.
+// gemmCheck compares C (M×N row-major, of type out) with A (M×K) times B,
+// bt holding B transposed (N×K row-major).
 type gemmCheck struct {
 	m, n, k uint32
 	a, bt   []float64
@@ -51,7 +41,7 @@ type gemmCheck struct {
 	seed    uint64
 }
 
-// run returns the check result, or an error wrapping ErrCheckFailed.
+// run checks raw; a mismatch is an error wrapping ErrCheckFailed.
 func (g gemmCheck) run(raw []byte) (vk.Check, error) {
 	elems := g.elements()
 	per := make([]vk.Check, runtime.GOMAXPROCS(0))
@@ -82,7 +72,6 @@ func (g gemmCheck) run(raw []byte) (vk.Check, error) {
 	return c, nil
 }
 
-// elements lists the (row, col) pairs to compare.
 func (g gemmCheck) elements() [][2]uint32 {
 	var out [][2]uint32
 	if uint64(g.m)*uint64(g.n)*uint64(g.k) <= fullCheckLimit {
@@ -106,7 +95,7 @@ func (g gemmCheck) elements() [][2]uint32 {
 	return out
 }
 
-// one checks element e, updating c; it returns a message on failure.
+// one checks element e into c: "" when it passes, else why not.
 func (g gemmCheck) one(raw []byte, e [2]uint32, c *vk.Check) string {
 	i, j := e[0], e[1]
 	ar, br := g.a[int(i)*int(g.k):][:g.k], g.bt[int(j)*int(g.k):][:g.k]
@@ -136,7 +125,6 @@ func (g gemmCheck) one(raw []byte, e [2]uint32, c *vk.Check) string {
 	return ""
 }
 
-// wrapInt reduces an exact integer to the range of a 32-bit result type.
 func wrapInt(v float64, t vk.ComponentType) float64 {
 	x := uint32(int64(v))
 	if t == vk.Sint32 {

@@ -207,20 +207,20 @@ func (g *cmGen) loopSingle() []spirv.ID {
 	step := func(kt spirv.ID, vals []spirv.ID) []spirv.ID {
 		held := vals[nAcc:]
 		if l.t.TopBarrier {
-			g.stepBarrier()
+			g.Barrier()
 		}
 		g.storeShared(held[:per], 0)
 		var next []spirv.ID
 		if l.t.EarlyLoad {
 			next = g.loadAhead(kt, ahead, held[:per])
 		}
-		g.stepBarrier()
+		g.Barrier()
 		if !l.t.EarlyLoad {
 			next = g.loadAhead(kt, ahead, held[:per])
 		}
 		acc := g.multiply(vals[:nAcc], 0)
 		if !l.t.TopBarrier {
-			g.stepBarrier()
+			g.Barrier()
 		}
 		return append(append(acc, held[per:]...), next...)
 	}
@@ -269,7 +269,7 @@ func (g *cmGen) loopDouble() []spirv.ID {
 	l, f := g.l, g.F
 	nAcc := int(l.t.TM * l.t.TN)
 	g.storeShared(g.loadGlobal(g.C(0)), 0)
-	g.stepBarrier()
+	g.Barrier()
 	carried := make([]spirv.Carried, nAcc)
 	for i := range carried {
 		carried[i] = spirv.Carried{Type: g.matC, Init: g.zeroAcc()}
@@ -281,22 +281,10 @@ func (g *cmGen) loopDouble() []spirv.ID {
 			next := g.loadGlobal(g.stepAhead(kt, 1))
 			acc = g.multiply(acc, h)
 			g.storeShared(next, 1-h)
-			g.stepBarrier()
+			g.Barrier()
 		}
 		return acc
 	})
-}
-
-// stepBarrier separates the staging of one K step from its use: a control
-// barrier with acquire-release semantics on workgroup memory. The
-// diagnostic variantNoSemantics drops the semantics, to measure what the
-// ordering costs (docs/performance.md).
-func (g *cmGen) stepBarrier() {
-	if g.l.variant == variantNoSemantics {
-		g.F.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup, 0)
-		return
-	}
-	g.Barrier()
 }
 
 func (g *cmGen) zeroAcc() spirv.ID {
@@ -308,7 +296,7 @@ func (g *cmGen) zeroAcc() spirv.ID {
 // reload the last step's data (stepAhead); with Guard they load nothing and
 // yield spare (values of the same types, never stored).
 func (g *cmGen) loadAhead(kt spirv.ID, ahead uint32, spare []spirv.ID) []spirv.ID {
-	if !g.l.t.Guard || g.l.variant == variantNoGlobal {
+	if !g.l.t.Guard {
 		return g.loadGlobal(g.stepAhead(kt, ahead))
 	}
 	step := g.AddC(kt, ahead)
@@ -335,9 +323,6 @@ func (g *cmGen) stepAhead(kt spirv.ID, ahead uint32) spirv.ID {
 // Offsets and strides count shared elements (l.unit bytes, q per vector).
 func (g *cmGen) multiply(acc []spirv.ID, stage uint32) []spirv.ID {
 	l, f, s := g.l, g.F, g.l.s
-	if l.variant == variantNoMMA {
-		return acc
-	}
 	acc = append([]spirv.ID(nil), acc...)
 	ab, bb, q := uint32(s.A.Bytes()), uint32(s.B.Bytes()), l.perVec()
 	for kk := uint32(0); kk < l.t.BK/s.K; kk++ {
@@ -384,9 +369,6 @@ func (g *cmGen) storeC(acc []spirv.ID) {
 // loadGlobal reads this invocation's share of the A and B blocks at K step
 // kt into 16-byte registers: A's first, then B's.
 func (g *cmGen) loadGlobal(kt spirv.ID) []spirv.ID {
-	if g.l.variant == variantNoGlobal {
-		return nil
-	}
 	var regs []spirv.ID
 	for _, st := range []struct {
 		v  spirv.ID
@@ -410,9 +392,6 @@ func (g *cmGen) loadGlobal(kt spirv.ID) []spirv.ID {
 // stage: each 16-byte register whole, or in q parts where the shared
 // arrays hold smaller elements.
 func (g *cmGen) storeShared(regs []spirv.ID, stage uint32) {
-	if len(regs) == 0 {
-		return
-	}
 	f, q := g.F, g.l.perVec()
 	put := func(v, idx, val spirv.ID) {
 		f.StoreWith(f.AccessChain(g.shPtr, v, idx), val,

@@ -52,32 +52,6 @@ func testCandidatesBuild(t *testing.T, name string, list func(s vk.Shape, subgro
 	}
 }
 
-// TestCoopVariantsBuild builds the diagnostic variants of the GEMM kernel
-// (no global loads, no MulAdds, barriers without semantics) that the
-// exploration harness times, on each shape's first default tile that fits, so that
-// the emitter's variant paths cannot rot unseen.
-func TestCoopVariantsBuild(t *testing.T) {
-	for _, s := range testShapes {
-		var tile *CoopTile
-		for _, c := range coopCandidates(s, h200Limits) {
-			if newLayout(c, s, 32).check(1024, 1024, 1024, h200Limits) == nil {
-				tile = &c
-				break
-			}
-		}
-		if tile == nil {
-			t.Fatalf("%v: no default tile fits the H200's limits", s)
-		}
-		for _, v := range []cmVariant{variantNoGlobal, variantNoMMA, variantNoSemantics} {
-			l := newLayout(*tile, s, 32)
-			l.variant = v
-			if _, err := buildCoopGEMM(spirv.Version16, l, 1024, 1024, 1024); err != nil {
-				t.Errorf("%v %v variant %d: %v", s, *tile, v, err)
-			}
-		}
-	}
-}
-
 func TestCoopDefaultBLayout(t *testing.T) {
 	for _, s := range testShapes {
 		for _, tile := range coopCandidates(s, h200Limits) {

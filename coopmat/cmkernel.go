@@ -7,69 +7,31 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 )
 
-// CoopTile is the tiling of the cooperative-matrix GEMM. A workgroup of
-// WM×WN subgroups computes a BM×BN block of C (BM = WM·TM·shape.M, BN =
-// WN·TN·shape.N); each subgroup computes TM×TN tiles of the shape. Each step
-// stages BM×BK of A and BK×BN of B in shared memory through 16-byte vector
-// loads, prefetching the next step's data into registers while the matrix
-// engine works on the current one. With Stages = 2 the shared blocks are
-// double-buffered: the next step's data goes to the other buffer while the
-// current one is read, so each step needs one workgroup barrier instead of
-// two. With Prefetch = 2 (one buffer only) the registers hold the data of
-// the next two steps, so each global load has two steps to arrive.
-// BRowMajor stores B row-major (K rows of N) instead of column-major.
-// TopBarrier and NoUnroll are the loop schedules the search tries on its
-// winning tile (scheduleVariants). The other options are leads the
-// exploration harness measures (ExploreLead, -tags explore), not default
-// candidates: none made the GEMM faster where they were measured
-// (docs/performance.md), so the search leaves them out.
+// CoopTile is the tiling of the cooperative-matrix GEMM: a workgroup of
+// WM×WN subgroups computes a block of C, each subgroup TM×TN tiles of the
+// shape, staging BK of K a step through shared memory. The search tries
+// the loop schedules TopBarrier, NoUnroll and Pad on its winner; the other
+// options are leads, never candidates.
 type CoopTile struct {
 	WM, WN, TM, TN, BK uint32
-	// Stages is the number of shared-memory buffers (0 or 1: one, 2: two).
-	Stages uint32
-	// Prefetch is how many K steps ahead global loads are issued (0 or 1:
-	// one, 2: two).
-	Prefetch uint32
-	// BRowMajor selects B stored K×N row-major (else N×K, column-major).
-	BRowMajor bool
-	// EarlyLoad issues global loads before the mid-step barrier.
-	EarlyLoad bool
-	// ReadOnly declares the A and B buffers NonWritable.
-	ReadOnly bool
-	// Addressed reads A and B through 64-bit buffer device addresses
-	// (push constants) instead of descriptor bindings.
-	Addressed bool
-	// Guard issues the next step's global loads only when that step
-	// exists (a branch), so that their addresses grow linearly with the
-	// step, instead of clamping the step to the last one.
-	Guard bool
-	// FullSubgroups creates the pipeline requiring full subgroups.
-	FullSubgroups bool
-	// TopBarrier puts the barrier that ends a step's reads of shared
-	// memory at the start of the next step instead (one buffer).
-	TopBarrier bool
-	// NoUnroll asks the driver not to unroll the main loop.
-	NoUnroll bool
-	// Unroll, above 1, asks the driver to unroll the main loop that many
-	// times (SPIR-V 1.4 or later).
-	Unroll uint32
-	// Pad gives the operands padding past their end so that the loads of
-	// the steps after the last need no clamp.
-	Pad bool
-	// Vars keeps the accumulators and registers in Function variables
-	// instead of loop-carried values (one buffer).
-	Vars bool
-	// Version is the SPIR-V version to emit (0: the newest the device takes).
-	Version uint32
+	Stages             uint32 // shared buffers: 0 or 1 (one), 2
+	Prefetch           uint32 // K steps the global loads run ahead: 0 or 1 (one), 2
+	BRowMajor          bool   // B stored K×N row-major, else N×K
+	EarlyLoad          bool   // global loads before the mid-step barrier
+	ReadOnly           bool   // A and B declared NonWritable
+	Addressed          bool   // A and B read through buffer device addresses
+	Guard              bool   // loads past the last step skipped by a branch, not clamped
+	FullSubgroups      bool   // the pipeline requires full subgroups
+	TopBarrier         bool   // a step's closing barrier opens the next step (one buffer)
+	NoUnroll           bool   // the main loop kept rolled
+	Unroll             uint32 // above 1: the main loop unrolled that many times (SPIR-V 1.4+)
+	Pad                bool   // operands padded past their end, loads never clamped
+	Vars               bool   // accumulators and registers in Function variables (one buffer)
+	Version            uint32 // SPIR-V version to emit (0: the newest the device takes)
 }
 
-// String renders the tile as e.g. "wg2x2 t4x2 bk32", with " s2" for double
-// buffering, " p2" for two-step prefetch, " brow" for row-major B,
-// " early" for early global loads, " ro" for read-only inputs, " bda" for
-// inputs read through device addresses, " guard" for guarded loads,
-// " full" for full subgroups, " top" for the barrier at the top of a step,
-// " vars" for variables, " nounroll" for a main loop kept rolled and e.g.
-// " spv1.3" for a SPIR-V version.
+// String renders the tile as e.g. "wg2x2 t4x2 bk32 s2 brow": the
+// arrangement, then each option set, by the names tileFlags gives.
 func (t CoopTile) String() string {
 	s := fmt.Sprintf("wg%dx%d t%dx%d bk%d", t.WM, t.WN, t.TM, t.TN, t.BK)
 	if t.stages() > 1 {
@@ -92,8 +54,7 @@ func (t CoopTile) String() string {
 	return s
 }
 
-// tileFlags names CoopTile's boolean options, in the order String writes
-// them (a read-only table).
+// tileFlags names CoopTile's boolean options, in String's order.
 var tileFlags = []struct {
 	name string
 	of   func(*CoopTile) *bool
@@ -113,26 +74,10 @@ var tileFlags = []struct {
 func (t CoopTile) stages() uint32   { return max(t.Stages, 1) }
 func (t CoopTile) prefetch() uint32 { return max(t.Prefetch, 1) }
 
-// cmVariant selects diagnostic kernels that leave a stage out, to place time
-// inside the GEMM. Their output is wrong: they are timed by tests only,
-// never checked or reported.
-type cmVariant int
-
-const (
-	variantFull        cmVariant = iota
-	variantNoGlobal              // no global loads or shared stores: shared loads and MulAdds only
-	variantNoMMA                 // staging only: no MulAdds (so no shared fragment loads either)
-	variantNoSemantics           // barriers without memory semantics: shared memory formally unordered
-)
-
-// cmLayout is a CoopTile resolved against a shape and device. Shared blocks
-// hold 16-byte vectors: A is BM rows of BK, B is BN rows of BK
-// (column-major) or BK rows of BN (row-major); each row is padded by one
-// vector so that the rows one matrix load reads fall in different banks.
-// The shared arrays' element is unit bytes wide, the largest of 16, 8 or 4
-// bytes at which every fragment starts: a fragment of an 8×8×8 shape of
-// 8-bit types is 8 bytes along K, so its fragments start mid-vector and
-// the arrays hold 8-byte halves, each staged vector stored as two.
+// cmLayout is a CoopTile resolved against a shape and a subgroup size.
+// Shared blocks hold rows of 16-byte vectors, each row padded by one
+// vector; the shared arrays' element is unit bytes, the widest of 16, 8 or
+// 4 at which every fragment starts.
 type cmLayout struct {
 	t                CoopTile
 	s                vk.Shape
@@ -144,12 +89,10 @@ type cmLayout struct {
 	strideA, strideB uint32 // shared row strides in vectors (one of padding)
 	loadsA, loadsB   uint32 // vectors each invocation stages per step
 	unit             uint32 // bytes per element of the shared arrays: 16, 8 or 4 (else unusable)
-	variant          cmVariant
 }
 
-// sharedUnit is the largest power of two up to 16 bytes dividing the
-// offsets at which fragments start in the shared blocks: K elements of A
-// along a row, and K elements of column-major B or N of row-major B.
+// sharedUnit is the largest power of two up to 16 dividing the byte offsets
+// at which fragments start in the shared blocks.
 func sharedUnit(s vk.Shape, bRowMajor bool) uint32 {
 	along := s.K * uint32(s.B.Bytes())
 	if bRowMajor {
@@ -181,9 +124,8 @@ func newLayout(t CoopTile, s vk.Shape, sub uint32) cmLayout {
 	return l
 }
 
-// padBytes is how far past its end the kernel reads A and B with Pad (the
-// steps after the last that the prefetch loads but never multiplies); 0
-// without. runCoop sizes the buffers for it.
+// padBytes is how far past their ends the kernel reads A and B (0 without
+// Pad).
 func (l cmLayout) padBytes(n uint32) (a, b uint64) {
 	if !l.t.Pad {
 		return 0, 0
@@ -203,8 +145,7 @@ func (l cmLayout) stageB() uint32 { return l.rowsB * l.strideB }
 
 func (l cmLayout) sharedBytes() uint32 { return 16 * l.t.stages() * (l.stageA() + l.stageB()) }
 
-// accRegisters is the number of 32-bit registers each invocation holds for
-// its accumulators.
+// accRegisters is each invocation's 32-bit accumulator registers.
 func (l cmLayout) accRegisters() uint32 {
 	if l.sub == 0 {
 		return 0
@@ -212,14 +153,12 @@ func (l cmLayout) accRegisters() uint32 {
 	return l.t.TM * l.t.TN * l.s.M * l.s.N * uint32(l.s.Result.Bytes()) / (4 * l.sub)
 }
 
-// mulAdds is the number of MulAdds in the main loop's body: TM·TN per K
-// slice, BK/K slices a step, two steps with two buffers. It stands for the
-// size of the code the driver compiles.
+// mulAdds is the MulAdds of the main loop's body, a measure of code size.
 func (l cmLayout) mulAdds() uint32 {
 	return l.t.TM * l.t.TN * (l.t.BK / max(l.s.K, 1)) * l.t.stages()
 }
 
-// check reports why the layout cannot run an m×n×k GEMM on info (nil if it can).
+// check says why the layout cannot run an m×n×k GEMM on info (nil if it can).
 func (l cmLayout) check(m, n, k uint32, info vk.DeviceInfo) error {
 	t, s := l.t, l.s
 	ab, bb := uint32(s.A.Bytes()), uint32(s.B.Bytes())
@@ -257,7 +196,6 @@ func (l cmLayout) check(m, n, k uint32, info vk.DeviceInfo) error {
 	return nil
 }
 
-// componentType returns the SPIR-V type for c, declaring what it needs.
 func componentType(m *spirv.Module, c vk.ComponentType) (spirv.ID, error) {
 	switch c {
 	case vk.Float16:
@@ -277,7 +215,6 @@ func componentType(m *spirv.Module, c vk.ComponentType) (spirv.ID, error) {
 	return 0, fmt.Errorf("component type %v: %w", c, vk.ErrFeatureMissing)
 }
 
-// zeroOf returns the zero constant of component type c (SPIR-V type t).
 func zeroOf(m *spirv.Module, c vk.ComponentType, t spirv.ID) spirv.ID {
 	switch c {
 	case vk.Float32:
@@ -290,7 +227,6 @@ func zeroOf(m *spirv.Module, c vk.ComponentType, t spirv.ID) spirv.ID {
 	return m.ConstBits(t, 0)
 }
 
-// matrixOperands is the MulAdd mask: signedness and saturation.
 func matrixOperands(s vk.Shape) spirv.MatrixOperands {
 	var o spirv.MatrixOperands
 	if s.A.Signed() {

@@ -12,12 +12,10 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 )
 
-// Run measures every cooperative-matrix shape the device reports. Shapes
-// the kernels cannot run are listed in the skips with the reason. Results
-// hold only kernels that ran and passed their check; kernels that failed
-// are joined into the returned error (results are still returned). Without
-// VK_KHR_cooperative_matrix, Run returns an error wrapping
-// ErrExtensionMissing.
+// Run measures every cooperative-matrix shape the device reports (RunShape):
+// results that passed their check, skips for shapes the kernels cannot
+// run, and the failed kernels joined into the error. Without
+// VK_KHR_cooperative_matrix the error wraps ErrExtensionMissing.
 func Run(ctx context.Context, d *vk.Device, o Options) ([]Result, []vk.Skip, error) {
 	shapes, err := d.Shapes()
 	if err != nil {
@@ -53,8 +51,17 @@ func RunShape(ctx context.Context, d *vk.Device, s vk.Shape, o Options) (Result,
 	return runShape(ctx, d, s, o, &operandCache{})
 }
 
-// supports says why the device or our kernels cannot run shape s (nil if
-// they can).
+// RunTile measures one shape with tile t, no search, at Size rounded down
+// to the tile's block, checked; a tile that cannot run s on d is an error.
+func RunTile(ctx context.Context, d *vk.Device, s vk.Shape, t CoopTile, o Options) (Result, error) {
+	if err := supports(d, s); err != nil {
+		return Result{}, fmt.Errorf("coopmat: %v: %w", s, err)
+	}
+	l := newLayout(t, s, d.Info.SubgroupSize)
+	return runCoop(ctx, d, l, vk.RoundDown(cmp.Or(o.Size, 8192), max(l.bm, l.bn, t.BK*t.stages())), o, &operandCache{})
+}
+
+// supports says why d or our kernels cannot run s (nil if they can).
 func supports(d *vk.Device, s vk.Shape) error {
 	f := d.Enabled
 	switch {
@@ -80,41 +87,20 @@ func supports(d *vk.Device, s vk.Shape) error {
 	return nil
 }
 
-// Register budgets of a candidate's accumulators, in 32-bit registers: per
-// invocation, half of the 255 a GPU thread can address, and per workgroup,
-// half of a 64K-register file; beyond them the other operands spill, and a
-// kernel that spills runs several times slower (docs/performance.md).
+// A candidate's accumulators may take maxAccRegisters 32-bit registers per
+// invocation and maxGroupAccRegisters per workgroup.
 const (
 	maxAccRegisters      = 128
 	maxGroupAccRegisters = 128 * 256
 )
 
-// candidateSpec is one workgroup arrangement of a candidate tile: WM×WN
-// subgroups, each computing rows×cols elements of C, K steps of bytes, and
-// prefetch steps of lookahead.
+// candidateSpec is an arrangement: wm×wn subgroups of rows×cols elements
+// of C, K steps of bytes, prefetch steps ahead.
 type candidateSpec struct{ wm, wn, rows, cols, bytes, prefetch uint32 }
 
-// The product's rule for a shape's tile is a short list of arrangements
-// chosen from the shape's types, never from the device's name; the
-// measurement picks among them. Each is the arrangement that won for its
-// class of types in searches over the whole space (exploreCandidates in
-// explore.go, -tags explore; figures in docs/performance.md):
-//
-//   - 8-bit inputs: 128×128 blocks of four 64×64 subgroups, 128-byte K
-//     steps;
-//   - 16-bit results (fp16 accumulators): 256×256 blocks of eight 128×64
-//     or eight 64×128 subgroups, 64-byte K steps;
-//   - otherwise (fp32 accumulators): 128×256 blocks of eight 64×64
-//     subgroups, 64-byte K steps.
-//
-// Before them comes softwareSpec, 16×16 subgroup tiles with 32-byte K
-// steps: it loses on a GPU with wide subgroups, but is the one a device
-// that lowers each MulAdd into many instructions (a software rasteriser
-// such as lavapipe) builds in seconds, where the leads take minutes and
-// run no faster (trialGuard stops there). When no lead fits the shared
-// memory and invocations the device reports, smallSpec (128×128 blocks,
-// 64-byte K steps, the least shared memory of the arrangements that came
-// close) takes their place.
+// The arrangements a shape's search tries, by its class of types, never by
+// the device: softwareSpec first, then the class's leads (leadSpecs), or
+// smallSpec when no lead fits the device's limits.
 var (
 	softwareSpec = candidateSpec{2, 2, 16, 16, 32, 1}
 	smallSpec    = candidateSpec{2, 2, 64, 64, 64, 1}
@@ -134,17 +120,9 @@ func leadSpecs(s vk.Shape) []candidateSpec {
 	return leads32Acc
 }
 
-// coopCandidates are the tiles the product measures for s on a device
-// that reports info: softwareSpec and the leads of s's types (smallSpec
-// when none of them fits info's limits), with B row-major for 16-bit types
-// and column-major for 8-bit ones: transposing 8-bit fragments has no fast
-// path on common matrix engines (row-major 8-bit B ran several times slower
-// where measured), while 16-bit B row-major ran as fast or faster
-// (docs/performance.md). Each arrangement is fitted to the register
-// budgets (fitRegisters), so a device with narrow subgroups gets the same
-// arrangements with smaller subgroup tiles. They come in the order of
-// their code size (mulAdds), smallest first, so that trialGuard can stop
-// before a tile the device would take too long to build.
+// coopCandidates are the tiles the search measures for s on info: the
+// arrangements fitted to the register budgets, B row-major for 16-bit types
+// and column-major for 8-bit ones, smallest code (mulAdds) first.
 func coopCandidates(s vk.Shape, info vk.DeviceInfo) []CoopTile {
 	leads := specTiles(s, info.SubgroupSize, leadSpecs(s))
 	if !slices.ContainsFunc(leads, func(t CoopTile) bool { return fitsLimits(t, s, info) }) {
@@ -162,8 +140,6 @@ func coopCandidates(s vk.Shape, info vk.DeviceInfo) []CoopTile {
 	return out
 }
 
-// specTiles resolves specs against s, fitted to the register budgets of
-// subgroups of sub.
 func specTiles(s vk.Shape, sub uint32, specs []candidateSpec) []CoopTile {
 	brow := s.B.Bytes() >= 2 && (s.N*uint32(s.B.Bytes()))%16 == 0
 	var out []CoopTile
@@ -175,16 +151,15 @@ func specTiles(s vk.Shape, sub uint32, specs []candidateSpec) []CoopTile {
 	return out
 }
 
-// fitsLimits reports whether t runs s within info's limits at an edge of
-// a few blocks.
+// fitsLimits reports whether t runs s within info's limits.
 func fitsLimits(t CoopTile, s vk.Shape, info vk.DeviceInfo) bool {
 	l := newLayout(t, s, info.SubgroupSize)
 	n := 4 * max(l.bm, l.bn, t.BK)
 	return l.check(n, n, n, info) == nil
 }
 
-// addFitted appends t fitted to the register budgets, unless it cannot be
-// fitted or out has that tile already.
+// addFitted appends t fitted to the register budgets, unless it cannot
+// fit or out has it.
 func addFitted(out []CoopTile, t CoopTile, s vk.Shape, sub uint32) []CoopTile {
 	t, ok := fitRegisters(t, s, sub)
 	if !ok || slices.Contains(out, t) {
@@ -193,12 +168,9 @@ func addFitted(out []CoopTile, t CoopTile, s vk.Shape, sub uint32) []CoopTile {
 	return append(out, t)
 }
 
-// fitRegisters halves the larger of a tile's TM and TN (TM on a tie) until
-// its accumulators fit the register budgets. Each invocation holds
-// M·N/subgroup elements of every accumulator, so the same subgroup tile
-// takes four times the registers with subgroups of 8 (lavapipe on 256-bit
-// vectors) as with 32. It reports false when one fragment per subgroup is
-// still too many.
+// fitRegisters halves the larger of TM and TN (TM on a tie) until the
+// accumulators fit the register budgets; false when one fragment is too
+// many.
 func fitRegisters(t CoopTile, s vk.Shape, sub uint32) (CoopTile, bool) {
 	for !withinRegisters(newLayout(t, s, sub)) {
 		switch {
@@ -223,15 +195,8 @@ func specTile(s vk.Shape, c candidateSpec, stages uint32, brow bool) (CoopTile, 
 	return CoopTile{WM: c.wm, WN: c.wn, TM: tm, TN: tn, BK: bk, Stages: stages, Prefetch: c.prefetch, BRowMajor: brow}, true
 }
 
-// scheduleVariants are the other loop schedules the search tries on the
-// tile that won among the candidates: the barrier that ends a step's reads
-// of shared memory moved to the top of the next step; that with the main
-// loop kept rolled (a loop-control hint); and that with the operands padded
-// so that the prefetch past the last step needs no clamp. Which helps
-// depends on the shape and the driver's compiler (a driver that unrolls
-// the main loop into a large binary gains from the rolled one, while other
-// types lose from it; docs/performance.md), so the search measures all
-// three on the winner.
+// scheduleVariants are the loop schedules the search also measures on its
+// winner (one buffer): TopBarrier, then NoUnroll, then Pad.
 func scheduleVariants(t CoopTile) []CoopTile {
 	if t.stages() > 1 {
 		return nil
@@ -260,10 +225,6 @@ func runShape(ctx context.Context, d *vk.Device, s vk.Shape, o Options, cache *o
 	var lastErr error
 	cands := coopCandidates(s, d.Info)
 	guard := newTrialGuard(time.Now)
-	if o.coopTiles != nil {
-		cands = o.coopTiles(s)
-		guard.unlimited()
-	}
 	try := func(t CoopTile) error {
 		l := newLayout(t, s, d.Info.SubgroupSize)
 		n := vk.RoundDown(search, max(l.bm, l.bn, t.BK))
@@ -296,8 +257,7 @@ func runShape(ctx context.Context, d *vk.Device, s vk.Shape, o Options, cache *o
 			return Result{}, err
 		}
 	}
-	// Then the loop schedules of the winning tile (see scheduleVariants).
-	if best != nil && o.coopTiles == nil {
+	if best != nil {
 		for _, t := range scheduleVariants(*best) {
 			if err := try(t); err != nil {
 				return Result{}, err
@@ -331,14 +291,10 @@ func runCoop(ctx context.Context, d *vk.Device, l cmLayout, n uint32, o Options,
 	outBytes := uint64(n) * uint64(n) * uint64(s.Result.Bytes())
 	groups := [3]uint32{n / l.bn, n / l.bm, 1}
 	padA, padB := l.padBytes(n)
-	setup := vk.KernelSetup{Addressed: l.t.Addressed, FullSubgroups: l.t.FullSubgroups, Pad: []uint64{padA, padB}, Inspect: o.inspect}
+	setup := vk.KernelSetup{Addressed: l.t.Addressed, FullSubgroups: l.t.FullSubgroups, Pad: []uint64{padA, padB}}
 	out, m, err := d.RunGEMM(ctx, words, a.raw, bRaw, setup, outBytes, groups, 2*float64(n)*float64(n)*float64(n), o.Timing)
 	if err != nil {
 		return Result{}, fmt.Errorf("coopmat: %v %v: %w", s, l.t, err)
-	}
-	if l.variant != variantFull {
-		return Result{Result: vk.Result{Probe: vk.ProbeCoopMatGEMM, Shape: s, Problem: vk.Problem{M: n, N: n, K: n}, OpsPerSecond: m.Rate,
-			Timing: m.Method, Repeats: m.Repeats, Tile: l.t.String()}}, errUnchecked
 	}
 	if o.tamper != nil {
 		o.tamper(vk.ProbeCoopMatGEMM, out)
@@ -355,20 +311,15 @@ func runCoop(ctx context.Context, d *vk.Device, l cmLayout, n uint32, o Options,
 	}, tile: l.t}, nil
 }
 
-// errUnchecked marks the timing of a diagnostic kernel variant, whose
-// output is wrong by design: it is never checked, reported or returned by Run.
-var errUnchecked = errors.New("diagnostic variant: output not checked")
-
-// operandCache keeps the random operands of the current component type, so
-// that consecutive shapes of one type share their inputs.
+// operandCache keeps the operands of one component type for the shapes
+// that share it.
 type operandCache struct {
 	typ  vk.ComponentType
 	ops  map[[2]uint32]operand
 	rows map[uint32][]byte // B transposed to row-major (K×N), by edge
 }
 
-// transposed returns bt's raw bytes (n×n elements of t, N×K row-major)
-// rearranged as K×N row-major, the row-major layout of B.
+// transposed is bt's bytes rearranged as K×N row-major.
 func (c *operandCache) transposed(t vk.ComponentType, n uint32, bt operand) []byte {
 	if c.rows == nil {
 		c.rows = map[uint32][]byte{}
@@ -381,8 +332,7 @@ func (c *operandCache) transposed(t vk.ComponentType, n uint32, bt operand) []by
 	return r
 }
 
-// transposeRaw transposes a rows×cols row-major matrix of size-byte
-// elements, in blocks of 64×64 for locality.
+// transposeRaw transposes a rows×cols row-major matrix of size-byte elements.
 func transposeRaw(raw []byte, rows, cols, size int) []byte {
 	const blk = 64
 	out := make([]byte, len(raw))
@@ -401,8 +351,7 @@ func transposeRaw(raw []byte, rows, cols, size int) []byte {
 	return out
 }
 
-// operands returns A, B (N×K, as the check reads it) and B's bytes in
-// l's layout for an n×n×n GEMM of l's shape, drawing them once.
+// operands returns A, B (N×K) and B's bytes in l's layout, drawn once.
 func (c *operandCache) operands(seed uint64, l cmLayout, n uint32) (a, bt operand, bRaw []byte) {
 	a = c.get(seed, l.s.A, n, 0)
 	bt = c.get(seed, l.s.B, n, 1)

@@ -5,29 +5,19 @@ import (
 	"time"
 )
 
-// Budgets of the tile search, on the host's clock: the longest one trial
-// (build the kernel, time it, check it) may be predicted to take, and the
-// time the trials of one shape may take together. Building is what grows
-// with the tile: a driver that lowers every MulAdd into vector code, as
-// lavapipe does, compiles for a time that grows at least in proportion to
-// the MulAdds of the loop body, and takes minutes over the tiles a GPU's
-// search prefers, while a GPU's whole search of a shape takes seconds, so
-// neither budget cuts that short (figures in docs/performance.md).
+// Budgets of the tile search on the host's clock: one trial (build, time,
+// check) as predicted, and one shape's trials together.
 const (
 	trialBudget = 20 * time.Second
 	shapeBudget = 60 * time.Second
 )
 
-// trialGuard keeps the tile search of one shape within its budgets: the
-// candidates come smallest first, each trial's duration is measured, and a
-// trial's duration is predicted from the last one's in proportion to the
-// MulAdds of their loop bodies. A trial predicted to outlast trialBudget,
-// or to take the shape's trials past shapeBudget, is not started. The
-// prediction decides only which candidates are tried; every figure still
-// comes from a trial that ran and passed its check.
+// trialGuard keeps one shape's search within its budgets: a trial's time is
+// predicted from the last one's in proportion to their MulAdds, and one
+// predicted past a budget is not started. It decides only what is tried.
 type trialGuard struct {
 	now          func() time.Time
-	trial, shape time.Duration // the budgets (0: no limit)
+	trial, shape time.Duration // the budgets
 	start        time.Time
 	spent        time.Duration // by the trials so far
 	lastCode     uint32        // MulAdds of the last trial (0: none yet)
@@ -38,9 +28,6 @@ func newTrialGuard(now func() time.Time) *trialGuard {
 	return &trialGuard{now: now, trial: trialBudget, shape: shapeBudget}
 }
 
-// unlimited lifts both budgets (a test's own candidate list runs whole).
-func (g *trialGuard) unlimited() { g.trial, g.shape = 0, 0 }
-
 // refuse says why a trial of code MulAdds should not start ("" when it
 // may, and then starts its clock). The first trial always may.
 func (g *trialGuard) refuse(code uint32) string {
@@ -49,9 +36,9 @@ func (g *trialGuard) refuse(code uint32) string {
 		basis := fmt.Sprintf("%d MulAdds a step against %d in a trial of %v: predicted %v",
 			code, g.lastCode, g.lastTook.Round(time.Millisecond), predicted.Round(100*time.Millisecond))
 		switch {
-		case g.trial > 0 && predicted > g.trial:
+		case predicted > g.trial:
 			return fmt.Sprintf("%s, over the %v a trial may take", basis, g.trial)
-		case g.shape > 0 && g.spent+predicted > g.shape:
+		case g.spent+predicted > g.shape:
 			return fmt.Sprintf("%s, and the shape's trials took %v of their %v", basis, g.spent.Round(100*time.Millisecond), g.shape)
 		}
 	}

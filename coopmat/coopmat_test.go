@@ -11,8 +11,9 @@ import (
 )
 
 // runCoopMat runs the search and the measurement of every shape of d at
-// o's sizes, and logs each result as a RESULT line (the line the
-// bench/coopmat harness writes too). Without VK_KHR_cooperative_matrix it
+// o's sizes, logs each result as a RESULT line (the line the
+// bench/coopmat harness writes too) and measures its tile again alone
+// (RunTile). Without VK_KHR_cooperative_matrix it
 // expects Run and Shapes to say so. In CI a shape the device reports must
 // run: lavapipe reports only shapes our kernels run.
 func runCoopMat(t *testing.T, d *vk.Device, o Options) {
@@ -52,5 +53,9 @@ func runCoopMat(t *testing.T, d *vk.Device, o Options) {
 			r.Shape, r.Problem, r.Tile, r.OpsPerSecond.Median/1e12, r.OpsPerSecond.Min/1e12, r.OpsPerSecond.Max/1e12,
 			r.OpsPerSecond.Samples, r.Timing, r.Repeats, r.Check.MaxError, r.Check.Tolerance, r.Check.Worst, r.Check.Elements,
 			time.Since(start).Round(time.Millisecond))
+		again, err := RunTile(context.Background(), d, s, r.tile, o)
+		if err != nil || again.Tile != r.Tile || again.Check.Elements == 0 {
+			t.Errorf("RunTile %v %v: %v (tile %q, %d elements checked)", s, r.Tile, err, again.Tile, again.Check.Elements)
+		}
 	}
 }

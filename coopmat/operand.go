@@ -15,10 +15,9 @@ type operand struct {
 	values []float64
 }
 
-// randomOperand draws n elements of type t from rng: floats uniform in
-// [-1, 1) rounded to t, integers uniform over t's whole range. Chunks are
-// drawn in parallel from streams seeded by rng, so the result depends only
-// on rng's state.
+// randomOperand draws n elements of type t: floats uniform in [-1, 1)
+// rounded to t, integers over t's whole range; the result depends only on
+// rng's state.
 func randomOperand(rng *rand.Rand, t vk.ComponentType, n int) operand {
 	op := operand{raw: make([]byte, n*t.Bytes()), values: make([]float64, n)}
 	const chunk = 1 << 20
@@ -35,7 +34,6 @@ func randomOperand(rng *rand.Rand, t vk.ComponentType, n int) operand {
 	return op
 }
 
-// fill draws elements lo…hi-1 of op.
 func fill(rng *rand.Rand, t vk.ComponentType, op operand, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		x := float32(rng.Float64()*2 - 1)
@@ -61,7 +59,6 @@ func fill(rng *rand.Rand, t vk.ComponentType, op operand, lo, hi int) {
 	}
 }
 
-// decode reads element i of raw output of type t.
 func decode(raw []byte, t vk.ComponentType, i int) float64 {
 	switch t {
 	case vk.Float32:

@@ -6,39 +6,26 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 )
 
-// Result is one cooperative-matrix GEMM that ran and passed its check,
-// with the tile the measured search chose.
+// Result is one cooperative-matrix GEMM that ran and passed its check.
 type Result struct {
 	vk.Result
-
-	// tile is the chosen tile itself, for Roofline.
 	tile CoopTile
 }
 
-// Options steer Run and Roofline: the shared raw-Vulkan options (timing,
-// GEMM edges, seed, checked lines, progress). The zero value measures the
-// default sizes.
+// Options steer Run, RunShape, RunTile and Roofline. The zero value
+// measures the default sizes.
 type Options struct {
 	vk.Options
-
-	// tamper, set by tests only, alters a kernel's raw output before its check.
-	tamper func(probe string, out []byte)
-	// inspect, set by the exploration harness only (explore_lead.go),
-	// receives what the driver compiled each cooperative-matrix GEMM into.
-	inspect func([]vk.Executable, error)
-	// coopTiles, set by the exploration harness only (ExploreShape),
-	// replaces the cooperative-matrix tile candidates of a shape.
-	coopTiles func(s vk.Shape) []CoopTile
+	tamper func(probe string, out []byte) // tests: alters output before its check
 }
 
-// searchOptions is o with the short timing used by tile searches.
+// searchOptions is o with the tile search's short timing.
 func (o Options) searchOptions() Options {
 	o.Timing = vk.Timing{Warmup: vk.MinWarmup, Samples: vk.MinSamples, SampleTime: 10 * time.Millisecond}
 	return o
 }
 
-// lines is the number of random rows and columns checked when the GEMM is
-// too large to check whole (Options.CheckLines, default 4).
+// lines is CheckLines, default 4.
 func (o Options) lines() int {
 	if o.CheckLines <= 0 {
 		return 4

@@ -10,22 +10,17 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// coopMatRooflinePrefix starts the name of a cooperative-matrix GEMM sweep
-// in the card's roofline section, e.g. "gemm.coopmat.fp16-fp32".
+// coopMatRooflinePrefix starts a sweep's name on the card, e.g.
+// "gemm.coopmat.fp16-fp32".
 const coopMatRooflinePrefix = "gemm.coopmat."
 
 // CoopMatProbe measures every cooperative-matrix GEMM shape the device
-// offers (Run: a short list of measured tile candidates, then the chosen tile at full size,
-// each checked) and sweeps K for the fastest of each combination of types
-// (Device.Roofline), the card's roofline entry for that GEMM. It
-// implements probe.Probe[*Device].
+// offers (Run) and sweeps K for the fastest of each combination of types
+// (Roofline). It implements probe.Probe[*vk.Device].
 type CoopMatProbe struct {
 	// Options steer the search and the measurement.
 	Options Options
-	// Software says the device is a software adapter: the K sweep builds
-	// a kernel per K, and a software adapter's compiler can take minutes
-	// for each, past the fence wait (docs/performance.md), so each sweep
-	// is a skip saying so.
+	// Software marks a software adapter, whose sweeps are skips.
 	Software bool
 }
 
@@ -35,10 +30,9 @@ func (CoopMatProbe) Name() string { return vk.ProbeCoopMatGEMM }
 // Version is ProbeVersion.
 func (CoopMatProbe) Version() string { return vk.ProbeVersion }
 
-// Run measures on d. Without VK_KHR_cooperative_matrix, or the features
-// its kernels need, the contribution is one skip saying the matrix path is
-// unreachable; a shape the kernels cannot run is a skip naming the shape.
-// A failed check, or a kernel that failed to run, is an error.
+// Run measures on d. A device without the extension or the features the
+// kernels need gives one skip; a shape the kernels cannot run, a skip
+// naming it. A failed check or kernel is an error.
 func (p CoopMatProbe) Run(ctx context.Context, d *vk.Device) (*probe.Contribution, error) {
 	res, skips, err := Run(ctx, d, p.Options)
 	if vk.IsSkip(err) {
@@ -71,8 +65,7 @@ func (p CoopMatProbe) Run(ctx context.Context, d *vk.Device) (*probe.Contributio
 	return c, nil
 }
 
-// sweep sweeps K for r and adds the sweep to c's roofline section; a sweep
-// with too few reduction lengths to draw a roofline is a skip saying so.
+// sweep adds r's K sweep to c, or a skip when it has too few points.
 func (p CoopMatProbe) sweep(ctx context.Context, d *vk.Device, r Result, c *probe.Contribution) error {
 	name := coopMatRooflinePrefix + coopMatTypes(r.Shape)
 	pts, err := Roofline(ctx, d, r, p.Options)
@@ -104,9 +97,7 @@ func (p CoopMatProbe) sweep(ctx context.Context, d *vk.Device, r Result, c *prob
 	return nil
 }
 
-// fastestPerTypes keeps, for each combination of input, accumulator and
-// result types, the matrix-engine result with the highest median rate, in
-// first-seen order: the GEMMs the probe sweeps.
+// fastestPerTypes keeps the fastest result of each combination of types.
 func fastestPerTypes(res []Result) []Result {
 	var out []Result
 	at := map[string]int{}
@@ -127,8 +118,7 @@ func fastestPerTypes(res []Result) []Result {
 	return out
 }
 
-// coopMatTypes names a shape's types, e.g. "fp16-fp32" (inputs, then the
-// result), "int8xuint8-int32" when the inputs differ.
+// coopMatTypes names a shape's types: "fp16-fp32", "int8xuint8-int32".
 func coopMatTypes(s vk.Shape) string {
 	name := vk.TypeName(s.A)
 	if s.B != s.A {

@@ -8,31 +8,22 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// RooflinePoint is one reduction length of a cooperative-matrix GEMM
-// sweep: an N×N×K GEMM with the tile the probe chose, its operations, the
-// bytes it must move at least (A and B read once, the result written
-// once) and what it achieved.
+// RooflinePoint is one N×N×K GEMM of a sweep.
 type RooflinePoint struct {
-	K uint32
-	// Ops is 2·N·N·K; Bytes the least traffic.
-	Ops, Bytes float64
-	// OpsPerSecond is the throughput over the samples.
-	OpsPerSecond schema.Stat
-	// Timing says how the samples were timed.
-	Timing schema.TimingMethod
-	// Check is the point's comparison with the CPU reference (passed).
-	Check vk.Check
+	K            uint32              // the reduction length
+	Ops, Bytes   float64             // 2·N·N·K; the least bytes moved (A, B and the result once)
+	OpsPerSecond schema.Stat         // the samples' throughput
+	Timing       schema.TimingMethod // how the samples were timed
+	Check        vk.Check            // the comparison with the CPU reference (passed)
 }
 
 // Intensity is the point's arithmetic intensity, operations per byte.
 func (p RooflinePoint) Intensity() float64 { return p.Ops / p.Bytes }
 
-// Roofline sweeps the reduction length of r's GEMM, a result of Run: the
-// same shape, tile and N = r.Problem.M, with K from the tile's BK (at
-// least 32) doubling up to N, from memory-bound (the result's traffic
-// dominates) to compute-bound. Each point's kernel is built for its K,
-// timed with the tile search's short policy (after the minimum warm-up)
-// and its output checked; a failed check wraps ErrCheckFailed.
+// Roofline sweeps the reduction length of r, a result of Run: its shape,
+// tile and N, with K doubling from the tile's BK (at least 32) up to N,
+// each point timed as the tile search times and checked; a failed check
+// wraps ErrCheckFailed.
 func Roofline(ctx context.Context, d *vk.Device, r Result, o Options) ([]RooflinePoint, error) {
 	if !r.MatrixEngine || r.tile.BK == 0 {
 		return nil, fmt.Errorf("coopmat: roofline of %s %v: not a cooperative-matrix GEMM result of Run", r.Probe, r.Shape)
@@ -59,8 +50,7 @@ func Roofline(ctx context.Context, d *vk.Device, r Result, o Options) ([]Rooflin
 	return out, nil
 }
 
-// rooflinePoint runs one N×N×k GEMM of layout l on the first N·k
-// elements of a and bt (the same random draw, a narrower shape).
+// rooflinePoint runs one N×N×k GEMM on the first N·k elements of a and bt.
 func rooflinePoint(ctx context.Context, d *vk.Device, l cmLayout, n, k uint32, a, bt operand, o Options) (RooflinePoint, error) {
 	s := l.s
 	if err := l.check(n, n, k, d.Info); err != nil {

@@ -185,7 +185,7 @@ func checkHiddenWork(t *testing.T, name string, normal, band, everywhere Rooflin
 }
 
 // hiddenWorkFile holds the three sweeps of TestRooflineHiddenWork as
-// recorded on lavapipe by TestRecordRooflineHiddenWork (-tags explore).
+// recorded on lavapipe by TestRecordRooflineHiddenWork (-gpu.record-roofline).
 const hiddenWorkFile = "testdata/roofline-hidden-work.json"
 
 // hiddenWorkRecord is what hiddenWorkFile holds.

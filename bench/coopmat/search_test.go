@@ -1,9 +1,5 @@
 //go:build explore
 
-// The exploration harness of the cooperative-matrix GEMM: the search and
-// its diagnostics, run on a GPU host (go test -c -tags explore -o
-// bin/coopmat.test ./bench/coopmat/; bench/coopmat.sh, bench/vkpeer.sh).
-
 package coopmat_test
 
 import (
@@ -20,18 +16,21 @@ import (
 
 // Flags for runs on a GPU host (-coopmat.size=8192).
 var (
-	flagSize   = flag.Uint("coopmat.size", 256, "GEMM edge for TestRunCoopMat")
+	flagSize   = flag.Uint("coopmat.size", 256, "GEMM edge of TestRunCoopMat and TestCoopLead")
 	flagSearch = flag.Uint("coopmat.search", 0, "GEMM edge of the tile search (0: min(size, 4096))")
 	flagShapes = flag.String("coopmat.shapes", "", "regexp: measure only the shapes whose name matches")
-	flagAll    = flag.Bool("coopmat.explore", false, "search every tile of the candidate space, not the default subset")
-	flagDiag   = flag.String("coopmat.variants", "", "regexp: for matching shapes, time diagnostic variants (no global loads, no MulAdds) of a few tiles")
 )
 
+// options are the harness's options: -coopmat.size and -coopmat.search,
+// seed 7, 20 ms samples, progress logged.
+func options(t *testing.T) coopmat.Options {
+	return coopmat.Options{Options: vk.Options{Size: uint32(*flagSize), SearchSize: uint32(*flagSearch), Seed: 7,
+		Timing: vk.Timing{SampleTime: 20 * time.Millisecond}, Progress: func(l string) { t.Log(l) }}}
+}
+
 // TestRunCoopMat searches and measures, at the flags' sizes, every shape
-// of the device that matches -coopmat.shapes (over the whole candidate
-// space with -coopmat.explore), logging each as the RESULT line
-// bench/coopmat.sh and bench/vkpeer.sh tabulate, then times the
-// diagnostic variants of the shapes matching -coopmat.variants.
+// of the device that matches -coopmat.shapes, logging each as the RESULT
+// line bench/coopmat.sh and bench/vkpeer.sh tabulate.
 func TestRunCoopMat(t *testing.T) {
 	d := vktest.Device(t)
 	shapes, err := d.Shapes()
@@ -41,20 +40,15 @@ func TestRunCoopMat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := coopmat.Options{Options: vk.Options{Size: uint32(*flagSize), SearchSize: uint32(*flagSearch), Seed: 7,
-		Timing: vk.Timing{SampleTime: 20 * time.Millisecond}, Progress: func(l string) { t.Log(l) }}}
-	run := coopmat.RunShape
-	if *flagAll {
-		run = coopmat.ExploreShape
-	}
-	match, diag := regexp.MustCompile(*flagShapes), regexp.MustCompile(*flagDiag)
+	o := options(t)
+	match := regexp.MustCompile(*flagShapes)
 	t.Logf("device %s driver %s %s, %d shapes", d.Info.Name, d.Info.DriverName, d.Info.DriverInfo, len(shapes))
 	for _, s := range shapes {
 		if !match.MatchString(s.String()) {
 			continue
 		}
 		start := time.Now()
-		r, err := run(context.Background(), d, s, o)
+		r, err := coopmat.RunShape(context.Background(), d, s, o)
 		switch {
 		case vk.IsSkip(err):
 			t.Logf("SKIP %v: %v", s, err)
@@ -64,11 +58,6 @@ func TestRunCoopMat(t *testing.T) {
 			continue
 		}
 		logResult(t, r, time.Since(start))
-		if *flagDiag != "" && diag.MatchString(s.String()) {
-			if err := coopmat.ExploreVariants(context.Background(), d, s, o, t.Logf); err != nil {
-				t.Error(err)
-			}
-		}
 	}
 }
 

@@ -9,32 +9,18 @@ import (
 	"github.com/everycycle/appraise/internal/measure/packed"
 )
 
-// dot4Kernel is the packed 8-bit dot-product throughput kernel
-// (SPV_KHR_integer_dot_product: OpSDot or OpUDot on 32-bit words read as
-// four 8-bit lanes, PackedVectorFormat4x8Bit, then OpIAdd into 32 bits,
-// which wraps; the saturating OpSDotAccSat would clamp these values). Each
-// invocation runs Chains independent chains, each a pair (a, b) of 32-bit
-// words advanced by Iters·Unroll rounds of two dependent dot-accumulates,
-//
-//	a += dot4(b, w);  b += dot4(a, w)
-//
-// with the packed weights w loaded from binding 0 (not a constant the
-// compiler could specialise on). Each half of a round adds a function of the
-// other word, so a round is invertible (a Feistel round): a chain never
-// collapses into a fixed point and both operands of every dot change every
-// step, so nothing can be hoisted. Start values depend on the invocation
-// index mod dotClasses only, so the host steps dotClasses·Chains chains to
-// know every output. Each invocation writes the FNV-1a fold of its words,
-// chain by chain, a then b.
+// dot4Kernel is the packed 8-bit dot-product kernel (OpSDot or OpUDot, then
+// a wrapping OpIAdd): each invocation runs Chains pairs (a, b) through
+// Iters·Unroll invertible rounds a += dot4(b, w); b += dot4(a, w), w loaded
+// from binding 0, starting by invocation index mod dotClasses, and writes
+// the FNV-1a fold of its words.
 type dot4Kernel struct {
 	Signed                       bool
 	Chains, Iters, Unroll, Local uint32
 }
 
-// Constants of the kernel: the packed weights (3, −5, 7, −11) signed and
-// (3, 5, 7, 11) unsigned, lowest byte first; the start seed; the number of
-// start classes; and the most rounds per chain a dispatch may run, which
-// bounds the host's stepping (dotClasses·Chains·dotMaxRounds rounds).
+// The packed weights (3, −5, 7, −11) and (3, 5, 7, 11), the start seed,
+// the start classes and the most rounds per chain.
 const (
 	dotWI8       uint32 = 0xF507FB03
 	dotWU8       uint32 = 0x0B070503
@@ -43,14 +29,10 @@ const (
 	dotMaxRounds        = 4096
 )
 
-// rounds is the rounds each chain runs per dispatch.
 func (k dot4Kernel) rounds() uint32 { return k.Iters * k.Unroll }
 
-// ops is the operation count of one invocation: two 4-wide dot products
-// accumulated per round, 8 operations each.
 func (k dot4Kernel) ops() float64 { return 2 * opsPerDot4 * float64(k.Chains) * float64(k.rounds()) }
 
-// weights is the packed w of the kernel's signedness.
 func (k dot4Kernel) weights() uint32 {
 	if k.Signed {
 		return dotWI8
@@ -58,22 +40,18 @@ func (k dot4Kernel) weights() uint32 {
 	return dotWU8
 }
 
-// input is binding 0's contents: the packed weights.
 func (k dot4Kernel) input() []byte { return binary.LittleEndian.AppendUint32(nil, k.weights()) }
 
-// dotStart is chain c's start pair in an invocation of class s.
 func dotStart(s, c uint32) (a, b uint32) {
 	a = s*0x9E3779B1 + c*0x85EBCA77 + dotSeed
 	return a, a*0x27D4EB2F + 0x165667B1
 }
 
-// round is one Feistel round on (a, b), wrapping modulo 2^32.
 func (k dot4Kernel) round(a, b uint32) (uint32, uint32) {
 	return packed.DotRound(a, b, k.weights(), k.Signed)
 }
 
-// table steps every chain of each start class through the kernel's rounds
-// and returns each class's output word.
+// table is each start class's output word.
 func (k dot4Kernel) table() [dotClasses]uint32 {
 	var t [dotClasses]uint32
 	var wg sync.WaitGroup
@@ -94,9 +72,8 @@ func (k dot4Kernel) table() [dotClasses]uint32 {
 	return t
 }
 
-// build emits the kernel; binding 0 holds the packed weights, binding 1 the
-// uint32 output, one per invocation. Dispatch (invocations/Local, 1, 1)
-// workgroups.
+// build emits the kernel: weights at binding 0, one uint32 out per
+// invocation at 1; dispatch (invocations/Local, 1, 1).
 func (k dot4Kernel) build(version uint32) []uint32 {
 	b := vk.NewBuilder(version)
 	mod, f := b.M, b.F

@@ -7,29 +7,25 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 )
 
-// fmaKernel is the fp64 FMA throughput kernel: each invocation runs Chains
-// independent chains x ← fma(x, fmaA, fmaB) for Iters·Unroll steps and writes
-// the sum of its chains. Chains start at fmaStart(gid, c), so every output is
-// reproducible on the CPU with math.FMA.
+// fmaKernel is the fp64 FMA kernel: each invocation runs Chains chains
+// x ← fma(x, fmaA, fmaB) for Iters·Unroll steps from fmaStart and writes
+// their sum.
 type fmaKernel struct {
 	Chains, Iters, Unroll, Local uint32
 }
 
-// The chain constants: x converges to fmaB/(1-fmaA) = 1 and stays in [0, 2].
+// x converges to fmaB/(1-fmaA) = 1 and stays in [0, 2].
 const (
 	fmaA = 0.999
 	fmaB = 0.001
 )
 
-// ops is the operation count of one invocation (an FMA is 2 operations).
 func (k fmaKernel) ops() float64 { return 2 * float64(k.Chains) * float64(k.Iters) * float64(k.Unroll) }
 
-// fmaStart is the start value of chain c in invocation gid.
 func fmaStart(gid, c uint32) float64 {
 	return float64(gid%1024)*(1.0/1024) + float64(c)*0.125
 }
 
-// reference computes invocation gid's output on the CPU.
 func (k fmaKernel) reference(gid uint32) float64 {
 	sum := 0.0
 	for c := uint32(0); c < k.Chains; c++ {
@@ -42,8 +38,8 @@ func (k fmaKernel) reference(gid uint32) float64 {
 	return sum
 }
 
-// build emits the kernel; binding 0 is the fp64 output, one per invocation.
-// Dispatch (invocations/Local, 1, 1) workgroups.
+// build emits the kernel: one fp64 out per invocation at binding 0;
+// dispatch (invocations/Local, 1, 1).
 func (k fmaKernel) build(version uint32) []uint32 {
 	b := vk.NewBuilder(version)
 	mod, f := b.M, b.F

@@ -7,37 +7,16 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 )
 
-// fma16Kernel is the fp16 FMA throughput kernel on packed vectors: each
-// invocation runs Chains independent chains of Lanes-wide 16-bit float
-// vectors (Lanes 2 or 4; GPUs with packed half math run a vec4 as two
-// 2-wide FMAs), each advanced by Iters·Unroll pairs
-//
-//	x ← fma(fma(x, 2, 6g), 0.5, −2g) = x + g
-//
-// with g = fp16Grid. Every value is an integer multiple of g small enough
-// for fp16's 11-bit significand (fp16MaxPairs caps the pairs), so each
-// product is a scaling by a power of two and each sum is exact: the result
-// is the same whether the driver fuses the FMA or not, and a chain ends at
-// its start plus pairs·g, a closed form that proves every FMA ran. The
-// invocation writes the FNV-1a fold of its final values' bit patterns.
-//
-// Form says how each step is written (fp16Form); every form computes the
-// same exact values, so one reference serves them all.
+// fma16Kernel is the fp16 FMA kernel: each invocation runs Chains chains of
+// Lanes-wide (2 or 4) fp16 vectors, each advanced by Iters·Unroll pairs
+// x ← fma(fma(x, 2, 6g), 0.5, −2g) = x + g (g = fp16Grid), every value
+// exact, and writes the FNV-1a fold of its final values' bits.
 type fma16Kernel struct {
 	Chains, Lanes, Iters, Unroll, Local uint32
 	Form                                fp16Form
 }
 
-// fp16Form is how a kernel writes each step x ← x·m + a. A driver decides
-// how vector half-precision arithmetic becomes instructions, and only a
-// measurement says which form it turns into packed (half2) FMAs.
-//
-// An earlier exploration form, x ← x·½ + 1 with constant operands as
-// OpFMul and OpFAdd, ran implausibly fast at any work size: a driver
-// reassociated each unrolled block of sixteen steps into one FMA
-// (docs/performance.md). Constant operands let a compiler fold; the loaded
-// forms take m and a from a buffer, so no step's operands are known when
-// the kernel is compiled.
+// fp16Form is how a kernel writes each step x ← x·m + a.
 type fp16Form int
 
 const (
@@ -45,52 +24,36 @@ const (
 	fp16FMA fp16Form = iota
 	// fp16FMALoaded is Fma with m and a loaded from binding 0.
 	fp16FMALoaded
-	// fp16MulAdd is OpFMul then OpFAdd with loaded operands, which a
-	// driver may contract into one FMA.
-	fp16MulAdd
-	// fp16MulAddSplit is fp16MulAdd decorated NoContraction: a multiply
-	// and an add, never fused. Its operations are counted the same way (a
-	// multiply and an add are one operation each, as an FMA is two).
-	fp16MulAddSplit
 )
 
 func (f fp16Form) String() string {
-	return [...]string{"fma", "fma-loaded", "mul-add", "mul-add-split"}[f]
+	return [...]string{"fma", "fma-loaded"}[f]
 }
 
-// loaded reports whether the form reads its operands from binding 0.
 func (f fp16Form) loaded() bool { return f != fp16FMA }
 
-// fp16Grid is g; fp16Offsets is the number of distinct chain starts (an
-// invocation's start class is its index mod 16, and it holds up to 32
-// lanes); fp16MaxPairs is the most pairs per chain that keep every value
-// exact (see fma16Kernel.exact).
+// fp16Grid is g; fp16Offsets the distinct chain starts (16 classes of up
+// to 32 lanes); fp16MaxPairs the most pairs that keep every value exact.
 const (
 	fp16Grid     = 0.25
 	fp16Offsets  = 512
 	fp16MaxPairs = 3580
 )
 
-// pairs is the FMA pairs each chain lane runs per dispatch.
 func (k fma16Kernel) pairs() uint32 { return k.Iters * k.Unroll }
 
-// ops is the operation count of one invocation: two FMAs per pair, each 2
-// operations per lane.
 func (k fma16Kernel) ops() float64 {
 	return 2 * opsPerFMA * float64(k.Chains) * float64(k.Lanes) * float64(k.pairs())
 }
 
-// base is the start of every chain before its offset, in units of g: the
-// chains run from base … base+511 up to base+511+pairs, centred on zero.
+// base is every chain's start before its offset, in units of g, so that
+// the chains are centred on zero.
 func (k fma16Kernel) base() int32 { return -int32(k.pairs()/2) - fp16Offsets/2 }
 
-// offset is the start offset of lane l of chain c in invocation gid.
 func (k fma16Kernel) offset(gid, c, l uint32) uint32 { return (gid&15)<<5 + k.Lanes*c + l }
 
-// exact reports whether every value of every chain is an integer multiple
-// of g within fp16's significand. From x = n·g a pair makes (2n+6)·g =
-// (n+3)·2g, then (n+3)·g, then (n+1)·g; all are exact while |n+3| and |n|
-// stay at most 2^11.
+// exact reports whether every value of every chain stays an exact multiple
+// of g: a pair from n·g passes (n+3)·2g and (n+3)·g, exact while |n+3| ≤ 2^11.
 func (k fma16Kernel) exact() bool {
 	lo, hi := int64(k.base()), int64(k.base())+fp16Offsets-1+int64(k.pairs())
 	return -lo <= 2048 && hi+2 <= 2048 && k.Chains*k.Lanes <= 32
@@ -109,15 +72,12 @@ func (k fma16Kernel) reference(gid uint32) uint32 {
 	return h
 }
 
-// fp16At is the binary16 bit pattern of n·g (exact for |n| ≤ 2^11).
 func fp16At(n int64) uint16 { return vk.F16Bits(float32(float64(n) * fp16Grid)) }
 
-// fp16Operands are the loaded forms' operands, in the order of binding 0's
-// words: m and a of a pair's first step, then of its second.
+// fp16Operands are the loaded forms' m and a of a pair's two steps.
 var fp16Operands = [4]float32{2, 6 * fp16Grid, 0.5, -2 * fp16Grid}
 
-// input is binding 0 of the loaded forms: each operand as a pair of equal
-// binary16 halves in one little-endian word.
+// input is binding 0 of the loaded forms: each operand twice in a word.
 func (k fma16Kernel) input() []byte {
 	out := make([]byte, 0, 4*len(fp16Operands))
 	for _, v := range fp16Operands {
@@ -127,9 +87,8 @@ func (k fma16Kernel) input() []byte {
 	return out
 }
 
-// build emits the kernel; the output (binding 0, or 1 after the loaded
-// forms' operands) is one uint32 per invocation. Dispatch
-// (invocations/Local, 1, 1) workgroups.
+// build emits the kernel: one uint32 out per invocation (binding 0, or 1
+// after the loaded operands); dispatch (invocations/Local, 1, 1).
 func (k fma16Kernel) build(version uint32) []uint32 {
 	b := vk.NewBuilder(version)
 	mod, f := b.M, b.F
@@ -167,18 +126,7 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 		x := f.Binary(spirv.OpFMul, hv, f.Value(spirv.OpConvertSToF, hv, uint32(n)), half(b, hv, k.Lanes, fp16Grid))
 		carried[c] = spirv.Carried{Type: hv, Init: x}
 	}
-	step := func(x, m, a spirv.ID) spirv.ID {
-		if k.Form == fp16FMA || k.Form == fp16FMALoaded {
-			return f.ExtInst(hv, b.Glsl, spirv.GLSLFma, x, m, a)
-		}
-		p := f.Binary(spirv.OpFMul, hv, x, m)
-		s := f.Binary(spirv.OpFAdd, hv, p, a)
-		if k.Form == fp16MulAddSplit {
-			mod.Decorate(p, spirv.DecorationNoContraction)
-			mod.Decorate(s, spirv.DecorationNoContraction)
-		}
-		return s
-	}
+	step := func(x, m, a spirv.ID) spirv.ID { return f.ExtInst(hv, b.Glsl, spirv.GLSLFma, x, m, a) }
 	xs := f.Loop(b.C(k.Iters), carried, func(_ spirv.ID, xs []spirv.ID) []spirv.ID {
 		next := append([]spirv.ID(nil), xs...)
 		for range k.Unroll {
@@ -210,8 +158,6 @@ func (k fma16Kernel) build(version uint32) []uint32 {
 	return b.Finish(k.Local, 1, 1)
 }
 
-// half returns the constant of type hv (an fp16 vector of n lanes) with
-// every lane v.
 func half(b *vk.Builder, hv spirv.ID, n uint32, v float64) spirv.ID {
 	s := b.M.ConstBits(b.M.TypeFloat(16), uint32(vk.F16Bits(float32(v))))
 	return b.M.ConstComposite(hv, repeat(s, n)...)

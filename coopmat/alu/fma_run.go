@@ -14,7 +14,7 @@ import (
 // error wrapping ErrFeatureMissing.
 func RunFMA64(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 	if !d.Enabled.Float64 {
-		return vk.Result{}, fmt.Errorf("coopmat: %s: shaderFloat64: %w", vk.ProbeFMA64, vk.ErrFeatureMissing)
+		return vk.Result{}, fmt.Errorf("%s: shaderFloat64: %w", vk.ProbeFMA64, vk.ErrFeatureMissing)
 	}
 	inv, steps := o.FMAInvocations, o.FMASteps
 	if inv == 0 {
@@ -29,14 +29,14 @@ func RunFMA64(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 	out, m, err := d.RunKernel(ctx, k.build(vk.SpirvVersion(d.Info.API)), nil, vk.KernelSetup{}, uint64(inv)*8,
 		[3]uint32{inv / k.Local, 1, 1}, k.ops()*float64(inv), o.Timing)
 	if err != nil {
-		return vk.Result{}, fmt.Errorf("coopmat: %s: %w", vk.ProbeFMA64, err)
+		return vk.Result{}, fmt.Errorf("%s: %w", vk.ProbeFMA64, err)
 	}
 	if o.tamper != nil {
 		o.tamper(vk.ProbeFMA64, out)
 	}
 	c, err := checkFMA(k, out, inv, o.Seed)
 	if err != nil {
-		return vk.Result{}, fmt.Errorf("coopmat: %s: %w", vk.ProbeFMA64, err)
+		return vk.Result{}, fmt.Errorf("%s: %w", vk.ProbeFMA64, err)
 	}
 	return vk.Result{
 		Probe: vk.ProbeFMA64, Shape: vk.Shape{M: 1, N: 1, K: 1, A: vk.Float64, B: vk.Float64, C: vk.Float64, Result: vk.Float64},
@@ -45,12 +45,11 @@ func RunFMA64(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 	}, nil
 }
 
-// fmaTolerance is the relative tolerance of the FMA check: the chains
-// contract (×0.999 per step), so a fused-vs-unfused rounding difference of
-// one ulp per step stays below ulp/(1−0.999) ≈ 1000 ulp ≈ 2e-13.
+// fmaTolerance is the FMA check's relative tolerance: the chains contract
+// ×0.999 a step, so an ulp of rounding a step stays within 1000 ulp.
 const fmaTolerance = 1e-11
 
-// checkFMA compares 4096 sampled invocations (all when fewer) with the CPU.
+// checkFMA compares up to 4096 sampled invocations with the CPU.
 func checkFMA(k fmaKernel, out []byte, inv uint32, seed uint64) (vk.Check, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x666d61))
 	var c vk.Check

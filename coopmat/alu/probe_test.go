@@ -3,6 +3,7 @@ package alu
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/everycycle/appraise/coopmat/vk"
@@ -12,7 +13,8 @@ import (
 
 // TestVectorProbes: each vector probe's contribution is either one checked
 // precision entry named for it, with its probe record, or one skip saying
-// why, never both; a corrupted output is an error, never a figure.
+// why, never both; a corrupted output is an error, never a figure. Errors
+// and skips begin with the probe's name.
 func TestVectorProbes(t *testing.T) {
 	d := vktest.Device(t)
 	ps := VectorProbes(smallOptions())
@@ -28,7 +30,7 @@ func TestVectorProbes(t *testing.T) {
 		case len(c.Skipped) == 1 && len(c.Precisions) == 0:
 			s := c.Skipped[0]
 			t.Logf("SKIP %s %s: %s", s.Probe, s.Item, s.Reason)
-			if s.Probe != p.Name() || s.Item != p.Item() || s.Reason == "" || len(c.Probes) != 0 {
+			if s.Probe != p.Name() || s.Item != p.Item() || !strings.HasPrefix(s.Reason, p.Name()+": ") || len(c.Probes) != 0 {
 				t.Errorf("%s: skip %+v, probes %+v", p.Name(), s, c.Probes)
 			}
 			continue
@@ -54,8 +56,8 @@ func TestVectorProbes(t *testing.T) {
 			}
 			out[len(out)/2+top] ^= 0x40
 		}
-		if _, err := bad.Run(context.Background(), d); !errors.Is(err, vk.ErrCheckFailed) {
-			t.Errorf("%s with a corrupted output: err = %v, want ErrCheckFailed", p.Name(), err)
+		if _, err := bad.Run(context.Background(), d); !errors.Is(err, vk.ErrCheckFailed) || !strings.HasPrefix(err.Error(), p.Name()+": ") {
+			t.Errorf("%s with a corrupted output: err = %v, want ErrCheckFailed naming the probe", p.Name(), err)
 		}
 	}
 }

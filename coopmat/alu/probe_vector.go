@@ -8,9 +8,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// VectorProbe is one vector-ALU kernel of plain SPIR-V through raw Vulkan,
-// for the precisions WebGPU's compiler cannot reach (fp64, fp16, packed
-// 8-bit dot products). It implements probe.Probe[*Device].
+// VectorProbe is one vector-ALU kernel. It implements probe.Probe[*vk.Device].
 type VectorProbe struct {
 	name, item, op, counting string
 	run                      func(context.Context, *vk.Device, Options) (vk.Result, error)
@@ -18,9 +16,7 @@ type VectorProbe struct {
 	Options Options
 }
 
-// VectorProbes are the vector-ALU probes in the order the card lists
-// them, each steered by o: fp64 FMA, fp16 FMA, signed and unsigned 4×8-bit
-// dot products.
+// VectorProbes are the vector-ALU probes in the card's order, steered by o.
 func VectorProbes(o Options) []VectorProbe {
 	dot := func(signed bool) func(context.Context, *vk.Device, Options) (vk.Result, error) {
 		return func(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
@@ -44,9 +40,8 @@ func (VectorProbe) Version() string { return vk.ProbeVersion }
 // Item names what the probe measures as its skips name it, e.g. "fma fp64".
 func (p VectorProbe) Item() string { return p.item }
 
-// Run measures the kernel on d: a precision entry carrying the exact check
-// the kernel passed. A device without the feature or extension the kernel
-// needs gives a skip saying which; a failed check is an error.
+// Run measures the kernel on d: a checked precision entry, or a skip where
+// d lacks what the kernel needs; a failed check is an error.
 func (p VectorProbe) Run(ctx context.Context, d *vk.Device) (*probe.Contribution, error) {
 	r, err := p.run(ctx, d, p.Options)
 	switch {

@@ -139,8 +139,8 @@ func containsRun(words, run []uint32) bool {
 }
 
 // TestFMA16EveryForm runs every way of writing the fp16 step (constant or
-// loaded operands, fused or multiply-and-add, contractable or not) in vec2
-// and vec4 lanes, each checked exactly against the same closed form.
+// loaded operands) in vec2 and vec4 lanes, each checked exactly against
+// the same closed form.
 func TestFMA16EveryForm(t *testing.T) {
 	d := vktest.Device(t)
 	if !d.Enabled.Float16 {
@@ -162,7 +162,7 @@ func TestFMA16EveryForm(t *testing.T) {
 // invocation.
 func fma16Explore() []fma16Kernel {
 	var out []fma16Kernel
-	for _, f := range []fp16Form{fp16FMA, fp16FMALoaded, fp16MulAdd, fp16MulAddSplit} {
+	for _, f := range []fp16Form{fp16FMA, fp16FMALoaded} {
 		out = append(out, fma16Kernel{Chains: 16, Lanes: 2, Unroll: 8, Local: 256, Form: f},
 			fma16Kernel{Chains: 8, Lanes: 4, Unroll: 8, Local: 256, Form: f})
 	}

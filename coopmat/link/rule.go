@@ -8,35 +8,19 @@ import (
 	vulkan "github.com/everycycle/appraise/coopmat/vk"
 )
 
-// The rule: each figure family (bulk host → device, bulk device → host, the
-// pinned 1 MiB upload, the empty dispatch) has a short list of candidate
-// paths, picked by what the device offers and never by its vendor or
-// model. A timed trial of the candidates, round robin, decides within
-// familyBudget; the faster is kept and sampled afresh, so the signed
-// figure is not the trial's (the larger of several medians is biased
-// upward), and the others' trial figures are named beside it. The search
-// over every path is explore*.go here (explore build tag only), driven by
-// bench/linkpaths.
+// The rule: each figure family has a few candidate paths, picked by what
+// the device offers, never by its model; a round-robin trial within
+// familyBudget keeps the faster, which is then sampled afresh.
 
-// features are what the rule reads from a device.
+// features are what the rule reads from a device (featuresOf).
 type features struct {
-	// hostImport: the device imports host memory
-	// (VK_EXT_external_memory_host), so a kernel can pull from pages we
-	// map ourselves.
-	hostImport bool
-	// deviceMapped: a memory type is device-local and host-visible (the
-	// device's memory through a PCI BAR), so the host can store into it.
-	deviceMapped bool
-	// copyQueue: a transfer-only queue family, the device's copy engines.
-	copyQueue bool
-	// noKernel leaves out the kernel's bulk routes
-	// (TransferOptions.NoKernelRoutes).
-	noKernel bool
-	// cores is GOMAXPROCS, the most host writers.
-	cores int
+	hostImport   bool // VK_EXT_external_memory_host imports our pages
+	deviceMapped bool // a device-local memory type is host-visible
+	copyQueue    bool // a transfer-only queue family
+	noKernel     bool // TransferOptions.NoKernelRoutes
+	cores        int  // GOMAXPROCS, the most host writers
 }
 
-// featuresOf reads d's features.
 func featuresOf(d *vulkan.Device, o TransferOptions) features {
 	_, imp := d.HostImportAlign()
 	_, _, mapped := d.DeviceMappedType(^uint32(0))
@@ -44,22 +28,15 @@ func featuresOf(d *vulkan.Device, o TransferOptions) features {
 		noKernel: o.NoKernelRoutes, cores: runtime.GOMAXPROCS(0)}
 }
 
-// bulkSpec is one bulk candidate: a route (nil for the host's stores into
-// device-mapped memory) and the host memory it uploads from. Downloads
-// always land in host-cached memory, which the host reads back fast
-// enough to check.
+// bulkSpec is a bulk candidate: a route (nil for the host's stores into
+// device-mapped memory) and the host memory it uploads from.
 type bulkSpec struct {
 	route *route
 	from  vulkan.HostKind
 }
 
-// bulkCandidates are the bulk candidates for f on a device whose compute
-// queue is compute and copy queue (nil without one) is copyQ: the kernel
-// pulling from imported host memory where the device imports it (else
-// host-cached) and pushing into host-cached memory; a copy command
-// between host-cached and device memory, on the copy engines where the
-// device has them; and, uploads only, the host's stores into device-mapped
-// memory where it has that.
+// bulkCandidates are the kernel's pull and push (from imported memory where
+// f allows), a copy (on copyQ where f has it), and the host's stores.
 func bulkCandidates(f features, compute, copyQ *vulkan.Queue) []bulkSpec {
 	var cs []bulkSpec
 	if !f.noKernel {
@@ -80,23 +57,17 @@ func bulkCandidates(f features, compute, copyQ *vulkan.Queue) []bulkSpec {
 	return cs
 }
 
-// uploadSpec is one pinned 1 MiB upload candidate: the host's stores by
-// writers goroutines into device-mapped memory, or (writers 0) a
-// pre-recorded copy or kernel pull from host-cached staging on the compute
-// queue, waited for by spinning on its fence (the wait a latency wants).
+// uploadSpec is a 1 MiB upload candidate: the host's stores by writers
+// goroutines, or (writers 0) the compute queue's copy or kernel pull.
 type uploadSpec struct {
 	shader  bool
 	writers int
 }
 
-// uploadWriters is the most host writers of a 1 MiB upload: enough to
-// keep several stores in flight, few enough that waking them costs less
-// than the stores.
+// uploadWriters is the most host writers of a 1 MiB upload.
 const uploadWriters = 4
 
-// uploadCandidates are the 1 MiB upload candidates for f: the host's
-// stores into device-mapped memory where the device has it, the compute
-// queue's copy, and its kernel's pull (unless f leaves kernels out).
+// uploadCandidates are the host's stores, the copy and the kernel's pull, as f allows.
 func uploadCandidates(f features) []uploadSpec {
 	var cs []uploadSpec
 	if f.deviceMapped {
@@ -114,25 +85,20 @@ func dispatchCandidates() []vulkan.FenceWait {
 	return []vulkan.FenceWait{vulkan.FenceSpin, vulkan.FenceBlock}
 }
 
-// familyBudget bounds one family's decision: its warm-up and trial rounds.
+// familyBudget bounds a family's warm-up and trial.
 const familyBudget = 2 * time.Second
 
-// trial is the timed contest of a family's candidates: rounds of every
-// candidate, round robin so that drift in the machine hits them alike,
-// the first discard rounds not kept, at most keep rounds kept, and no
-// round started that the last round's time says would end past budget
-// (counted from the family's start, its warm-up included) once one round
-// is kept.
+// trial is a family's contest: rounds of every candidate, the first
+// discard not kept, at most keep kept, and once one is kept no round
+// started that the last one's time says would end past budget.
 type trial struct {
 	budget        time.Duration
 	discard, keep int
-	// now is the clock (time.Now; a test's recorded timings).
-	now func() time.Time
+	now           func() time.Time
 }
 
-// run runs the trial from start: round(kept) runs one round of every
-// candidate, kept saying whether its times count. It returns the rounds
-// kept.
+// run runs the trial from start, round(kept) running one round of every
+// candidate, and returns the rounds kept.
 func (t trial) run(ctx context.Context, start time.Time, round func(kept bool) error) (int, error) {
 	kept := 0
 	var last time.Duration
@@ -155,8 +121,6 @@ func (t trial) run(ctx context.Context, start time.Time, round func(kept bool) e
 	return kept, nil
 }
 
-// Trials of the families: a few large bulk rounds; many short latency
-// rounds, the first discarded.
 func bulkTrial(quick bool) trial {
 	t := trial{budget: familyBudget, keep: 5, now: time.Now}
 	if quick {

@@ -11,70 +11,43 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// TransferResult holds the figures of MeasureTransfer, every one checked:
-// the host link in both directions, the latency of a 1 MiB upload from
-// pinned memory and the round trip of an empty compute dispatch, each on
-// the path its family's trial kept (rule.go).
+// TransferResult holds MeasureTransfer's figures, each checked and on the
+// path its family's trial kept.
 type TransferResult struct {
-	// HostToDevice is host memory → a device-local buffer, in bytes/s
-	// (decimal: 1e9 bytes/s is 1 GB/s).
-	HostToDevice Family
-	// DeviceToHost is a device-local buffer → host-cached memory, in
-	// bytes/s.
-	DeviceToHost Family
-	// TransferBytes is the size of one timed bulk transfer, in bytes.
+	// HostToDevice and DeviceToHost are bulk moves between host memory and
+	// a device-local buffer, in bytes/s.
+	HostToDevice, DeviceToHost Family
+	// TransferBytes is one bulk transfer's size, in bytes.
 	TransferBytes uint64
-	// Upload1MiBPinned is the time to move 1 MiB (1,048,576 bytes) already
-	// in host memory (as in CUDA's pinned memory, WebGPU's mapped staging)
-	// into device memory, in seconds, from the host's view: on a queue,
-	// submit of a pre-recorded copy (or pull kernel) until its fence
-	// signalled; on the host-write path, the host's stores into
-	// device-mapped memory until every writer has read its last word back
-	// from the device.
+	// Upload1MiBPinned is a 1 MiB upload of data already in host memory,
+	// in seconds on the host's clock: until its fence, or until every
+	// host writer read its last word back.
 	Upload1MiBPinned Family
-	// EmptySubmit is the round trip of a pre-recorded one-invocation
-	// compute dispatch, in seconds: submit until its fence signalled, by
-	// the host clock.
+	// EmptySubmit is an empty dispatch's round trip, in seconds: submit
+	// until its fence, on the host's clock.
 	EmptySubmit Family
-	// CheckedWords is the number of 32-bit words compared with what was
-	// sent, over every bulk round, every 1 MiB upload and the dispatch
-	// counter, trials included.
+	// CheckedWords is the 32-bit words compared, trials included.
 	CheckedWords uint64
 }
 
-// Family is one figure's kept path and its trial.
+// Family is one figure's kept path, its trial, and the other candidates.
 type Family struct {
-	// Candidate is the kept path; its Trial decided the family.
 	Candidate
-	// Stat is the kept path sampled afresh after the trial: the figure
-	// signed.
+	// Stat is the kept path sampled afresh after the trial: the figure.
 	Stat schema.Stat
-	// Others are the other candidates, as their trial measured them.
+	// Others are the other candidates as their trial measured them.
 	Others []Candidate
 }
 
-// Candidate is one candidate path as a family's trial measured it.
+// Candidate is one path as a family's trial measured it.
 type Candidate struct {
-	// Path names the path. Bulk: "vulkan-mapped-", the route ("copy." and
-	// the queue whose copy command moved the data, "compute-queue" or
-	// "transfer-queue" (a transfer-only family, the copy engines);
-	// "pull.compute-queue" and "push.compute-queue", a kernel whose
-	// invocations load host memory into device memory or store device
-	// memory into host memory; "write.cpu", the host's stores), "." and
-	// the host memory ("host-cached": HOST_CACHED, as pinned memory;
-	// "host-imported": memory we map, 2 MiB aligned and advised for
-	// transparent huge pages, imported through VK_EXT_external_memory_host;
-	// "device-mapped": device memory the host maps). Upload:
-	// "vulkan-pinned-", the route, the memory and the wait
-	// ("fence-spin"; "read-back" for the host's stores, each writer reading
-	// its last word back). Dispatch: "vulkan-dispatch." and the wait
-	// ("fence-wait": vkWaitForFences; "fence-spin": vkGetFenceStatus until
-	// signalled).
+	// Path names the path: a prefix (transferPathPrefix, pinnedPathPrefix,
+	// dispatchPathPrefix), the route (route.name, writeRoute), the host
+	// memory (vk.HostMemory.Name) and, for latencies, the wait.
 	Path string
-	// Trial is the path's figure in the trial (unit as the family's).
+	// Trial is the path's figure in the trial, in the family's unit.
 	Trial schema.Stat
-	// Timing is how it was timed: GPU timestamps around each bulk move
-	// when the queue has them, else the host clock.
+	// Timing is GPU timestamps where the queue has them, else the host clock.
 	Timing schema.TimingMethod
 }
 
@@ -103,7 +76,6 @@ type TransferOptions struct {
 	tamper func(what string, data []byte)
 }
 
-// warmup is o.Warmup, or MinWarmup when it is 0.
 func (o TransferOptions) warmup() time.Duration {
 	if o.Warmup > 0 {
 		return o.Warmup
@@ -111,44 +83,35 @@ func (o TransferOptions) warmup() time.Duration {
 	return vulkan.MinWarmup
 }
 
-// progress tells o.Progress, when set, the step starting.
 func (o TransferOptions) progress(format string, args ...any) {
 	if o.Progress != nil {
 		o.Progress(fmt.Sprintf(format, args...))
 	}
 }
 
-// Sizes and sample counts of MeasureTransfer.
+// Sizes and sample counts of MeasureTransfer; latencyWarm runs are
+// discarded before a latency's samples.
 const (
-	transferMaxBytes = 256 << 20
-	transferMinBytes = 1 << 20
-	transferAlign    = 4096
-	// transferSamples and transferQuickSamples are the bulk samples kept.
+	transferMaxBytes     = 256 << 20
+	transferMinBytes     = 1 << 20
+	transferAlign        = 4096
 	transferSamples      = 7
 	transferQuickSamples = 3
-	// latencyWarm uploads or submits are discarded before the samples.
-	latencyWarm         = 20
-	latencySamples      = 101
-	latencyQuickSamples = 21
-	latencyUploadBytes  = 1 << 20
-	transferPathPrefix  = "vulkan-mapped-"
-	pinnedPathPrefix    = "vulkan-pinned-"
-	dispatchPathPrefix  = "vulkan-dispatch."
-	transferWarmCopies  = 4 // round trips per warm-up submission
-	// transferParallelMinW is the fewest words filled or compared by
-	// several goroutines: above 1 MiB, so that the fresh data of a 1 MiB
-	// upload is written by the goroutine that copies it.
-	transferParallelMinW = 1 << 20
+	latencyWarm          = 20
+	latencySamples       = 101
+	latencyQuickSamples  = 21
+	latencyUploadBytes   = 1 << 20
+	transferPathPrefix   = "vulkan-mapped-"
+	pinnedPathPrefix     = "vulkan-pinned-"
+	dispatchPathPrefix   = "vulkan-dispatch."
+	transferWarmCopies   = 4       // round trips per warm-up submission
+	transferParallelMinW = 1 << 20 // fewest words split over goroutines (a 1 MiB upload stays on one)
 )
 
-// MeasureTransfer measures the host link through raw Vulkan: bulk moves
-// between mapped host memory and a device-local buffer in both directions,
-// the latency of a 1 MiB upload from pinned memory and the round trip of
-// an empty dispatch, each family on the faster of its few candidates
-// (rule.go). Every round of bulk moves sends a new pattern and poisons the
-// host buffer before moving it back, and every upload and dispatch is read
-// back outside the timed regions; a mismatch returns an error wrapping
-// ErrCheckFailed.
+// MeasureTransfer measures the host link both ways, the pinned 1 MiB upload
+// and the empty dispatch, each family on the faster of its candidates.
+// Every move is checked outside the timed region; a mismatch is an error
+// wrapping ErrCheckFailed.
 func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (TransferResult, error) {
 	n, err := transferBytes(o.Bytes, d.Info)
 	if err != nil {
@@ -156,23 +119,23 @@ func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (
 	}
 	res := TransferResult{TransferBytes: n}
 	if err := measureBulk(ctx, d, n, o, &res); err != nil {
-		return TransferResult{}, fmt.Errorf("coopmat: transfer: %w", err)
+		return TransferResult{}, fmt.Errorf("%s: %w", ProbeHostLink, err)
 	}
 	if err := measureUpload(ctx, d, o, &res); err != nil {
-		return TransferResult{}, fmt.Errorf("coopmat: transfer: pinned 1 MiB upload: %w", err)
+		return TransferResult{}, fmt.Errorf("%s: pinned 1 MiB upload: %w", ProbeLaunch, err)
 	}
 	if err := measureSubmit(ctx, d, o, &res); err != nil {
-		return TransferResult{}, fmt.Errorf("coopmat: transfer: empty submit: %w", err)
+		return TransferResult{}, fmt.Errorf("%s: empty dispatch: %w", ProbeLaunch, err)
 	}
 	return res, nil
 }
 
-// transferBytes checks a requested transfer size, or picks one: 256 MiB,
-// halved until four of it fit the device-local heap (its budget if known).
+// transferBytes checks want, or picks 256 MiB halved until four fit the
+// device-local heap (its budget if known).
 func transferBytes(want uint64, info vulkan.DeviceInfo) (uint64, error) {
 	if want != 0 {
 		if want < transferMinBytes || want%transferAlign != 0 {
-			return 0, fmt.Errorf("coopmat: transfer: %d bytes: want a multiple of %d, at least %d", want, transferAlign, transferMinBytes)
+			return 0, fmt.Errorf("%s: %d-byte transfer: want a multiple of %d, at least %d", ProbeHostLink, want, transferAlign, transferMinBytes)
 		}
 		return want, nil
 	}
@@ -185,18 +148,16 @@ func transferBytes(want uint64, info vulkan.DeviceInfo) (uint64, error) {
 		n /= 2
 	}
 	if 4*n > limit {
-		return 0, fmt.Errorf("coopmat: transfer: device-local memory of %d bytes holds no %d-byte transfer", limit, n)
+		return 0, fmt.Errorf("%s: device-local memory of %d bytes holds no %d-byte transfer", ProbeHostLink, limit, n)
 	}
 	return n, nil
 }
 
-// poisonWord overwrites the host buffer before a download. Its low bit is
-// clear, so it is no pattern word.
+// poisonWord overwrites a host buffer before a download; no pattern word
+// equals it (its low bit is clear).
 const poisonWord = 0xdeadbeee
 
-// patternKey is round r's key: a 64-bit mix of r (MurmurHash3's
-// finaliser), so that the keys of consecutive rounds differ in about half
-// their bits.
+// patternKey is round r's key, MurmurHash3's finaliser of r.
 func patternKey(r uint32) uint64 {
 	x := uint64(r) + 0x9e3779b97f4a7c15
 	x ^= x >> 33
@@ -206,16 +167,12 @@ func patternKey(r uint32) uint64 {
 	return x ^ x>>33
 }
 
-// patternAt is word i of the pattern with key k: the high half of
-// (i XOR k) times an odd constant (a bijection of 64-bit words, so under
-// one key no two indices give the same product), with the low bit set. One
-// multiply per word: the host fills and checks every word of every
-// transfer, and this is the cost it pays per word.
+// patternAt is word i of key k's pattern: no two indices share a product
+// under one key, and the low bit is set.
 func patternAt(k uint64, i int) uint32 {
 	return uint32((uint64(i)^k)*0x9e3779b97f4a7c15>>32) | 1
 }
 
-// fillPattern writes round r's pattern into w.
 func fillPattern(w []uint32, r uint32) {
 	k := patternKey(r)
 	_ = parallel(len(w), func(lo, hi int) error {
@@ -226,7 +183,6 @@ func fillPattern(w []uint32, r uint32) {
 	})
 }
 
-// fillWord writes v into every word of w.
 func fillWord(w []uint32, v uint32) {
 	_ = parallel(len(w), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
@@ -250,8 +206,8 @@ func checkPattern(w []uint32, r uint32) error {
 	})
 }
 
-// parallel runs fn over [0, n) split into one range per CPU (one range
-// when n is small) and returns the first range's error.
+// parallel runs fn over [0, n) in one range per CPU (one when n is small)
+// and returns the first error.
 func parallel(n int, fn func(lo, hi int) error) error {
 	parts := 1
 	if n >= transferParallelMinW {

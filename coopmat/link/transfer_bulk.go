@@ -12,10 +12,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// bulk is the buffers and the pre-recorded moves of one bulk candidate
-// on a route: uploads from src (host memory of kind), downloads into back
-// (host-cached memory, which the host reads fast enough to check; src
-// itself when src is driver-allocated cached memory).
+// bulk is one bulk candidate's buffers and recorded moves: uploads from
+// src, downloads into back (host-cached; src itself when src is).
 type bulk struct {
 	d          *vulkan.Device
 	r          route
@@ -38,16 +36,14 @@ type bulkPath interface {
 	paths() (up, down Candidate)
 	// warmOnce moves data unchecked, for a warm-up.
 	warmOnce() error
-	// once runs one checked round: the upload's seconds and the
-	// download's (0 when it only uploads).
+	// once runs one checked round: upload and download seconds (0: none).
 	once() (up, down float64, err error)
 	words() uint64
 	release()
 }
 
-// measureBulk fills res's bulk figures: a trial of the bulk candidates
-// (bulkCandidates, those the device has memory for) decides each
-// direction, and the kept path of each is sampled afresh.
+// measureBulk fills res's bulk figures: a trial decides each direction,
+// whose kept path is sampled afresh.
 func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions, res *TransferResult) error {
 	var ps []bulkPath
 	defer func() {
@@ -66,7 +62,7 @@ func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOpti
 		}
 		ps = append(ps, p)
 	}
-	o.progress("host link: %d paths (%d MiB transfers)", len(ps), n>>20)
+	o.progress("%s: %d paths (%d MiB transfers)", ProbeHostLink, len(ps), n>>20)
 	upT, downT, err := bulkTrialTimes(ctx, ps, o)
 	if err != nil {
 		return err
@@ -103,9 +99,8 @@ func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOpti
 	return nil
 }
 
-// newBulkPath makes candidate c's buffers for n-byte moves. A kernel that
-// was to pull from imported host memory pulls from host-cached memory
-// where the import fails for want of memory.
+// newBulkPath makes c's buffers for n-byte moves, pulling from host-cached
+// memory where an import finds no memory.
 func newBulkPath(d *vulkan.Device, c bulkSpec, n uint64, tamper func(string, []byte)) (bulkPath, error) {
 	if c.route == nil {
 		return newHostWrite(d, n, tamper)
@@ -120,8 +115,8 @@ func newBulkPath(d *vulkan.Device, c bulkSpec, n uint64, tamper func(string, []b
 	return b, nil
 }
 
-// bulkTrialTimes warms every path round robin, then runs the bulk trial:
-// each path's kept upload and download seconds.
+// bulkTrialTimes warms every path, then runs the bulk trial: each path's
+// kept upload and download seconds.
 func bulkTrialTimes(ctx context.Context, ps []bulkPath, o TransferOptions) (ups, downs [][]float64, err error) {
 	t := bulkTrial(o.Quick)
 	start := t.now()
@@ -151,8 +146,7 @@ func bulkTrialTimes(ctx context.Context, ps []bulkPath, o TransferOptions) (ups,
 	return ups, downs, err
 }
 
-// sampleBulk warms p for o.Warmup, then runs its samples: the upload's
-// rates and, with both, the download's.
+// sampleBulk warms p, then samples its upload and, with both, its download.
 func sampleBulk(ctx context.Context, p bulkPath, n uint64, o TransferOptions, both bool) (up, down schema.Stat, err error) {
 	if err := vulkan.WarmUp(ctx, o.warmup(), p.warmOnce); err != nil {
 		return up, down, fmt.Errorf("warm-up: %w", err)
@@ -178,7 +172,6 @@ func sampleBulk(ctx context.Context, p bulkPath, n uint64, o TransferOptions, bo
 	return up, down, err
 }
 
-// paths names b's upload and download.
 func (b *bulk) paths() (up, down Candidate) {
 	return Candidate{Path: transferPathPrefix + b.r.name(true) + "." + b.kind.Name(), Timing: b.upT.Method()},
 		Candidate{Path: transferPathPrefix + b.r.name(false) + "." + b.into.Name(), Timing: b.downT.Method()}
@@ -197,8 +190,7 @@ func rates(n uint64, secs []float64) (schema.Stat, error) {
 	return stats.Summarize(r)
 }
 
-// newBulk creates the buffers, timers and recorded moves; on error
-// nothing is left behind.
+// newBulk creates the buffers, timers and moves; on error it leaves nothing.
 func newBulk(d *vulkan.Device, r route, n uint64, k vulkan.HostKind, tamper func(string, []byte)) (*bulk, error) {
 	b := &bulk{d: d, r: r, n: n, tamper: tamper}
 	if err := b.create(k); err != nil {
@@ -241,8 +233,6 @@ func (b *bulk) create(k vulkan.HostKind) error {
 	return b.record()
 }
 
-// record records the timed upload, the timed download and the warm-up
-// round trips.
 func (b *bulk) record() error {
 	err := b.up.Record(func(cb vk.CommandBuffer) { b.move(cb, b.upT, true) })
 	if err == nil {
@@ -259,8 +249,8 @@ func (b *bulk) record() error {
 	return err
 }
 
-// move records one whole-buffer upload (src → dev) or download (dev →
-// back) on the route, timed by t unless t is nil.
+// move records an upload (src → dev) or download (dev → back), timed by t
+// unless t is nil.
 func (b *bulk) move(cb vk.CommandBuffer, t *vulkan.Timer, up bool) {
 	switch {
 	case b.shader != nil && up:
@@ -274,9 +264,7 @@ func (b *bulk) move(cb vk.CommandBuffer, t *vulkan.Timer, up bool) {
 	}
 }
 
-// copy records a whole-buffer copy after every earlier transfer, and makes
-// it visible to later transfers and to the host; with a timer t (nil for
-// none), between its timestamps 0 and 1.
+// copy records a whole-buffer copy, ordered as stream.move is.
 func (b *bulk) copy(cb vk.CommandBuffer, t *vulkan.Timer, src, dst *vulkan.Buffer) {
 	t.Reset(cb)
 	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
@@ -302,9 +290,8 @@ func (b *bulk) release() {
 	b.src.Release()
 }
 
-// roundTrip writes a new pattern into the source buffer, times its
-// upload, poisons the readback buffer, times the download of the device's
-// copy into it and compares every word with the pattern.
+// roundTrip times a new pattern's upload and, into a poisoned buffer, its
+// download, then compares every word.
 func (b *bulk) roundTrip() (up, down float64, err error) {
 	b.round++
 	fillPattern(b.src.Words(), b.round)
@@ -326,8 +313,7 @@ func (b *bulk) roundTrip() (up, down float64, err error) {
 	return up, down, nil
 }
 
-// timedSubmit runs c and returns its duration: from t's timestamps when it
-// has them, else the host's time from submit until the fence.
+// timedSubmit runs c: its time by t's timestamps, else the host's clock.
 func timedSubmit(c *vulkan.Commands, t *vulkan.Timer) (float64, error) {
 	if err := t.Prepare(); err != nil {
 		return 0, err

@@ -11,17 +11,15 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// latencyMethod is one way of doing a timed operation: once does it, checks
-// it and returns its host wall-clock seconds.
+// latencyMethod is a timed operation: once does it, checks it and returns
+// its host seconds.
 type latencyMethod struct {
 	path string
 	once func() (float64, error)
 }
 
-// latencyFamily decides a latency family among ms (trial t, after
-// o.Warmup of them round robin: a GPU idling between probes runs short
-// operations at low clocks), keeps the lowest trial median and samples it
-// afresh: o.Warmup and latencyWarm discarded runs, then the samples.
+// latencyFamily decides among ms by trial t after o.Warmup, keeps the
+// lowest trial median and samples it afresh.
 func latencyFamily(ctx context.Context, ms []latencyMethod, o TransferOptions, t trial) (Family, error) {
 	if len(ms) == 0 {
 		return Family{}, errors.New("no path to measure")
@@ -46,8 +44,7 @@ func latencyFamily(ctx context.Context, ms []latencyMethod, o TransferOptions, t
 	return family(cs, best, st), err
 }
 
-// latencyTrialTimes warms ms for o.Warmup round robin, then runs trial t
-// of them: each method's kept seconds.
+// latencyTrialTimes warms ms, then runs trial t: each one's kept seconds.
 func latencyTrialTimes(ctx context.Context, ms []latencyMethod, o TransferOptions, t trial) ([][]float64, error) {
 	start := t.now()
 	next := 0
@@ -75,8 +72,8 @@ func latencyTrialTimes(ctx context.Context, ms []latencyMethod, o TransferOption
 	return times, err
 }
 
-// fastest is the index of the candidate with the highest trial median
-// (higher, for rates) or the lowest (for times); the first of equals.
+// fastest is the candidate with the best trial median (highest rate or
+// lowest time), the first of equals.
 func fastest(cs []Candidate, higher bool) int {
 	best := 0
 	for i, c := range cs {
@@ -88,8 +85,6 @@ func fastest(cs []Candidate, higher bool) int {
 	return best
 }
 
-// family is the family whose trial measured cs, keeping cs[kept],
-// sampled afresh as st.
 func family(cs []Candidate, kept int, st schema.Stat) Family {
 	f := Family{Candidate: cs[kept], Stat: st}
 	for i, c := range cs {
@@ -100,8 +95,7 @@ func family(cs []Candidate, kept int, st schema.Stat) Family {
 	return f
 }
 
-// sampleLatency runs m for warmup and latencyWarm more times, then n
-// timed times.
+// sampleLatency runs m for warmup and latencyWarm times, then n timed times.
 func sampleLatency(ctx context.Context, m latencyMethod, warmup time.Duration, n int) (schema.Stat, error) {
 	err := vulkan.WarmUp(ctx, warmup, func() error { _, err := runLatency(ctx, m); return err })
 	if err != nil {

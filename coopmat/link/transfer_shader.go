@@ -9,29 +9,14 @@ import (
 	vulkan "github.com/everycycle/appraise/coopmat/vk"
 )
 
-// A route is one way of moving bytes between host and device memory: a
-// copy command on a queue (the queue's DMA), or a kernel on the compute
-// queue whose invocations load from one buffer and store into the other, so
-// that the shader cores pull host memory over the link (uploads) or push
-// into it (downloads). Which is faster depends on the device and its
-// driver, so each is measured.
+// A route moves bytes between host and device memory: a queue's copy
+// command, or a kernel whose invocations pull or push (shader).
 type route struct {
 	q      *vulkan.Queue
 	shader bool
 }
 
-// routes are every queue's copies, then the compute queue's kernel.
-func routes(d *vulkan.Device) []route {
-	var rs []route
-	for _, q := range d.Queues() {
-		rs = append(rs, route{q: q})
-	}
-	return append(rs, route{q: d.Queue, shader: true})
-}
-
-// name is the route's part of a path: "copy" or, for the kernel, "pull"
-// (host → device) or "push" (device → host); then "." and the queue's
-// name.
+// name is the route's part of a path: "copy.", "pull." or "push." and the queue.
 func (r route) name(up bool) string {
 	switch {
 	case !r.shader:
@@ -42,29 +27,23 @@ func (r route) name(up bool) string {
 	return "push." + r.q.Name
 }
 
-// Shape of the stream kernel: 16-byte words (uvec4), workgroups of
-// streamGroupSize invocations, and at most streamMaxGroups workgroups (the
-// least maxComputeWorkGroupCount[0] Vulkan allows), each invocation moving
-// more words as the buffer grows past what one word per invocation covers.
+// Shape of the stream kernel: 16-byte words, workgroups of
+// streamGroupSize, at most streamMaxGroups (Vulkan's least limit), aiming
+// at streamGroupsTarget with more words per invocation as buffers grow.
 const (
-	streamWordBytes = 16
-	streamGroupSize = 256
-	streamMaxGroups = 65535
-	// streamGroupsTarget is the workgroups a stream aims for: enough to
-	// fill any device many times over (a 256 MiB buffer takes 16 words per
-	// invocation), few enough that each invocation has several
-	// independent loads in flight.
+	streamWordBytes    = 16
+	streamGroupSize    = 256
+	streamMaxGroups    = 65535
 	streamGroupsTarget = 4096
 )
 
-// streamShape splits a buffer of n bytes (a multiple of streamWordBytes ×
-// streamGroupSize) over workgroups: each invocation moves per words, word
-// j of invocation g being j × groups × streamGroupSize + g, so that each
-// step of every subgroup touches consecutive words.
+// streamShape splits n bytes over workgroups, invocation g moving words
+// j·groups·streamGroupSize + g, so that a subgroup's steps touch
+// consecutive words.
 func streamShape(n uint64) (groups, per uint32, err error) {
 	const unit = streamWordBytes * streamGroupSize
 	if n == 0 || n%unit != 0 {
-		return 0, 0, fmt.Errorf("coopmat: stream of %d bytes: want a positive multiple of %d", n, unit)
+		return 0, 0, fmt.Errorf("stream of %d bytes: want a positive multiple of %d", n, unit)
 	}
 	g := n / unit
 	p := uint64(1)
@@ -72,13 +51,12 @@ func streamShape(n uint64) (groups, per uint32, err error) {
 		g, p = g/2, p*2
 	}
 	if g > streamMaxGroups {
-		return 0, 0, fmt.Errorf("coopmat: stream of %d bytes: %d workgroups, more than %d", n, g, streamMaxGroups)
+		return 0, 0, fmt.Errorf("stream of %d bytes: %d workgroups, more than %d", n, g, streamMaxGroups)
 	}
 	return uint32(g), uint32(p), nil
 }
 
-// streamKernel emits the kernel that copies binding 0 into binding 1,
-// both arrays of 16-byte words, in the shape streamShape gives.
+// streamKernel emits the kernel copying binding 0 into binding 1.
 func streamKernel(version uint32, groups, per uint32) []uint32 {
 	b := vulkan.NewBuilder(version)
 	m := b.M
@@ -97,15 +75,13 @@ func streamKernel(version uint32, groups, per uint32) []uint32 {
 	return b.Finish(streamGroupSize, 1, 1)
 }
 
-// stream is the stream kernel for buffers of n bytes, built once and run on
-// several (source, destination) pairs.
+// stream is the stream kernel for n-byte buffers over several pairs.
 type stream struct {
 	k      *vulkan.Kernel
 	groups uint32
 }
 
-// newStream builds the stream kernel for n-byte buffers with one
-// descriptor set per pair: pairs[i] = {source, destination}.
+// newStream builds it with one descriptor set per {source, destination} pair.
 func newStream(d *vulkan.Device, n uint64, pairs [][]*vulkan.Buffer) (*stream, error) {
 	groups, per, err := streamShape(n)
 	if err != nil {
@@ -124,9 +100,8 @@ func (s *stream) release() {
 	}
 }
 
-// move records the stream over pair i after every earlier transfer and
-// kernel, made visible to later ones and to the host; with a timer t (nil
-// for none), between its timestamps 0 and 1.
+// move records the stream over pair i, ordered after earlier transfers and
+// visible to later ones and the host; timed by t unless t is nil.
 func (s *stream) move(cb vk.CommandBuffer, t *vulkan.Timer, i int) {
 	t.Reset(cb)
 	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessShaderWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,

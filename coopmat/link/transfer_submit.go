@@ -10,9 +10,7 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// submitter times round trips of a one-invocation kernel that adds one to
-// a counter word, so that the count read back at the end confirms every
-// dispatch ran.
+// submitter times round trips of a kernel counting its dispatches.
 type submitter struct {
 	d       *vulkan.Device
 	counter *vulkan.Buffer // device-local word
@@ -43,7 +41,7 @@ func measureSubmit(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 	for _, w := range dispatchCandidates() {
 		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
 	}
-	o.progress("empty dispatch round trip: %d paths", len(ms))
+	o.progress("%s: empty dispatch round trip: %d paths", ProbeLaunch, len(ms))
 	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
 	if err != nil {
 		return err
@@ -98,8 +96,7 @@ func (s *submitter) release() {
 	s.counter.Release()
 }
 
-// once times the submit of the recorded dispatch until its fence, waited
-// for the way w says.
+// once times a dispatch's submit until its fence, waited for as w says.
 func (s *submitter) once(w vulkan.FenceWait) (float64, error) {
 	if err := s.run.ResetFence(); err != nil {
 		return 0, err

@@ -10,14 +10,11 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// uploadSlots is how many device buffers the 1 MiB uploads rotate over:
-// a group of uploads runs back to back, then every one of them is read back
-// and checked, before any of those buffers is written again.
+// uploadSlots is the device buffers the uploads rotate over; all are
+// checked before any is written again.
 const uploadSlots = 8
 
-// uploader times pinned 1 MiB uploads on its candidates (uploadSpec):
-// from one host-cached staging buffer by the compute queue's copy or
-// kernel, or the host's stores into device-mapped memory.
+// uploader times pinned 1 MiB uploads on its candidates (uploadSpec).
 type uploader struct {
 	d      *vulkan.Device
 	dsts   []*vulkan.Buffer // device-local destinations, one per slot
@@ -25,11 +22,9 @@ type uploader struct {
 	stage  *vulkan.Buffer   // host-cached staging
 	kind   vulkan.HostMemory
 	stream *stream // the kernel's pull, one pair per slot
-	// copies are the pre-recorded uploads of stage into each slot:
-	// copies[0] by copy command, copies[1] by the kernel (when asked).
+	// copies[0] and copies[1] record stage → each slot by copy and kernel.
 	copies [2][]*vulkan.Commands
-	// mapped holds a device-mapped destination per slot, one after the
-	// other, for the host's stores (nil when not a candidate).
+	// mapped holds a device-mapped destination per slot (nil: no host write).
 	mapped  *vulkan.Buffer
 	writers *writers         // the pool of a host write of several writers
 	read    *vulkan.Commands // every slot → back (mapped ones after the rest)
@@ -48,7 +43,7 @@ func measureUpload(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 	if err != nil {
 		return err
 	}
-	o.progress("1 MiB upload from pinned memory: %d paths", len(ms))
+	o.progress("%s: 1 MiB upload from pinned memory: %d paths", ProbeLaunch, len(ms))
 	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
 	if err != nil {
 		return err
@@ -61,16 +56,14 @@ func measureUpload(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 	return nil
 }
 
-// upload is what once uploaded into a slot: its round, and whether the
-// host wrote it into the slot's device-mapped destination.
+// upload is a slot's round, and whether the host wrote it (mapped).
 type upload struct {
 	round  uint32
 	mapped bool
 }
 
-// create makes the buffers and records the uploads of the candidates cs,
-// and returns their methods: a host write's only where the device has
-// room for device-mapped memory.
+// create makes the buffers and uploads of cs and returns their methods,
+// a host write's only where device-mapped memory has room.
 func (u *uploader) create(cs []uploadSpec) ([]latencyMethod, error) {
 	for range uploadSlots {
 		b, err := u.d.NewBuffer(latencyUploadBytes, false)
@@ -113,8 +106,7 @@ func (u *uploader) create(cs []uploadSpec) ([]latencyMethod, error) {
 	})
 }
 
-// add prepares candidate c and returns its method; ok is false when the
-// device has no room for its memory.
+// add prepares c's method; ok is false without room for its memory.
 func (u *uploader) add(c uploadSpec) (m latencyMethod, ok bool, err error) {
 	if c.writers > 0 {
 		u.mapped, err = u.d.NewDeviceMappedBuffer(uploadSlots * latencyUploadBytes)
@@ -145,8 +137,7 @@ func (u *uploader) add(c uploadSpec) (m latencyMethod, ok bool, err error) {
 	return latencyMethod{path, func() (float64, error) { return u.once(i) }}, true, err
 }
 
-// recordUploads records the upload of st into each slot on route r (for
-// the kernel, through s); on error it returns the commands made so far.
+// recordUploads records st → each slot on r; on error it returns what it made.
 func (u *uploader) recordUploads(r route, st *vulkan.Buffer, s *stream) ([]*vulkan.Commands, error) {
 	cs := make([]*vulkan.Commands, 0, uploadSlots)
 	for i, dst := range u.dsts {
@@ -169,8 +160,7 @@ func (u *uploader) recordUploads(r route, st *vulkan.Buffer, s *stream) ([]*vulk
 	return cs, nil
 }
 
-// copyAfterTransfers records a copy of all of src into dst at offset, after
-// every earlier transfer, visible to the host and later transfers.
+// copyAfterTransfers records src → dst at offset, ordered as move is.
 func copyAfterTransfers(cb vk.CommandBuffer, src, dst *vulkan.Buffer, offset uint64) {
 	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessTransferReadBit, vk.AccessTransferReadBit|vk.AccessTransferWriteBit,
 		vk.PipelineStageTransferBit, vk.PipelineStageTransferBit)
@@ -196,10 +186,8 @@ func (u *uploader) release() {
 	}
 }
 
-// once makes a fresh pattern in the staging buffer (untimed, as pinned
-// memory holds its data before the clock starts), then times the submit
-// of upload i (0: copy, 1: kernel) into the next free slot until its fence,
-// spinning. Once every slot holds an upload, all are checked.
+// once stages a fresh pattern (untimed), then times upload i (0: copy,
+// 1: kernel) into the next slot until its fence, spinning.
 func (u *uploader) once(i int) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
@@ -216,10 +204,8 @@ func (u *uploader) once(i int) (float64, error) {
 	return secs, u.uploaded(upload{round: u.round})
 }
 
-// write makes a fresh pattern and, for several writers, arms their pool
-// (untimed), then times the stores by parts writers into the next free
-// slot's device-mapped destination, until each writer has read its last
-// word back.
+// write arms the pool (untimed), then times parts writers' stores into
+// the next slot until each read its last word back.
 func (u *uploader) write(parts int) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)
@@ -244,8 +230,7 @@ func (u *uploader) write(parts int) (float64, error) {
 	return secs, u.uploaded(upload{round: u.round, mapped: true})
 }
 
-// uploaded records an upload into the next slot; once every slot holds
-// one, all are checked.
+// uploaded records an upload; once every slot holds one, all are checked.
 func (u *uploader) uploaded(up upload) error {
 	u.rounds = append(u.rounds, up)
 	if len(u.rounds) == uploadSlots {
@@ -254,8 +239,6 @@ func (u *uploader) uploaded(up upload) error {
 	return nil
 }
 
-// check reads every slot back and compares each upload since the last
-// check with its pattern.
 func (u *uploader) check() error {
 	if len(u.rounds) == 0 {
 		return nil

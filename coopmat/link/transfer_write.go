@@ -14,33 +14,23 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// The host-write route: where the device offers memory that is both
-// device-local and host-visible (its memory seen through a PCI BAR), the
-// host's cores can store an upload straight into device memory, with no
-// copy command and no submission. Stores to such memory are posted and
-// write-combined, so each writer ends with a locked (fencing) operation,
-// which drains its write-combining buffers, and then loads the last word
-// it wrote back from the device: on PCI Express a read is not passed by
-// writes posted before it, so when the load returns the writer's data has
-// landed in device memory. Every upload is also checked in full by the
-// device (a copy of the buffer back into host memory, outside the timed
-// region).
+// The host-write route: the host's cores store an upload into device-local,
+// host-visible memory. Each writer ends with a locked operation, draining
+// its write-combining buffers, then reads its last word back from the
+// device: a read is not passed by writes posted before it, so its data has
+// landed.
 
-// writeRoute names the route in paths: the host's cores ("cpu") store
-// into device-local memory the host maps (deviceMapped); writeWaitCheck
-// names how a 1 MiB upload's end is known (each writer's read back).
+// The host-write route's names in paths.
 const (
 	writeRoute     = "write.cpu"
 	deviceMapped   = "device-mapped"
 	writeWaitCheck = "read-back"
-	// writePathBulk is the host-write route's bulk path.
-	writePathBulk = transferPathPrefix + writeRoute + "." + deviceMapped
+	writePathBulk  = transferPathPrefix + writeRoute + "." + deviceMapped
 )
 
-// writeMapped stores src into dst (mapped device memory of the same
-// length) from parts goroutines, each storing a contiguous range, fencing
-// and loading its last word back. A load that does not return what was
-// stored is an error wrapping ErrCheckFailed.
+// writeMapped stores src into dst (mapped device memory) from parts
+// goroutines, each fencing and reading its last word back; a word that does
+// not read back is an error wrapping ErrCheckFailed.
 func writeMapped(dst, src []uint32, parts int) error {
 	parts = max(1, min(parts, len(src)))
 	if parts == 1 {
@@ -64,8 +54,6 @@ func writeMapped(dst, src []uint32, parts int) error {
 	return nil
 }
 
-// writeRange is one writer of writeMapped; fence is the writers' shared
-// counter.
 func writeRange(dst, src []uint32, fence *atomic.Uint32) error {
 	copy(dst, src)
 	fence.Add(1) // a locked instruction: drains the write-combining buffers
@@ -76,9 +64,7 @@ func writeRange(dst, src []uint32, fence *atomic.Uint32) error {
 	return nil
 }
 
-// hostWrite is the bulk candidate of host writes into device-mapped
-// memory: n bytes per round from parts goroutines, every round read back
-// by the device and checked. It only uploads.
+// hostWrite is the bulk host-write candidate; it only uploads.
 type hostWrite struct {
 	dst, back *vulkan.Buffer
 	read      *vulkan.Commands
@@ -89,9 +75,8 @@ type hostWrite struct {
 	tamper    func(string, []byte)
 }
 
-// newHostWrite makes a hostWrite for n-byte uploads; without device-mapped
-// memory (or room in it) it returns an error wrapping ErrNoHostMemory. On
-// error nothing is left behind.
+// newHostWrite makes a hostWrite for n-byte uploads; without room in
+// device-mapped memory the error wraps ErrNoHostMemory.
 func newHostWrite(d *vulkan.Device, n uint64, tamper func(string, []byte)) (*hostWrite, error) {
 	w := &hostWrite{src: make([]uint32, n/4), parts: runtime.GOMAXPROCS(0), tamper: tamper}
 	err := w.create(d, n)
@@ -129,8 +114,7 @@ func (w *hostWrite) paths() (up, down Candidate) {
 func (w *hostWrite) warmOnce() error { return writeMapped(w.dst.Words(), w.src, w.parts) }
 func (w *hostWrite) words() uint64   { return w.checked }
 
-// once times the stores of a new pattern, then has the device copy them
-// back and compares every word.
+// once times the stores of a new pattern, then checks the device's copy back.
 func (w *hostWrite) once() (up, down float64, err error) {
 	w.round++
 	fillPattern(w.src, w.round)
@@ -154,16 +138,12 @@ func (w *hostWrite) once() (up, down float64, err error) {
 	return up, 0, nil
 }
 
-// writePath names a 1 MiB host-write upload method with parts writers.
 func writePath(prefix string, parts int) string {
 	return prefix + writeRoute + "-" + strconv.Itoa(parts) + "." + deviceMapped + "." + writeWaitCheck
 }
 
-// writers is a pool of goroutines that store the ranges of one upload at
-// once. Waking a parked goroutine can take longer than storing 1 MiB, so
-// the pool is armed before the clock starts: its goroutines then spin,
-// ready, until it is disarmed after the upload. The caller's goroutine is
-// writer 0; the pool holds the others.
+// writers is a pool storing one upload's ranges at once, armed (spinning)
+// before the clock starts and disarmed after; the caller is writer 0.
 type writers struct {
 	n        int
 	wake     chan struct{}
@@ -178,8 +158,7 @@ type writers struct {
 	wg       sync.WaitGroup
 }
 
-// newWriters starts a pool for n writers in all (n-1 goroutines, parked).
-// Close it when done.
+// newWriters starts a pool of n writers, parked; close it when done.
 func newWriters(n int) *writers {
 	w := &writers{n: n, wake: make(chan struct{}, n), quit: make(chan struct{}), errs: make([]error, n)}
 	for i := 1; i < n; i++ {
@@ -188,8 +167,6 @@ func newWriters(n int) *writers {
 	return w
 }
 
-// worker is writer i: parked until woken, then ready for jobs until the
-// pool is disarmed.
 func (w *writers) worker(i int) {
 	for {
 		select {
@@ -210,7 +187,6 @@ func (w *writers) worker(i int) {
 	}
 }
 
-// part stores writer i's range of the current job.
 func (w *writers) part(i int) error {
 	n := len(w.src)
 	lo, hi := i*n/w.n, (i+1)*n/w.n
@@ -231,8 +207,7 @@ func (w *writers) arm() {
 	}
 }
 
-// write stores src into dst (see writeMapped) with every writer of an
-// armed pool.
+// write stores src into dst as writeMapped does, with an armed pool.
 func (w *writers) write(dst, src []uint32) error {
 	w.dst, w.src = dst, src
 	w.done.Store(0)
@@ -248,8 +223,7 @@ func (w *writers) write(dst, src []uint32) error {
 	return nil
 }
 
-// disarm parks the writers again and returns once every one has stopped
-// spinning.
+// disarm parks the writers and returns once none spins.
 func (w *writers) disarm() {
 	w.armed.Store(false)
 	for w.ready.Load() > 0 {

@@ -165,7 +165,7 @@ func (k *Kernel) createSets(sets [][]*Buffer) error {
 	var writes []vk.WriteDescriptorSet
 	for s, buffers := range sets {
 		if uint32(len(buffers)) != n {
-			return fmt.Errorf("coopmat: kernel set %d has %d buffers, set 0 has %d", s, len(buffers), n)
+			return fmt.Errorf("vulkan: kernel set %d has %d buffers, set 0 has %d", s, len(buffers), n)
 		}
 		for i, b := range buffers {
 			writes = append(writes, vk.WriteDescriptorSet{

@@ -120,13 +120,13 @@ func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 		rates := make([]float64, len(secs))
 		for i, s := range secs {
 			if s <= 0 {
-				return measurement{}, fmt.Errorf("coopmat: non-positive sample duration %g s", s)
+				return measurement{}, fmt.Errorf("vulkan: non-positive sample duration %g s", s)
 			}
 			rates[i] = float64(p.Reps) * ops / s
 		}
 		st, err := stats.Summarize(rates)
 		if err != nil {
-			return measurement{}, fmt.Errorf("coopmat: %w", err)
+			return measurement{}, fmt.Errorf("vulkan: %w", err)
 		}
 		if warm >= tm.Warmup.Seconds() && float64(p.Reps)*ops/st.Median >= tm.SampleTime.Seconds()/2 {
 			return measurement{Rate: st, Method: t.Method(), Repeats: p.Reps}, nil
@@ -134,7 +134,7 @@ func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 		one = ops / st.Median // the warm time of one dispatch in a sample
 		warmOne = warm / float64(p.Warm)
 	}
-	return measurement{}, fmt.Errorf("coopmat: could not hold a %v warm-up within %d dispatches", tm.Warmup, MaxDispatches)
+	return measurement{}, fmt.Errorf("vulkan: could not hold a %v warm-up within %d dispatches", tm.Warmup, MaxDispatches)
 }
 
 // runPlan runs p and returns the warm-up's GPU seconds and each sample's.
@@ -204,13 +204,13 @@ func (d *Device) measureHost(ctx context.Context, c *Commands, t *Timer, k *Kern
 			return measurement{}, err
 		}
 		if s <= 0 {
-			return measurement{}, fmt.Errorf("coopmat: non-positive sample duration %g s", s)
+			return measurement{}, fmt.Errorf("vulkan: non-positive sample duration %g s", s)
 		}
 		rates = append(rates, float64(reps)*ops/s)
 	}
 	st, err := stats.Summarize(rates)
 	if err != nil {
-		return measurement{}, fmt.Errorf("coopmat: %w", err)
+		return measurement{}, fmt.Errorf("vulkan: %w", err)
 	}
 	return measurement{Rate: st, Method: t.Method(), Repeats: reps}, nil
 }

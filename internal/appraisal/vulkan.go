@@ -116,9 +116,19 @@ func runVulkan(ctx context.Context, w *worker, p probe.Probe[*vk.Device], d *vk.
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+		return probeFailed(p.Name(), err)
 	}
 	return add(v, c)
+}
+
+// probeFailed wraps err, the failure of the probe named name, in ErrProbe,
+// naming the probe once: a raw-Vulkan probe's own errors may begin with
+// its name already.
+func probeFailed(name string, err error) error {
+	if strings.HasPrefix(err.Error(), name+": ") {
+		return fmt.Errorf("%w: %w", ErrProbe, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrProbe, name, err)
 }
 
 // softwareFMASteps is the steps per chain of a vector kernel's dispatch

@@ -3,7 +3,6 @@ package appraisal
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/coopmat/vk"
@@ -97,7 +96,7 @@ func vulkanLink(ctx context.Context, d *vk.Device, to link.TransferOptions, v *s
 	measure := func() (*probe.Contribution, probe.LinkTrial, error) {
 		vkc, err := p.Run(ctx, d)
 		if err != nil {
-			return nil, probe.LinkTrial{}, fmt.Errorf("%w: %s: %w", ErrProbe, p.Name(), err)
+			return nil, probe.LinkTrial{}, probeFailed(p.Name(), err)
 		}
 		var vkT probe.LinkTrial
 		if vkc.Trial != nil {

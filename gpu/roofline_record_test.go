@@ -1,23 +1,25 @@
-//go:build explore
-
-// Research harnesses of the roofline probe, outside the product's tests:
-// run them with go test -tags explore -run Record -v.
-
 package gpu
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
 )
+
+var recordRoofline = flag.Bool("gpu.record-roofline", false, "record hiddenWorkFile on the first adapter (TestRecordRooflineHiddenWork)")
 
 // TestRecordRooflineHiddenWork sweeps the probe's fp32 kernel, hiddenBand
 // and hiddenEverywhere interleaved at every intensity, recordRepeats
 // times with more samples per point, keeps each point's fastest, holds the
 // result to the ratio's claims (checkHiddenWork) and writes it to
 // hiddenWorkFile, which TestRooflineHiddenWorkRecorded reads.
+// It runs only with -gpu.record-roofline.
 func TestRecordRooflineHiddenWork(t *testing.T) {
+	if !*recordRoofline {
+		t.Skip("pass -gpu.record-roofline to record " + hiddenWorkFile)
+	}
 	d := newDevice(t)
 	lim := testRooflineLimits()
 	// Medians of more samples, less moved by load from outside.
@@ -31,7 +33,7 @@ func TestRecordRooflineHiddenWork(t *testing.T) {
 	}
 	checkHiddenWork(t, "this run", res[0], res[1], res[2])
 	b, err := json.MarshalIndent(hiddenWorkRecord{d.Info().DisplayName(),
-		fmt.Sprintf("TestRecordRooflineHiddenWork (-tags explore): fastest of %d interleaved sweeps", recordRepeats), res[0], res[1], res[2]}, "", "\t")
+		fmt.Sprintf("TestRecordRooflineHiddenWork -gpu.record-roofline: fastest of %d interleaved sweeps", recordRepeats), res[0], res[1], res[2]}, "", "\t")
 	if err == nil {
 		err = os.WriteFile(hiddenWorkFile, append(b, '\n'), 0o644)
 	}
@@ -41,8 +43,7 @@ func TestRecordRooflineHiddenWork(t *testing.T) {
 }
 
 // recordRepeats is how many sweeps -gpu.record-roofline takes; each point
-// keeps its fastest. Load from outside only slows a point, so the fastest
-// of a few is the nearest to what the device does alone.
+// keeps its fastest, the nearest to what the device does alone.
 const recordRepeats = 3
 
 // fastestPoints keeps, for each variant and point, the point of a or b

@@ -1,6 +1,9 @@
 //go:build linux && cgo && explore
 
-package cublaslt
+// Package blas runs the cuBLASLt GEMM probe on a GPU host and prints its
+// figures, for bench/blas.sh to set beside PyTorch's (go test -c -tags
+// explore -o bin/cublaslt.test ./bench/blas/).
+package blas
 
 import (
 	"context"
@@ -12,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/everycycle/appraise/internal/probe/cublaslt"
 )
 
 // TestHardware runs the real probe on a GPU host and prints a table; it is
@@ -26,20 +31,19 @@ import (
 //	APPRAISE_CUBLASLT_DRIVER      the CUDA driver library (else libcuda.so.1)
 //	APPRAISE_CUBLASLT_ALGORITHMS  algorithms asked for and tried (default 4)
 //	APPRAISE_CUBLASLT_ROOFLINE    1: also time the K sweep of each measured
-//	                              precision, and the draw of its operands
+//	                              precision
 func TestHardware(t *testing.T) {
 	if os.Getenv("APPRAISE_CUBLASLT_HW") != "1" {
 		t.Skip("set APPRAISE_CUBLASLT_HW=1 on a GPU host to run the real cuBLASLt probe")
 	}
 	opened := time.Now()
-	lib, err := Open(LoadOptions{Driver: os.Getenv("APPRAISE_CUBLASLT_DRIVER")})
+	lib, err := cublaslt.Open(cublaslt.LoadOptions{Driver: os.Getenv("APPRAISE_CUBLASLT_DRIVER")})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
 	defer lib.Close()
-	info := lib.Info()
-	fmt.Printf("cuBLASLt %s (cublasLtGetVersion %d) loaded from %s [found by %s] in %.2f s\n", info.VersionString(), info.Version, info.Path, info.Source, time.Since(opened).Seconds())
-	o := Options{Seed: 1}
+	fmt.Printf("cuBLASLt loaded in %.2f s\n", time.Since(opened).Seconds())
+	o := cublaslt.Options{Seed: 1}
 	if s := os.Getenv("APPRAISE_CUBLASLT_SIZE"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
@@ -61,6 +65,8 @@ func TestHardware(t *testing.T) {
 		t.Errorf("probe: %v", err)
 		r = runEach(t, lib, bus, o) // say which precisions work and which fail
 	}
+	info := r.Library
+	fmt.Printf("cuBLASLt %s (cublasLtGetVersion %d) from %s [found by %s]\n", info.VersionString(), info.Version, info.Path, info.Source)
 	printTable(os.Stdout, r)
 	if os.Getenv("APPRAISE_CUBLASLT_ROOFLINE") == "1" {
 		timeSweeps(t, lib, bus, o, r)
@@ -74,11 +80,11 @@ func TestHardware(t *testing.T) {
 
 // runEach runs the precisions one at a time after a failed Run, printing
 // each failure, and returns the entries that succeeded.
-func runEach(t *testing.T, lib *Library, bus string, o Options) Report {
-	var r Report
+func runEach(t *testing.T, lib *cublaslt.Library, bus string, o cublaslt.Options) cublaslt.Report {
+	var r cublaslt.Report
 	names := o.Precisions
 	if names == nil {
-		for _, p := range Precisions() {
+		for _, p := range cublaslt.Precisions() {
 			names = append(names, p.Name)
 		}
 	}
@@ -98,11 +104,11 @@ func runEach(t *testing.T, lib *Library, bus string, o Options) Report {
 }
 
 // printTable writes one line per precision.
-func printTable(w io.Writer, r Report) {
+func printTable(w io.Writer, r cublaslt.Report) {
 	fmt.Fprintf(w, "device %s (%s), probe %s, whole run %.2f s\n", r.Device, r.BusID, r.Probe, r.ElapsedS)
 	fmt.Fprintf(w, "%-14s %-40s %9s %19s %9s %6s %6s %5s %s\n", "precision", "types", "TFLOP/s", "(min-max)", "ms/gemm", "warm s", "wall s", "algo", "check / reason")
 	for _, e := range r.Entries {
-		if e.Status != StatusMeasured {
+		if e.Status != cublaslt.StatusMeasured {
 			fmt.Fprintf(w, "%-14s %-40s %9s %19s %9s %6s %6.2f %5s %s: %s\n", e.Precision.Name, e.Precision, "-", "", "", "", e.ElapsedS, "", e.Status, e.Reason)
 			continue
 		}
@@ -137,13 +143,13 @@ type figure struct {
 
 // writeFigures writes the report as {precision: figure}, plus "_run"
 // with the whole run's wall time.
-func writeFigures(path string, r Report) error {
+func writeFigures(path string, r cublaslt.Report) error {
 	m := map[string]any{"_run": map[string]float64{"elapsed_s": r.ElapsedS}}
 	for _, e := range r.Entries {
 		f := figure{Status: string(e.Status), Reason: e.Reason, Median: e.OpsPerS.Median / 1e12,
-			Min: e.OpsPerS.Min / 1e12, Max: e.OpsPerS.Max / 1e12, Check: e.Check.String(), Size: e.M,
+			Min: e.OpsPerS.Min / 1e12, Max: e.OpsPerS.Max / 1e12, Check: checkString(e.Check), Size: e.M,
 			Library: fmt.Sprintf("%s %s", r.Library.Path, r.Library.VersionString()), ElapsedS: e.ElapsedS}
-		if e.Status == StatusMeasured {
+		if e.Status == cublaslt.StatusMeasured {
 			f.Algorithm, f.WorkspaceBytes = &e.Algorithm, e.WorkspaceBytes
 			for _, tr := range e.Trials {
 				f.TrialTFLOPs = append(f.TrialTFLOPs, e.OpsPerGEMM/tr.Seconds/1e12)
@@ -158,23 +164,29 @@ func writeFigures(path string, r Report) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// timeSweeps prints, for each precision r measured, how long drawing its
-// full-size operands takes on the host and how long its K sweep takes.
-func timeSweeps(t *testing.T, lib *Library, bus string, o Options, r Report) {
-	o = o.withDefaults()
+// timeSweeps prints, for each precision r measured, how long its K sweep
+// takes.
+func timeSweeps(t *testing.T, lib *cublaslt.Library, bus string, o cublaslt.Options, r cublaslt.Report) {
 	for _, e := range r.Measured() {
-		keys := operands(e.Precision, o.M, o.N, o.K)
 		t0 := time.Now()
-		for _, k := range keys {
-			randomOperand(k.t, k.rows, k.cols, k.seed(o.Seed))
-		}
-		draw := time.Since(t0).Seconds()
-		t0 = time.Now()
-		sw, err := lib.Roofline(context.Background(), bus, RooflineOptions{Precisions: []string{e.Precision.Name}, M: o.M, N: o.N, K: o.K, Seed: o.Seed})
+		sw, err := lib.Roofline(context.Background(), bus, cublaslt.RooflineOptions{Precisions: []string{e.Precision.Name}, M: o.M, N: o.N, K: o.K, Seed: o.Seed})
 		if err != nil {
 			t.Errorf("roofline %s: %v", e.Precision.Name, err)
 			continue
 		}
-		fmt.Printf("sweep %-14s draw %.2f s, sweep %.2f s, %d points, status %s\n", e.Precision.Name, draw, time.Since(t0).Seconds(), len(sw[0].Points), sw[0].Status)
+		fmt.Printf("sweep %-14s %.2f s, %d points, status %s\n", e.Precision.Name, time.Since(t0).Seconds(), len(sw[0].Points), sw[0].Status)
 	}
+}
+
+// checkString summarises a GEMM's check, e.g. "ok 16384 values, worst 0.12 of tolerance".
+func checkString(c cublaslt.Check) string {
+	switch {
+	case c.Checked == 0:
+		return "not checked"
+	case c.Bad >= 0:
+		return fmt.Sprintf("FAILED at %d: %g, want %g", c.Bad, c.Got, c.Want)
+	case c.Tolerance == 0:
+		return fmt.Sprintf("ok %d values, exact", c.Checked)
+	}
+	return fmt.Sprintf("ok %d values, worst %.2g of tolerance", c.Checked, c.Worst)
 }
