@@ -46,6 +46,7 @@ var layers = map[string]string{
 	"internal/probe/cublaslt":        "cublaslt",
 	"internal/probe/peer":            "peer",
 	"internal/platform":              "platform",
+	"internal/xdg":                   "platform",
 	"internal/measure":               "measure",
 	"schema":                         "schema",
 	"internal/jcs":                   "jcs",
