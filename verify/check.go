@@ -30,9 +30,9 @@ const (
 	ClassOK              Class = "ok"
 	ClassUnreadable      Class = "unreadable"       // not a regular file of at most MaxFileBytes
 	ClassMalformed       Class = "malformed"        // not a valid card or box report
-	ClassBadSignature    Class = "bad-signature"    // not signed over its RFC 8785 payload by the key it names
-	ClassUntrusted       Class = "untrusted"        // neither the pinned key and tenant nor a key rotated to it
-	ClassNotVouched      Class = "not-vouched"      // not listed by the statement that retired its key
+	ClassBadSignature    Class = "bad-signature"    // the signature over its RFC 8785 payload fails
+	ClassUntrusted       Class = "untrusted"        // not the pinned key or tenant, nor rotated to it
+	ClassNotVouched      Class = "not-vouched"      // unlisted by the statement that retired its key
 	ClassBoxMissing      Class = "box-missing"      // a card's box is not among the files
 	ClassBoxKey          Class = "box-key"          // a card's box was signed by another key
 	ClassIncompleteRun   Class = "incomplete-run"   // a box's device has no card
@@ -46,11 +46,11 @@ type Verdict struct {
 	Kind        Kind   `json:"kind"`                      // as far as could be told
 	OK          bool   `json:"ok"`                        // Class == ClassOK
 	Class       Class  `json:"class"`                     // the reason class
-	Tenant      string `json:"tenant,omitempty"`          // the signature's tenant_identity, once it verified
-	Fingerprint string `json:"key_fingerprint,omitempty"` // the signing key's, once the signature verified
+	Tenant      string `json:"tenant,omitempty"`          // tenant_identity, once the signature verified
+	Fingerprint string `json:"key_fingerprint,omitempty"` // the signing key's, once verified
 	Trust       Trust  `json:"trust,omitempty"`           // once judged
-	Hash        string `json:"hash,omitempty"`            // hex SHA-256 of the canonical payload, once verified
-	Box         string `json:"box,omitempty"`             // the file of the box a card links, once found
+	Hash        string `json:"hash,omitempty"`            // hex SHA-256 of the canonical payload
+	Box         string `json:"box,omitempty"`             // the box a card links, once found
 	Error       string `json:"error,omitempty"`           // why the file failed
 	// Disagreements are a card's disagreeing consistency checks, which a
 	// software adapter's card may carry; they do not fail it, and a reader
