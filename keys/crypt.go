@@ -19,35 +19,27 @@ import (
 type Protection string
 
 const (
-	// ProtectionPassphrase: age scrypt, unlocked with a passphrase.
-	ProtectionPassphrase Protection = "passphrase"
-	// ProtectionRecipients: age recipients, unlocked with identities.
-	ProtectionRecipients Protection = "recipients"
+	ProtectionPassphrase Protection = "passphrase" // age scrypt
+	ProtectionRecipients Protection = "recipients" // age recipients, unlocked with identities
 )
 
 // Encryption says how to encrypt a new private key. Set exactly one of
 // Passphrase and Recipients; age does not mix the two.
 type Encryption struct {
-	// Passphrase encrypts with age's scrypt recipient.
-	Passphrase string
-	// Recipients encrypts to age recipients; see ParseRecipient.
-	Recipients []age.Recipient
-	// ScryptWorkFactor is log2 of the scrypt work factor used with
-	// Passphrase, 1 to 30; 0 means age's default (18, about a second). It
-	// exists so that tests can make scrypt cheap.
+	Passphrase string          // for age's scrypt recipient
+	Recipients []age.Recipient // see ParseRecipient
+	// ScryptWorkFactor is log2 of scrypt's work factor, 1 to 30, or 0 for
+	// age's default; tests make it small.
 	ScryptWorkFactor int
 }
 
 // Decryption says how to unlock a stored private key: with a passphrase, with
 // age identities (see ParseIdentities), or with both.
 type Decryption struct {
-	// Passphrase unlocks a passphrase-protected key.
-	Passphrase string
-	// Identities unlock a key encrypted to age recipients.
-	Identities []age.Identity
+	Passphrase string         // unlocks a passphrase-protected key
+	Identities []age.Identity // unlock a key encrypted to recipients
 }
 
-// protection checks e and says which kind it is.
 func (e Encryption) protection() (Protection, error) {
 	switch {
 	case e.Passphrase != "" && len(e.Recipients) > 0:
@@ -63,7 +55,6 @@ func (e Encryption) protection() (Protection, error) {
 	return "", fmt.Errorf("keys: encryption: %w", ErrEmptyPassphrase)
 }
 
-// recipients returns the age recipients for e.
 func (e Encryption) recipients() ([]age.Recipient, error) {
 	if len(e.Recipients) > 0 {
 		return e.Recipients, nil
@@ -78,7 +69,6 @@ func (e Encryption) recipients() ([]age.Recipient, error) {
 	return []age.Recipient{r}, nil
 }
 
-// identities returns the age identities for d.
 func (d Decryption) identities() ([]age.Identity, error) {
 	ids := slices.Clone(d.Identities)
 	if d.Passphrase != "" {
@@ -94,7 +84,6 @@ func (d Decryption) identities() ([]age.Identity, error) {
 	return ids, nil
 }
 
-// encryptSeed encrypts an Ed25519 seed as an armored age file.
 func encryptSeed(seed []byte, enc Encryption) (string, error) {
 	rs, err := enc.recipients()
 	if err != nil {
@@ -118,7 +107,6 @@ func encryptSeed(seed []byte, enc Encryption) (string, error) {
 	return out.String(), nil
 }
 
-// decryptSeed decrypts what encryptSeed wrote and checks its length.
 func decryptSeed(armored string, dec Decryption) ([]byte, error) {
 	ids, err := dec.identities()
 	if err != nil {
@@ -138,11 +126,8 @@ func decryptSeed(armored string, dec Decryption) ([]byte, error) {
 	return seed, nil
 }
 
-// decryptError maps age's "no identity matched" onto ErrWrongPassphrase for
-// a passphrase-protected key tried with a passphrase, ErrPassphraseProtected
-// for one tried with identities alone, ErrRecipientsProtected for a key
-// encrypted to recipients tried with a passphrase alone, and
-// ErrWrongIdentity otherwise.
+// decryptError maps age's "no identity matched" onto the error that says
+// which kind of secret the key needs.
 func decryptError(err error, dec Decryption) error {
 	var noMatch *age.NoIdentityMatchError
 	if !errors.As(err, &noMatch) {
@@ -160,10 +145,8 @@ func decryptError(err error, dec Decryption) error {
 	return fmt.Errorf("keys: unlock: %w", ErrWrongIdentity)
 }
 
-// ParseRecipient parses one age recipient: X25519 ("age1…"), hybrid
-// post-quantum ("age1pq1…") or plugin ("age1<name>1…"). A plugin recipient
-// runs age-plugin-<name> when used and talks to the user through ui; a nil ui
-// means a terminal UI that prints to standard error.
+// ParseRecipient parses an X25519, hybrid ("age1pq1…") or plugin age
+// recipient. A plugin talks to the user through ui, or stderr if ui is nil.
 func ParseRecipient(s string, ui *plugin.ClientUI) (age.Recipient, error) {
 	var (
 		r   age.Recipient
@@ -185,9 +168,8 @@ func ParseRecipient(s string, ui *plugin.ClientUI) (age.Recipient, error) {
 	return r, nil
 }
 
-// ParseIdentities reads an age identity file: one identity per line
-// ("AGE-SECRET-KEY-1…", "AGE-SECRET-KEY-PQ-1…" or "AGE-PLUGIN-…"), with empty
-// lines and lines starting with "#" ignored. ui is as for ParseRecipient.
+// ParseIdentities reads an age identity file, one identity per line with
+// blank and "#" lines ignored; ui is as for ParseRecipient.
 func ParseIdentities(r io.Reader, ui *plugin.ClientUI) ([]age.Identity, error) {
 	var ids []age.Identity
 	sc := bufio.NewScanner(io.LimitReader(r, 1<<20))
@@ -212,7 +194,6 @@ func ParseIdentities(r io.Reader, ui *plugin.ClientUI) ([]age.Identity, error) {
 	return ids, nil
 }
 
-// parseIdentity parses one identity line.
 func parseIdentity(s string, ui *plugin.ClientUI) (age.Identity, error) {
 	switch {
 	case strings.HasPrefix(s, "AGE-PLUGIN-"):
@@ -225,7 +206,6 @@ func parseIdentity(s string, ui *plugin.ClientUI) (age.Identity, error) {
 	return nil, errors.New("unknown identity type")
 }
 
-// orTerminalUI returns ui, or age's terminal UI printing to standard error.
 func orTerminalUI(ui *plugin.ClientUI) *plugin.ClientUI {
 	if ui != nil {
 		return ui

@@ -14,24 +14,21 @@ import (
 	"strings"
 )
 
-// Names in the key directory; see the package documentation.
+// The key directory (0700) holds files of mode 0600.
 const (
-	keyFileName      = "key.json"
-	archiveDirName   = "archive"
-	rotationsDirName = "rotations"
-	signedDirName    = "signed"
-	lockFileName     = ".lock"
-	tempInfix        = ".tmp-"
-	fileTimeLayout   = "20060102T150405Z"
+	keyFileName      = "key.json"         // the current key
+	archiveDirName   = "archive"          // retired key files, <created_at>-<fingerprint>.json
+	rotationsDirName = "rotations"        // statements, <rotated_at>-<old fp>-<new fp>.json
+	signedDirName    = "signed"           // ledgers, <fingerprint>: a hex SHA-256 per line
+	lockFileName     = ".lock"            // flock(2) held by Init, Rotate and RecordSigned
+	tempInfix        = ".tmp-"            // in .<name>.tmp-<random>, never read
+	fileTimeLayout   = "20060102T150405Z" // UTC
 	// MaxFileBytes bounds every file read from a key directory, and a
-	// rotation statement wherever it is read: key.json embeds its rotation
-	// statement, which lists the digest of every report the old key signed
-	// (about 70 bytes each), so 64 MiB holds some 900,000 reports.
+	// rotation statement wherever it is read.
 	MaxFileBytes = 64 << 20
 )
 
-// makeDirs creates dir and its subdirectories, mode 0700, and checks
-// that they are safe (an existing one may not be).
+// makeDirs creates dir and its subdirectories, mode 0700, and checks them.
 func makeDirs(dir string) error {
 	for _, d := range subdirs(dir) {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -41,14 +38,12 @@ func makeDirs(dir string) error {
 	return checkDirs(dir)
 }
 
-// subdirs are dir and the subdirectories the package keeps in it.
 func subdirs(dir string) []string {
 	return []string{dir, filepath.Join(dir, archiveDirName), filepath.Join(dir, rotationsDirName), filepath.Join(dir, signedDirName)}
 }
 
-// checkDirs refuses a key directory, or a subdirectory of it, that others
-// could write or that another user owns (see checkDirPermissions). Absent
-// subdirectories are fine; an absent dir wraps fs.ErrNotExist.
+// checkDirs applies checkDirPermissions to dir and its subdirectories;
+// only an absent dir is an error, wrapping fs.ErrNotExist.
 func checkDirs(dir string) error {
 	for i, d := range subdirs(dir) {
 		fi, err := os.Stat(d)
@@ -68,9 +63,8 @@ func checkDirs(dir string) error {
 	return nil
 }
 
-// writeTemp writes data to a new file beside dir/name, created with O_EXCL
-// and mode 0600 under a dot-name that is never read, and syncs it. It
-// returns the temporary file's path; commit moves it into place.
+// writeTemp writes and syncs data in a new 0600 temporary file beside
+// dir/name and returns its path for commit.
 func writeTemp(dir, name string, data []byte) (string, error) {
 	var rnd [8]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
@@ -96,9 +90,8 @@ func writeTemp(dir, name string, data []byte) (string, error) {
 }
 
 // commit renames tmp to dir/name and syncs dir. Unless replace is set, an
-// existing dir/name is never overwritten: if it holds the same bytes, as
-// after an interrupted earlier attempt, tmp is dropped; otherwise it is an
-// error.
+// existing dir/name with the same bytes makes tmp redundant, and with other
+// bytes is an error.
 func commit(tmp, dir, name string, replace bool) error {
 	final := filepath.Join(dir, name)
 	if !replace {
@@ -114,8 +107,6 @@ func commit(tmp, dir, name string, replace bool) error {
 	return syncDir(dir)
 }
 
-// alreadyCommitted reports whether final exists with tmp's contents. It is an
-// error for final to exist with other contents.
 func alreadyCommitted(tmp, final string) (bool, error) {
 	have, err := os.ReadFile(final)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -134,7 +125,6 @@ func alreadyCommitted(tmp, final string) (bool, error) {
 	return true, nil
 }
 
-// writeFile writes dir/name atomically: writeTemp, then commit.
 func writeFile(dir, name string, data []byte, replace bool) error {
 	tmp, err := writeTemp(dir, name, data)
 	if err != nil {
@@ -143,8 +133,7 @@ func writeFile(dir, name string, data []byte, replace bool) error {
 	return commit(tmp, dir, name, replace)
 }
 
-// removeTemps deletes leftovers of interrupted writes from dir and its
-// subdirectories. Callers hold the directory lock.
+// removeTemps deletes leftover temporary files; callers hold the lock.
 func removeTemps(dir string) error {
 	for _, d := range subdirs(dir) {
 		entries, err := os.ReadDir(d)
@@ -162,13 +151,11 @@ func removeTemps(dir string) error {
 	return nil
 }
 
-// isTemp reports whether name is one of writeTemp's files.
 func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix)
 }
 
-// listJSON returns the sorted names of the *.json files in dir, skipping
-// dot-files (temporary files among them). A missing dir is empty.
+// listJSON returns the sorted names of dir's *.json files but dot-files.
 func listJSON(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -185,16 +172,13 @@ func listJSON(dir string) ([]string, error) {
 	return names, nil
 }
 
-// readSecure reads a key file, refusing anything but a regular file that
-// only its owner may read and write. A missing file's error wraps
-// fs.ErrNotExist.
+// readSecure is readFile with checkPermissions.
 func readSecure(path string) ([]byte, error) {
 	return readFile(path, checkPermissions)
 }
 
-// readFile reads a regular file of at most MaxFileBytes bytes, after
-// check (when not nil) accepts what the open file is. A missing file's
-// error wraps fs.ErrNotExist.
+// readFile reads a regular file of at most MaxFileBytes that check, if not
+// nil, accepts. A missing file's error wraps fs.ErrNotExist.
 func readFile(path string, check func(string, fs.FileInfo) error) ([]byte, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {

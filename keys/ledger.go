@@ -13,17 +13,13 @@ import (
 	"slices"
 )
 
-// digestLine is the length of one ledger line: 64 hex digits and "\n".
+// digestLine is the length of one ledger line: hex digits and "\n".
 const digestLine = 2*sha256.Size + 1
 
-// RecordSigned appends to dir's signing ledger the SHA-256 digest of each
-// message s signed since it was unlocked or last recorded, and syncs it.
-// It first checks that s is still dir's current key, and returns
-// ErrRotated when it is not: what a retired key signs now is vouched for
-// by nothing. Callers record before they publish what they signed, so that
-// a later Rotate lists it in the statement that retires the key (see
-// RotationStatement.Signed); a digest recorded for something never
-// published vouches for nothing that exists.
+// RecordSigned appends to dir's signing ledger, synced, the SHA-256 of each
+// message s signed since it was unlocked or last recorded, so that Rotate
+// lists them. It returns ErrRotated when s is no longer dir's current key.
+// Callers record before they publish what they signed.
 func RecordSigned(dir string, s *Signer) error {
 	s.mu.Lock()
 	pending := slices.Clone(s.signed[s.recorded:])
@@ -55,18 +51,14 @@ func RecordSigned(dir string, s *Signer) error {
 	return nil
 }
 
-// CheckLedger makes sure that RecordSigned will be able to record what s
-// signs in dir: it creates the ledger of s's key if need be and opens it
-// for appending, writing nothing. Callers check before signing work that
-// could not be recorded, and so could not be vouched for after a rotation.
+// CheckLedger reports whether RecordSigned could record what s signs in
+// dir, creating the ledger if need be and writing nothing.
 func CheckLedger(dir string, s *Signer) error {
 	return appendDigests(dir, s.PublicKey().Fingerprint(), nil)
 }
 
-// appendDigests appends one line per digest to the ledger of the key with
-// fingerprint fp, in one write, and syncs it. A ledger whose last line a
-// crash cut short gets the newline that ends it first, so no digest is
-// ever joined to a torn one.
+// appendDigests appends one line per digest to fp's ledger in one synced
+// write, first ending a line a crash cut short.
 func appendDigests(dir, fp string, digests [][sha256.Size]byte) error {
 	sdir := filepath.Join(dir, signedDirName)
 	if err := os.MkdirAll(sdir, 0o700); err != nil {
@@ -113,7 +105,6 @@ func appendDigests(dir, fp string, digests [][sha256.Size]byte) error {
 	return syncDir(sdir)
 }
 
-// endsTorn reports whether a non-empty file does not end in a newline.
 func endsTorn(f *os.File, size int64) (bool, error) {
 	if size == 0 {
 		return false, nil
@@ -125,10 +116,8 @@ func endsTorn(f *os.File, size int64) (bool, error) {
 	return last[0] != '\n', nil
 }
 
-// readLedger returns the digests the key with fingerprint fp recorded,
-// sorted and without repeats; none when it has no ledger. Lines that are
-// not one digest are the torn ends of appends a crash cut short (before
-// what they were for was published) and are skipped.
+// readLedger returns fp's recorded digests, sorted without repeats,
+// skipping torn lines.
 func readLedger(dir, fp string) ([][sha256.Size]byte, error) {
 	b, err := readSecure(filepath.Join(dir, signedDirName, fp))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -150,7 +139,6 @@ func readLedger(dir, fp string) ([][sha256.Size]byte, error) {
 	return slices.Compact(out), nil
 }
 
-// isLowerHex reports whether b is all lowercase hex digits.
 func isLowerHex(b []byte) bool {
 	for _, c := range b {
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {

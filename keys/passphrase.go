@@ -12,16 +12,12 @@ import (
 
 // Environment variables read through the getenv functions passed in.
 const (
-	// EnvKeyDir overrides the default key directory.
-	EnvKeyDir = "APPRAISE_KEY_DIR"
-	// EnvPassphrase holds the passphrase for non-interactive use.
-	EnvPassphrase = "APPRAISE_PASSPHRASE"
+	EnvKeyDir     = "APPRAISE_KEY_DIR"    // overrides the default key directory
+	EnvPassphrase = "APPRAISE_PASSPHRASE" // the passphrase, for non-interactive use
 )
 
-// ResolveDir returns the key directory: flagValue (from --key-dir) if set,
-// else $APPRAISE_KEY_DIR, else $XDG_CONFIG_HOME/appraise (when that is an
-// absolute path, as the XDG spec requires), else $HOME/.config/appraise.
-// getenv is os.Getenv outside tests.
+// ResolveDir returns flagValue if set, else $APPRAISE_KEY_DIR, else an
+// absolute $XDG_CONFIG_HOME/appraise, else $HOME/.config/appraise.
 func ResolveDir(flagValue string, getenv func(string) string) (string, error) {
 	if flagValue != "" {
 		return filepath.Clean(flagValue), nil
@@ -38,11 +34,9 @@ func ResolveDir(flagValue string, getenv func(string) string) (string, error) {
 	return "", fmt.Errorf("keys: no key directory: pass --key-dir or set %s or HOME", EnvKeyDir)
 }
 
-// TTY reads a secret from the user without echoing it. Terminal implements
-// it; tests supply their own.
+// TTY reads a secret from the user without echoing it, as Terminal does.
 type TTY interface {
-	// ReadSecret shows prompt and returns the line typed, without its newline.
-	ReadSecret(prompt string) ([]byte, error)
+	ReadSecret(prompt string) ([]byte, error) // the line typed, without its newline
 }
 
 // Terminal is the controlling terminal, /dev/tty.
@@ -50,9 +44,8 @@ type Terminal struct {
 	f *os.File
 }
 
-// OpenTerminal opens the controlling terminal. With none, the error wraps
-// ErrNoTTY; the caller then leaves PassphraseSource.TTY nil (a nil
-// interface, not a nil *Terminal).
+// OpenTerminal opens the controlling terminal; with none, the error wraps
+// ErrNoTTY and PassphraseSource.TTY should stay a nil interface.
 func OpenTerminal() (*Terminal, error) {
 	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
@@ -86,23 +79,17 @@ func (t *Terminal) Close() error {
 	return t.f.Close()
 }
 
-// PassphraseSource says where a passphrase comes from, in order: the
-// environment variable APPRAISE_PASSPHRASE, the first line of File, a prompt
-// on TTY.
+// PassphraseSource says where a passphrase comes from, in order:
+// EnvPassphrase, the first line of File, a prompt on TTY.
 type PassphraseSource struct {
-	// Getenv is os.Getenv outside tests.
-	Getenv func(string) string
-	// File is the --passphrase-file path, or empty.
-	File string
-	// TTY prompts the user; nil when there is no terminal.
-	TTY TTY
+	Getenv func(string) string // os.Getenv outside tests
+	File   string              // the --passphrase-file path, or empty
+	TTY    TTY                 // nil when there is no terminal
 }
 
-// Passphrase returns the first passphrase the source yields. At a prompt
-// it shows prompt (such as "Passphrase for the new key: "), and with confirm
-// (for a new key) it asks again and requires the same answer. It refuses an empty passphrase with
-// ErrEmptyPassphrase, and returns ErrNoPassphrase when there is no
-// environment variable, no file and no TTY.
+// Passphrase returns the first passphrase the source yields, asking twice
+// at a prompt when confirm is set. An empty one is ErrEmptyPassphrase, and
+// no source is ErrNoPassphrase.
 func (s PassphraseSource) Passphrase(prompt string, confirm bool) (string, error) {
 	if s.Getenv != nil {
 		if p := s.Getenv(EnvPassphrase); p != "" {
@@ -118,7 +105,6 @@ func (s PassphraseSource) Passphrase(prompt string, confirm bool) (string, error
 	return promptPassphrase(s.TTY, prompt, confirm)
 }
 
-// readPassphraseFile returns the first line of path, without its line ending.
 func readPassphraseFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -132,7 +118,6 @@ func readPassphraseFile(path string) (string, error) {
 	return string(line), nil
 }
 
-// promptPassphrase asks on tty, twice when confirm is set.
 func promptPassphrase(tty TTY, prompt string, confirm bool) (string, error) {
 	p, err := tty.ReadSecret(prompt)
 	if errors.Is(err, ErrNoTTY) {

@@ -14,9 +14,8 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 )
 
-// PublicKey is a tenant's Ed25519 public key. Its text form, returned by
-// String and accepted by ParsePublicKey, is the standard base64 encoding with
-// padding of the 32 raw bytes; signed reports carry it as tenant_pubkey.
+// PublicKey is a tenant's Ed25519 public key. Its text form, from String
+// and for ParsePublicKey, is padded standard base64.
 type PublicKey struct {
 	key ed25519.PublicKey
 }
@@ -29,8 +28,7 @@ func NewPublicKey(k ed25519.PublicKey) (*PublicKey, error) {
 	return &PublicKey{key: bytes.Clone(k)}, nil
 }
 
-// ParsePublicKey parses the text form written by PublicKey.String. It accepts
-// only that exact form: no whitespace, padding required.
+// ParsePublicKey parses exactly the text form PublicKey.String writes.
 func ParsePublicKey(s string) (*PublicKey, error) {
 	raw, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil {
@@ -46,7 +44,7 @@ func ParsePublicKey(s string) (*PublicKey, error) {
 	return k, nil
 }
 
-// String returns the standard base64 encoding, with padding, of the key.
+// String returns the key in padded standard base64.
 func (k *PublicKey) String() string {
 	return base64.StdEncoding.EncodeToString(k.key)
 }
@@ -56,7 +54,7 @@ func (k *PublicKey) Ed25519() ed25519.PublicKey {
 	return bytes.Clone(k.key)
 }
 
-// Fingerprint returns the key's short identifier; see the package function.
+// Fingerprint returns Fingerprint of the raw key.
 func (k *PublicKey) Fingerprint() string {
 	return Fingerprint(k.key)
 }
@@ -66,27 +64,23 @@ func (k *PublicKey) Equal(o *PublicKey) bool {
 	return o != nil && k.key.Equal(o.key)
 }
 
-// Fingerprint returns the first 16 hex digits of the SHA-256 of the raw
-// public key, for display and file names. It is not a security boundary:
-// compare full keys when deciding trust.
+// Fingerprint returns the first 16 hex digits of the SHA-256 of pub, for
+// display and file names; trust decisions compare full keys.
 func Fingerprint(pub ed25519.PublicKey) string {
 	sum := sha256.Sum256(pub)
 	return hex.EncodeToString(sum[:8])
 }
 
-// Verify reports whether sig is pub's valid Ed25519 signature of msg. Unlike
-// ed25519.Verify it returns false, rather than panicking, for a key of the
-// wrong length.
+// Verify reports whether sig is pub's valid Ed25519 signature of msg; a key
+// of the wrong length gives false, not a panic.
 func Verify(pub ed25519.PublicKey, msg, sig []byte) bool {
 	return len(pub) == ed25519.PublicKeySize && ed25519.Verify(pub, msg, sig)
 }
 
-// tenantPattern is the grammar of tenant names.
 var tenantPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
-// ValidateTenant reports whether name is a valid tenant name: 1 to 64
-// characters of lower-case letters, digits, '.', '_' and '-', starting with a
-// letter or digit. The error wraps ErrInvalidTenant.
+// ValidateTenant returns an error wrapping ErrInvalidTenant unless name is
+// 1 to 64 of [a-z0-9._-], starting with a letter or digit.
 func ValidateTenant(name string) error {
 	if !tenantPattern.MatchString(name) {
 		return fmt.Errorf("keys: tenant %q: %w: must match %s", name, ErrInvalidTenant, tenantPattern)
@@ -96,15 +90,10 @@ func ValidateTenant(name string) error {
 
 // KeyInfo is the public part of a stored key.
 type KeyInfo struct {
-	// Tenant owns the key.
-	Tenant string
-	// PublicKey is the key itself.
-	PublicKey *PublicKey
-	// CreatedAt is when the key was generated, UTC, whole seconds.
-	CreatedAt time.Time
-	// Protection says how the private key is encrypted; empty for a KeyInfo
-	// read by ParsePublicKeyFile.
-	Protection Protection
+	Tenant     string
+	PublicKey  *PublicKey
+	CreatedAt  time.Time  // UTC, whole seconds
+	Protection Protection // empty from ParsePublicKeyFile
 }
 
 // Fingerprint returns the key's fingerprint.
@@ -112,10 +101,8 @@ func (i *KeyInfo) Fingerprint() string {
 	return i.PublicKey.Fingerprint()
 }
 
-// publicFormat names the export form in its "format" field.
 const publicFormat = "appraise-public-key"
 
-// publicFile is the export form's JSON object.
 type publicFile struct {
 	Format      string `json:"format"`
 	Version     string `json:"version"`
@@ -125,10 +112,8 @@ type publicFile struct {
 	CreatedAt   string `json:"created_at"`
 }
 
-// ExportPublic returns the export form written by `appraise keys
-// export-public`: an indented JSON object with the fields format
-// ("appraise-public-key"), version ("1"), tenant, pubkey, fingerprint and
-// created_at, followed by a newline. ParsePublicKeyFile reads it back.
+// ExportPublic returns the public key file that ParsePublicKeyFile reads,
+// an indented JSON object.
 func (i *KeyInfo) ExportPublic() ([]byte, error) {
 	b, err := json.MarshalIndent(publicFile{
 		Format:      publicFormat,
@@ -144,9 +129,8 @@ func (i *KeyInfo) ExportPublic() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// ParsePublicKeyFile reads a trusted key given to --trust: either the JSON
-// export form written by ExportPublic or a bare base64 public key on one line.
-// For the bare form only PublicKey is set in the result.
+// ParsePublicKeyFile reads what ExportPublic writes, or a bare base64 key,
+// for which only PublicKey is set.
 func ParsePublicKeyFile(b []byte) (*KeyInfo, error) {
 	b = bytes.TrimSpace(b)
 	if !bytes.HasPrefix(b, []byte("{")) {
@@ -163,7 +147,6 @@ func ParsePublicKeyFile(b []byte) (*KeyInfo, error) {
 	return f.info()
 }
 
-// info validates an export form and converts it.
 func (f *publicFile) info() (*KeyInfo, error) {
 	if f.Format != publicFormat || f.Version != formatVersion {
 		return nil, fmt.Errorf("keys: public key file: format %q version %q, want %q version %q",
@@ -186,7 +169,6 @@ func (f *publicFile) info() (*KeyInfo, error) {
 	return &KeyInfo{Tenant: f.Tenant, PublicKey: k, CreatedAt: t}, nil
 }
 
-// formatTime writes t as RFC 3339 in UTC with whole seconds.
 func formatTime(t time.Time) string {
 	return t.UTC().Truncate(time.Second).Format(time.RFC3339)
 }
@@ -203,11 +185,9 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// decodeStrict decodes exactly one JSON value into v, rejecting duplicate
-// member names (a second "pubkey" that one reader would take and another
-// skip), member names that differ from the field's only in case, unknown
-// members, invalid UTF-8 and trailing data: the same rules as the report
-// reader.
+// decodeStrict decodes one JSON value into v as strictly as the report
+// reader: no duplicate, unknown or case-folded names, invalid UTF-8 or
+// trailing data.
 func decodeStrict(b []byte, v any) error {
 	return jsonv2.Unmarshal(b, v, jsonv2.RejectUnknownMembers(true))
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// rotateStep names a point in Rotate after which tests simulate a crash.
+// rotateStep is a point in Rotate after which tests simulate a crash.
 type rotateStep int
 
 const (
@@ -19,30 +19,21 @@ const (
 	stepSwapped                         // new key.json renamed into place and synced
 	stepStatementTemp                   // statement copy in a temporary file
 	stepPublished                       // statement copy in place: done
-	numRotateSteps                      // how many steps there are
+	numRotateSteps
 )
 
-// crashFunc is a test hook: Rotate calls it after each step and, if it
-// returns an error, returns that error at once, cleaning nothing up, as if
-// the process had died there.
+// crashFunc is called after each step; an error stops Rotate there, as a crash would.
 type crashFunc func(rotateStep) error
 
 // Rotate replaces the current key in dir, unlocked with dec, by a new key
-// encrypted as enc says, and returns the signed statement that links them.
-// rotated_at and the new key's created_at are now, in UTC, whole seconds; now
-// must not be before the old key's created_at.
-//
-// Steps, each durable before the next: archive the old key.json byte for
-// byte; write the new key.json, which embeds the statement, to a temporary
-// file and rename it over key.json; copy the statement into rotations/. A
-// crash leaves the old or the new key current and the old key on disk, and
-// Rotate may simply be run again (with the passphrase of whichever key is
-// current; LoadPublic says which).
+// encrypted as enc says, at now (not before the old key's creation), and
+// returns the signed statement that links them. A crash leaves the old or
+// the new key current and the old key on disk; Rotate may then run again,
+// unlocking whichever key LoadPublic says is current.
 func Rotate(dir string, dec Decryption, enc Encryption, now time.Time) (*RotationStatement, error) {
 	return rotate(dir, dec, enc, now, func(rotateStep) error { return nil })
 }
 
-// rotate is Rotate with a crash hook.
 func rotate(dir string, dec Decryption, enc Encryption, now time.Time, crash crashFunc) (*RotationStatement, error) {
 	if err := checkDirs(dir); err != nil {
 		return nil, err
@@ -71,8 +62,8 @@ func rotate(dir string, dec Decryption, enc Encryption, now time.Time, crash cra
 	return next.rotation, nil
 }
 
-// prepareRotation cleans up after any earlier crash, unlocks the current key
-// and makes its successor, writing nothing new.
+// prepareRotation unlocks the current key and makes its successor, writing
+// nothing but repairs of an earlier crash.
 func prepareRotation(dir string, dec Decryption, enc Encryption, now time.Time) (cur, next *storedKey, err error) {
 	if err := removeTemps(dir); err != nil {
 		return nil, nil, err
@@ -114,8 +105,7 @@ func prepareRotation(dir string, dec Decryption, enc Encryption, now time.Time) 
 	return cur, &storedKey{info: KeyInfo{Tenant: s.Tenant(), PublicKey: s.PublicKey(), CreatedAt: now}, rotation: st, raw: raw}, nil
 }
 
-// writeStep writes dir/name atomically, calling crash after step (the
-// temporary file is written) and after step+1 (it is committed).
+// writeStep writes dir/name, calling crash after step and step+1.
 func writeStep(dir, name string, data []byte, replace bool, crash crashFunc, step rotateStep) error {
 	tmp, err := writeTemp(dir, name, data)
 	if err != nil {
@@ -130,8 +120,7 @@ func writeStep(dir, name string, data []byte, replace bool, crash crashFunc, ste
 	return crash(step + 1)
 }
 
-// publish copies st into rotations/ unless it is already there. A nil st
-// (a key made by Init) or a nil crash hook (repair, not a step) is fine.
+// publish copies st, if not nil, into rotations/ unless it is there.
 func publish(dir string, st *RotationStatement, crash crashFunc) error {
 	if st == nil {
 		return nil
@@ -149,19 +138,13 @@ func publish(dir string, st *RotationStatement, crash crashFunc) error {
 
 // DirInfo is everything in a key directory that is not secret.
 type DirInfo struct {
-	// Dir is the key directory.
-	Dir string
-	// Current is the current key.
-	Current *KeyInfo
-	// Archived are the retired keys, oldest first.
-	Archived []*KeyInfo
-	// Rotations are the verified rotation statements, oldest first.
-	Rotations []*RotationStatement
+	Dir       string
+	Current   *KeyInfo
+	Archived  []*KeyInfo           // oldest first
+	Rotations []*RotationStatement // verified, oldest first
 }
 
-// LoadCurrent reads the current key's public part from dir, checking the
-// directory's permissions and nothing else: what a signer needs to know
-// before it asks for a passphrase. A missing key gives ErrNoKey.
+// LoadCurrent reads the current key's public part, or returns ErrNoKey.
 func LoadCurrent(dir string) (*KeyInfo, error) {
 	cur, err := readCurrent(dir)
 	if err != nil {
@@ -170,9 +153,8 @@ func LoadCurrent(dir string) (*KeyInfo, error) {
 	return &cur.info, nil
 }
 
-// LoadPublic reads dir without unlocking anything: the current key, the
-// archived keys and the rotation statements, from rotations/ and from those
-// embedded in key files. A statement that fails Verify is an error.
+// LoadPublic reads dir without unlocking anything. A statement that fails
+// Verify is an error.
 func LoadPublic(dir string) (*DirInfo, error) {
 	cur, err := readCurrent(dir)
 	if err != nil {
@@ -198,8 +180,6 @@ func LoadPublic(dir string) (*DirInfo, error) {
 	return info, err
 }
 
-// readStatements parses every statement file in dir. Statements are public,
-// so their permissions are not checked.
 func readStatements(dir string) ([]*RotationStatement, error) {
 	names, err := listJSON(dir)
 	if err != nil {
@@ -220,8 +200,7 @@ func readStatements(dir string) ([]*RotationStatement, error) {
 	return sts, nil
 }
 
-// mergeStatements verifies sts, drops nils and duplicates, and sorts the
-// rest by rotated_at.
+// mergeStatements verifies sts and returns them by rotated_at without nils or repeats.
 func mergeStatements(sts []*RotationStatement) ([]*RotationStatement, error) {
 	seen := make(map[string]bool)
 	var out []*RotationStatement

@@ -15,58 +15,32 @@ import (
 	"github.com/everycycle/appraise/internal/jcs"
 )
 
-// statementType names a rotation statement in its payload.
 const statementType = "appraise-key-rotation"
 
-// Statement format versions: 2 lists what the old key signed; 1 did not,
-// and is still read so that older key directories load.
+// Statement formats: 2 lists what the old key signed; 1, still read, did not.
 const (
 	statementV1 = "1"
 	statementV2 = "2"
 )
 
 // RotationStatement records that a tenant replaced OldKey by NewKey at
-// RotatedAt, and (format 2) every message OldKey had signed by then.
-// OldSig is OldKey's signature and NewSig NewKey's countersignature, both
-// over SignedBytes. Its JSON form is
-//
-//	{"payload":{"statement":"appraise-key-rotation","version":"2",
-//	            "tenant":…,"old_pubkey":…,"new_pubkey":…,"rotated_at":…,
-//	            "signed":["<sha256 hex>",…]},
-//	 "old_sig":…,"new_sig":…}
-//
-// with keys and signatures in standard base64 with padding, rotated_at in
-// RFC 3339 UTC, whole seconds, and signed in ascending order without
-// repeats. A format-1 statement has version "1" and no signed member.
-// ParseRotationStatement reads both.
-//
-// Why the list: a signature carries no trusted time. Whoever holds a
-// retired key can sign a new report and date it before the rotation, and
-// nothing in the report tells it apart from one signed in time. The list,
-// signed by both keys when the old one is retired, is the bound a verifier
-// can check: the old key vouches for exactly the messages it names.
+// RotatedAt and, in format 2, every message OldKey had signed by then: a
+// signature carries no trusted time, so the old key vouches only for those.
+// Its JSON form is {"payload": {"statement", "version", "tenant",
+// "old_pubkey", "new_pubkey", "rotated_at", "signed"}, "old_sig", "new_sig"},
+// keys and signatures in padded standard base64, signed in ascending hex.
 type RotationStatement struct {
-	// Tenant owns both keys.
-	Tenant string
-	// OldKey is the key retired.
-	OldKey ed25519.PublicKey
-	// NewKey is the key that replaced it.
-	NewKey ed25519.PublicKey
-	// RotatedAt is when OldKey was retired, UTC, whole seconds.
-	RotatedAt time.Time
-	// Signed holds the SHA-256 digest of every message OldKey signed
-	// before it was retired (for a report: the hash of its canonical
-	// payload), sorted, from the key directory's signing ledger (see
-	// RecordSigned). It is nil in a format-1 statement, which vouches for
-	// nothing; an empty, non-nil list says the old key signed nothing.
+	Tenant    string
+	OldKey    ed25519.PublicKey
+	NewKey    ed25519.PublicKey
+	RotatedAt time.Time // UTC, whole seconds
+	// Signed holds the sorted SHA-256 of every message OldKey signed; nil
+	// in format 1, which vouches for nothing.
 	Signed [][sha256.Size]byte
-	// OldSig is OldKey's signature of SignedBytes.
-	OldSig []byte
-	// NewSig is NewKey's signature of SignedBytes.
-	NewSig []byte
+	OldSig []byte // OldKey's signature of SignedBytes
+	NewSig []byte // NewKey's signature of SignedBytes
 }
 
-// statementPayload is the signed part of a statement on the wire.
 type statementPayload struct {
 	Statement string    `json:"statement"`
 	Version   string    `json:"version"`
@@ -77,16 +51,14 @@ type statementPayload struct {
 	Signed    *[]string `json:"signed,omitempty"`
 }
 
-// statementWire is a whole statement on the wire.
 type statementWire struct {
 	Payload statementPayload `json:"payload"`
 	OldSig  string           `json:"old_sig"`
 	NewSig  string           `json:"new_sig"`
 }
 
-// signRotation makes the statement by which old, having signed the
-// messages with the given digests (sorted, no repeats), hands over to next
-// at t.
+// signRotation returns the statement by which old, having signed the
+// sorted digests signed, hands over to next at t.
 func signRotation(old, next *Signer, t time.Time, signed [][sha256.Size]byte) (*RotationStatement, error) {
 	if signed == nil {
 		signed = [][sha256.Size]byte{}
@@ -103,7 +75,6 @@ func signRotation(old, next *Signer, t time.Time, signed [][sha256.Size]byte) (*
 	return st, st.Verify()
 }
 
-// payload returns the wire form of the signed part.
 func (s *RotationStatement) payload() statementPayload {
 	b64 := base64.StdEncoding.EncodeToString
 	p := statementPayload{
@@ -120,22 +91,18 @@ func (s *RotationStatement) payload() statementPayload {
 	return p
 }
 
-// Bounded reports whether the statement lists what the old key signed
-// (format 2). A format-1 statement bounds nothing, so Vouches is false
-// for every digest.
+// Bounded reports whether the statement lists what the old key signed.
 func (s *RotationStatement) Bounded() bool {
 	return s.Signed != nil
 }
 
-// Vouches reports whether digest is among the messages the old key signed
-// before this statement retired it.
+// Vouches reports whether the statement lists digest.
 func (s *RotationStatement) Vouches(digest [sha256.Size]byte) bool {
 	_, found := slices.BinarySearchFunc(s.Signed, digest, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
 	return found
 }
 
-// SignedBytes returns the bytes both keys sign: the RFC 8785 canonical JSON
-// of the payload object.
+// SignedBytes returns the RFC 8785 form of the payload, which both keys sign.
 func (s *RotationStatement) SignedBytes() ([]byte, error) {
 	c, err := jcs.Marshal(s.payload())
 	if err != nil {
@@ -182,9 +149,8 @@ func (s *RotationStatement) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ParseRotationStatement parses the JSON form strictly: unknown fields,
-// trailing data and non-canonical keys or times are rejected. It does not
-// check the signatures; call Verify.
+// ParseRotationStatement parses the JSON form strictly, without checking
+// the signatures; call Verify.
 func ParseRotationStatement(b []byte) (*RotationStatement, error) {
 	var s RotationStatement
 	if err := s.UnmarshalJSON(b); err != nil {
@@ -193,7 +159,6 @@ func ParseRotationStatement(b []byte) (*RotationStatement, error) {
 	return &s, nil
 }
 
-// statement converts and checks the wire form.
 func (w *statementWire) statement() (*RotationStatement, error) {
 	p := w.Payload
 	if p.Statement != statementType || (p.Version != statementV1 && p.Version != statementV2) {
@@ -227,9 +192,7 @@ func (w *statementWire) statement() (*RotationStatement, error) {
 		RotatedAt: at, Signed: signed, OldSig: oldSig, NewSig: newSig}, nil
 }
 
-// parseSigned checks a statement's list of digests: absent in format 1;
-// present in format 2, lowercase hex, ascending, without repeats (the only
-// order SignedBytes writes).
+// parseSigned requires format 2's list, lowercase, ascending and without repeats.
 func parseSigned(version string, list *[]string) ([][sha256.Size]byte, error) {
 	switch {
 	case version == statementV1 && list != nil:
@@ -252,7 +215,6 @@ func parseSigned(version string, list *[]string) ([][sha256.Size]byte, error) {
 	return out, nil
 }
 
-// parseSignature decodes a base64 Ed25519 signature.
 func parseSignature(s string) ([]byte, error) {
 	b, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil || len(b) != ed25519.SignatureSize || base64.StdEncoding.EncodeToString(b) != s {
@@ -263,33 +225,25 @@ func parseSignature(s string) ([]byte, error) {
 
 // Lineage is how a signing key descends to a trusted key; see Chain.
 type Lineage struct {
-	// Path holds verified statements from the signing key to the trusted
-	// key, oldest first; it is empty when the two are the same key.
-	Path []*RotationStatement
-	// RetiredAt is when the signing key was retired: the earliest rotated_at
-	// among the verified statements that it signed as the old key. It is the
-	// zero time when the signing key is the trusted key.
-	RetiredAt time.Time
+	Path      []*RotationStatement // from the signing key, oldest first
+	RetiredAt time.Time            // the signing key's earliest rotated_at, or zero
 }
 
-// Chain reports whether signer is trusted itself or a predecessor of
-// trusted through verified statements, signer → … → trusted. Statements that
-// fail Verify are ignored. Callers accept from a predecessor only what the
-// first statement of the path vouches for (RotationStatement.Vouches). When
-// there is no such chain the error wraps ErrNotInChain. To ask about many
-// signers, build Rotations once: Chain verifies every statement each call.
+// Chain returns the path of verified statements from signer to trusted,
+// empty when they are one key, or an error wrapping ErrNotInChain. Callers
+// accept from a predecessor only what the path's first statement Vouches.
 func Chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (*Lineage, error) {
 	return NewRotations(statements).Chain(trusted, signer)
 }
 
-// Rotations is a set of statements, each verified once, to follow many
-// chains through. It is safe for concurrent use.
+// Rotations is a set of verified statements to follow chains through. It
+// is safe for concurrent use.
 type Rotations struct {
 	next map[string][]*RotationStatement // old key → verified statements retiring it
 	bad  int                             // statements that failed Verify
 }
 
-// NewRotations verifies each statement once and keeps those that verify.
+// NewRotations keeps the statements that verify.
 func NewRotations(statements []*RotationStatement) *Rotations {
 	r := &Rotations{next: make(map[string][]*RotationStatement)}
 	for _, st := range statements {
@@ -329,8 +283,7 @@ func (r *Rotations) Chain(trusted, signer ed25519.PublicKey) (*Lineage, error) {
 	return &Lineage{Path: path, RetiredAt: retired}, nil
 }
 
-// findPath returns a shortest path of statements from one key to another by
-// breadth-first search, or nil.
+// findPath returns a shortest path of statements from one key to another, or nil.
 func findPath(next map[string][]*RotationStatement, from, to ed25519.PublicKey) []*RotationStatement {
 	via := map[string]*RotationStatement{string(from): nil} // key → statement that reached it
 	queue := []string{string(from)}
@@ -352,7 +305,6 @@ func findPath(next map[string][]*RotationStatement, from, to ed25519.PublicKey) 
 	return nil
 }
 
-// unwind follows findPath's back-pointers from to back to from.
 func unwind(via map[string]*RotationStatement, from, to ed25519.PublicKey) []*RotationStatement {
 	var path []*RotationStatement
 	for k := string(to); k != string(from); k = string(via[k].OldKey) {

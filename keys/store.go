@@ -19,15 +19,13 @@ import (
 	"filippo.io/age/armor"
 )
 
-// Format identifiers written into key.json.
 const (
 	keyFormat     = "appraise-tenant-key"
 	formatVersion = "1"
 )
 
-// Signer is an unlocked tenant key. It lives only in memory, with the
-// digests of what it has signed until RecordSigned writes them down. It is
-// safe for concurrent use.
+// Signer is an unlocked tenant key, held only in memory with the digests
+// of what it signed. It is safe for concurrent use.
 type Signer struct {
 	tenant string
 	priv   ed25519.PrivateKey
@@ -38,7 +36,6 @@ type Signer struct {
 }
 
 // GenerateSigner returns a new random key for tenant, held only in memory.
-// Init and Rotate use it; tests that need a key without a directory may too.
 func GenerateSigner(tenant string) (*Signer, error) {
 	if err := ValidateTenant(tenant); err != nil {
 		return nil, err
@@ -50,8 +47,7 @@ func GenerateSigner(tenant string) (*Signer, error) {
 	return &Signer{tenant: tenant, priv: priv}, nil
 }
 
-// Sign returns the Ed25519 signature of msg, and remembers msg's SHA-256
-// digest for RecordSigned.
+// Sign returns the Ed25519 signature of msg, remembering its SHA-256 for RecordSigned.
 func (s *Signer) Sign(msg []byte) []byte {
 	d := sha256.Sum256(msg)
 	s.mu.Lock()
@@ -75,7 +71,8 @@ func (s *Signer) Tenant() string {
 	return s.tenant
 }
 
-// keyFile is key.json, and each archived key.
+// keyFile is key.json and each archived key; PrivateKey is the armored age
+// file of the seed, and Rotation the statement that introduced the key.
 type keyFile struct {
 	Format     string             `json:"format"`
 	Version    string             `json:"version"`
@@ -87,7 +84,6 @@ type keyFile struct {
 	Rotation   *RotationStatement `json:"rotation,omitempty"`
 }
 
-// storedKey is a parsed, checked keyFile.
 type storedKey struct {
 	info     KeyInfo
 	armored  string
@@ -95,7 +91,6 @@ type storedKey struct {
 	raw      []byte             // the file's bytes, archived verbatim
 }
 
-// sealKey encrypts s's seed and returns the key.json bytes for it.
 func sealKey(s *Signer, created time.Time, enc Encryption, rot *RotationStatement) ([]byte, error) {
 	prot, err := enc.protection()
 	if err != nil {
@@ -134,7 +129,6 @@ func readKey(path string) (*storedKey, error) {
 	return k, nil
 }
 
-// check validates every field of f.
 func (f *keyFile) check() (*storedKey, error) {
 	if f.Format != keyFormat || f.Version != formatVersion {
 		return nil, fmt.Errorf("format %q version %q, want %q version %q", f.Format, f.Version, keyFormat, formatVersion)
@@ -163,7 +157,6 @@ func (f *keyFile) check() (*storedKey, error) {
 	return &storedKey{info: info, armored: f.PrivateKey, rotation: f.Rotation}, nil
 }
 
-// unlock decrypts k with dec and checks the result against the public key.
 func (k *storedKey) unlock(dec Decryption) (*Signer, error) {
 	seed, err := decryptSeed(k.armored, dec)
 	if err != nil {
@@ -177,7 +170,6 @@ func (k *storedKey) unlock(dec Decryption) (*Signer, error) {
 	return s, nil
 }
 
-// archiveName is the file name of k in archive/.
 func (k *storedKey) archiveName() string {
 	return k.info.CreatedAt.Format(fileTimeLayout) + "-" + k.info.Fingerprint() + ".json"
 }
@@ -197,9 +189,8 @@ func readCurrent(dir string) (*storedKey, error) {
 	return k, err
 }
 
-// Init creates dir (mode 0700) if needed and a new key for tenant in it,
-// encrypted as enc says. It refuses to replace an existing key with
-// ErrKeyExists and a bad tenant name with ErrInvalidTenant.
+// Init creates dir if needed and a new key for tenant in it, encrypted as
+// enc says. An existing key is ErrKeyExists.
 func Init(dir, tenant string, enc Encryption) (*KeyInfo, error) {
 	s, err := GenerateSigner(tenant)
 	if err != nil {
@@ -238,9 +229,8 @@ func Init(dir, tenant string, enc Encryption) (*KeyInfo, error) {
 	return &k.info, nil
 }
 
-// LoadSigner unlocks the current key in dir. A wrong passphrase gives
-// ErrWrongPassphrase, unmatched identities ErrWrongIdentity, a malformed file
-// ErrCorruptKey, a missing one ErrNoKey.
+// LoadSigner unlocks the current key in dir, or returns ErrNoKey,
+// ErrCorruptKey or an error saying why dec does not unlock it.
 func LoadSigner(dir string, dec Decryption) (*Signer, error) {
 	k, err := readCurrent(dir)
 	if err != nil {
@@ -249,8 +239,7 @@ func LoadSigner(dir string, dec Decryption) (*Signer, error) {
 	return k.unlock(dec)
 }
 
-// LoadArchivedSigner unlocks the retired key with the given fingerprint, as
-// listed by LoadPublic, for recovery. A missing key gives ErrNoKey.
+// LoadArchivedSigner unlocks the retired key with fingerprint, or returns ErrNoKey.
 func LoadArchivedSigner(dir, fingerprint string, dec Decryption) (*Signer, error) {
 	archived, err := readArchive(dir)
 	if err != nil {
@@ -264,7 +253,6 @@ func LoadArchivedSigner(dir, fingerprint string, dec Decryption) (*Signer, error
 	return nil, fmt.Errorf("keys: archived key %s: %w", fingerprint, ErrNoKey)
 }
 
-// readArchive reads every archived key in dir, oldest first.
 func readArchive(dir string) ([]*storedKey, error) {
 	adir := filepath.Join(dir, archiveDirName)
 	names, err := listJSON(adir)

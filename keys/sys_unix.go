@@ -11,13 +11,11 @@ import (
 	"syscall"
 )
 
-// openReadFlags open a file for reading without blocking on a FIFO put
-// in its place.
+// openReadFlags do not block on a FIFO put in a file's place.
 const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK
 
-// lockDir takes an exclusive flock(2) on dir/.lock without waiting, so that
-// Init and Rotate never interleave. The kernel drops the lock if the process
-// dies, so a crash never leaves the directory locked. Call unlock when done.
+// lockDir takes an exclusive flock(2) on dir/.lock without waiting, or
+// returns ErrBusy.
 func lockDir(dir string) (unlock func(), err error) {
 	f, err := os.OpenFile(filepath.Join(dir, lockFileName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -33,8 +31,7 @@ func lockDir(dir string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// lockDirWait takes the same lock as lockDir, waiting for another holder
-// (a rotation) to finish.
+// lockDirWait takes the lock of lockDir, waiting for it.
 func lockDirWait(dir string) (unlock func(), err error) {
 	f, err := os.OpenFile(filepath.Join(dir, lockFileName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -47,7 +44,6 @@ func lockDirWait(dir string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// syncDir makes a rename in dir durable.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -63,8 +59,7 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// checkPermissions refuses a key file that group or others may access, or
-// that another user owns.
+// checkPermissions refuses a file that group or others may access or another user owns.
 func checkPermissions(path string, fi fs.FileInfo) error {
 	if err := checkOwner(path, fi); err != nil {
 		return err
@@ -76,9 +71,8 @@ func checkPermissions(path string, fi fs.FileInfo) error {
 	return nil
 }
 
-// checkDirPermissions refuses a key directory (or one of its
-// subdirectories) that group or others may write, or that another user
-// owns: whoever can write it can replace key.json or an archived key.
+// checkDirPermissions refuses a directory that group or others may write or
+// another user owns.
 func checkDirPermissions(path string, fi fs.FileInfo) error {
 	if err := checkOwner(path, fi); err != nil {
 		return err
@@ -90,8 +84,6 @@ func checkDirPermissions(path string, fi fs.FileInfo) error {
 	return nil
 }
 
-// checkOwner refuses a file or directory that the effective user does
-// not own.
 func checkOwner(path string, fi fs.FileInfo) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

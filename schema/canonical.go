@@ -17,8 +17,7 @@ import (
 // ErrMalformed is wrapped by every failure to read a report's JSON.
 var ErrMalformed = errors.New("malformed report")
 
-// Canonical returns the RFC 8785 (JCS) canonical bytes of v: the bytes
-// that are hashed and signed.
+// Canonical returns the RFC 8785 (JCS) bytes of v, which are hashed and signed.
 func Canonical(v any) ([]byte, error) {
 	c, err := jcs.Marshal(v)
 	if err != nil {
@@ -27,8 +26,7 @@ func Canonical(v any) ([]byte, error) {
 	return c, nil
 }
 
-// CanonicalizeJSON returns the RFC 8785 canonical form of a JSON text.
-// The text is first read strictly (see DecodeStrict).
+// CanonicalizeJSON returns the RFC 8785 form of a JSON text read strictly.
 func CanonicalizeJSON(raw []byte) ([]byte, error) {
 	if err := checkStrict(raw); err != nil {
 		return nil, err
@@ -36,8 +34,7 @@ func CanonicalizeJSON(raw []byte) ([]byte, error) {
 	return canonicalize(raw)
 }
 
-// canonicalize is CanonicalizeJSON for a text already read strictly (or
-// written by this package).
+// canonicalize is CanonicalizeJSON for a text already read strictly.
 func canonicalize(raw []byte) ([]byte, error) {
 	c, err := jcs.Canonicalize(raw)
 	if err != nil {
@@ -46,8 +43,7 @@ func canonicalize(raw []byte) ([]byte, error) {
 	return c, nil
 }
 
-// Hash returns the lowercase hex SHA-256 of v's canonical bytes, the form
-// a card uses to name its box report.
+// Hash returns the hex SHA-256 of v's canonical bytes, as a card names its box.
 func Hash(v any) (string, error) {
 	c, err := Canonical(v)
 	if err != nil {
@@ -56,15 +52,12 @@ func Hash(v any) (string, error) {
 	return hashBytes(c), nil
 }
 
-// hashBytes is the lowercase hex SHA-256 of canonical bytes.
 func hashBytes(canonical []byte) string {
 	sum := sha256.Sum256(canonical)
 	return hex.EncodeToString(sum[:])
 }
 
-// checkStrict rejects what RFC 8785 and this format forbid before any
-// value is looked at: duplicate member names, invalid UTF-8, lone
-// surrogates, and anything after the top-level value.
+// checkStrict rejects duplicate names, invalid UTF-8, lone surrogates and trailing data.
 func checkStrict(raw []byte) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(raw))
 	if _, err := dec.ReadValue(); err != nil {
@@ -78,10 +71,9 @@ func checkStrict(raw []byte) error {
 	return nil
 }
 
-// DecodeStrict reads one JSON value into v, rejecting duplicate member
-// names, invalid UTF-8, lone surrogates, numbers that do not fit (such as
-// 1e400, which would be infinite), unknown members, member names that
-// differ only in case, and trailing data.
+// DecodeStrict reads one JSON value into v, rejecting duplicate, unknown or
+// case-folded member names, invalid UTF-8, lone surrogates, numbers that
+// do not fit and trailing data.
 func DecodeStrict(raw []byte, v any) error {
 	if err := checkStrict(raw); err != nil {
 		return err
@@ -89,8 +81,7 @@ func DecodeStrict(raw []byte, v any) error {
 	return decodeChecked(raw, v)
 }
 
-// decodeChecked is DecodeStrict for a text checkStrict already passed
-// (jsonv2 refuses duplicate names and invalid UTF-8 again on its own).
+// decodeChecked is DecodeStrict for a text checkStrict already passed.
 func decodeChecked(raw []byte, v any) error {
 	if err := jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)

@@ -7,15 +7,12 @@ import (
 	"github.com/go-playground/validator/v10"
 )
 
-// optional is one optional section or field and whether it is present.
 type optional struct {
 	path    string
 	present bool
 }
 
-// optionalFields lists every optional part of a vector that applies, so
-// that each one is either present or explained in NotMeasured. Parts inside
-// an absent section do not apply.
+// optionalFields lists the optional parts of c that apply, none inside an absent one.
 func optionalFields(c *CapabilityVector) []optional {
 	opts := []optional{
 		{"precisions", len(c.Precisions) > 0},
@@ -56,8 +53,7 @@ func optionalFields(c *CapabilityVector) []optional {
 	return opts
 }
 
-// vectorCompleteness checks that every optional part of a vector is
-// either present or listed once in NotMeasured with a reason, never both.
+// vectorCompleteness checks each optional part is present or listed once in NotMeasured.
 func vectorCompleteness(sl validator.StructLevel) {
 	c := sl.Current().Interface().(CapabilityVector)
 	checkOmissions(sl, optionalFields(&c), c.NotMeasured)
@@ -67,8 +63,7 @@ func vectorCompleteness(sl validator.StructLevel) {
 	}
 }
 
-// boxCompleteness applies the same rule to a box payload. host_links
-// applies only to a run of two or more devices.
+// boxCompleteness applies the same rule to a box payload.
 func boxCompleteness(sl validator.StructLevel) {
 	b := sl.Current().Interface().(BoxPayload)
 	opts := []optional{{"ambient_c", b.AmbientC != nil}, {"host_baseline", b.HostBaseline != nil}}
@@ -112,8 +107,8 @@ func report(sl validator.StructLevel, format string, args ...any) {
 	sl.ReportError(nil, "not_measured", "NotMeasured", "complete", fmt.Sprintf(format, args...))
 }
 
-// AbsentFields returns the JSON path of every optional part of c that is
-// absent, in a fixed order: each must be listed in NotMeasured.
+// AbsentFields returns, in a fixed order, the JSON path of every absent
+// optional part of c, each of which NotMeasured must list.
 func AbsentFields(c *CapabilityVector) []string {
 	var out []string
 	for _, o := range optionalFields(c) {
@@ -124,8 +119,7 @@ func AbsentFields(c *CapabilityVector) []string {
 	return out
 }
 
-// crossCheckWithin refuses a cross-check outside its tolerance: a report
-// whose probes disagree with a standard tool is never signed.
+// crossCheckWithin refuses a cross-check outside its tolerance.
 func crossCheckWithin(sl validator.StructLevel) {
 	c := sl.Current().Interface().(CrossCheck)
 	if !c.Agrees() {

@@ -14,18 +14,14 @@ import (
 // ErrBadSignature is wrapped when a signature does not verify.
 var ErrBadSignature = errors.New("signature does not verify")
 
-// Signer signs canonical payload bytes for a tenant. keys.Signer is one.
+// Signer signs canonical payload bytes with a tenant's Ed25519 key, as keys.Signer does.
 type Signer interface {
-	// Sign returns the Ed25519 signature of msg.
 	Sign(msg []byte) []byte
-	// Public returns the Ed25519 public key.
 	Public() ed25519.PublicKey
-	// Tenant returns the tenant's identity.
 	Tenant() string
 }
 
-// SignCard validates p, signs its canonical bytes and returns the report
-// file's bytes (indented JSON, readable by people).
+// SignCard validates and signs p and returns the report file, indented JSON.
 func SignCard(p CardPayload, s Signer) ([]byte, error) {
 	if err := Validate(p); err != nil {
 		return nil, err
@@ -37,8 +33,8 @@ func SignCard(p CardPayload, s Signer) ([]byte, error) {
 	return encodeFile(Card{Payload: p, Signature: sig})
 }
 
-// SignBox validates p, signs its canonical bytes and returns the report
-// file's bytes and the hash that its cards must carry in BoxReport.
+// SignBox validates and signs p and returns the report file and the hash
+// its cards carry in BoxReport.
 func SignBox(p BoxPayload, s Signer) (file []byte, hash string, err error) {
 	if err := Validate(p); err != nil {
 		return nil, "", err
@@ -75,7 +71,6 @@ func encodeFile(v any) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
-// envelope is a report as read, before its payload is trusted.
 type envelope struct {
 	Payload   jsontext.Value `json:"payload"`
 	Signature Signature      `json:"signature"`
@@ -83,13 +78,9 @@ type envelope struct {
 
 // Verified is a report whose signature, format and content checked out.
 type Verified struct {
-	// Signature is the report's signature block.
 	Signature Signature
-	// PublicKey is the key that signed it (not yet trusted: the caller
-	// decides whether to pin it).
-	PublicKey ed25519.PublicKey
-	// Hash is the lowercase hex SHA-256 of the canonical payload.
-	Hash string
+	PublicKey ed25519.PublicKey // the key that signed it, not yet trusted
+	Hash      string            // hex SHA-256 of the canonical payload
 }
 
 // ReadCard reads a card report strictly, verifies its signature against
@@ -114,11 +105,8 @@ func ReadBox(data []byte) (*BoxPayload, *Verified, error) {
 	return &p, v, nil
 }
 
-// read checks, in order: strict JSON; the envelope's shape; the payload's
-// members (unknown ones rejected); the signature over the canonical form
-// of the payload exactly as written; that the typed payload re-encodes to
-// the same canonical bytes, so nothing signed is hidden from the reader;
-// and every validation rule.
+// read checks strict JSON, the signature over the payload as written, that
+// the typed payload re-encodes to the signed bytes, and every rule.
 func read(data []byte, payload any) (*Verified, error) {
 	var env envelope
 	if err := DecodeStrict(data, &env); err != nil {
@@ -130,8 +118,6 @@ func read(data []byte, payload any) (*Verified, error) {
 	if err := Validate(env.Signature); err != nil {
 		return nil, fmt.Errorf("signature block: %w", err)
 	}
-	// The whole file passed checkStrict above: the payload within it is
-	// not scanned again.
 	if err := decodeChecked(env.Payload, payload); err != nil {
 		return nil, fmt.Errorf("payload: %w", err)
 	}

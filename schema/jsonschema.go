@@ -17,9 +17,7 @@ const (
 )
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of a card or box
-// report file, generated from the Go types of this package with their doc
-// comments as descriptions. The validator rules in Validate are stricter
-// than the schema; the schema is for readers and other tools.
+// report file, with the field docs as descriptions. Validate is stricter.
 func JSONSchema(kind string) ([]byte, error) {
 	var v any
 	switch kind {

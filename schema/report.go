@@ -1,7 +1,6 @@
 package schema
 
-// ReportVersion is the version of the report format this package writes
-// and the only one it reads.
+// ReportVersion is the report format's version, the only one this package reads.
 const ReportVersion = "1"
 
 // AlgEd25519 is the only signature algorithm.
@@ -13,15 +12,13 @@ type CardPayload struct {
 	ReportVersion string `json:"report_version" validate:"eq=1"`
 	// ProbedAt is when the appraisal started, RFC 3339 in UTC.
 	ProbedAt string `json:"probed_at" validate:"rfc3339utc"`
-	// BoxReport is the lowercase hex SHA-256 of the canonical payload of
-	// the box report of the same run.
+	// BoxReport is the hex SHA-256 of the canonical payload of the run's box report.
 	BoxReport string `json:"box_report" validate:"sha256hex"`
 	// Capability is the measured capability vector.
 	Capability CapabilityVector `json:"capability"`
 }
 
-// BoxPayload is the signed content of a box report: one appraisal run on
-// one host, the topology context of its cards.
+// BoxPayload is the signed content of a box report: one run on one host.
 type BoxPayload struct {
 	// ReportVersion is ReportVersion.
 	ReportVersion string `json:"report_version" validate:"eq=1"`
@@ -29,9 +26,7 @@ type BoxPayload struct {
 	ProbedAt string `json:"probed_at" validate:"rfc3339utc"`
 	// Host identifies the machine the devices sat in.
 	Host Host `json:"host"`
-	// PresentDevices lists every device address seen in the run,
-	// appraised or not: a PCI BDF where known, else "adapter-N" for the
-	// N-th adapter of the run, or "software-N" for a software adapter.
+	// PresentDevices lists every device seen: a PCI BDF, "adapter-N" or "software-N".
 	PresentDevices []string `json:"present_devices" validate:"min=1,dive,devaddr"`
 	// DriverVersions gives the driver bound to each appraised device.
 	DriverVersions []DriverBinding `json:"driver_versions" validate:"min=1,dive"`
@@ -41,20 +36,15 @@ type BoxPayload struct {
 	ProbeSuiteVersion string `json:"probe_suite_version" validate:"required,max=64"`
 	// HostBaseline is the host CPU's own measured vector, when measured.
 	HostBaseline *HostBaseline `json:"host_baseline,omitempty" validate:"omitempty"`
-	// HostLinks is every appraised device's host link measured at the same
-	// time, when the run appraised two or more devices (each card carries
-	// its device's host link measured alone).
+	// HostLinks is every device's host link measured at once, for two or more devices.
 	HostLinks *HostLinksAtOnce `json:"host_links,omitempty" validate:"omitempty"`
 	// NotMeasured lists each absent field with why.
 	NotMeasured []Omission `json:"not_measured,omitempty" validate:"omitempty,dive"`
-	// FailedDevices lists each device of the run whose appraisal failed,
-	// with why: it has no card, and it is not in DriverVersions (the
-	// other devices' cards were signed). It stays in PresentDevices.
+	// FailedDevices lists the devices that have no card, which stay in PresentDevices.
 	FailedDevices []FailedDevice `json:"failed_devices,omitempty" validate:"omitempty,dive"`
 }
 
-// FailedDevice is a device of a run that has no card: its appraisal
-// failed while the others' went on.
+// FailedDevice is a device of a run whose appraisal failed.
 type FailedDevice struct {
 	// BusAddress is the device address, as in PresentDevices.
 	BusAddress string `json:"bus_address" validate:"devaddr"`
@@ -70,28 +60,21 @@ type Host struct {
 	DMIString string `json:"dmi_string,omitempty" validate:"max=512"`
 	// CPUModel is the CPU model name.
 	CPUModel string `json:"cpu_model" validate:"max=256"`
-	// OS and Arch are the operating system and architecture.
-	OS   string `json:"os" validate:"required,ident"`
+	// OS is the operating system.
+	OS string `json:"os" validate:"required,ident"`
+	// Arch is the architecture.
 	Arch string `json:"arch" validate:"required,ident"`
 	// LogicalCPUs is the number of logical CPUs.
 	LogicalCPUs int `json:"logical_cpus" validate:"gte=1"`
 }
 
-// HostLinksAtOnce is the host link of every appraised device, all
-// measured at the same time: each device runs the WebGPU host-link probe
-// (webgpu-hostlink, alternating host → device and device → host
-// transfers) in its own thread, all started together, so the figures show
-// what the host's memory and root ports give when every device transfers
-// at once. Each card's own host link, measured alone, may come from a
-// faster path; compare these with the cards' webgpu-hostlink figures.
+// HostLinksAtOnce is every appraised device's host link, measured on all at once.
 type HostLinksAtOnce struct {
-	// Devices holds each device's two directions, in the order of
-	// DriverVersions.
+	// Devices holds each device's two directions, in the order of DriverVersions.
 	Devices []DeviceHostLink `json:"devices" validate:"min=2,dive"`
-	// HostToDeviceBytesPerS and DeviceToHostBytesPerS are the sums over
-	// the devices of each one's median rate, in bytes/s: the host's
-	// aggregate in each direction.
+	// HostToDeviceBytesPerS is the sum of the devices' medians, in bytes/s.
 	HostToDeviceBytesPerS float64 `json:"host_to_device_bytes_per_s" validate:"gt=0"`
+	// DeviceToHostBytesPerS is the sum of the devices' medians, in bytes/s.
 	DeviceToHostBytesPerS float64 `json:"device_to_host_bytes_per_s" validate:"gt=0"`
 }
 
@@ -99,8 +82,9 @@ type HostLinksAtOnce struct {
 type DeviceHostLink struct {
 	// BusAddress is the device address, as in DriverVersions.
 	BusAddress string `json:"bus_address" validate:"devaddr"`
-	// HostToDevice and DeviceToHost are its two directions.
+	// HostToDevice is the host → device direction.
 	HostToDevice Transfer `json:"host_to_device"`
+	// DeviceToHost is the device → host direction.
 	DeviceToHost Transfer `json:"device_to_host"`
 }
 
@@ -118,10 +102,9 @@ type Signature struct {
 	Alg string `json:"alg" validate:"eq=ed25519"`
 	// TenantIdentity is the tenant that signed.
 	TenantIdentity string `json:"tenant_identity" validate:"required,max=64"`
-	// TenantPubkey is the 32-byte Ed25519 public key, standard base64 with padding.
+	// TenantPubkey is the 32-byte Ed25519 public key, padded standard base64.
 	TenantPubkey string `json:"tenant_pubkey" validate:"b64len=32"`
-	// Sig is the 64-byte Ed25519 signature over the RFC 8785 canonical
-	// bytes of the payload, standard base64 with padding.
+	// Sig is the 64-byte signature of the payload's RFC 8785 form, padded standard base64.
 	Sig string `json:"sig" validate:"b64len=64"`
 }
 

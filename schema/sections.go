@@ -3,9 +3,7 @@ package schema
 import "math"
 
 // Interconnect holds measured links: the host link, and one entry per
-// ordered pair this → peer. There is deliberately no link kind: naming a
-// link PCIe or NVLink would be vendor knowledge, and the report stays
-// purely measured.
+// ordered pair this → peer. It names no link kind, which is vendor knowledge.
 type Interconnect struct {
 	// HostToDevice is the host → device transfer bandwidth.
 	HostToDevice *Transfer `json:"host_to_device,omitempty" validate:"omitempty"`
@@ -44,8 +42,7 @@ type PeerLink struct {
 	Peer string `json:"peer" validate:"bdf"`
 	// OneWay is this → peer with the reverse direction idle.
 	OneWay Transfer `json:"one_way"`
-	// BothWays is this → peer while peer → this runs at the same time;
-	// the figure is this direction's rate only.
+	// BothWays is this direction's rate while peer → this runs at the same time.
 	BothWays *Transfer `json:"both_ways,omitempty" validate:"omitempty"`
 	// LatencyS is the small-transfer latency in seconds.
 	LatencyS *Stat `json:"latency_s,omitempty" validate:"omitempty"`
@@ -54,21 +51,17 @@ type PeerLink struct {
 // LaunchOverhead holds the latencies that decide whether small work is
 // worth sending to the device at all.
 type LaunchOverhead struct {
-	// EmptyDispatchS is the round trip of an empty compute dispatch,
-	// submit to completion observed on the host, in seconds.
+	// EmptyDispatchS is an empty dispatch's round trip as the host sees it, in seconds.
 	EmptyDispatchS Stat `json:"empty_dispatch_s"`
-	// Upload1MiBS is a 1 MiB (1,048,576 bytes) host → device upload,
-	// issue to completion, in seconds.
+	// Upload1MiBS is a 1 MiB (1,048,576 bytes) upload, issue to completion, in seconds.
 	Upload1MiBS Stat `json:"upload_1mib_s"`
-	// DispatchPath and UploadPath name how the round trip and the upload
-	// were run and waited for, e.g. "dispatch.poll-spin".
+	// DispatchPath names how the round trip ran and was waited for, e.g. "dispatch.poll-spin".
 	DispatchPath string `json:"dispatch_path,omitempty" validate:"omitempty,ident"`
-	UploadPath   string `json:"upload_path,omitempty" validate:"omitempty,ident"`
-	// Probe is the name of the probe that measured the round trip, and
-	// the upload too unless UploadProbe names another.
+	// UploadPath names how the upload ran and was waited for.
+	UploadPath string `json:"upload_path,omitempty" validate:"omitempty,ident"`
+	// Probe is the probe that measured the round trip, and the upload unless UploadProbe is set.
 	Probe string `json:"probe" validate:"required,ident"`
-	// UploadProbe names the probe that measured Upload1MiBS when it is
-	// not Probe (each figure is the faster of two checked paths).
+	// UploadProbe names the probe that measured Upload1MiBS when it is not Probe.
 	UploadProbe string `json:"upload_probe,omitempty" validate:"omitempty,ident"`
 	// Timing says how durations were measured.
 	Timing TimingMethod `json:"timing" validate:"timing"`
@@ -101,70 +94,52 @@ type ThermalEnvelope struct {
 	SoakS float64 `json:"soak_s" validate:"gt=0"`
 	// Throttled is true when throughput or clocks dropped under load.
 	Throttled bool `json:"throttled"`
-	// TimeToThrottleS is seconds from load start to the first throttle;
-	// absent when the device did not throttle during the soak.
+	// TimeToThrottleS is seconds from load start to the first throttle, if any.
 	TimeToThrottleS *float64 `json:"time_to_throttle_s,omitempty" validate:"omitempty,gte=0"`
-	// ThrottledFraction is sustained throughput divided by cold throughput
-	// (unitless, 1 = no loss).
+	// ThrottledFraction is sustained ÷ cold throughput (unitless, 1 = no loss).
 	ThrottledFraction float64 `json:"throttled_fraction" validate:"gt=0"`
 	// SustainedPowerW is the median board power during the soak, in watts.
 	SustainedPowerW *float64 `json:"sustained_power_w,omitempty" validate:"omitempty,gt=0"`
 	// PeakTemperatureC is the hottest reading during the soak, in °C.
 	PeakTemperatureC *float64 `json:"peak_temperature_c,omitempty" validate:"omitempty"`
-	// ColdOpsPerS and SustainedOpsPerS are the load's throughput at the
-	// start and at the end of the soak, in operations per second.
-	ColdOpsPerS      float64 `json:"cold_ops_per_s" validate:"gt=0"`
+	// ColdOpsPerS is the load's throughput at the start of the soak, in operations per second.
+	ColdOpsPerS float64 `json:"cold_ops_per_s" validate:"gt=0"`
+	// SustainedOpsPerS is the load's throughput at the end of the soak, in operations per second.
 	SustainedOpsPerS float64 `json:"sustained_ops_per_s" validate:"gt=0"`
 	// Workload names the sustained load, e.g. "fma fp32".
 	Workload string `json:"workload" validate:"required,max=64"`
 	// Points is how many timed pieces of the load the envelope is drawn from.
 	Points int `json:"points" validate:"gte=4"`
-	// Telemetry names where temperature, power and throttle reasons came
-	// from ("nvml", "hwmon"), or "none" when the driver offers none.
+	// Telemetry names where readings came from: "nvml", "hwmon" or "none".
 	Telemetry string `json:"telemetry" validate:"oneof=nvml hwmon none"`
-	// Timeline is the soak condensed to at most 120 steps of equal length,
-	// each the median of its pieces and readings, for plotting.
+	// Timeline is the soak in equal steps, each the median of its pieces and readings.
 	Timeline []ThermalStep `json:"timeline,omitempty" validate:"omitempty,max=120,dive"`
 	// Probe is the name of the probe that ran the soak.
 	Probe string `json:"probe" validate:"required,ident"`
-	// PowerLimitW is the board power limit the driver enforces, in
-	// watts, when it reports one.
+	// PowerLimitW is the board power limit the driver enforces, in watts, when reported.
 	PowerLimitW *float64 `json:"power_limit_w,omitempty" validate:"omitempty,gt=0"`
-	// PowerLimitFraction is SustainedPowerW ÷ PowerLimitW (unitless):
-	// how close the load held the board to its limit. Absent when either
-	// is.
+	// PowerLimitFraction is SustainedPowerW ÷ PowerLimitW (unitless), when both are known.
 	PowerLimitFraction *float64 `json:"power_limit_fraction,omitempty" validate:"omitempty,gt=0"`
-	// Check is the reference check the load's output passed at the end
-	// of the soak.
+	// Check is the reference check the load's output passed at the end of the soak.
 	Check *Check `json:"check,omitempty" validate:"omitempty"`
-	// DevicesSoakedTogether is how many devices of the run held their
-	// soak at the same time, this one included (1: it soaked alone).
-	// Omitted by writers older than this field, which soaked each device
-	// alone.
+	// DevicesSoakedTogether counts the run's devices soaking at once, this one
+	// included; absent in older cards, which soaked alone.
 	DevicesSoakedTogether int `json:"devices_soaked_together,omitempty" validate:"omitempty,gte=1"`
 }
 
-// RooflineRatio says how close a precision's compute sits to what the
-// device's own measured bandwidth and peak predict. The model at
-// arithmetic intensity I (operations per byte of device memory moved) is
-// min(PeakOpsPerS, BandwidthBytesPerS × I), both taken from the same
-// sweep: the peak is the highest throughput at any intensity, the
-// bandwidth the highest bytes/s at any intensity. A healthy device sits
-// near 1 at every point; compute that is disproportionately low for its
-// bandwidth shows as a low ratio.
+// RooflineRatio says how close a precision's compute sits to the model
+// min(PeakOpsPerS, BandwidthBytesPerS × I) at arithmetic intensity I, both
+// roofs the highest the same sweep reached. A healthy device sits near 1.
 type RooflineRatio struct {
-	// Precision names the swept work like the precision figures, e.g.
-	// "fma.fp32" or "mad.int32".
+	// Precision names the swept work, e.g. "fma.fp32" or "mad.int32".
 	Precision string `json:"precision" validate:"required,max=64"`
-	// Ratio is the median over the sweep's points of achieved ÷ modelled
-	// throughput (unitless, 1 = on the roofline).
+	// Ratio is the median over the points of achieved ÷ modelled throughput (unitless).
 	Ratio float64 `json:"ratio" validate:"gt=0"`
-	// RidgeRatio is achieved ÷ modelled at the swept point nearest the
-	// ridge intensity PeakOpsPerS ÷ BandwidthBytesPerS, where compute and
-	// memory both bind (unitless).
+	// RidgeRatio is achieved ÷ modelled at the point nearest the ridge (unitless).
 	RidgeRatio float64 `json:"ridge_ratio" validate:"gt=0"`
-	// PeakOpsPerS and BandwidthBytesPerS are the model's two roofs.
-	PeakOpsPerS        float64 `json:"peak_ops_per_s" validate:"gt=0"`
+	// PeakOpsPerS is the model's compute roof, in operations per second.
+	PeakOpsPerS float64 `json:"peak_ops_per_s" validate:"gt=0"`
+	// BandwidthBytesPerS is the model's memory roof, in bytes per second.
 	BandwidthBytesPerS float64 `json:"bandwidth_bytes_per_s" validate:"gt=0"`
 	// Points are the swept intensities with what was achieved there.
 	Points []RooflinePoint `json:"points" validate:"min=3,dive"`
@@ -189,12 +164,9 @@ type RooflinePoint struct {
 // DeviceIdentity anchors "this is the same physical card across time".
 // It is metadata only and never an input to scoring or routing.
 type DeviceIdentity struct {
-	// BusAddress is the PCI bus address (BDF), e.g. "0000:01:00.0";
-	// absent for a software adapter, which has none.
+	// BusAddress is the PCI bus address (BDF), e.g. "0000:01:00.0", if the device has one.
 	BusAddress string `json:"bus_address,omitempty" validate:"omitempty,bdf"`
-	// VendorID is the vendor id in lowercase hex: four digits for a PCI
-	// vendor, more for a Khronos-registered one without a PCI id (e.g.
-	// "10005" for Mesa's software devices).
+	// VendorID is the PCI or Khronos vendor id in lowercase hex, e.g. "10de" or "10005".
 	VendorID string `json:"vendor_id" validate:"hexid"`
 	// DeviceID is the device id in lowercase hex, four digits or more.
 	DeviceID string `json:"device_id" validate:"hexid"`
@@ -212,11 +184,9 @@ type DeviceIdentity struct {
 	Serial string `json:"serial,omitempty" validate:"max=128"`
 	// UUID is the device UUID, when the driver exposes one.
 	UUID string `json:"uuid,omitempty" validate:"max=128"`
-	// AdapterType is the API's device type: "discrete-gpu",
-	// "integrated-gpu", "virtual-gpu", "cpu" or "unknown".
+	// AdapterType is the API's device type, e.g. "discrete-gpu" or "cpu".
 	AdapterType string `json:"adapter_type" validate:"oneof=discrete-gpu integrated-gpu virtual-gpu cpu unknown"`
-	// Software is true when the device is a software rasteriser running
-	// on the CPU (lavapipe, llvmpipe, SwiftShader), not a GPU.
+	// Software is true for a software rasteriser running on the CPU, not a GPU.
 	Software bool `json:"software"`
 }
 
@@ -237,23 +207,16 @@ type ProbeEnvironment struct {
 	ProbeSuiteVersion string `json:"probe_suite_version" validate:"required,max=64"`
 	// Mode is "full" or "quick" (fewer samples, smaller sizes).
 	Mode string `json:"mode" validate:"oneof=full quick"`
-	// OS and Arch are the host's operating system and architecture.
-	OS   string `json:"os" validate:"required,ident"`
+	// OS is the host's operating system.
+	OS string `json:"os" validate:"required,ident"`
+	// Arch is the host's architecture.
 	Arch string `json:"arch" validate:"required,ident"`
-	// Libraries lists the vendor libraries whose figures the card holds
-	// (e.g. cuBLASLt for probe "cuda-cublaslt"): which file, which
-	// version. Absent when no vendor library ran.
+	// Libraries lists the vendor libraries whose figures the card holds.
 	Libraries []Library `json:"libraries,omitempty" validate:"omitempty,dive"`
-	// SharedUse says whether anything else used the device during the
-	// run, and how that was looked for. Omitted by writers older than
-	// this field.
+	// SharedUse says whether anything else used the device; absent in older cards.
 	SharedUse *SharedUse `json:"shared_use,omitempty"`
-	// Schedule is how the run shared its time among its devices:
-	// "serial" (this device probed with the run's other devices idle: a
-	// run of one device, or --serial) or "concurrent" (probed beside the
-	// others, the host link and launch measured in turn, the soak held
-	// together). Omitted by writers older than this field, which ran
-	// devices in turn.
+	// Schedule is "serial" (the run's other devices idle) or "concurrent";
+	// absent in older cards, which ran devices in turn.
 	Schedule string `json:"schedule,omitempty" validate:"omitempty,oneof=serial concurrent"`
 }
 
@@ -267,15 +230,13 @@ type Library struct {
 	Version string `json:"version" validate:"required,max=64"`
 	// Path is the file loaded, as the dynamic loader resolved it.
 	Path string `json:"path" validate:"required,max=1024"`
-	// Source says how the file was found: "option" (--cublaslt), "env"
-	// (APPRAISE_CUBLASLT), "loader" (the dynamic loader's search) or
-	// "search" (the usual install places).
+	// Source says how the file was found: "option", "env", "loader" or "search".
 	Source string `json:"source" validate:"oneof=option env loader search"`
 }
 
 // CrossCheck compares one of our figures with a standard tool's figure for
 // the same work on the same device. A report is signed only when every
-// cross-check is within its tolerance.
+// cross-check agrees.
 type CrossCheck struct {
 	// Tool is the standard tool, e.g. "babelstream" or "mixbench".
 	Tool string `json:"tool" validate:"required,ident"`
@@ -285,25 +246,17 @@ type CrossCheck struct {
 	ToolFigure string `json:"tool_figure" validate:"required,max=64"`
 	// Figure names our figure, as in figures lists, e.g. "memory.bandwidth.copy".
 	Figure string `json:"figure" validate:"required,max=96"`
-	// Ours and Theirs are the two values, in the unit of our figure.
-	Ours   float64 `json:"ours" validate:"gt=0"`
+	// Ours is our value, in the unit of Figure.
+	Ours float64 `json:"ours" validate:"gt=0"`
+	// Theirs is the tool's value, in the unit of Figure.
 	Theirs float64 `json:"theirs" validate:"gt=0"`
 	// RelativeDelta is (Ours-Theirs)/Theirs (unitless).
 	RelativeDelta float64 `json:"relative_delta"`
 	// Tolerance is the largest deviation Rule accepts (unitless).
 	Tolerance float64 `json:"tolerance" validate:"gt=0"`
-	// Rule says how the two are held against each other. "within" (also
-	// when absent): both run the same access pattern or computation, so
-	// |RelativeDelta| ≤ Tolerance. "at-least": the tool's figure is what
-	// its own kernel reached on this device, a floor of what the device
-	// can do, so RelativeDelta ≥ −Tolerance; ours above it is accepted
-	// only as far as MaxRatio, what the tool's kernel can explain.
+	// Rule is RuleWithin (also when absent) or RuleAtLeast.
 	Rule string `json:"rule,omitempty" validate:"omitempty,oneof=within at-least"`
-	// MaxRatio is the largest Ours ÷ Theirs an "at-least" check accepts
-	// (unitless): (1 + Tolerance) times the factor by which the tool's
-	// kernel is known, from its structure, to fall short of the device;
-	// CeilingReason says what that factor is. Absent in cards older than
-	// this field, which were held to Ours ≤ 2 × Theirs (AtLeastCeiling).
+	// MaxRatio is the largest Ours ÷ Theirs an "at-least" check accepts (unitless).
 	MaxRatio *float64 `json:"max_ratio,omitempty" validate:"omitempty,gte=1,lte=2"`
 	// CeilingReason says why MaxRatio is what it is.
 	CeilingReason string `json:"ceiling_reason,omitempty" validate:"required_with=MaxRatio,max=400"`
@@ -311,13 +264,11 @@ type CrossCheck struct {
 
 // Cross-check rules (CrossCheck.Rule).
 const (
-	RuleWithin  = "within"
-	RuleAtLeast = "at-least"
+	RuleWithin  = "within"   // |RelativeDelta| ≤ Tolerance
+	RuleAtLeast = "at-least" // RelativeDelta ≥ −Tolerance, and Ours ≤ MaxRatio × Theirs
 )
 
-// AtLeastCeiling is the largest RelativeDelta an "at-least" check
-// without MaxRatio accepts (ours at most twice the tool's figure): the
-// rule of cards written before MaxRatio, kept so that they still verify.
+// AtLeastCeiling is the largest RelativeDelta of an "at-least" check without MaxRatio.
 const AtLeastCeiling = 1.0
 
 // Agrees reports whether c passes its rule.
@@ -334,21 +285,15 @@ func (c CrossCheck) Agrees() bool {
 	return c.RelativeDelta <= AtLeastCeiling
 }
 
-// HostBaseline is the host CPU's own measured vector (all cores), so a
-// reader can weigh offloading work to the GPUs against running it here.
+// HostBaseline is the host CPU's own measured vector, with all cores.
 type HostBaseline struct {
 	// Threads is the number of threads the probes ran on.
 	Threads int `json:"threads" validate:"gte=1"`
 	// ISA names the vector instruction path that ran, e.g. "avx2+fma", "neon".
 	ISA string `json:"isa" validate:"required,max=32"`
-	// Bandwidth holds host-memory bandwidth per kernel with all threads;
-	// absent (with the reason in the box's not_measured as
-	// "host_baseline.bandwidth") when arrays larger than the caches do
-	// not fit the memory the probe may use.
+	// Bandwidth holds host-memory bandwidth per kernel with all threads.
 	Bandwidth []Bandwidth `json:"bandwidth,omitempty" validate:"omitempty,dive"`
-	// LastLevelCacheBytes is the host's last-level cache as the kernel
-	// describes it, every instance counted once, in bytes (absent: none
-	// described): each bandwidth array is at least twice this.
+	// LastLevelCacheBytes is the host's last-level cache, in bytes, under half a bandwidth array.
 	LastLevelCacheBytes uint64 `json:"last_level_cache_bytes,omitempty"`
 	// Precisions holds scalar ("fma_scalar") and vector ("fma") FMA throughput.
 	Precisions []PrecisionThroughput `json:"precisions" validate:"min=1,dive"`
@@ -358,10 +303,10 @@ type HostBaseline struct {
 type ThermalStep struct {
 	// AtS is the end of the step, seconds since the load began.
 	AtS float64 `json:"at_s" validate:"gte=0"`
-	// OpsPerS is the median throughput of the load in the step.
+	// OpsPerS is the median throughput of the load in the step, in operations per second.
 	OpsPerS float64 `json:"ops_per_s" validate:"gt=0"`
-	// TemperatureC and PowerW are the median readings in the step, when
-	// the driver gives them.
+	// TemperatureC is the median temperature in the step, in °C, when read.
 	TemperatureC *float64 `json:"temperature_c,omitempty"`
-	PowerW       *float64 `json:"power_w,omitempty" validate:"omitempty,gte=0"`
+	// PowerW is the median board power in the step, in watts, when read.
+	PowerW *float64 `json:"power_w,omitempty" validate:"omitempty,gte=0"`
 }

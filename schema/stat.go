@@ -1,16 +1,15 @@
 package schema
 
-// Stat summarises repeated timed samples of one figure, after warm-up
-// samples were discarded. Every field is in the unit named by the field
-// that holds the Stat (for example bytes_per_s or seconds).
+// Stat summarises the timed samples of one figure, warm-up discarded, in
+// the unit the field holding it names.
 type Stat struct {
-	// Samples is the number of timed samples kept (warm-up excluded).
+	// Samples is the number of samples kept.
 	Samples int `json:"samples" validate:"gte=1"`
-	// Median of the kept samples.
+	// Median of the samples, in the figure's unit.
 	Median float64 `json:"median" validate:"gt=0"`
-	// Min of the kept samples.
+	// Min of the samples, in the figure's unit.
 	Min float64 `json:"min" validate:"gt=0,ltefield=Median"`
-	// Max of the kept samples.
+	// Max of the samples, in the figure's unit.
 	Max float64 `json:"max" validate:"gt=0,gtefield=Median"`
 }
 
@@ -18,11 +17,7 @@ type Stat struct {
 type TimingMethod string
 
 const (
-	// TimingGPUTimestamp: GPU timestamp queries written around the work.
-	TimingGPUTimestamp TimingMethod = "gpu-timestamp"
-	// TimingQueueWallClock: host monotonic clock from submit until the
-	// queue reported the work done.
-	TimingQueueWallClock TimingMethod = "queue-wall-clock"
-	// TimingHostWallClock: host monotonic clock around host-side work.
-	TimingHostWallClock TimingMethod = "host-wall-clock"
+	TimingGPUTimestamp   TimingMethod = "gpu-timestamp"    // GPU timestamp queries around the work
+	TimingQueueWallClock TimingMethod = "queue-wall-clock" // host clock from submit until the queue is done
+	TimingHostWallClock  TimingMethod = "host-wall-clock"  // host clock around host-side work
 )

@@ -16,9 +16,7 @@ import (
 // ErrInvalid is wrapped by every validation failure.
 var ErrInvalid = errors.New("invalid report")
 
-// validate is the package's one validator instance. It holds no state
-// beyond its registered rules and caches, and is safe for concurrent use;
-// it is the documented exception to "no global mutable state".
+// validate is the package's one validator; it is safe for concurrent use.
 var validate = newValidator()
 
 var (
@@ -30,8 +28,7 @@ var (
 	sha256Re   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
-// maxInt53 is the largest integer every JSON reader holds exactly:
-// RFC 8785 numbers are IEEE 754 doubles.
+// maxInt53 is the largest integer an RFC 8785 number, a double, holds exactly.
 const maxInt53 = 1<<53 - 1
 
 func newValidator() *validator.Validate {
@@ -82,16 +79,15 @@ func newValidator() *validator.Validate {
 	return v
 }
 
-// mustRegister registers a rule whose tag is a constant of this file; it
-// fails only on a programming error caught by every test run.
+// mustRegister panics only on a programming error that every test run catches.
 func mustRegister(v *validator.Validate, tag string, fn validator.Func) {
 	if err := v.RegisterValidation(tag, fn); err != nil {
 		panic(fmt.Sprintf("schema: register %q: %v", tag, err))
 	}
 }
 
-// Validate checks a card or box payload, or any schema value, against
-// every rule of the format. It runs on write and on read.
+// Validate checks any schema value against every rule of the format; a
+// failure wraps ErrInvalid.
 func Validate(v any) error {
 	err := validate.Struct(v)
 	if err == nil {

@@ -16,87 +16,59 @@ import (
 type Kind string
 
 const (
-	// KindCard is a card report: one device.
-	KindCard Kind = "card"
-	// KindBox is a box report: one run on one host.
-	KindBox Kind = "box"
-	// KindUnknown is a file that is not recognisably either.
-	KindUnknown Kind = "unknown"
+	KindCard    Kind = "card"    // one device
+	KindBox     Kind = "box"     // one run on one host
+	KindUnknown Kind = "unknown" // recognisably neither
 )
 
 // Class is the reason class of a verdict: ClassOK, or the first rule the
-// file broke (see the package documentation).
+// file broke. The rules apply in the order of the constants; the last
+// three hold in a run directory, whose files were found by listing it.
 type Class string
 
-// The reason classes, in the order the rules are applied.
 const (
 	ClassOK              Class = "ok"
-	ClassUnreadable      Class = "unreadable"
-	ClassMalformed       Class = "malformed"
-	ClassBadSignature    Class = "bad-signature"
-	ClassUntrusted       Class = "untrusted"
-	ClassNotVouched      Class = "not-vouched"
-	ClassBoxMissing      Class = "box-missing"
-	ClassBoxKey          Class = "box-key"
-	ClassIncompleteRun   Class = "incomplete-run"
-	ClassDuplicateDevice Class = "duplicate-device"
-	ClassUnlistedDevice  Class = "unlisted-device"
+	ClassUnreadable      Class = "unreadable"       // not a regular file of at most MaxFileBytes
+	ClassMalformed       Class = "malformed"        // not a valid card or box report
+	ClassBadSignature    Class = "bad-signature"    // the signature over its RFC 8785 payload fails
+	ClassUntrusted       Class = "untrusted"        // not the pinned key or tenant, nor rotated to it
+	ClassNotVouched      Class = "not-vouched"      // unlisted by the statement that retired its key
+	ClassBoxMissing      Class = "box-missing"      // a card's box is not among the files
+	ClassBoxKey          Class = "box-key"          // a card's box was signed by another key
+	ClassIncompleteRun   Class = "incomplete-run"   // a box's device has no card
+	ClassDuplicateDevice Class = "duplicate-device" // a box's device has two cards
+	ClassUnlistedDevice  Class = "unlisted-device"  // a card's device is not in its box
 )
 
 // Verdict is the decision on one report file.
 type Verdict struct {
-	// File names the file as it was given (Input.File).
-	File string `json:"file"`
-	// Kind is what the file holds, as far as could be told.
-	Kind Kind `json:"kind"`
-	// OK is Class == ClassOK.
-	OK bool `json:"ok"`
-	// Class is the reason class.
-	Class Class `json:"class"`
-	// Tenant is the signature's tenant_identity, once the signature
-	// verified.
-	Tenant string `json:"tenant,omitempty"`
-	// Fingerprint is the signing key's fingerprint, once the signature
-	// verified.
-	Fingerprint string `json:"key_fingerprint,omitempty"`
-	// Trust is how the key relates to the pinned key, once judged.
-	Trust Trust `json:"trust,omitempty"`
-	// Hash is the lowercase hex SHA-256 of the canonical payload, once
-	// the signature verified (a box's hash is what its cards name).
-	Hash string `json:"hash,omitempty"`
-	// Box is the file of the box report a card links, once found.
-	Box string `json:"box,omitempty"`
-	// Error says in words why the file failed; empty when OK.
-	Error string `json:"error,omitempty"`
-	// Disagreements are a card's consistency checks that do not agree,
-	// once its signature verified: a software adapter's card may be
-	// signed with some (schema.ConsistencyCheck). They do not fail the
-	// card; a reader should be warned of each.
+	File        string `json:"file"`                      // Input.File
+	Kind        Kind   `json:"kind"`                      // as far as could be told
+	OK          bool   `json:"ok"`                        // Class == ClassOK
+	Class       Class  `json:"class"`                     // the reason class
+	Tenant      string `json:"tenant,omitempty"`          // tenant_identity, once the signature verified
+	Fingerprint string `json:"key_fingerprint,omitempty"` // the signing key's, once verified
+	Trust       Trust  `json:"trust,omitempty"`           // once judged
+	Hash        string `json:"hash,omitempty"`            // hex SHA-256 of the canonical payload
+	Box         string `json:"box,omitempty"`             // the box a card links, once found
+	Error       string `json:"error,omitempty"`           // why the file failed
+	// Disagreements are a card's disagreeing consistency checks, which a
+	// software adapter's card may carry; they do not fail it, and a reader
+	// should be warned of each.
 	Disagreements []schema.ConsistencyCheck `json:"disagreements,omitempty"`
 }
 
 // Input is one report file for a Checker.
 type Input struct {
-	// File names the file in its verdict (the path as given).
-	File string
-	// Dir is the directory that holds the file: the run directory the
-	// whole-run rule groups by.
-	Dir string
-	// Data is the file's content, ignored when Err is set.
-	Data []byte
-	// Err is why the file could not be read: its verdict is
-	// ClassUnreadable.
-	Err error
-	// WholeRun is set for a file found by listing Dir, which thereby
-	// claims to hold each of its boxes' whole runs.
-	WholeRun bool
-	// LinkOnly is set for a box found beside a card, not given: it may be
-	// the box a card links, and gets no verdict of its own.
-	LinkOnly bool
+	File     string // names the file in its verdict
+	Dir      string // the directory that holds the file
+	Data     []byte // ignored when Err is set
+	Err      error  // why the file could not be read: ClassUnreadable
+	WholeRun bool   // found by listing Dir, a run directory
+	LinkOnly bool   // a box not given, only for a card to link; it gets no verdict
 }
 
-// entry is what a Checker keeps of one file once parsed: its verdict so
-// far and what the cross-file rules need, not the report itself.
+// entry is what a Checker keeps of one parsed file.
 type entry struct {
 	v        Verdict
 	dir      string
@@ -109,28 +81,24 @@ type entry struct {
 }
 
 // Checker applies the policy to a set of files: Add each, then take the
-// Verdicts. It keeps a few hundred bytes per file, whatever the files'
-// sizes (and a card's disagreeing consistency checks, which only a
-// software adapter's card may carry). It is not safe for concurrent use.
+// Verdicts. It keeps a few hundred bytes per file, whatever its size. It
+// is not safe for concurrent use.
 type Checker struct {
 	judge   judge
 	entries []*entry
 	boxes   map[string]*entry // box hash → the first box with it
 }
 
-// NewChecker returns a Checker that judges keys by p, its rotation
-// statements verified once.
+// NewChecker returns a Checker that judges keys by p.
 func NewChecker(p Policy) *Checker {
 	return &Checker{judge: p.prepare(), boxes: map[string]*entry{}}
 }
 
-// Add reads, verifies and judges one file; the cross-file rules wait for
-// Verdicts.
+// Add verifies and judges one file; the cross-file rules wait for Verdicts.
 func (c *Checker) Add(in Input) {
 	c.add(parse(in, c.judge))
 }
 
-// add takes in a parsed file.
 func (c *Checker) add(e *entry) {
 	c.entries = append(c.entries, e)
 	if e.v.Kind == KindBox && e.key != nil {
@@ -140,8 +108,7 @@ func (c *Checker) add(e *entry) {
 	}
 }
 
-// parse reads, verifies and judges one file on its own. It is safe to
-// call concurrently with one judge.
+// parse verifies and judges one file on its own; it is safe for concurrent use.
 func parse(in Input, j judge) *entry {
 	e := &entry{v: Verdict{File: in.File, Kind: KindUnknown}, dir: in.Dir, wholeRun: in.WholeRun, linkOnly: in.LinkOnly}
 	if in.Err != nil {
@@ -202,9 +169,8 @@ func (c *Checker) Verdicts() []Verdict {
 	return out
 }
 
-// needsBox reports whether some card given by itself (not found in a run
-// directory) has no box among the files so far: the dirs whose boxes a
-// caller with a filesystem should add as LinkOnly inputs.
+// needsBox returns the directories of cards given alone whose box is not
+// among the files, where a caller should look for LinkOnly boxes.
 func (c *Checker) needsBox() []string {
 	var dirs []string
 	seen := map[string]bool{}
@@ -238,8 +204,6 @@ func (e *entry) fail(class Class, err error) {
 	e.v.Class, e.v.OK, e.v.Error = class, false, err.Error()
 }
 
-// readClass tells a bad signature from other reasons a report does not
-// read.
 func readClass(err error) Class {
 	if errors.Is(err, schema.ErrBadSignature) {
 		return ClassBadSignature
@@ -247,8 +211,8 @@ func readClass(err error) Class {
 	return ClassMalformed
 }
 
-// deviceOf is the name a box gives the card's device: its bus address, or
-// for a device without one the prefix of the box's name for it.
+// deviceOf returns the bus address, or the prefix of a box's name for a
+// device without one.
 func deviceOf(id schema.DeviceIdentity) string {
 	switch {
 	case id.BusAddress != "":
@@ -259,10 +223,8 @@ func deviceOf(id schema.DeviceIdentity) string {
 	return "adapter-"
 }
 
-// sniff tells a box from a card by its payload's members (a box has
-// "host" and no "capability"), reading tokens only; the strict reader of
-// that kind then decides. Anything that is not a JSON object with an
-// object payload is judged as a card, the common case.
+// sniff tells a box (a payload with "host" and no "capability") from a
+// card, reading tokens only; the strict reader then decides.
 func sniff(data []byte) Kind {
 	d := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
@@ -284,7 +246,6 @@ func sniff(data []byte) Kind {
 	return KindCard
 }
 
-// payloadKind reads the payload object's member names.
 func payloadKind(d *jsontext.Decoder) Kind {
 	if _, err := d.ReadToken(); err != nil {
 		return KindUnknown
@@ -307,8 +268,7 @@ func payloadKind(d *jsontext.Decoder) Kind {
 	return KindCard
 }
 
-// wholeRuns applies the run-directory rule to every box found by listing
-// a directory.
+// wholeRuns applies the run-directory rule to every listed box.
 func (c *Checker) wholeRuns() {
 	cards := map[string][]*entry{} // dir + "\x00" + box hash → cards found in that dir linking it
 	for _, e := range c.entries {
@@ -324,11 +284,8 @@ func (c *Checker) wholeRuns() {
 	}
 }
 
-// checkRun matches a box's devices with the cards of its directory that
-// link it: each device needs exactly one card whose identity is that
-// device. Devices without a bus address (software-N, adapter-N: a
-// software adapter, an adapter not tied to a PCI device) are matched by
-// kind, by count; two cards that are the same report are one card copied.
+// checkRun gives each device of box exactly one of cards. Devices without
+// a bus address are matched by kind and count; equal cards are a copy.
 func checkRun(box *entry, cards []*entry) {
 	claims := map[string][]*entry{}
 	for _, card := range cards {
@@ -365,15 +322,13 @@ func checkRun(box *entry, cards []*entry) {
 	}
 }
 
-// group is the devices of a box one kind of card identity stands for: one
-// bus address, or all software-N, or all adapter-N.
+// group is the devices of a box one card identity stands for: one bus
+// address, all software-N or all adapter-N.
 type group struct {
 	key   string
 	names []string
 }
 
-// groups splits a box's device list by the identity a card would claim,
-// in the box's order.
 func groups(devices []string) []group {
 	var out []group
 	at := map[string]int{}
@@ -392,7 +347,6 @@ func groups(devices []string) []group {
 	return out
 }
 
-// hasCopies reports whether two of the cards are the same report.
 func hasCopies(cards []*entry) bool {
 	seen := map[string]bool{}
 	for _, c := range cards {

@@ -14,28 +14,20 @@ import (
 	"github.com/everycycle/appraise/keys"
 )
 
-// MaxFileBytes is the largest report file read: 8 MiB. The largest real
-// reports are tens of kilobytes (a card with a soak timeline, eleven
-// matrix shapes and seven cross-checks is about 53 KB), so this is over a
-// hundred times any real report, and small enough that parsing one costs
-// a bounded amount of memory.
+// MaxFileBytes is the largest report file read.
 const MaxFileBytes = 8 << 20
 
 // ReportPattern is what a report file's name matches in a directory.
 const ReportPattern = "*.appraisal.json"
 
+// Errors of ReadFile.
 var (
-	// ErrNotRegular: the path is not a regular file (a FIFO, a device, a
-	// directory), so it is not read.
 	ErrNotRegular = errors.New("not a regular file")
-	// ErrTooLarge: the file is larger than the bound it is read with.
-	ErrTooLarge = errors.New("file too large")
+	ErrTooLarge   = errors.New("file too large")
 )
 
-// ReadFile reads a regular file of at most max bytes. It opens without
-// blocking (a FIFO in the file's place cannot hang the reader), refuses
-// anything but a regular file (a symlink to /dev/zero cannot exhaust
-// memory), and reads no more than max+1 bytes.
+// ReadFile reads a regular file of at most max bytes, opening it without
+// blocking and reading no more than max+1 bytes.
 func ReadFile(path string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(path, openFlags, 0)
 	if err != nil {
@@ -65,20 +57,13 @@ func ReadFile(path string, max int64) ([]byte, error) {
 
 // Options configure Files.
 type Options struct {
-	// Policy judges the keys.
-	Policy Policy
-	// Box, when set, is a box report the cards may link, besides those
-	// given; then no box is searched for beside a card.
-	Box string
+	Policy Policy // judges the keys
+	Box    string // a box the cards may link; if set, none is sought beside them
 }
 
-// Files verifies report files and directories. A directory stands for the
-// report files in it (ReportPattern), and as a run directory each of its
-// boxes must have its whole run there; a directory with none is an error.
-// A file named twice is verified once. A card given by itself whose box
-// is not among the files is linked to a box found beside it (unless
-// Options.Box is set). Each file is read once, with MaxFileBytes; one that
-// cannot be read gets a ClassUnreadable verdict.
+// Files verifies report files and directories, each file once. A
+// directory is a run directory of its ReportPattern files, and one with
+// none is an error. A card given alone may link a box found beside it.
 func Files(paths []string, o Options) ([]Verdict, error) {
 	inputs, err := expand(paths)
 	if err != nil {
@@ -103,7 +88,6 @@ func Files(paths []string, o Options) ([]Verdict, error) {
 	return c.Verdicts(), nil
 }
 
-// once drops the inputs whose file was seen already, and marks the rest.
 func once(inputs []fileInput, seen map[string]bool) []fileInput {
 	out := inputs[:0:0]
 	for _, in := range inputs {
@@ -117,9 +101,8 @@ func once(inputs []fileInput, seen map[string]bool) []fileInput {
 	return out
 }
 
-// addAll reads and parses the files on every CPU, each file by one
-// worker that keeps only what the Checker needs of it, and adds them in
-// order: memory holds at most one file per worker.
+// addAll parses the files on every CPU, holding at most one file per
+// worker, and adds them in order.
 func (c *Checker) addAll(inputs []fileInput) {
 	entries := make([]*entry, len(inputs))
 	next := make(chan int)
@@ -141,8 +124,6 @@ func (c *Checker) addAll(inputs []fileInput) {
 	}
 }
 
-// fileInput is a path to read, whether it came from listing a directory,
-// and whether it is a box found beside a card.
 type fileInput struct {
 	path     string
 	wholeRun bool
@@ -154,15 +135,13 @@ func (f fileInput) read() Input {
 	return Input{File: f.path, Dir: filepath.Dir(f.path), Data: data, Err: err, WholeRun: f.wholeRun, LinkOnly: f.linkOnly}
 }
 
-// Listed is one report file of Expand: its path, and whether it came
-// from listing a run directory (which thereby claims its boxes' whole runs).
+// Listed is one report file of Expand.
 type Listed struct {
 	Path     string
-	WholeRun bool
+	WholeRun bool // listed from a run directory
 }
 
-// Expand names the report files paths stand for, as Files reads them:
-// each directory's report files, sorted, and other paths as given.
+// Expand returns the report files paths stand for, as Files reads them.
 func Expand(paths []string) ([]Listed, error) {
 	in, err := expand(paths)
 	if err != nil {
@@ -175,9 +154,7 @@ func Expand(paths []string) ([]Listed, error) {
 	return out, nil
 }
 
-// expand turns each directory into the report files in it, sorted, and
-// keeps other paths as given (a missing one is read, and fails, like any
-// unreadable file).
+// expand returns each directory's report files, sorted, and other paths as given.
 func expand(paths []string) ([]fileInput, error) {
 	var out []fileInput
 	for _, p := range paths {
@@ -200,9 +177,8 @@ func expand(paths []string) ([]fileInput, error) {
 	return out, nil
 }
 
-// ReadStatements reads rotation statements from files and directories
-// (their *.json files), each bounded by keys.MaxFileBytes. It does not
-// verify them: Policy ignores those that do not verify.
+// ReadStatements reads rotation statements from files and the *.json files
+// of directories, without verifying them.
 func ReadStatements(paths []string) ([]*keys.RotationStatement, error) {
 	var sts []*keys.RotationStatement
 	for _, p := range paths {

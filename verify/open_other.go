@@ -4,5 +4,4 @@ package verify
 
 import "os"
 
-// openFlags open a report for reading.
 const openFlags = os.O_RDONLY

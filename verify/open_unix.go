@@ -7,6 +7,5 @@ import (
 	"syscall"
 )
 
-// openFlags open a report for reading without blocking on a FIFO and
-// without taking a terminal as the controlling one.
+// openFlags open a report without blocking on a FIFO or taking a terminal.
 const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY

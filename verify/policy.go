@@ -1,53 +1,8 @@
 // Package verify decides whether signed appraisal reports are to be
-// believed: the whole policy that 'appraise verify' applies, in one place
-// that the CLI and every later verifier (an exporter publishing verified
-// figures, a browser build) call, so that they all reach the same verdict
-// on the same files. It is named for what its callers do with it:
-// verify.Files(paths, options) returns one Verdict per file.
-//
-// # Where to start
-//
-// [Files] verifies report files and directories from the filesystem, reading
-// each file once, with the bounds of [ReadFile]. [Checker] is the same
-// policy without a filesystem: Add each file's bytes, then ask for the
-// Verdicts. [Policy.Judge] is the trust rule alone, for a caller that
-// verifies one card (compare, plot).
-//
-// The package's examples (example_test.go; pkg.go.dev and 'go test -run
-// Example -v' show them) are the two consumers a card is made for, reading
-// the committed example runs: Example_scheduler verifies each node's run
-// against its pinned key and routes fp16 work to the device measured
-// fastest at it, matrix engine or not; Example_pricing prices cards and
-// tells a slower card from a degraded one by their roofline ratios.
-//
-// # The rules
-//
-// A report is believed when all of these hold, and its Verdict's Class
-// names the first that fails:
-//
-//   - it is a regular file of at most MaxFileBytes (ClassUnreadable);
-//   - it reads strictly as a card or box report and validates
-//     (ClassMalformed), and its Ed25519 signature over the RFC 8785 form of
-//     its payload verifies against the key it names (ClassBadSignature);
-//   - with a pinned key, it was signed by that key, for the same tenant, or
-//     by an older key that rotation statements lead from to the pinned one
-//     (ClassUntrusted), and then the statement that retired that key lists
-//     the report among what the key had signed (ClassNotVouched): a
-//     signature carries no trusted time, so a date in the report proves
-//     nothing about when it was signed;
-//   - a card's box (named by the SHA-256 of its canonical payload) is among
-//     the files, given or found beside the card (ClassBoxMissing), signed by
-//     the same key (ClassBoxKey);
-//   - in a run directory (files found by listing a directory), each device a
-//     box lists has exactly one card there linking it whose identity is that
-//     device: none is ClassIncompleteRun on the box, two are
-//     ClassDuplicateDevice on them and the box, and a card for a device the
-//     box does not list is ClassUnlistedDevice.
-//
-// The work is linear in the number of files: each is read and parsed once,
-// boxes are found by hash, and only what the cross-file rules need is kept
-// once a file is parsed, so memory grows with the number of files, not
-// their size.
+// believed, by the one policy every verifier shares. Files verifies report
+// files and directories, Checker applies the same rules to bytes, and
+// Policy.Judge is the trust rule alone. A Verdict's Class names the first
+// rule a report broke; the work is linear in the number of files.
 package verify
 
 import (
@@ -64,26 +19,17 @@ import (
 type Trust string
 
 const (
-	// TrustPinned: signed by the pinned key.
-	TrustPinned Trust = "pinned"
-	// TrustRotated: signed by an older key that rotation statements lead
-	// from to the pinned key, and vouched for by the statement that
-	// retired it.
-	TrustRotated Trust = "rotated"
-	// TrustUnpinned: no key is pinned; the signature is valid for the key
-	// the report names, which proves only that whoever holds that key
-	// signed it.
-	TrustUnpinned Trust = "unpinned"
+	TrustPinned   Trust = "pinned"   // signed by the pinned key
+	TrustRotated  Trust = "rotated"  // by an older key, vouched for by its rotation
+	TrustUnpinned Trust = "unpinned" // no key is pinned: valid for the key it names
 )
 
-// Policy says which keys are trusted.
+// Policy says which keys are trusted. A report signed by an older key is
+// trusted only when Rotations lead from it to Trusted and the statement
+// that retired it lists the report: a signature carries no trusted time.
 type Policy struct {
-	// Trusted is the pinned tenant key; nil pins none (every validly
-	// signed report is TrustUnpinned).
-	Trusted *keys.KeyInfo
-	// Rotations are statements that may lead from an older key to
-	// Trusted; those that do not verify are ignored.
-	Rotations []*keys.RotationStatement
+	Trusted   *keys.KeyInfo             // the pinned tenant key, or nil for none
+	Rotations []*keys.RotationStatement // those that do not verify are ignored
 }
 
 // Pinned reports whether the policy pins a key.
@@ -91,14 +37,14 @@ func (p Policy) Pinned() bool {
 	return p.Trusted != nil
 }
 
-// Judge says how the key of a verified report relates to the pinned key.
-// A failure's class is ClassUntrusted or ClassNotVouched. It verifies the
-// rotation statements on each call; a Checker verifies them once.
+// Judge says how the key of a verified report relates to the pinned key;
+// a failure's class is ClassUntrusted or ClassNotVouched. It verifies the
+// rotation statements on each call.
 func (p Policy) Judge(v *schema.Verified) (Trust, Class, error) {
 	return p.prepare().judge(v)
 }
 
-// judge is a Policy with its statements verified, for many reports.
+// judge is a Policy with its statements verified.
 type judge struct {
 	trusted *keys.KeyInfo
 	rot     *keys.Rotations

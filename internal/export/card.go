@@ -12,26 +12,17 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrSoftwareCard is returned for a software adapter's card (lavapipe,
-// llvmpipe, SwiftShader: the host's CPU) when software cards were not
-// asked for: its figures are no GPU's.
+// ErrSoftwareCard is returned for a software adapter's card when software
+// cards were not asked for.
 var ErrSoftwareCard = errors.New("a software adapter's card")
 
-// Card is one card report that verified against a pinned key. The
-// caller verifies; the functions of this package trust what they get.
+// Card is one card report that the caller verified against a pinned key.
 type Card struct {
-	// Path is the card file's path, for messages; its base name is the
-	// in-toto subject's name.
-	Path string
-	// File is the card file's bytes exactly as read: the in-toto
-	// subject's digest is their SHA-256.
-	File []byte
-	// Payload is the card's verified payload.
-	Payload *schema.CardPayload
-	// Tenant is the tenant that signed the card.
-	Tenant string
-	// KeyFingerprint is the fingerprint of the key that signed it.
-	KeyFingerprint string
+	Path           string // the file's path; its base name names the in-toto subject
+	File           []byte // the file's bytes exactly as read
+	Payload        *schema.CardPayload
+	Tenant         string // the tenant that signed the card
+	KeyFingerprint string // the fingerprint of the key that signed it
 }
 
 // SHA256 is the lowercase hex SHA-256 of the card file's bytes.
@@ -49,9 +40,8 @@ func (c Card) ProbedAt() (time.Time, error) {
 	return t, nil
 }
 
-// deviceKey names the physical device a card measured: its bus address,
-// else its UUID, else (a software adapter) its ids and driver-reported
-// name. Two cards with one key are two appraisals of one device.
+// deviceKey names the device a card measured: its bus address, else its
+// UUID, else its ids and name.
 func deviceKey(c Card) string {
 	id := c.Payload.Capability.Identity
 	switch {
@@ -63,11 +53,9 @@ func deviceKey(c Card) string {
 	return id.VendorID + ":" + id.DeviceID + " " + id.Name
 }
 
-// Devices picks the newest card of each device among cards (a directory
-// may hold several runs) and returns them ordered by bus address, so the
-// n-th device keeps its place from one export to the next. A software
-// adapter's card is ErrSoftwareCard unless software is true. No cards is
-// an error: an export says what was measured, and nothing was.
+// Devices returns the newest card of each device, ordered by bus address.
+// A software adapter's card is ErrSoftwareCard unless software is true; no
+// cards is an error.
 func Devices(cards []Card, software bool) ([]Card, error) {
 	newest := map[string]Card{}
 	when := map[string]time.Time{}

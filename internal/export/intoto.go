@@ -21,10 +21,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// PredicateType names what our in-toto Statement says: the subject (a
-// card file, by its SHA-256) is an appraise card report, which the
-// predicate holds in full. The version at its end changes when the
-// predicate's shape does.
+// PredicateType says the predicate is a card report; its version changes
+// with the predicate's shape.
 const PredicateType = "https://appraise.everycycle.dev/attestation/card/v1"
 
 // PayloadType is the DSSE payload type of an in-toto Statement.
@@ -33,20 +31,14 @@ const PayloadType = "application/vnd.in-toto+json"
 // BundleMediaType is the Sigstore bundle version written.
 const BundleMediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
 
-// Signer signs bytes with an Ed25519 key: keys.Signer is one.
+// Signer signs bytes with an Ed25519 key, as keys.Signer does.
 type Signer interface {
-	// Sign returns the Ed25519 signature of msg.
 	Sign(msg []byte) []byte
-	// Public returns the Ed25519 public key.
 	Public() ed25519.PublicKey
 }
 
-// Statement returns the in-toto Statement (v1) for a card: its subject
-// is the card file, named by its base name and digested with SHA-256 over
-// the file's bytes exactly as read (what cosign hashes of the blob it is
-// given); its predicate is the card report as the file holds it, payload
-// and signature, so the card's own RFC 8785 signature, the primary one,
-// can still be checked from the attestation alone.
+// Statement returns the in-toto Statement (v1) whose subject is the card
+// file, by base name and SHA-256, and whose predicate is the signed report.
 func Statement(c Card) (*intoto.Statement, error) {
 	var report map[string]any
 	if err := json.Unmarshal(c.File, &report); err != nil {
@@ -72,15 +64,9 @@ func Statement(c Card) (*intoto.Statement, error) {
 }
 
 // InToto returns a Sigstore bundle (v0.3, JSON) holding the card's
-// in-toto Statement in a DSSE envelope signed by s, so that
-//
-//	cosign verify-blob-attestation --bundle B --key KEY.pem \
-//	    --type https://appraise.everycycle.dev/attestation/card/v1 --insecure-ignore-tlog CARD
-//
-// verifies it offline. The bundle names the key by a hint (base64 of the
-// SHA-256 of its PKIX encoding, as Sigstore's own signer does) and holds
-// no transparency-log entry and no timestamp: it is checked against a key
-// the verifier already has (PublicKeyPEM), never a certificate.
+// Statement in a DSSE envelope signed by s. It has no log entry, timestamp
+// or certificate: cosign verify-blob-attestation checks it offline against
+// the key from PublicKeyPEM.
 func InToto(c Card, s Signer) ([]byte, error) {
 	st, err := Statement(c)
 	if err != nil {
@@ -124,8 +110,7 @@ func InToto(c Card, s Signer) ([]byte, error) {
 	return append(ind.Bytes(), '\n'), nil
 }
 
-// stableJSON compacts protojson's output, whose spacing varies from run
-// to run by design, so the same card and key give the same bytes.
+// stableJSON compacts protojson's output, whose spacing varies by design.
 func stableJSON(b []byte, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
@@ -137,8 +122,6 @@ func stableJSON(b []byte, err error) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// signEnvelope signs payload as DSSE does (over its pre-authentication
-// encoding) with s, through go-securesystemslib's envelope signer.
 func signEnvelope(payload []byte, s Signer) (*dsse.Envelope, error) {
 	es, err := dsse.NewEnvelopeSigner(dsseSigner{s})
 	if err != nil {
@@ -154,16 +137,14 @@ func signEnvelope(payload []byte, s Signer) (*dsse.Envelope, error) {
 	return env, nil
 }
 
-// dsseSigner adapts an Ed25519 signer to DSSE. Its key id is empty, as in
-// the envelopes Sigstore's own signer writes: a DSSE verifier skips a
-// signature whose key id is not the one it derives for its key.
+// dsseSigner adapts a Signer to DSSE with an empty key id, as Sigstore
+// writes: a verifier skips a signature whose key id it does not derive.
 type dsseSigner struct{ s Signer }
 
 func (d dsseSigner) Sign(_ context.Context, data []byte) ([]byte, error) { return d.s.Sign(data), nil }
 func (d dsseSigner) KeyID() (string, error)                              { return "", nil }
 
-// keyHint is the bundle's name for a key: base64 of the SHA-256 of its
-// PKIX (SubjectPublicKeyInfo) encoding.
+// keyHint is base64 of the SHA-256 of pub's PKIX encoding.
 func keyHint(pub ed25519.PublicKey) (string, error) {
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {
@@ -173,8 +154,7 @@ func keyHint(pub ed25519.PublicKey) (string, error) {
 	return base64.StdEncoding.EncodeToString(sum[:]), nil
 }
 
-// PublicKeyPEM is pub as a PEM "PUBLIC KEY" block (PKIX), the form
-// cosign's --key reads.
+// PublicKeyPEM returns pub as a PKIX "PUBLIC KEY" PEM block, as cosign reads.
 func PublicKeyPEM(pub ed25519.PublicKey) ([]byte, error) {
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {

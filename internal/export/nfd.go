@@ -14,44 +14,34 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// LabelPrefix is the namespace of every label NFD publishes from our
-// feature file. NFD's master accepts any namespace but kubernetes.io's.
+// LabelPrefix is the namespace of every label.
 const LabelPrefix = "appraise.everycycle.dev/"
 
-// maxFeatureFile is the largest feature file NFD's local source reads
-// (its MaxFeatureFileSize): it skips a larger one whole.
+// maxFeatureFile is NFD's MaxFeatureFileSize; it skips a larger file whole.
 const maxFeatureFile = 65536
 
-// ErrStale is returned for a card older than the export's MaxAge: its
-// labels would expire before they were written.
+// ErrStale is returned for a card older than NFDOptions.MaxAge.
 var ErrStale = errors.New("card is older than the maximum age")
 
-// labelNameRe is the Kubernetes rule for a label's name (the part after
-// the prefix's slash) and for a non-empty value; both are at most 63
-// characters.
+// labelNameRe is the Kubernetes rule for a label's name after the prefix
+// and for a non-empty value, besides a limit of 63 bytes.
 var labelNameRe = regexp.MustCompile(`^[A-Za-z0-9]([-_.A-Za-z0-9]*[A-Za-z0-9])?$`)
 
-// NFDOptions says when the export happens and how long its labels live.
+// NFDOptions says when the export happens and how long its labels live:
+// they expire MaxAge after the oldest card's probed time.
 type NFDOptions struct {
-	// Now is the time of the export: card ages count to it.
-	Now time.Time
-	// MaxAge is how long a card's figures stand: the labels expire at
-	// the oldest card's probed time plus MaxAge, and a card already
-	// older is ErrStale.
+	Now    time.Time
 	MaxAge time.Duration
 }
 
 // Label is one node label.
 type Label struct {
-	// Name is the label's name without LabelPrefix, e.g. "dev0.read-gbps".
-	Name string
-	// Value is a whole number in the unit the name says.
-	Value string
+	Name  string // without LabelPrefix, e.g. "dev0.read-gbps"
+	Value string // a whole number in the unit the name says
 }
 
-// NFD returns the feature file for cards, the output of Devices: an
-// expiry directive, then one label per line, sorted. See NFDLabels for
-// the scheme.
+// NFD returns the feature file for the output of Devices: an expiry
+// directive, then the labels of NFDLabels.
 func NFD(cards []Card, opt NFDOptions) ([]byte, error) {
 	labels, expiry, err := NFDLabels(cards, opt)
 	if err != nil {
@@ -70,26 +60,8 @@ func NFD(cards []Card, opt NFDOptions) ([]byte, error) {
 }
 
 // NFDLabels returns the labels for cards, sorted by name, and when they
-// expire. Every value is a whole number, rounded down, so a label never
-// claims more than was measured. Per device n (in the order of cards):
-//
-//	devN.<precision>-vector-tops, devN.<precision>-matrix-tops
-//	                            the fastest entry of that precision, 10^12 ops/s
-//	devN.usable-gib             memory that could be allocated, GiB (2^30 bytes)
-//	devN.read-gbps              device-memory read bandwidth, GB/s (10^9 bytes/s)
-//	devN.host-to-device-gbps, devN.device-to-host-gbps   the host link, GB/s
-//	devN.age-days               days from the card's appraisal to the export
-//	devN.software               1 for a software adapter's card, else 0
-//
-// Node-wide: cards (how many verified cards, one per device),
-// software-cards, <figure>-min and <figure>-sum for the throughput,
-// usable-gib and read-gbps figures, <link>-min for the host links, and
-// age-days-max. A node-wide label is written only when every device has
-// the figure: a minimum over some of them would claim it of all.
-// <precision> is the input type, "x" and the second input's type when
-// they differ, "-" and the accumulator's type when it is not the
-// input's, "-" and the output type when it is not the accumulator's, and
-// "." and the block scaling, as in "fp16-fp32" or "int8-int32".
+// expire: devN.<figure> per device n of cards, and node-wide <figure>-min,
+// -sum or -max for figures every device has. Values are rounded down.
 func NFDLabels(cards []Card, opt NFDOptions) ([]Label, time.Time, error) {
 	if len(cards) == 0 {
 		return nil, time.Time{}, errors.New("export: no cards")
@@ -138,8 +110,7 @@ func NFDLabels(cards []Card, opt NFDOptions) ([]Label, time.Time, error) {
 	return labels, oldest.Add(opt.MaxAge), nil
 }
 
-// deviceFigures are one card's labelled figures in the labels' units,
-// before rounding.
+// deviceFigures returns one card's figures in the labels' units.
 func deviceFigures(v schema.CapabilityVector) map[string]float64 {
 	figs := map[string]float64{}
 	for _, p := range v.Precisions {
@@ -171,7 +142,7 @@ func deviceFigures(v schema.CapabilityVector) map[string]float64 {
 	return figs
 }
 
-// precisionKey names a precision in a label (see NFDLabels).
+// precisionKey names a precision by its types and scaling, e.g. "fp16-fp32".
 func precisionKey(p schema.PrecisionThroughput) string {
 	k := p.InputType
 	if p.InputTypeB != "" && p.InputTypeB != p.InputType {
@@ -189,10 +160,8 @@ func precisionKey(p schema.PrecisionThroughput) string {
 	return k
 }
 
-// nodeLabels are the node-wide labels over every device's figures:
-// min and sum of what adds up across devices (throughput, memory,
-// bandwidth), min of the host links (each was measured with the other
-// devices idle, so their sum is no aggregate), max of the age.
+// nodeLabels returns min and sum over the devices, min only for host links
+// (each measured alone) and max for the age.
 func nodeLabels(perDevice []map[string]float64) []Label {
 	var out []Label
 	for name := range perDevice[0] {
@@ -225,8 +194,7 @@ func intValue(v float64) string {
 	return strconv.FormatFloat(math.Floor(v), 'f', 0, 64)
 }
 
-// checkLabel holds a label to the Kubernetes rules (NFD's worker drops a
-// label that breaks them, with a log line nobody reads).
+// checkLabel holds l to the Kubernetes label rules; NFD drops a label that breaks them.
 func checkLabel(l Label) error {
 	if len(l.Name) > 63 || !labelNameRe.MatchString(l.Name) {
 		return fmt.Errorf("export: label name %q breaks the Kubernetes rules (at most 63 of A-Z a-z 0-9 - _ ., alphanumeric at both ends)", l.Name)

@@ -11,29 +11,26 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// family is one metric family of the textfile: its help, its samples.
+// family is one metric family of the textfile.
 type family struct {
 	name, help string
 	samples    []sample
 }
 
-// sample is one series: label pairs in order, and the value.
 type sample struct {
 	labels []string // name, value, name, value, …
 	value  float64
 }
 
-// metrics collects families in the order they are first named.
+// metrics holds families in the order they are first named.
 type metrics struct {
 	order []*family
 	byKey map[string]*family
 	seen  map[string]int // series → index in its family's samples
 }
 
-// add records a sample of the named family; help is taken from the first
-// call. A series given twice keeps the larger value: two entries of one
-// precision name (the schema does not forbid them) are one series, the
-// faster of the two, as in the NFD labels.
+// add records a sample; help is taken from the family's first call, and a
+// series given twice keeps the larger value.
 func (m *metrics) add(name, help string, value float64, labels ...string) {
 	f := m.byKey[name]
 	if f == nil {
@@ -50,16 +47,9 @@ func (m *metrics) add(name, help string, value float64, labels ...string) {
 	f.samples = append(f.samples, sample{labels: labels, value: value})
 }
 
-// Prometheus returns a node_exporter textfile (the text exposition
-// format, every family a gauge with HELP and TYPE) for cards, the output
-// of Devices. Units are base units, named in the metric (bytes, seconds,
-// bytes and operations per second); each figure is the median of the
-// card's timed samples. Every per-device series carries bus_address and
-// vendor_device ("10de:2335"); appraise_card_info carries the rest of the
-// identity and where the card came from, and
-// appraise_card_probed_timestamp_seconds when it was measured. Two
-// devices that would carry the same identity labels (software adapters,
-// which have no bus address, of one vendor and device id) are an error.
+// Prometheus returns a node_exporter textfile of gauges in base units for
+// the output of Devices, each series labelled with bus_address and
+// vendor_device. Two devices with equal labels are an error.
 func Prometheus(cards []Card) ([]byte, error) {
 	m := &metrics{byKey: map[string]*family{}, seen: map[string]int{}}
 	m.add("appraise_cards", "Verified card reports exported: one per device.", float64(len(cards)))
@@ -90,7 +80,6 @@ func Prometheus(cards []Card) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// cardMetrics adds one card's series; dev is its identity label pairs.
 func cardMetrics(m *metrics, c Card, dev []string) error {
 	at, err := c.ProbedAt()
 	if err != nil {
@@ -182,8 +171,7 @@ func thermalMetrics(m *metrics, t *schema.ThermalEnvelope, with func(...string) 
 	}
 }
 
-// formatValue writes whole numbers (bytes, counts, timestamps) in full
-// and the rest in the shortest form that reads back exactly.
+// formatValue writes whole numbers in full, others in the shortest exact form.
 func formatValue(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e21 {
 		return strconv.FormatFloat(v, 'f', 0, 64)
@@ -191,7 +179,6 @@ func formatValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// joinIDs is "vendor:device", or "" when either is unknown.
 func joinIDs(vendor, device string) string {
 	if vendor == "" || device == "" {
 		return ""
@@ -206,9 +193,7 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// writeLabels writes {name="value",…}, leaving out empty values (an
-// empty label is no label to Prometheus) and escaping as the text format
-// requires.
+// writeLabels writes {name="value",…}, escaped, leaving out empty values.
 func writeLabels(b *bytes.Buffer, pairs []string) {
 	first := true
 	for i := 0; i+1 < len(pairs); i += 2 {

@@ -9,12 +9,8 @@ import (
 	"path/filepath"
 )
 
-// WriteFile puts data at path atomically: it writes a temporary file
-// under a dot-name in the same directory (NFD and node_exporter's
-// textfile collector both skip dot-files, so neither ever reads half a
-// file), syncs it, renames it over path and syncs the directory. The file
-// ends up with mode 0644: the labels and metrics are for the node's
-// agents to read.
+// WriteFile puts data at path atomically, with mode 0644, through a
+// dot-file in the same directory, which NFD and node_exporter skip.
 func WriteFile(path string, data []byte) error {
 	dir, name := filepath.Split(path)
 	if dir == "" {
@@ -44,7 +40,6 @@ func WriteFile(path string, data []byte) error {
 	return syncDir(dir)
 }
 
-// syncDir makes a rename in dir durable.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

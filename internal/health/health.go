@@ -1,12 +1,7 @@
-// Package health judges a quick re-measurement of a device against the
-// signed card that describes it, by the seed's rule of internal
-// consistency (appraisal-design.md, "Internal consistency in place of
-// cohort comparison"): bandwidth and compute that dropped together are a
-// slower card; compute that dropped relative to bandwidth (or bandwidth
-// relative to compute) is a degraded one. It compares like-named figures
-// (internal/figures) and nothing else: no model table, no cohort.
-//
-// Start with Judge.
+// Package health judges a quick re-measurement of a device against its
+// signed card by internal consistency: bandwidth and compute that dropped
+// together make a slower device, one that dropped relative to the other a
+// degraded one. Start with Judge.
 package health
 
 import (
@@ -19,21 +14,16 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// Status is a check's outcome, as Nagios-style health checks exit (NHC,
-// Slurm's HealthCheckProgram, node-problem-detector custom plugins).
+// Status is a check's outcome, numbered as Nagios-style checks exit.
 type Status int
 
 const (
-	// OK: every figure compared is within its band.
-	OK Status = 0
-	// Failing: the device is degraded, slower than its card, has lost
-	// host-link bandwidth, or its memory returned wrong words.
-	Failing Status = 1
-	// Unknown: nothing comparable was measured, so nothing can be said.
-	Unknown Status = 2
+	OK      Status = 0 // every figure compared is within its band
+	Failing Status = 1 // degraded, slower, lost host link, or memory errors
+	Unknown Status = 2 // nothing comparable was measured
 )
 
-// String names s as the one-line findings and --json do.
+// String returns "ok", "failing" or "unknown".
 func (s Status) String() string {
 	switch s {
 	case OK:
@@ -44,7 +34,7 @@ func (s Status) String() string {
 	return "unknown"
 }
 
-// MarshalText writes s by name in JSON.
+// MarshalText returns s.String().
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Finding kinds.
@@ -61,10 +51,9 @@ const (
 type Finding struct {
 	Status Status `json:"status"`
 	Kind   string `json:"kind"`
-	// Figure is the figure the finding is about, "" for a summary.
-	Figure string `json:"figure,omitempty"`
-	// Ratio is the figure now over the card's (for a relative finding,
-	// over the bandwidth ratio); 0 where none applies.
+	Figure string `json:"figure,omitempty"` // "" for a summary
+	// Ratio is now ÷ card, or for a relative finding that ÷ the other
+	// kind's ratio; 0 where none applies.
 	Ratio   float64 `json:"ratio,omitempty"`
 	Message string  `json:"message"`
 }
@@ -72,50 +61,23 @@ type Finding struct {
 // Verdict is the whole judgement of one device.
 type Verdict struct {
 	Status Status `json:"status"`
-	// BandwidthRatio is the median over the re-measured bandwidth figures
-	// of now / card; ComputeRatio the median over the compute figures.
+	// BandwidthRatio and ComputeRatio are the medians of now ÷ card.
 	BandwidthRatio float64   `json:"bandwidth_ratio,omitempty"`
 	ComputeRatio   float64   `json:"compute_ratio,omitempty"`
 	Bands          Bands     `json:"bands"`
 	Findings       []Finding `json:"findings"`
 }
 
-// Bands are the least ratios a check accepts. Each is a floor on now /
-// card (or on one ratio over another); rising figures are never a
-// finding.
+// Bands are the floors a check holds ratios of now ÷ card to; a rise is
+// never a finding.
 type Bands struct {
-	// Relative is the floor on a compute ratio over the bandwidth ratio
-	// (and on the bandwidth ratio over the compute ratio): below it the
-	// device is degraded.
-	Relative float64 `json:"relative"`
-	// Slower is the floor on the bandwidth and compute ratios together:
-	// below it the device is slower than its card says.
-	Slower float64 `json:"slower"`
-	// HostLink is the floor on each host-link direction's ratio.
-	HostLink float64 `json:"host_link"`
+	Relative float64 `json:"relative"`  // compute ÷ bandwidth ratio, and its inverse
+	Slower   float64 `json:"slower"`    // bandwidth and compute ratios together
+	HostLink float64 `json:"host_link"` // each host-link direction
 }
 
-// Bands of a GPU and of a software adapter.
-//
-// A GPU: the quick probes repeat within a few per cent on an idle card
-// (the boost clock moves a few per cent between moments, the band the
-// appraisal's own consistency rules give the same kernel run twice, 10 %);
-// a check compares two such moments, so 10 % below the card is the floor
-// for both the relative and the proportional rule. A host link is a
-// transfer through host memory whose speed also depends on the NUMA node
-// and what else the host copies; a lost PCIe generation or half the lanes
-// halves it, so 25 % below the card catches those and not the noise.
-//
-// A software adapter (lavapipe) is the host's own cores and memory, shared
-// with every other process: a card measured on an idle host and a check
-// run on a busy one (a CI machine, a node running jobs) can differ by
-// several times, and load hits the ALU kernels (cores) and the stream
-// kernels (memory channels) unevenly. Two checks in a row on a healthy
-// device must never say degraded, so its floors are wide: compute may
-// fall to a third of bandwidth's ratio (or bandwidth to a third of
-// compute's), everything together to a quarter, the host link (a memcpy
-// in host memory) to a quarter. What is left is the gross failures: a
-// kernel that is several times slower than everything else.
+// Bands of a GPU and of a software adapter, which shares the host's cores
+// and so is held only against gross failures.
 var (
 	GPUBands      = Bands{Relative: 0.90, Slower: 0.90, HostLink: 0.75}
 	SoftwareBands = Bands{Relative: 1.0 / 3, Slower: 0.25, HostLink: 0.25}
@@ -129,18 +91,15 @@ func BandsFor(id schema.DeviceIdentity) Bands {
 	return GPUBands
 }
 
-// compared is a figure present, with a positive median, in both vectors.
 type compared struct {
 	name      string
 	card, now float64
 	ratio     float64
 }
 
-// Judge compares the figures measured now with the card's and returns the
-// verdict: Failing when any finding fails, else Unknown when no bandwidth
-// or no compute figure could be compared, else OK. Only figures measured
-// now are judged; the card's other figures are listed as not compared when
-// they are the kind a check measures (bandwidth, compute, host link).
+// Judge returns the verdict on now against the card: Failing when any
+// finding fails, else Unknown when no bandwidth or no compute figure could
+// be compared, else OK. The card's figures not measured now are listed.
 func Judge(card, now schema.CapabilityVector, b Bands) Verdict {
 	cf, nf := byName(figures.List(card)), byName(figures.List(now))
 	v := Verdict{Bands: b}
@@ -184,9 +143,7 @@ func Judge(card, now schema.CapabilityVector, b Bands) Verdict {
 	default:
 		rel := relative(bw, comp, v.BandwidthRatio, v.ComputeRatio, b)
 		if len(rel) == 0 {
-			// Said whatever else fails (a slow host link, memtest
-			// errors): the reader of a failing check learns that
-			// bandwidth and compute were compared and held.
+			// Said even when something else fails.
 			rel = []Finding{{Status: OK, Kind: KindWithin,
 				Message: fmt.Sprintf("bandwidth at %s and compute at %s of the card's, each within its band (relative %s, slower %s)", pct(v.BandwidthRatio), pct(v.ComputeRatio), pct(b.Relative), pct(b.Slower))}}
 		}
@@ -204,9 +161,7 @@ func Judge(card, now schema.CapabilityVector, b Bands) Verdict {
 	return v
 }
 
-// relative applies the seed's rule: a compute figure low relative to
-// bandwidth, or bandwidth low relative to compute, is a degraded device;
-// both low together is a slower one.
+// relative returns the degraded and slower findings.
 func relative(bw, comp []compared, bwr, cr float64, b Bands) []Finding {
 	var out []Finding
 	degraded := false
@@ -229,8 +184,7 @@ func relative(bw, comp []compared, bwr, cr float64, b Bands) []Finding {
 	return out
 }
 
-// kindOf sorts a figure into what a check compares: "bandwidth"
-// (memory.bandwidth.*), "compute" (precision.*), "host-link", or "".
+// kindOf returns "bandwidth", "compute", "host-link" or "" for a figure.
 func kindOf(name string) string {
 	switch {
 	case strings.HasPrefix(name, "memory.bandwidth."):
@@ -260,7 +214,6 @@ func sortedKeys(m map[string]figures.Figure) []string {
 	return ks
 }
 
-// median of the ratios; 0 for none.
 func median(xs []compared) float64 {
 	if len(xs) == 0 {
 		return 0

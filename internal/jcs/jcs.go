@@ -1,7 +1,4 @@
-// Package jcs is the project's one RFC 8785 (JCS) canonicaliser: schema
-// hashes and signs reports with it and keys signs rotation statements with
-// it, so both sign the bytes one implementation writes. It sits beneath
-// both and imports nothing of the project.
+// Package jcs is the one RFC 8785 (JCS) canonicaliser that schema and keys sign with.
 package jcs
 
 import (
@@ -21,8 +18,7 @@ func Marshal(v any) ([]byte, error) {
 	return Canonicalize(raw)
 }
 
-// Canonicalize returns the canonical form of a JSON text, leaving raw
-// as it was. It refuses duplicate member names and invalid UTF-8.
+// Canonicalize returns raw's canonical form; duplicate names and invalid UTF-8 are errors.
 func Canonicalize(raw []byte) ([]byte, error) {
 	out := jsontext.Value(bytes.Clone(raw))
 	if err := out.Canonicalize(); err != nil {

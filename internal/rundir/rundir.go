@@ -1,22 +1,6 @@
 // Package rundir puts the report files of one appraisal run into their
-// directory all at once or not at all.
-//
-// Start with Write. The files are written into a fresh staging directory
-// beside the target, each synced, the staging directory synced, and then
-// one rename makes the whole directory visible under the target's name:
-// renameat2(RENAME_NOREPLACE) when the target does not exist, or
-// renameat2(RENAME_EXCHANGE) when it is an empty directory or holds an
-// earlier run being replaced (--overwrite). At no instant does the target
-// hold part of a run, or parts of two runs; a process killed at any point
-// leaves the target as it was, or with the whole new run.
-//
-// What is left behind by a kill is recognised by its name and removed by
-// the next Write for the same target: staging directories named
-// ".<target>.appraise-<random>" beside it, which a live writer holds
-// locked (flock) so that no other writer removes them. Inside a directory
-// only names this tool writes are ever removed (see Owned); a directory
-// that holds anything else is never replaced, and is refused by Check
-// before any work is done.
+// directory all at once or not at all: a killed process leaves the old run
+// or the whole new one, never a mix. Start with Write.
 package rundir
 
 import (
@@ -30,33 +14,25 @@ import (
 )
 
 var (
-	// ErrExists: the target holds files of an earlier run and overwrite
-	// was not asked for.
+	// ErrExists: the target holds an earlier run and overwrite is false.
 	ErrExists = errors.New("report files of an earlier run are in the way")
-	// ErrUnusable: the target cannot receive a run (not a directory,
-	// holds files this tool did not write, not writable, a mount point or
-	// the working directory).
+	// ErrUnusable: the target cannot receive a run, e.g. it holds foreign
+	// files, is not writable, or is a mount point or the working directory.
 	ErrUnusable = errors.New("unusable output directory")
 )
 
-// stagingInfix marks a staging directory: ".<target>" + stagingInfix +
-// random characters, beside the target.
+// stagingInfix marks a staging directory, ".<target>.appraise-*", beside the target.
 const stagingInfix = ".appraise-"
 
 // File is one file of a run.
 type File struct {
-	// Name is a plain file name (no directory), one of Owned's.
-	Name string
-	// Data is the whole file.
+	Name string // a plain name that Owned accepts
 	Data []byte
 }
 
-// Owned reports whether a file named name in a run directory is one this
-// tool writes: a card or box report, an unsigned draft, a file derived
-// from a card and written beside it (its plot, "appraise plot"; its
-// attestation, "appraise export intoto"), or a temporary file of one of
-// those left by an interrupted write. A derived file belongs to the run
-// it was made from, so --overwrite replaces it with that run.
+// Owned reports whether name is a file this tool writes in a run
+// directory: a card or box report or draft, a file derived from a card, or
+// the temporary file of one. Only such files are ever removed.
 func Owned(name string) bool {
 	if base, _, ok := strings.Cut(strings.TrimPrefix(name, "."), ".tmp-"); ok && strings.HasPrefix(name, ".") {
 		return Owned(base)
@@ -80,18 +56,14 @@ func Owned(name string) bool {
 	return false
 }
 
-// derivedExts end the names of files derived from a card that appraise
-// writes beside it by default: "card-<x>.svg" (appraise plot) and
-// "card-<x>.sigstore.json" (appraise export intoto).
+// derivedExts end the names of files derived from a card: its plot and attestation.
 var derivedExts = []string{".svg", ".sigstore.json"}
 
-// leftover reports whether name is a temporary file of an interrupted
-// write (never a finished report).
+// leftover reports whether name is a temporary file of an interrupted write.
 func leftover(name string) bool {
 	return strings.HasPrefix(name, ".") && Owned(name)
 }
 
-// target is a resolved output directory.
 type target struct {
 	abs, parent, base string
 }
@@ -108,16 +80,12 @@ func resolve(dir string) (target, error) {
 	return t, nil
 }
 
-// state is what the target holds now.
 type state struct {
 	exists bool
-	// ours are the names of finished files of an earlier run.
-	ours []string
+	ours   []string // finished files of an earlier run
 }
 
-// inspect reads the target and refuses what Write could not replace
-// whole: a non-directory, foreign files, the working directory, a mount
-// point.
+// inspect reads the target and refuses what Write could not replace whole.
 func inspect(t target, dir string) (state, error) {
 	fi, err := os.Lstat(t.abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -156,9 +124,7 @@ func inspect(t target, dir string) (state, error) {
 	return st, nil
 }
 
-// replaceable refuses an existing directory that a rename cannot replace:
-// the working directory (the shell would be left in a removed one) and a
-// mount point.
+// replaceable refuses the working directory and a mount point.
 func replaceable(t target, dir string, fi fs.FileInfo) error {
 	if wd, err := os.Stat("."); err == nil && os.SameFile(wd, fi) {
 		return fmt.Errorf("%w: %s is the working directory; name a new directory for the run", ErrUnusable, dir)
@@ -169,7 +135,6 @@ func replaceable(t target, dir string, fi fs.FileInfo) error {
 	return nil
 }
 
-// quoteSome names up to three entries, and how many more there are.
 func quoteSome(names []string) string {
 	slices.Sort(names)
 	out := make([]string, 0, 4)
@@ -183,11 +148,8 @@ func quoteSome(names []string) string {
 	return strings.Join(out, ", ")
 }
 
-// Check says, before any work is done, whether Write could put a run into
-// dir: dir must be absent, an empty directory, or (with overwrite) a
-// directory holding only an earlier run's files, and the nearest existing
-// directory at or above it must take a new directory. It creates nothing
-// but a staging directory that it removes again.
+// Check reports, before any work is done, whether Write could put a run
+// into dir. It leaves nothing behind.
 func Check(dir string, overwrite bool) error {
 	t, err := resolve(dir)
 	if err != nil {
@@ -203,9 +165,8 @@ func Check(dir string, overwrite bool) error {
 	return probeWritable(t.parent)
 }
 
-// probeWritable creates and removes a staging directory in the nearest
-// existing directory at or above dir: a read-only filesystem or a
-// directory without write permission fails here, not after the run.
+// probeWritable creates and removes a directory in the nearest existing
+// directory at or above dir.
 func probeWritable(dir string) error {
 	for {
 		fi, err := os.Stat(dir)

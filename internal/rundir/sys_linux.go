@@ -15,9 +15,8 @@ import (
 // errNotSupported: the filesystem has no such rename.
 var errNotSupported = errors.New("rename flag not supported by this filesystem")
 
-// renameNoReplace renames from to to, failing if to exists. Where the
-// filesystem lacks RENAME_NOREPLACE it falls back to rename(2), which
-// also fails for a non-empty directory in the way.
+// renameNoReplace renames from to to, failing if to exists or, where the
+// filesystem lacks RENAME_NOREPLACE, is a non-empty directory.
 func renameNoReplace(from, to string) error {
 	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
@@ -41,9 +40,7 @@ func exchange(a, b string) error {
 	return nil
 }
 
-// lockDir opens dir and takes an exclusive flock(2) on it without
-// waiting; the kernel drops it when the process dies. Close the file to
-// release it.
+// lockDir opens dir holding an exclusive flock(2) on it, without waiting.
 func lockDir(dir string) (*os.File, error) {
 	f, err := os.Open(dir)
 	if err != nil {
@@ -56,7 +53,6 @@ func lockDir(dir string) (*os.File, error) {
 	return f, nil
 }
 
-// devOf is the device a file lives on.
 func devOf(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Dev)

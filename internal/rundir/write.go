@@ -9,14 +9,10 @@ import (
 	"strings"
 )
 
-// Write puts files into dir as one run: all of them become visible at
-// once, by one rename, or none does. dir must be absent, an empty
-// directory, or (with overwrite) a directory holding only files this tool
-// writes (see Owned), which the new run then replaces whole: the earlier
-// run's files are removed, not mixed with the new ones. Leftovers of
-// interrupted writes to dir are removed first. On an error nothing is
-// visible in dir that was not there before, and nothing of this call is
-// left behind.
+// Write puts files into dir as one run, made visible whole by one rename.
+// dir must be absent, empty, or, with overwrite, hold only Owned files,
+// which the new run replaces. Leftovers of interrupted writes are removed
+// first. On an error dir is as it was and nothing of this call is left.
 func Write(dir string, files []File, overwrite bool) error {
 	if err := checkNames(files); err != nil {
 		return err
@@ -49,8 +45,7 @@ func Write(dir string, files []File, overwrite bool) error {
 	return nil
 }
 
-// checkNames refuses names that are repeated, not plain, or not Owned
-// (Write could not recognise them as its own later).
+// checkNames refuses names that are repeated, not plain, or not Owned.
 func checkNames(files []File) error {
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -71,9 +66,7 @@ type staging struct {
 	lock *os.File
 }
 
-// stage creates a locked staging directory beside the target and writes
-// and syncs every file in it, and the directory itself. On an error it
-// removes what it made.
+// stage writes and syncs files in a new locked directory beside the target.
 func stage(t target, files []File) (s *staging, err error) {
 	p, err := os.MkdirTemp(t.parent, "."+t.base+stagingInfix)
 	if err != nil {
@@ -100,7 +93,6 @@ func stage(t target, files []File) (s *staging, err error) {
 	return s, syncDir(p)
 }
 
-// release drops the staging directory's lock.
 func (s *staging) release() {
 	if s.lock != nil {
 		s.lock.Close()
@@ -108,12 +100,8 @@ func (s *staging) release() {
 	}
 }
 
-// commit makes the staged run visible under the target's name by one
-// rename and syncs the parent. An existing target (empty, or an earlier
-// run) is swapped out with RENAME_EXCHANGE and then removed; where the
-// filesystem has no exchange, an empty target is replaced by a plain
-// rename, and an earlier run is first moved aside (the target is then
-// briefly absent: still never a mix).
+// commit renames the staged run into place, exchanging it with an existing
+// target where the filesystem can, and removes what it replaced.
 func (s *staging) commit(t target, exists bool) error {
 	var err error
 	switch {
@@ -135,15 +123,11 @@ func (s *staging) commit(t target, exists bool) error {
 	return syncDir(t.parent)
 }
 
-// replaceWithoutExchange replaces an existing target on a filesystem
-// without RENAME_EXCHANGE: the earlier run is moved aside to a staging
-// name (a leftover the next Write removes if this process dies), the new
-// run renamed into place, and the earlier one left at s.path for commit
-// to remove.
+// replaceWithoutExchange moves the target aside under a staging name, so
+// it is briefly absent, renames the run into place and leaves the earlier
+// run at s.path.
 func (s *staging) replaceWithoutExchange(t target) error {
-	// A name that does not exist: rename(2) would replace an empty
-	// directory there, but os.Rename refuses any directory in the way.
-	aside := s.path + "-old"
+	aside := s.path + "-old" // new: os.Rename refuses any directory in the way
 	if err := os.Rename(t.abs, aside); err != nil {
 		return err
 	}
@@ -157,7 +141,7 @@ func (s *staging) replaceWithoutExchange(t target) error {
 	return nil
 }
 
-// writeSynced creates path (it must not exist), writes data and syncs it.
+// writeSynced creates path, which must not exist, and writes and syncs data.
 func writeSynced(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -172,7 +156,6 @@ func writeSynced(path string, data []byte) error {
 	return os.Chmod(path, 0o644) // the umask may have taken bits
 }
 
-// syncDir makes the entries of dir durable.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -188,9 +171,8 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// removeLeftovers removes the staging directories of earlier, dead
-// writers to the same target, and any temporary files of the earlier
-// one-file-at-a-time writer inside the target.
+// removeLeftovers removes unlocked staging directories of the target and
+// temporary files inside it.
 func removeLeftovers(t target) error {
 	entries, err := os.ReadDir(t.parent)
 	if err != nil {
@@ -222,8 +204,7 @@ func removeLeftovers(t target) error {
 	return nil
 }
 
-// removeRun removes the files Owned names from dir, then dir itself if
-// that left it empty: anything else in it is kept.
+// removeRun removes the Owned files of dir, then dir if that emptied it.
 func removeRun(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

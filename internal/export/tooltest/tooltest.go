@@ -1,8 +1,5 @@
-// Package tooltest finds the real fleet tools that the export tests run
-// against: nfd-worker and cosign, built from the Go module proxy at pinned
-// versions by scripts/fleet-tools, and Debian's promtool and
-// prometheus-node-exporter. A tool that cannot be had fails the test when
-// CI=true and skips it elsewhere.
+// Package tooltest finds the fleet tools the export tests run against; a
+// missing tool fails the test when CI=true and skips it elsewhere.
 package tooltest
 
 import (
@@ -15,9 +12,7 @@ import (
 	"testing"
 )
 
-// Built returns the path of a tool scripts/fleet-tools builds ("nfd-worker",
-// "cosign"), building it on first use (minutes; later calls find it in
-// ~/.cache/appraise/tools).
+// Built returns the path of a tool built by scripts/fleet-tools, e.g. "cosign".
 func Built(t testing.TB, name string) string {
 	t.Helper()
 	script := filepath.Join(repoRoot(t), "scripts", "fleet-tools")
@@ -31,8 +26,7 @@ func Built(t testing.TB, name string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Installed returns the path of an installed program (scripts/install-deps
-// installs it from Debian's archive).
+// Installed returns the path of a program on $PATH.
 func Installed(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
@@ -42,8 +36,6 @@ func Installed(t testing.TB, name string) string {
 	return p
 }
 
-// unavailable fails under CI=true, where every tool must be there, and
-// skips elsewhere.
 func unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
@@ -52,7 +44,6 @@ func unavailable(t testing.TB, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
-// repoRoot is the directory of the module this package belongs to.
 func repoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)

@@ -49,12 +49,11 @@ func Compare(a, b schema.CapabilityVector) []Delta {
 	return out
 }
 
-// ambientToleranceC is how far two ambient temperatures may differ, in °C,
-// before the reports count as taken under different conditions.
+// ambientToleranceC is the largest ambient difference, in °C, of comparable reports.
 const ambientToleranceC = 5
 
-// EnvironmentDifferences lists, in words, how two probe environments
-// differ in ways that make their figures not directly comparable.
+// EnvironmentDifferences lists, in words, the differences that make two
+// environments' figures not directly comparable.
 func EnvironmentDifferences(a, b schema.ProbeEnvironment) []string {
 	var out []string
 	same := func(what, x, y string) {
@@ -71,18 +70,15 @@ func EnvironmentDifferences(a, b schema.ProbeEnvironment) []string {
 	if a.AmbientC != nil && b.AmbientC != nil && math.Abs(*a.AmbientC-*b.AmbientC) > ambientToleranceC {
 		out = append(out, fmt.Sprintf("ambient: %.1f °C vs %.1f °C (more than %d °C apart)", *a.AmbientC, *b.AmbientC, ambientToleranceC))
 	}
-	// A device shared with another user measures that user's leftovers:
-	// no figure of it compares with another card's, shared or not.
+	// A shared device's figures compare with no other card's.
 	if sa, sb := SharedWith(a.SharedUse), SharedWith(b.SharedUse); sa != "" || sb != "" {
 		out = append(out, fmt.Sprintf("shared use: %s vs %s", cmp.Or(sa, "alone"), cmp.Or(sb, "alone")))
 	}
 	return out
 }
 
-// SharedWith says, in words, who else used the device while it was
-// appraised: "" when no one was found (or the card says nothing of it),
-// else each other process as "pid 4242 python3 (40.0 GiB, nvml)", or that
-// the device was busy with no process to be seen.
+// SharedWith says who else used the device, e.g. "shared with pid 4242
+// python3 (40.0 GiB, nvml)", or "" when no one was found.
 func SharedWith(s *schema.SharedUse) string {
 	if s == nil || !s.OthersFound {
 		return ""

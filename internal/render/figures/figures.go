@@ -1,7 +1,5 @@
-// Package figures flattens a capability vector into named scalar figures,
-// the form people read in tables and compare across reports.
-//
-// Start with List; Compare and EnvironmentDifferences build on it.
+// Package figures flattens a capability vector into named scalar figures
+// for tables and comparisons. Start with List.
 package figures
 
 import (
@@ -11,20 +9,15 @@ import (
 )
 
 // Figure is one named scalar of a capability vector: the median of its
-// samples, with the spread kept beside it.
+// samples, with Min and Max equal to it for a single value.
 type Figure struct {
-	// Name is stable across reports, e.g. "memory.bandwidth.copy".
-	Name string `json:"name"`
-	// Unit of Median, Min and Max, e.g. "bytes/s", "ops/s", "s", "bytes".
-	Unit string `json:"unit"`
-	// Median, Min and Max of the samples; all equal for single values.
-	Median float64 `json:"median"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-	// Samples is the number of timed samples behind the figure.
-	Samples int `json:"samples"`
-	// HigherIsBetter is true for rates, false for latencies.
-	HigherIsBetter bool `json:"higher_is_better"`
+	Name           string  `json:"name"` // stable across reports, e.g. "memory.bandwidth.copy"
+	Unit           string  `json:"unit"` // e.g. "bytes/s", "ops/s", "s", "bytes"
+	Median         float64 `json:"median"`
+	Min            float64 `json:"min"`
+	Max            float64 `json:"max"`
+	Samples        int     `json:"samples"`
+	HigherIsBetter bool    `json:"higher_is_better"` // true for rates, false for latencies
 }
 
 // List returns every figure of v in a stable order.
@@ -84,13 +77,8 @@ func List(v schema.CapabilityVector) []Figure {
 	return out
 }
 
-// PrecisionName names a throughput figure, e.g. "precision.fma.fp32" or
-// "precision.gemm.fp16-fp32.matrix.16x8x16": one name per precision and,
-// for matrix kernels, per fragment shape. A second input type and an
-// output type other than the accumulator's and a block scaling are named
-// too (vendor-library GEMMs, e.g.
-// "precision.gemm.fp8_e5m2xfp8_e4m3-fp32-bf16.matrix.8192x8192x8192" or
-// "precision.gemm.fp4_e2m1-fp32-bf16.block32_ue8m0.matrix.8192x8192x8192").
+// PrecisionName names a throughput figure by operation, types, scaling and
+// matrix shape, e.g. "precision.fma.fp32" or "precision.gemm.fp16-fp32.matrix.16x8x16".
 func PrecisionName(p schema.PrecisionThroughput) string {
 	name := fmt.Sprintf("precision.%s.%s", p.Operation, p.InputType)
 	if p.InputTypeB != "" && p.InputTypeB != p.InputType {
@@ -116,9 +104,8 @@ func PrecisionName(p schema.PrecisionThroughput) string {
 
 func single(v float64) schema.Stat { return schema.Stat{Samples: 1, Median: v, Min: v, Max: v} }
 
-// Box returns the figures of a box: its host baseline ("host.…") and,
-// for a run of several devices, the host links measured all at once
-// ("host.link.<address>.…" per device and "host.link.total.…").
+// Box returns a box's host baseline ("host.…") and simultaneous host links
+// ("host.link.<address>.…", "host.link.total.…").
 func Box(b schema.BoxPayload) []Figure {
 	var out []Figure
 	add := func(name, unit string, s schema.Stat) {

@@ -18,15 +18,9 @@ import (
 )
 
 // outlineCanvas is an SVG canvas that draws text as the outlines of the
-// glyphs it was laid out with, not as SVG text: a viewer without the
-// layout's font (Liberation Sans) would substitute a wider one and cut
-// titles and legends off. Each glyph's outline is defined once (in font
-// units) and placed with <use>; each string keeps its words in an
-// aria-label, so the page stays searchable and readable to screen readers.
-//
-// Text is written through vgsvg as a numbered placeholder <text> element,
-// so that it sits where vgsvg's transforms put it, and WriteTo replaces
-// each placeholder with its outlines.
+// glyphs it was laid out with, each defined once and placed with <use>,
+// and keeps the words in an aria-label. Text goes through vgsvg as
+// numbered placeholders that WriteTo replaces.
 type outlineCanvas struct {
 	*vgsvg.Canvas
 	colors []color.Color // the fill colour, one per Push level
@@ -85,8 +79,7 @@ func placeholder(n int) string { return "appraise-outlined-text-" + strconv.Itoa
 
 var placeholderRe = regexp.MustCompile(`<text[^>]*>appraise-outlined-text-([0-9]+)</text>`)
 
-// outline returns s as a group of glyph uses, advanced and kerned the way
-// gonum's font.Face.Width measures it, so the ink matches the layout.
+// outline returns s as glyph uses, advanced and kerned as font.Face.Width measures.
 func (c *outlineCanvas) outline(f font.Face, pt vg.Point, s string) (string, error) {
 	upem := f.Face.UnitsPerEm()
 	ppem := fixed.Int26_6(upem) // 26.6 values at this size are font units
@@ -137,8 +130,7 @@ func (c *outlineCanvas) outline(f font.Face, pt vg.Point, s string) (string, err
 	return b.String(), nil
 }
 
-// glyph returns the id of idx's outline, defining it on first use; ""
-// for a glyph with no outline (a space).
+// glyph returns the id of idx's outline, defining it on first use, or "" for none.
 func (c *outlineCanvas) glyph(buf *sfnt.Buffer, f *sfnt.Font, idx sfnt.GlyphIndex, ppem fixed.Int26_6) (string, error) {
 	key := glyphKey{f, idx}
 	if id, ok := c.glyphs[key]; ok {
@@ -157,8 +149,7 @@ func (c *outlineCanvas) glyph(buf *sfnt.Buffer, f *sfnt.Font, idx sfnt.GlyphInde
 	return id, nil
 }
 
-// pathData writes an outline's segments as SVG path data in font units,
-// y down (the group that uses it flips it).
+// pathData writes an outline as SVG path data in font units, y down.
 func pathData(segs sfnt.Segments) string {
 	var b strings.Builder
 	for i, s := range segs {
@@ -188,8 +179,7 @@ func pathData(segs sfnt.Segments) string {
 	return b.String()
 }
 
-// WriteTo writes the SVG document with every placeholder replaced by its
-// outlines and the outlines defined once, at the end.
+// WriteTo writes the SVG document with the placeholders replaced by outlines.
 func (c *outlineCanvas) WriteTo(w io.Writer) (int64, error) {
 	if c.err != nil {
 		return 0, c.err

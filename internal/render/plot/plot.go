@@ -1,15 +1,6 @@
-// Package plot draws the figures of a verified card report as one SVG
-// document: the roofline of each swept precision and the thermal timeline
-// of the soak, under a heading that names the device, its bus address,
-// when it was probed and the hash of the signed payload.
-//
-// Text is drawn as the outlines of Liberation Sans, the font it is laid
-// out with (outline.go), so the page looks the same on a viewer that
-// lacks that font or has no fonts at all.
-//
-// Start with [Card]. The package is pure: it takes a payload that
-// schema.ReadCard has verified and returns bytes; reading, verifying and
-// writing files is the caller's business.
+// Package plot draws a verified card's rooflines and thermal timeline as
+// one SVG document whose text is glyph outlines, so it looks the same
+// without the font. Start with Card.
 package plot
 
 import (
@@ -25,8 +16,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrNothingToPlot is returned for a card with neither a roofline nor a
-// thermal timeline.
+// ErrNothingToPlot is returned for a card with no roofline and no timeline.
 var ErrNothingToPlot = errors.New("card has no roofline or thermal timeline to plot")
 
 // Page geometry.
@@ -39,10 +29,9 @@ const (
 	gap            = 0.2 * vg.Inch // between the roofline and the timeline
 )
 
-// Card draws p's roofline (when p has one) above its thermal timeline
-// (when p has one) and returns the SVG document. p must be valid (as
-// schema.ReadCard returns it); a card with nothing to draw gives
-// ErrNothingToPlot.
+// Card returns the SVG document of p's roofline above its thermal
+// timeline, each where p has one. p must be valid, as schema.ReadCard
+// returns it.
 func Card(p *schema.CardPayload) ([]byte, error) {
 	if err := schema.Validate(p); err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
@@ -92,8 +81,7 @@ func Card(p *schema.CardPayload) ([]byte, error) {
 	return render(heading(p, hash), roofs, timeline)
 }
 
-// heading names the signed card the page shows: two lines, the device
-// first, then where the figures came from.
+// heading returns two lines: the device, then where the figures came from.
 func heading(p *schema.CardPayload, hash string) [2]string {
 	id, env := p.Capability.Identity, p.Capability.Environment
 	bus := id.BusAddress
@@ -151,9 +139,7 @@ func band(c draw.Canvas, y0, y1 vg.Length) draw.Canvas {
 	return c
 }
 
-// drawHeading writes the heading's two lines, each in a smaller size
-// when it would not fit the page's width otherwise (a long device name);
-// the lines keep their places.
+// drawHeading writes the heading, shrinking a line that would not fit.
 func drawHeading(c draw.Canvas, head [2]string) {
 	const bigSize, smallSize = 14, 9
 	big := fitted(textStyle(bigSize, true), head[0], c.Max.X-c.Min.X)
@@ -164,8 +150,7 @@ func drawHeading(c draw.Canvas, head [2]string) {
 	c.FillText(small, vg.Point{X: c.Min.X, Y: y - bigSize - vg.Points(2)}, head[1])
 }
 
-// fitted is sty with its size reduced, when needed, so that s is at most
-// w wide.
+// fitted returns sty, smaller where needed so that s is at most w wide.
 func fitted(sty text.Style, s string, w vg.Length) text.Style {
 	if got := sty.Width(s); got > w {
 		sty.Font.Size *= w / got

@@ -14,9 +14,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// splitRooflines separates the vector sweeps from the matrix (GEMM)
-// sweeps, whose names start with "gemm.": each kind gets its own panel,
-// their intensities and rates being decades apart.
+// splitRooflines separates the vector sweeps from the "gemm." ones, which
+// get their own panel.
 func splitRooflines(rs []schema.RooflineRatio) (vector, matrix []schema.RooflineRatio) {
 	for _, r := range rs {
 		if strings.HasPrefix(r.Precision, "gemm.") {
@@ -28,11 +27,8 @@ func splitRooflines(rs []schema.RooflineRatio) (vector, matrix []schema.Roofline
 	return vector, matrix
 }
 
-// roofline draws every sweep of rs on one log-log plot: the measured
-// points, the model min(peak, bandwidth × intensity) with its ridge, and
-// the card's signed throughput figures of the same name (from signed),
-// dashed. The plot's coordinates are log10 of the values (see
-// decadeAxis).
+// roofline draws every sweep of rs on one log10 plot: the points, the
+// model with its ridge, and the signed figures of the same name, dashed.
 func roofline(title, xLabel string, rs []schema.RooflineRatio, signed []schema.PrecisionThroughput) (*gplot.Plot, error) {
 	p := newPlot(title, xLabel, "ops/s")
 	xlo, xhi, ylo, yhi := rooflineRange(rs, signed)
@@ -46,10 +42,8 @@ func roofline(title, xLabel string, rs []schema.RooflineRatio, signed []schema.P
 	return p, nil
 }
 
-// matrixRoofline draws the GEMM sweeps of rs on one log-log plot, one
-// legend line each (ratio, peak, bandwidth), in the top left corner that
-// a roofline leaves empty: a card has up to a dozen such sweeps, too
-// many for the vector plot's three lines and signed figures apiece.
+// matrixRoofline draws the GEMM sweeps of rs on one log10 plot, one
+// legend line each, in the empty top left corner.
 func matrixRoofline(title, xLabel string, rs []schema.RooflineRatio) (*gplot.Plot, error) {
 	p := newPlot(title, xLabel, "ops/s")
 	xlo, xhi, ylo, yhi := rooflineRange(rs, nil)
@@ -70,8 +64,7 @@ func matrixRoofline(title, xLabel string, rs []schema.RooflineRatio) (*gplot.Plo
 	return p, nil
 }
 
-// sweepLines are a sweep's measured points and its model and ridge, in
-// colour col with glyph for the points.
+// sweepLines returns a sweep's points, model and ridge, in colour col.
 func sweepLines(p *gplot.Plot, r schema.RooflineRatio, col color.Color, glyph draw.GlyphDrawer) (*plotter.Scatter, *plotter.Line, *plotter.Scatter, error) {
 	pts := make(plotter.XYs, len(r.Points))
 	for j, pt := range r.Points {
@@ -91,8 +84,7 @@ func sweepLines(p *gplot.Plot, r schema.RooflineRatio, col color.Color, glyph dr
 	return measured, model, ridge, nil
 }
 
-// rooflineRange is the data the axes must hold: every point, every ridge
-// and the bandwidth slope from the left edge, every roof and signed figure.
+// rooflineRange returns the data the axes must hold.
 func rooflineRange(rs []schema.RooflineRatio, signed []schema.PrecisionThroughput) (xlo, xhi, ylo, yhi float64) {
 	xlo, xhi, ylo, yhi = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, r := range rs {
@@ -114,7 +106,7 @@ func rooflineRange(rs []schema.RooflineRatio, signed []schema.PrecisionThroughpu
 	return xlo, xhi, ylo, yhi * 1.2
 }
 
-// signedFigures are the card's precision figures named "<operation>.<input_type>".
+// signedFigures returns the figures of ps whose "<operation>.<input_type>" is name.
 func signedFigures(ps []schema.PrecisionThroughput, name string) []schema.PrecisionThroughput {
 	var out []schema.PrecisionThroughput
 	for _, p := range ps {
@@ -149,9 +141,8 @@ func addPrecision(p *gplot.Plot, i int, r schema.RooflineRatio, signed []schema.
 	return nil
 }
 
-// modelLines are the model min(peak, bandwidth × I) across the x axis,
-// the ridge point, and a drop line from the ridge to the x axis, all in
-// log10 coordinates: on them the model is two straight segments.
+// modelLines returns min(peak, bandwidth × I) across the x axis, the ridge
+// and a drop line from it, in log10 coordinates.
 func modelLines(p *gplot.Plot, r schema.RooflineRatio) (model *plotter.Line, ridge *plotter.Scatter, drop *plotter.Line, err error) {
 	peak, bw := lg(r.PeakOpsPerS), lg(r.BandwidthBytesPerS)
 	at := peak - bw

@@ -19,8 +19,7 @@ var (
 	alarm = color.RGBA{R: 0xcc, G: 0x22, B: 0x22, A: 0xff}
 )
 
-// palette is Okabe and Ito's colour-blind-safe set, without its
-// vermillion, which would be confused with the alarm red.
+// palette is Okabe and Ito's colour-blind-safe set without the vermillion.
 var palette = []color.Color{
 	color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff},
 	color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff},
@@ -70,12 +69,7 @@ func newPlot(title, x, y string) *gplot.Plot {
 }
 
 // decadeAxis sets a, which holds log10 of the values, to the whole
-// decades covering [lo, hi] (values, not logs), labelled with SI prefixes.
-//
-// Roofline data are drawn as log10 on a linear axis rather than on
-// gonum's LogScale: gonum places a centred axis label at the arithmetic
-// midpoint of the range, which on a log scale lies near the right edge,
-// and then shrinks the plot to make room for it.
+// decades covering the values [lo, hi], labelled with SI prefixes.
 func decadeAxis(a *gplot.Axis, lo, hi float64) {
 	a.Tick.Marker = decadeTicks{}
 	a.Min, a.Max = math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
@@ -84,8 +78,7 @@ func decadeAxis(a *gplot.Axis, lo, hi float64) {
 	}
 }
 
-// decadeTicks labels each whole decade of a log10 axis with its value
-// and marks 2…9 times it between them.
+// decadeTicks labels each decade of a log10 axis and marks 2…9 times it.
 type decadeTicks struct{}
 
 func (decadeTicks) Ticks(lo, hi float64) []gplot.Tick {
@@ -138,8 +131,7 @@ func si(v float64, unit string) string {
 	return n
 }
 
-// hline is a horizontal line across the whole data area at a value that
-// has no x of its own, such as a signed peak figure.
+// hline is a horizontal line across the data area at y, such as a signed peak.
 type hline struct {
 	y     float64
 	style draw.LineStyle
@@ -160,8 +152,7 @@ func (h hline) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(h.style, c.Min.X, y, c.Max.X, y)
 }
 
-// vline is a vertical line across the whole data area at a moment, such
-// as the time to throttle.
+// vline is a vertical line across the data area at x, such as the time to throttle.
 type vline struct {
 	x     float64
 	style draw.LineStyle

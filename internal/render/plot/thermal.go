@@ -13,9 +13,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// thermal draws the soak's timeline as stacked panels sharing the time
-// axis: the load's throughput, then temperature and power when the
-// timeline has readings of them. Each panel marks the time to throttle.
+// thermal draws the soak as stacked panels over time: throughput, then
+// temperature and power where read, each marking the time to throttle.
 func thermal(t *schema.ThermalEnvelope) ([]*gplot.Plot, error) {
 	load, err := loadPanel(t)
 	if err != nil {
@@ -63,8 +62,7 @@ func verdict(t *schema.ThermalEnvelope) string {
 	return "did not throttle"
 }
 
-// loadPanel is the load's throughput over time, from zero so a loss shows
-// in proportion, with the signed cold and sustained figures dashed.
+// loadPanel is throughput over time from zero, with the signed figures dashed.
 func loadPanel(t *schema.ThermalEnvelope) (*gplot.Plot, error) {
 	title := fmt.Sprintf("Thermal timeline: %s for %.0f s, %s (sustained ÷ cold %.3f)",
 		t.Workload, t.SoakS, verdict(t), t.ThrottledFraction)
@@ -91,8 +89,7 @@ func loadPanel(t *schema.ThermalEnvelope) (*gplot.Plot, error) {
 	return p, nil
 }
 
-// readingPanel is one telemetry reading over time, with its signed
-// summary figure dashed when the card has one.
+// readingPanel is one reading over time, with its signed figure dashed.
 func readingPanel(t *schema.ThermalEnvelope, what, unit string, xys plotter.XYs, signed *float64, label string) (*gplot.Plot, error) {
 	p := timePanel(t, fmt.Sprintf("%s (telemetry: %s)", what, t.Telemetry), unit)
 	if err := addSeries(p, xys, what+", median per step", 1); err != nil {

@@ -1,6 +1,5 @@
-// Command gencomments extracts the doc comments of package schema into
-// comments_gen.go, so that the JSON Schema printed by a built binary
-// carries them as descriptions. Run it with go generate in schema/.
+// Command gencomments writes the doc comments of package schema as a Go
+// map, so that the JSON Schema a built binary prints carries them.
 package main
 
 import (
