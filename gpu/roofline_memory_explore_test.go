@@ -245,7 +245,7 @@ func TestRecordMemoryRuleProbes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs, err := MeasureRoofline(t.Context(), d, RooflineOptions{MaxArrayBytes: quickRooflineArray})
+		rs, err := MeasureRoofline(t.Context(), d, RooflineOptions{MaxArrayBytes: minArrayBytes})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -179,12 +179,8 @@ func (sp *split) once(sh *share) (float64, error) {
 	return secs, nil
 }
 
-// splitRounds are the trial's rounds of each share (TransferOptions.Quick:
-// splitQuickRounds).
-const (
-	splitRounds      = 3
-	splitQuickRounds = 1
-)
+// splitRounds are the trial's rounds of each share.
+const splitRounds = 3
 
 // bulkSplit measures host → device over the split route for n-byte
 // uploads: a trial of the kernel's shares (the product's trial, round
@@ -202,9 +198,6 @@ func bulkSplit(ctx context.Context, d *vulkan.Device, n uint64, o TransferOption
 		ms[i] = latencyMethod{"pulled " + strconv.FormatUint(sh.pulled, 10) + " bytes", func() (float64, error) { return sp.once(sh) }}
 	}
 	t := trial{budget: familyBudget, keep: splitRounds, now: time.Now}
-	if o.Quick {
-		t.keep = splitQuickRounds
-	}
 	times, err := latencyTrialTimes(ctx, ms, o, t)
 	if err != nil {
 		return Candidate{}, schema.Stat{}, err
@@ -216,12 +209,8 @@ func bulkSplit(ctx context.Context, d *vulkan.Device, n uint64, o TransferOption
 		}
 	}
 	sh := sp.shares[best]
-	samples := transferSamples
-	if o.Quick {
-		samples = transferQuickSamples
-	}
 	var secs []float64
-	for range samples {
+	for range o.samples() {
 		if err := ctx.Err(); err != nil {
 			return Candidate{}, schema.Stat{}, err
 		}

@@ -1,6 +1,7 @@
 package link
 
 import (
+	"cmp"
 	"context"
 	"runtime"
 	"time"
@@ -14,7 +15,7 @@ import (
 // model. A timed trial of the candidates, round robin, decides within
 // familyBudget; the faster is kept and sampled afresh, so the signed
 // figure is not the trial's (the larger of several medians is biased
-// upward), and the others' trial figures are named beside it. The search
+// upward); the card names the kept path. The search
 // over every path is explore*.go here (explore build tag only), driven by
 // bench/linkpaths.
 
@@ -157,18 +158,10 @@ func (t trial) run(ctx context.Context, start time.Time, round func(kept bool) e
 
 // Trials of the families: a few large bulk rounds; many short latency
 // rounds, the first discarded.
-func bulkTrial(quick bool) trial {
-	t := trial{budget: familyBudget, keep: 5, now: time.Now}
-	if quick {
-		t.keep = 3
-	}
-	return t
+func bulkTrial(o TransferOptions) trial {
+	return trial{budget: familyBudget, keep: cmp.Or(o.TrialRounds, 5), now: time.Now}
 }
 
-func latencyTrial(quick bool) trial {
-	t := trial{budget: familyBudget, discard: 5, keep: 21, now: time.Now}
-	if quick {
-		t.keep = 7
-	}
-	return t
+func latencyTrial(o TransferOptions) trial {
+	return trial{budget: familyBudget, discard: 5, keep: cmp.Or(o.LatencyTrialRounds, 21), now: time.Now}
 }

@@ -49,7 +49,7 @@ func measureUpload(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 		return err
 	}
 	o.progress("1 MiB upload from pinned memory: %d paths", len(ms))
-	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
+	f, err := latencyFamily(ctx, ms, o, latencyTrial(o))
 	if err != nil {
 		return err
 	}

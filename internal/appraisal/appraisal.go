@@ -16,7 +16,6 @@ import (
 	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/platform/nvml"
-	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cpu"
 	"github.com/everycycle/appraise/schema"
 )
@@ -95,7 +94,9 @@ type Run struct {
 	Cards []schema.CardPayload
 }
 
-// appraise is Appraise's run, without the watch for other users.
+// appraise is Appraise's run, without the watch for other users: it
+// plans (planRun), measures the host baseline, runs every device's plan
+// and then what needs every device at once.
 func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	now := o.now()
 	start := now().UTC().Truncate(time.Second)
@@ -103,23 +104,16 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if c, _, ok := host.Ambient(o.SysfsRoot); ok {
 		o.AmbientC, o.ambientSource = &c, "sensor"
 	}
-	o = o.withHostMemory(len(devs))
+	rp, err := planRun(ctx, devs, o)
+	if err != nil {
+		return nil, err
+	}
 	box, err := boxPayload(devs, all, o, start)
 	if err != nil {
 		return nil, err
 	}
-	xc, err := planCrossChecks(ctx, o.CrossCheck, devs)
-	if err != nil {
-		return nil, err
-	}
-	plans := make([]DevicePlan, len(devs))
-	for i, c := range devs {
-		if plans[i], err = planDevice(c, o, xc, len(devs)); err != nil {
-			return nil, err
-		}
-	}
 	newWorker("host", o).stage("cpu-baseline")
-	if err := hostBaseline(ctx, cpu.Probe{Options: cpu.Options{Quick: o.Quick, Root: o.SysfsRoot}}, &box); err != nil {
+	if err := hostBaseline(ctx, cpu.Probe{Options: rp.cpu}, &box); err != nil {
 		return nil, err
 	}
 	run := &Run{Box: box}
@@ -127,12 +121,12 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if libErr == nil {
 		defer lib.Close()
 	}
-	outs := appraiseAll(ctx, devs, plans, o, func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
+	outs := appraiseAll(ctx, devs, rp.devices, o, func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
 		v := baseVector(c, o)
 		if err := appraiseDevice(ctx, inst, c, p, w, lib, v); err != nil {
 			return nil, err
 		}
-		return v, xc.run(ctx, c, all, v)
+		return v, p.xc.run(ctx, c, all, v)
 	})
 	kept, disagree, failed := sortOutcomes(devs, outs, &run.Box)
 	if err := ctx.Err(); err != nil || len(kept) == 0 {
@@ -140,11 +134,12 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	}
 	vs := make([]*schema.CapabilityVector, len(kept))
 	okDevs := make([]Candidate, len(kept))
+	okPlans := make([]DevicePlan, len(kept))
 	for k, i := range kept {
-		vs[k], okDevs[k] = outs[i].v, devs[i]
+		vs[k], okDevs[k], okPlans[k] = outs[i].v, devs[i], rp.devices[i]
 	}
 	if len(okDevs) > 1 {
-		if err := together(ctx, inst, okDevs, vs, o, &run.Box); err != nil {
+		if err := together(ctx, inst, okDevs, okPlans, vs, newWorker("box", o), &run.Box); err != nil {
 			return nil, err
 		}
 	}
@@ -155,7 +150,7 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		if len(okDevs) == 1 && v.Interconnect != nil {
 			v.NotMeasured = append(v.NotMeasured, peersAlone(len(devs)))
 		}
-		rest, err := notYetMeasured(c, o, v)
+		rest, err := notYetMeasured(c, rp.devices[i], v)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
 		}
@@ -181,84 +176,61 @@ func (o Options) now() func() time.Time {
 
 // appraiseDevice runs p, c's plan, as worker w into v: the WebGPU
 // probes, the raw-Vulkan probes, the vendor-BLAS GEMMs and the soak, each
-// with the settings the plan resolved for it.
+// with the settings the plan resolved for it, then the settle pass.
 func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
-	webT, err := webgpuProbes(ctx, inst, c, p, w, lib, v)
-	if err != nil {
-		return err
+	r := newDeviceRun(inst, c, p, w, lib, v)
+	defer r.release()
+	for _, step := range []func(context.Context) error{r.webgpuProbes, r.vulkanProbes, r.blasProbe, r.soakAfterBLAS} {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := step(ctx); err != nil {
+			return err
+		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := vulkanProbes(ctx, c, p, w, v, webT); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	w.stage("vendor BLAS GEMMs")
-	if err := w.onOwn(func() error { return blasProbe(ctx, c, p.blas, v, w.lines("vendor BLAS: ")) }); err != nil {
-		return err
-	}
-	if p.gemmSoak {
-		return soakAfterBLAS(ctx, inst, c, p, w, lib, v)
-	}
-	return nil
+	return r.settle(ctx)
 }
 
-// webgpuProbes opens the adapter through WebGPU, runs the portable probes
-// in turn (the memtest over the usable memory the capacity probe
-// measured, then the FMA soak, when the plan soaks the FMA, started with
-// the other devices' soaks in a concurrent run), holds their
-// figures to the consistency rules, and releases the device before the
-// raw-Vulkan probes run. It returns WebGPU's host link and launch trials
-// (runProbes).
-func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) (probe.LinkTrial, error) {
-	var webT probe.LinkTrial
+// webgpuProbes opens the adapter through WebGPU and runs the portable
+// probes in turn: the memtest over the usable memory the capacity probe
+// measured, then the FMA soak when the plan soaks the FMA (started with
+// the other devices' soaks in a concurrent run). The device is released
+// before the raw-Vulkan probes run.
+func (r *deviceRun) webgpuProbes(ctx context.Context) error {
+	c, p, w, v := r.c, r.p, r.w, r.v
 	opts := p.gpu
 	opts.Progress = w.lines("")
-	d, err := gpu.Open(inst, c.Adapter, opts)
+	d, err := gpu.Open(r.inst, c.Adapter, opts)
 	if err != nil {
-		return webT, err
+		return err
 	}
 	defer d.Release()
-	first := probes(p.gpu.Quick)
-	if webT, err = runProbes(ctx, w, d, first, v); err != nil {
-		return webT, err
+	if err := runProbes(ctx, w, d, firstProbes(p), v); err != nil {
+		return err
 	}
 	held := &gpu.HeldMemory{} // the capacity probe's chunks, for the memtest
 	defer held.Release()
-	cp := capacityProbe(c, held)
-	capacity, err := runProbe(ctx, w, d, cp, v)
+	capacity, err := runProbe(ctx, w, d, capacityProbe(c, held), v)
 	if err != nil {
-		return webT, err
+		return err
 	}
-	memtest, err := memtestProbe(c, p.gpu.Quick, w.stepsOf(), capacity, held)
+	memtest, err := memtestProbe(p.memtestCap, w.stepsOf(), capacity, held)
 	if err != nil {
-		return webT, fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
+		return fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
 	}
-	then := []probe.Probe[*gpu.Device]{memtest}
-	if p.SoakLoad == SoakLoadFMA {
-		then = append(then, fmaSoakProbe(c, p, w.stepsOf(), lib))
+	if _, err := runProbe(ctx, w, d, memtest, v); err != nil {
+		return err
 	}
-	for _, pr := range then {
-		if _, soak := pr.(gpu.SoakProbe); soak {
-			if err := w.soakTogether(ctx); err != nil {
-				return webT, err
-			}
-		}
-		if _, err := runProbe(ctx, w, d, pr, v); err != nil {
-			return webT, err
-		}
+	if p.SoakLoad != SoakLoadFMA {
+		return nil
 	}
-	ran := append(append(first, cp), then...)
-	w.stage("consistency")
-	return webT, settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ran, v, w))
-}
-
-// deviceOptions are the options c's WebGPU device is opened with.
-func deviceOptions(c Candidate, o Options) gpu.Options {
-	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
+	if err := w.soakTogether(ctx); err != nil {
+		return err
+	}
+	fma := fmaSoakProbe(c, p, w.stepsOf(), r.lib)
+	r.fma = &fma
+	_, err = runProbe(ctx, w, d, fma, v)
+	return err
 }
 
 // memoryLimit is the most a probe may allocate on c's device: on a

@@ -32,16 +32,6 @@ type BLASOptions struct {
 	Probe cublaslt.Options
 }
 
-// blasOptions are o.BLAS with --quick's smaller GEMM (quickGEMMSize³)
-// where the caller set no size.
-func blasOptions(o Options) BLASOptions {
-	b := o.BLAS
-	if o.Quick && b.Probe.M == 0 && b.Probe.N == 0 && b.Probe.K == 0 {
-		b.Probe.M, b.Probe.N, b.Probe.K = quickGEMMSize, quickGEMMSize, quickGEMMSize
-	}
-	return b
-}
-
 // blasPlan decides whether the probe runs on c and for which precisions
 // (nil: none). When it does not run at all, why says so for the card; a
 // precision left to the Vulkan entry is listed in left.

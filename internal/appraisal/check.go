@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/everycycle/appraise/coopmat/link"
+	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/probe"
@@ -110,14 +112,13 @@ func describe(id schema.DeviceIdentity) string {
 	return s
 }
 
-// Remeasure opens c's WebGPU device and runs the stream, ALU and host-link
-// probes in quick mode and a short memtest slice on it, then, when card
-// has a vendor-library GEMM entry, that precision at the card's size. It
-// returns the fresh vector and notes on what was not re-measured and why.
-// ctx bounds it (the check's budget). The device is watched for other
-// users as an appraisal's is (Appraise, without AllowShared): one found
-// before or during the re-measure makes its figures the contention's, so
-// the error wraps ErrDeviceBusy and names who was there.
+// Remeasure opens c's WebGPU device and runs the stream and ALU probes
+// in quick mode and a short memtest slice on it, the raw-Vulkan host
+// link, then, when card has a vendor-library GEMM entry, that precision
+// at the card's size. It returns the fresh vector and notes on what was
+// not re-measured and why. ctx bounds it (the check's budget). The device
+// is watched for other users as an appraisal's is: one found before or
+// during the re-measure is an error wrapping ErrDeviceBusy.
 func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
 	w, closeWatch := watchDevices([]Candidate{c}, Options{SysfsRoot: o.SysfsRoot})
 	defer closeWatch()
@@ -152,40 +153,65 @@ func remeasureWatched(ctx context.Context, w watcher, o CheckOptions, re remeasu
 func remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions, progress func(device, stage string)) (*schema.CapabilityVector, []string, error) {
 	ro := Options{Quick: true, Progress: progress}
 	v := baseVector(c, ro)
+	w := newWorker(c.Addr, ro)
 	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, ro))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer d.Release()
 	var notes []string
-	ps := []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}, gpu.HostLinkProbe{}}
+	ps := []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}}
 	if m := card.Memory; m != nil && m.UsableBytes != nil {
 		usable := *m.UsableBytes
 		if v.Memory == nil {
 			v.Memory = &schema.Memory{}
 		}
 		v.Memory.UsableBytes = &usable
-		ps = append(ps, checkMemtest(usable, c.Adapter.Software))
+		ps = append(ps, checkMemtest(usable))
 	} else {
 		notes = append(notes, "memtest not run: the card has no usable memory figure to take a slice of")
 	}
-	if _, err := runProbes(ctx, newWorker(c.Addr, ro), d, ps, v); err != nil {
+	if err := runProbes(ctx, w, d, ps, v); err != nil {
 		return nil, nil, err
 	}
-	note, err := remeasureBLAS(ctx, c, card, o, v)
+	note, err := remeasureLink(ctx, c, ro, w, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	note, err = remeasureBLAS(ctx, c, card, o, v)
 	if err != nil {
 		return nil, nil, err
 	}
 	return v, append(notes, note), nil
 }
 
-// checkMemtest is the quick memtest over a slice of the card's usable
-// memory whose tested share is about checkIntegrityCap; its
-// usable_fraction is of all of usable.
-func checkMemtest(usable uint64, software bool) gpu.IntegrityProbe {
+// remeasureLink measures c's host link again through raw Vulkan, as a
+// quick appraisal does, or says why it cannot.
+func remeasureLink(ctx context.Context, c Candidate, o Options, w *worker, v *schema.CapabilityVector) (string, error) {
+	if c.Vulkan == nil {
+		return "host link not re-measured: " + c.vulkanWhy, nil
+	}
+	d, err := vk.Open(c.Vulkan.Index)
+	if err != nil {
+		return "", err
+	}
+	defer d.Release()
+	p := link.HostLinkProbe{Options: transferOptions(c, o)}
+	p.Options.BulkOnly = true
+	w.stage(p.Name())
+	return "", runVulkan(ctx, p, d, v)
+}
+
+// checkMemtest is the memtest over a slice of the card's usable memory
+// whose tested share is about checkIntegrityCap; its usable_fraction is
+// of all of usable.
+func checkMemtest(usable uint64) gpu.IntegrityProbe {
 	share := gpu.IntegrityShare
 	slice := min(usable, uint64(checkIntegrityCap/share))
-	return gpu.IntegrityProbe{UsableBytes: usable, SliceBytes: slice, Quick: true, Software: software}
+	return gpu.IntegrityProbe{UsableBytes: usable, SliceBytes: slice}
 }
 
 // remeasureBLAS re-runs the card's fastest vendor-library GEMM precision

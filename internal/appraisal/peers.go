@@ -5,37 +5,38 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/peer"
 	"github.com/everycycle/appraise/schema"
 )
 
 // together runs, after every device's own probes, what needs all of them
 // open at once: every device's host link at the same time (into the box)
-// and the directed peer links (into each card).
-func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, vs []*schema.CapabilityVector, o Options, box *schema.BoxPayload) error {
-	w := newWorker("box", o)
-	ds, err := openAll(inst, devs, o)
+// and the directed peer links (into each card). plans are the devices'.
+func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, plans []DevicePlan, vs []*schema.CapabilityVector, w *worker, box *schema.BoxPayload) error {
+	w.stage("host links at once")
+	if err := hostLinksAtOnce(ctx, devs, plans, box); err != nil {
+		return fmt.Errorf("%w: host links at once: %w", ErrProbe, err)
+	}
+	ds, err := openAll(inst, devs, plans)
 	if err != nil {
 		return err
 	}
 	defer releaseAll(ds)
-	w.stage("host links at once")
-	if box.HostLinks, err = hostLinksAtOnce(ctx, devs, ds); err != nil {
-		return fmt.Errorf("%w: host links at once: %w", ErrProbe, err)
-	}
 	w.stage("peer links")
 	groups, groupsErr := vk.DeviceGroups()
 	return peerLinks(ctx, devs, ds, vs, vulkanGroups{groups, groupsErr})
 }
 
-// openAll opens every device in devs through WebGPU, as webgpuProbes
-// does. On error nothing is left open.
-func openAll(inst *gpu.Instance, devs []Candidate, o Options) ([]*gpu.Device, error) {
+// openAll opens every device in devs through WebGPU with its plan's
+// options. On error nothing is left open.
+func openAll(inst *gpu.Instance, devs []Candidate, plans []DevicePlan) ([]*gpu.Device, error) {
 	ds := make([]*gpu.Device, 0, len(devs))
-	for _, c := range devs {
-		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+	for i, c := range devs {
+		d, err := gpu.Open(inst, c.Adapter, plans[i].gpu)
 		if err != nil {
 			releaseAll(ds)
 			return nil, fmt.Errorf("%s: %w", c.Addr, err)
@@ -51,29 +52,57 @@ func releaseAll(ds []*gpu.Device) {
 	}
 }
 
-// hostLinksAtOnce runs the host-link probe on every device at the same
-// time, each device on its own goroutine (a Device is used by one
-// goroutine only), and sums each direction's medians.
-func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*gpu.Device) (*schema.HostLinksAtOnce, error) {
-	rs := make([]gpu.HostLinkResult, len(ds))
+// hostLinksAtOnce measures the raw-Vulkan host link of every device of
+// devs that has a raw-Vulkan device at the same time, each on its own
+// goroutine with its plan's options, into box: each device's two
+// directions and their sums. Fewer than two such devices leave box's
+// host_links absent, with the reason.
+func hostLinksAtOnce(ctx context.Context, devs []Candidate, plans []DevicePlan, box *schema.BoxPayload) error {
+	var at []int
+	for i, c := range devs {
+		if c.Vulkan != nil {
+			at = append(at, i)
+		}
+	}
+	if len(at) < 2 {
+		box.NotMeasured = append(box.NotMeasured, schema.Omission{Field: "host_links",
+			Reason: "fewer than two of the run's devices were matched to a raw-Vulkan device, through which the host link is measured"})
+		return nil
+	}
+	ds := make([]*vk.Device, 0, len(at))
+	defer func() {
+		for _, d := range ds {
+			d.Release()
+		}
+	}()
+	for _, i := range at {
+		d, err := vk.Open(devs[i].Vulkan.Index)
+		if err != nil {
+			return fmt.Errorf("%s: %w", devs[i].Addr, err)
+		}
+		ds = append(ds, d)
+	}
+	cs := make([]*probe.Contribution, len(ds))
 	errs := make([]error, len(ds))
 	var wg sync.WaitGroup
-	for i, d := range ds {
-		wg.Go(func() { rs[i], errs[i] = gpu.MeasureHostLink(ctx, d) })
+	for k, d := range ds {
+		p := link.HostLinkProbe{Options: plans[at[k]].transfer}
+		p.Options.BulkOnly = true
+		wg.Go(func() { cs[k], errs[k] = p.Run(ctx, d) })
 	}
 	wg.Wait()
 	out := &schema.HostLinksAtOnce{}
-	for i, r := range rs {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("%s: %w", devs[i].Addr, errs[i])
+	for k, i := range at {
+		if errs[k] != nil {
+			return fmt.Errorf("%s: %w", devs[i].Addr, errs[k])
 		}
-		name := gpu.HostLinkProbe{}.Name()
-		h2d, d2h := r.HostToDevice.Schema(name), r.DeviceToHost.Schema(name)
+		h2d, d2h := cs[k].HostToDevice, cs[k].DeviceToHost
 		out.Devices = append(out.Devices, schema.DeviceHostLink{BusAddress: devs[i].Addr, HostToDevice: *h2d, DeviceToHost: *d2h})
 		out.HostToDeviceBytesPerS += h2d.BytesPerS.Median
 		out.DeviceToHostBytesPerS += d2h.BytesPerS.Median
 	}
-	return out, schema.Validate(out)
+	box.HostLinks = out
+	return schema.Validate(out)
 }
 
 // vulkanGroups is what the driver says about Vulkan device groups.

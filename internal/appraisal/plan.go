@@ -5,21 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/everycycle/appraise/coopmat/alu"
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/host"
+	"github.com/everycycle/appraise/internal/probe/cpu"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
-	"github.com/everycycle/appraise/coopmat/alu"
-	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/schema"
 )
-
-// A plan is the command line resolved, once, into what each device's
-// appraisal will do, before any device is opened: the probes in order and
-// their sizes, the soak's length and load, which vendor-BLAS precisions,
-// the cross-check tools, and what is skipped up front and why. Appraise
-// runs the plan (appraiseDevice reads its settings from it, never from
-// Options again); `appraise plan` prints it without measuring.
 
 // DevicePlan is one device's part of a run's plan.
 type DevicePlan struct {
@@ -64,65 +58,83 @@ type DevicePlan struct {
 	// rate changes it.
 	ExpectedS float64 `json:"expected_s" validate:"gt=0"`
 
-	gpu      gpu.Options
-	vulkan   vk.Options
-	transfer link.TransferOptions
-	blas     BLASOptions
-	soak     time.Duration
-	gemmSoak bool
-	coopMat  bool
-	// soakAsked is --soak-load as given (auto, gemm or fma); sysfsRoot
-	// is where the device's hwmon telemetry is read below.
+	gpu        gpu.Options
+	roofline   gpu.RooflineProbe
+	memtestCap uint64
+	vulkan     vk.Options
+	transfer   link.TransferOptions
+	blas       BLASOptions
+	soak       time.Duration
+	gemmSoak   bool
+	coopMat    bool
+	// soakAsked is --soak-load as given; sysfsRoot is where hwmon
+	// telemetry is read below.
 	soakAsked string
 	sysfsRoot string
+	xc        *crossCheckPlan
 }
 
-// Expected probe times, before the soak, in seconds: the medians of
-// whole appraisals on the project's machines (docs/performance.md,
-// "Software device" and "Tooling"), by device class and mode. They
-// estimate; nothing is decided from them.
+// Expected probe times before the soak, in seconds (docs/performance.md);
+// nothing is decided from them.
 const (
-	expectedSoftwareQuickS = 20
-	expectedSoftwareFullS  = 110
-	expectedGPUQuickS      = 40
-	expectedGPUFullS       = 58
-	// expectedSoftwareCoopMatS is the cooperative-matrix GEMMs on a
-	// software adapter (Mesa 26's lavapipe compiles a kernel per shape).
+	expectedSoftwareQuickS   = 20
+	expectedSoftwareFullS    = 110
+	expectedGPUQuickS        = 40
+	expectedGPUFullS         = 58
 	expectedSoftwareCoopMatS = 530
-	// expectedGPUTurnQuickS and expectedGPUTurnFullS are the part of a
-	// GPU's time spent on what the devices share (the WebGPU and
-	// raw-Vulkan host links and launch latencies, measured in the host's
-	// turn): the sums of those stages on the H200 (docs/performance.md,
-	// "Time of a default appraisal").
-	expectedGPUTurnQuickS = 5.5
-	expectedGPUTurnFullS  = 8
+	// The host's turn: the raw-Vulkan host link and launch.
+	expectedGPUTurnQuickS = 2.5
+	expectedGPUTurnFullS  = 2.8
 )
+
+// What --quick (and a software adapter) resolves to.
+const (
+	quickGEMMSize             = 4096
+	quickRooflineArrayBytes   = 64 << 20
+	quickMemtestBytes         = 256 << 20
+	quickSoftwareMemtestBytes = 64 << 20
+	softwareTransferBytes     = 64 << 20
+	softwareFMASteps          = 128
+)
+
+// quickTransfer are the host link's brief sample counts and trial rounds.
+var quickTransfer = link.TransferOptions{Samples: 3, LatencySamples: 21, TrialRounds: 3, LatencyTrialRounds: 7}
 
 // Plan resolves o for every device in devs, before any of them is
 // opened. An option a device cannot honour (--soak-load gemm on a device
 // without the vendor library) is an error wrapping ErrSoakLoad.
 func Plan(ctx context.Context, devs []Candidate, o Options) ([]DevicePlan, error) {
+	rp, err := planRun(ctx, devs, o)
+	return rp.devices, err
+}
+
+// runPlan is a run's plan: each device's, and the host baseline's options.
+type runPlan struct {
+	devices []DevicePlan
+	cpu     cpu.Options
+}
+
+// planRun is Plan, with the host baseline's options; Appraise runs it.
+func planRun(ctx context.Context, devs []Candidate, o Options) (runPlan, error) {
 	o = o.withHostMemory(len(devs))
 	xc, err := planCrossChecks(ctx, o.CrossCheck, devs)
 	if err != nil {
-		return nil, err
+		return runPlan{}, err
 	}
-	out := make([]DevicePlan, 0, len(devs))
+	rp := runPlan{cpu: cpu.Options{Quick: o.Quick, Root: o.SysfsRoot}}
 	for _, c := range devs {
 		p, err := planDevice(c, o, xc, len(devs))
 		if err != nil {
-			return nil, err
+			return runPlan{}, err
 		}
-		out = append(out, p)
+		rp.devices = append(rp.devices, p)
 	}
-	return out, nil
+	return rp, nil
 }
 
-// withHostMemory is o with the memory the process may use read, once,
-// below o.SysfsRoot (host.ReadMemory), for a run of n devices: when they
-// run at once, each device's share (a software adapter's memory is the
-// host's, and all of them hold theirs at the same time); unknown leaves
-// it 0.
+// withHostMemory is o with the memory the process may use read below
+// o.SysfsRoot, each device's share when n devices run at once; unknown
+// leaves it 0.
 func (o Options) withHostMemory(n int) Options {
 	if m, err := host.ReadMemory(o.SysfsRoot); err == nil {
 		o.hostUsable = m.UsableBytes
@@ -135,19 +147,24 @@ func (o Options) withHostMemory(n int) Options {
 
 // planDevice resolves o for c, one of a run of n devices.
 func planDevice(c Candidate, o Options, xc *crossCheckPlan, n int) (DevicePlan, error) {
-	gemmSoak, err := gemmSoakPlanned(c, o)
+	soak := soakLength(c, o)
+	gemmSoak, err := gemmSoakPlanned(c, o, soak)
 	if err != nil {
 		return DevicePlan{}, err
 	}
 	p := DevicePlan{Address: c.Addr, Name: c.Adapter.DisplayName(), Software: c.Adapter.Software, Mode: "full",
 		gpu: deviceOptions(c, o), vulkan: vulkanOptions(c, o), transfer: transferOptions(c, o), blas: blasOptions(o),
-		soak: soakLength(c, o), gemmSoak: gemmSoak, coopMat: o.CoopMat, Schedule: scheduleOf(o, n),
-		soakAsked: o.SoakLoad, sysfsRoot: o.SysfsRoot}
+		soak: soak, gemmSoak: gemmSoak, coopMat: o.CoopMat, Schedule: scheduleOf(o, n),
+		soakAsked: o.SoakLoad, sysfsRoot: o.SysfsRoot, xc: xc}
 	if o.Quick {
 		p.Mode = "quick"
+		p.roofline.MaxArrayBytes, p.memtestCap = quickRooflineArrayBytes, quickMemtestBytes
+		if c.Adapter.Software {
+			p.memtestCap = quickSoftwareMemtestBytes
+		}
 	}
 	p.MemoryLimitBytes = p.gpu.MemoryLimit
-	for _, pr := range probes(o.Quick) {
+	for _, pr := range firstProbes(p) {
 		p.WebGPU = append(p.WebGPU, pr.Name())
 	}
 	p.WebGPU = append(p.WebGPU, gpu.CapacityProbe{}.Name(), gpu.IntegrityProbe{}.Name())
@@ -229,8 +246,8 @@ func (p *DevicePlan) expected(o Options) float64 {
 }
 
 // turnS is the part of ExpectedS spent in the host's turn when the run
-// is concurrent: a GPU's host-shared figures by its mode; 0 for a
-// software adapter, whose whole time ExpectedWallS adds anyway.
+// is concurrent; 0 for a software adapter, whose whole time
+// ExpectedWallS adds anyway.
 func (p *DevicePlan) turnS() float64 {
 	switch {
 	case p.Software:
@@ -243,12 +260,9 @@ func (p *DevicePlan) turnS() float64 {
 }
 
 // ExpectedWallS estimates a run of plans in seconds, the host baseline
-// and the peer links left out: one device after another, the sum of
-// their ExpectedS; at once, the longest GPU's (each GPU works on its
-// own) plus every other GPU's host turn (a turn holds every other device
-// idle, so the turns add up), plus every software adapter's whole time
-// (they run on the host's cores, which they share: at once they take as
-// long as in turn).
+// and the peer links left out: serial, the sum of their ExpectedS; at
+// once, the longest GPU's plus every other GPU's host turn plus every
+// software adapter's whole time (they share the host's cores).
 func ExpectedWallS(plans []DevicePlan) float64 {
 	var sum, software, longest, turns, longestTurn float64
 	for _, p := range plans {
@@ -276,4 +290,65 @@ func (xc *crossCheckPlan) describe(c Candidate) string {
 		return "none: " + xc.why[c.Addr]
 	}
 	return fmt.Sprintf("%s and %s", t.BabelStream, t.Mixbench)
+}
+
+// deviceOptions are the options c's WebGPU device is opened with.
+func deviceOptions(c Candidate, o Options) gpu.Options {
+	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
+}
+
+// transferOptions are the raw-Vulkan host link's options for c: brief
+// counts with --quick or on a software adapter; there also 64 MiB
+// transfers, short warm-ups, and with --quick no kernel routes.
+func transferOptions(c Candidate, o Options) link.TransferOptions {
+	var to link.TransferOptions
+	if c.Adapter.Software || o.Quick {
+		to = quickTransfer
+	}
+	if c.Adapter.Software {
+		to.Bytes, to.Warmup = softwareTransferBytes, gpu.SoftwareWarmUp
+		to.NoKernelRoutes = o.Quick
+	}
+	return to
+}
+
+// vulkanOptions are the raw-Vulkan probes' sizes for c (zero: the
+// probes' defaults): small dispatches and 512³ GEMMs on a software
+// adapter, 4096³ GEMMs on a quick GPU; progress lines name the device.
+func vulkanOptions(c Candidate, o Options) vk.Options {
+	opts := vk.Options{Progress: newWorker(c.Addr, o).lines("vulkan: ")}
+	switch {
+	case c.Adapter.Software:
+		opts.FMAInvocations, opts.FMASteps = 1<<14, softwareFMASteps
+		opts.Size, opts.SearchSize = 512, 256
+	case o.Quick:
+		opts.Size = quickGEMMSize
+	}
+	return opts
+}
+
+// blasOptions are o.BLAS with --quick's quickGEMMSize³ GEMM where the
+// caller set no size.
+func blasOptions(o Options) BLASOptions {
+	b := o.BLAS
+	if o.Quick && b.Probe.M == 0 && b.Probe.N == 0 && b.Probe.K == 0 {
+		b.Probe.M, b.Probe.N, b.Probe.K = quickGEMMSize, quickGEMMSize, quickGEMMSize
+	}
+	return b
+}
+
+// soakLength is --soak, else the default for the mode, capped for a
+// software adapter; 0 means no soak.
+func soakLength(c Candidate, o Options) time.Duration {
+	d := DefaultSoak
+	switch {
+	case o.Soak != nil:
+		d = *o.Soak
+	case o.Quick:
+		d = QuickSoak
+	}
+	if c.Adapter.Software && d > softwareSoak {
+		d = softwareSoak
+	}
+	return d
 }

@@ -7,9 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/crosscheck"
-	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/peer"
 	"github.com/everycycle/appraise/schema"
 )
@@ -28,20 +26,6 @@ const (
 // the others' cards were made: the run can be signed and written, and
 // its box lists each failed device with the reason (failed_devices).
 var ErrDeviceFailed = errors.New("a device failed; the other devices' cards were made")
-
-// hostShared says whether the WebGPU probe called name measures through
-// what every device of the box shares (the host's memory, root ports and
-// cores): the host link and the launch latency. The raw-Vulkan host link
-// and launch (vulkanLink) share it too.
-func hostShared(name string) bool {
-	return name == (gpu.LaunchProbe{}).Name() || name == (gpu.HostLinkProbe{}).Name()
-}
-
-// isSoak says whether the probe called name is a soak (the WebGPU FMA
-// soak or the vendor library's GEMM soak).
-func isSoak(name string) bool {
-	return name == (gpu.SoakProbe{}).Name() || name == (cublaslt.SoakProbe{}).Name()
-}
 
 // turns is what a concurrent run's device workers share: the host's turn
 // and the soak's barrier. world is held by one worker alone while it
@@ -146,14 +130,6 @@ func (w *worker) onOwn(f func() error) error {
 	w.turn.world.RLock()
 	defer w.turn.world.RUnlock()
 	return f()
-}
-
-// inTurnIf is inTurn when shared, else onOwn.
-func (w *worker) inTurnIf(ctx context.Context, shared bool, f func() error) error {
-	if !shared {
-		return w.onOwn(f)
-	}
-	return w.inTurn(ctx, f)
 }
 
 // soakTogether waits, in a concurrent run, until every device still

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/schema"
 )
@@ -31,11 +31,11 @@ const (
 // cannot run: a mistake on the command line, found before any probe ran.
 var ErrSoakLoad = errors.New("the soak load asked for cannot run on this device")
 
-// gemmSoakPlanned says whether c's soak holds the vendor library's GEMM
-// (after the BLAS probe) instead of the WebGPU FMA (with the WebGPU
-// probes). With SoakLoadGEMM, a device that cannot is an error wrapping
-// ErrSoakLoad; with SoakLoadAuto it soaks the FMA.
-func gemmSoakPlanned(c Candidate, o Options) (bool, error) {
+// gemmSoakPlanned says whether c's soak of length soak holds the vendor
+// library's GEMM (after the BLAS probe) instead of the WebGPU FMA (with
+// the WebGPU probes). With SoakLoadGEMM, a device that cannot is an error
+// wrapping ErrSoakLoad; with SoakLoadAuto it soaks the FMA.
+func gemmSoakPlanned(c Candidate, o Options, soak time.Duration) (bool, error) {
 	load := o.SoakLoad
 	if load == "" {
 		load = SoakLoadAuto
@@ -47,7 +47,7 @@ func gemmSoakPlanned(c Candidate, o Options) (bool, error) {
 	default:
 		return false, fmt.Errorf("%w: --soak-load %q: want auto, gemm or fma", ErrSoakLoad, load)
 	}
-	if soakLength(c, o) == 0 {
+	if soak == 0 {
 		return false, nil
 	}
 	why := gemmSoakBlocked(c, o)
@@ -87,68 +87,43 @@ func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *sche
 	return len(contrib.Probes) > 0, add(v, contrib)
 }
 
-// soakAfterBLAS runs c's soak once the BLAS probe is done, when
-// gemmSoakPlanned said so (with the other devices' soaks, in a concurrent
-// run): the GEMM, else (the library offering none of
-// the soak's precisions) the WebGPU FMA on a device opened again for it.
-// The thermal rules that judge the FMA soak against itself judge the
-// GEMM soak too.
-func soakAfterBLAS(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
+// blasProbe runs the vendor-BLAS GEMMs the plan names.
+func (r *deviceRun) blasProbe(ctx context.Context) error {
+	r.w.stage("vendor BLAS GEMMs")
+	return r.w.onOwn(func() error { return blasProbe(ctx, r.c, r.p.blas, r.v, r.w.lines("vendor BLAS: ")) })
+}
+
+// soakAfterBLAS runs c's soak once the BLAS probe is done, when the plan
+// holds the GEMM (with the other devices' soaks, in a concurrent run):
+// the GEMM, else (the library offering none of the soak's precisions)
+// the WebGPU FMA on a device opened again for it.
+func (r *deviceRun) soakAfterBLAS(ctx context.Context) error {
+	c, p, w, v := r.c, r.p, r.w, r.v
+	if !p.gemmSoak {
+		return nil
+	}
 	if err := w.soakTogether(ctx); err != nil {
 		return err
 	}
-	d := p.soak
-	tel := driverTelemetry(lib, c, p.sysfsRoot)
-	step := w.stepsOf()
+	tel := driverTelemetry(r.lib, c, p.sysfsRoot)
 	w.stage(cublaslt.SoakProbe{}.Name())
-	g := cublaslt.SoakProbe{Duration: d, Load: p.blas.Load, Size: p.blas.Probe.M, Telemetry: tel, Steps: step}
+	g := cublaslt.SoakProbe{Duration: p.soak, Load: p.blas.Load, Size: p.blas.Probe.M, Telemetry: tel, Steps: w.stepsOf()}
 	ran, err := runGEMMSoak(ctx, g, c, v)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if !ran && p.soakAsked == SoakLoadGEMM {
+	case ran:
+		r.gemm = &g
+		return nil
+	case p.soakAsked == SoakLoadGEMM:
 		return fmt.Errorf("%w: --soak-load gemm on %s: %s", ErrSoakLoad, c.Addr, v.Skipped[len(v.Skipped)-1].Reason)
 	}
-	if !ran {
-		return fmaSoakAgain(ctx, inst, c, p.gpu, w, gpu.SoakProbe{Duration: d, Telemetry: tel, Steps: step}, v)
-	}
-	return settleSoak(v, c.Adapter.Software, func() error {
-		w.stage("consistency: " + g.Name() + " again")
-		return w.soakAgain(ctx, func() error { return measureAgain(ctx, c.BusAddress, g, nil, v) })
-	})
-}
-
-// fmaSoakAgain opens c's WebGPU device again and runs the FMA soak on it.
-func fmaSoakAgain(ctx context.Context, inst *gpu.Instance, c Candidate, opts gpu.Options, w *worker, p gpu.SoakProbe, v *schema.CapabilityVector) error {
-	d, err := gpu.Open(inst, c.Adapter, opts)
+	fma := gpu.SoakProbe{Duration: p.soak, Telemetry: tel, Steps: w.stepsOf()}
+	r.fma = &fma
+	d, err := r.webgpuDevice()
 	if err != nil {
 		return err
 	}
-	defer d.Release()
-	if _, err := runProbe(ctx, w, d, p, v); err != nil {
-		return err
-	}
-	return settleSoak(v, c.Adapter.Software, func() error {
-		return w.soakAgain(ctx, func() error { return measureAgain(ctx, d, p, nil, v) })
-	})
-}
-
-// settleSoak holds a soak run after the WebGPU probes to the rules that
-// read only the soak's own figures, runs it once more when one disagrees
-// (again), and adds the checks to v.Consistency; what still disagrees
-// fails a GPU's card like any rule. It is settleConsistency's policy on a
-// vector holding the soak's figures alone: a rule that also reads another
-// probe's figure (the ALU rate, settled before the soak ran) finds none
-// there and is not applied.
-func settleSoak(v *schema.CapabilityVector, software bool, again func() error) error {
-	soak := &schema.CapabilityVector{Thermal: v.Thermal}
-	err := settleConsistency(soak, software, func([]figureSource, []schema.ConsistencyCheck) error {
-		if err := again(); err != nil {
-			return err
-		}
-		soak.Thermal = v.Thermal
-		return nil
-	})
-	v.Consistency = append(v.Consistency, soak.Consistency...)
+	_, err = runProbe(ctx, w, d, fma, v)
 	return err
 }

@@ -73,24 +73,6 @@ type Contribution struct {
 	Skipped []schema.Skip
 	// NotMeasured names parts the probe ran for but left absent, with why.
 	NotMeasured []schema.Omission
-	// Trial is the host link and launch of the paths the probe kept, as
-	// its own trial of its candidate paths measured them; never signed
-	// (LinkTrial).
-	Trial *LinkTrial
-}
-
-// LinkTrial is the host link and launch figures of the paths a probe
-// kept, each the median of its kept path's runs in the probe's trial of
-// its candidates. A rule choosing between two probes of the same figure
-// weighs these, not the figures it signs: each probe samples its kept
-// path afresh after its trial, so a signed figure was never weighed in
-// a choice, and a choice that favours a lucky median does not bias what
-// is signed. Zero means not measured.
-type LinkTrial struct {
-	// HostToDevice and DeviceToHost are in bytes/s.
-	HostToDevice, DeviceToHost float64
-	// EmptyDispatchS and Upload1MiBS are in seconds.
-	EmptyDispatchS, Upload1MiBS float64
 }
 
 // Usable is the device memory a probe could allocate.
@@ -99,17 +81,4 @@ type Usable struct {
 	Bytes uint64
 	// LimitedBy says what stopped it (schema.Memory.UsableLimitedBy).
 	LimitedBy string
-}
-
-// Join is t with the figures o measured in place of t's.
-func (t LinkTrial) Join(o LinkTrial) LinkTrial {
-	for _, f := range []struct {
-		to   *float64
-		from float64
-	}{{&t.HostToDevice, o.HostToDevice}, {&t.DeviceToHost, o.DeviceToHost}, {&t.EmptyDispatchS, o.EmptyDispatchS}, {&t.Upload1MiBS, o.Upload1MiBS}} {
-		if f.from > 0 {
-			*f.to = f.from
-		}
-	}
-	return t
 }
