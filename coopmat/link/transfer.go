@@ -139,13 +139,13 @@ const (
 	// transferSamples are the bulk samples kept.
 	transferSamples = 7
 	// latencyWarm uploads or submits are discarded before the samples.
-	latencyWarm         = 20
-	latencySamples      = 101
-	latencyUploadBytes  = 1 << 20
-	transferPathPrefix  = "vulkan-mapped-"
-	pinnedPathPrefix    = "vulkan-pinned-"
-	dispatchPathPrefix  = "vulkan-dispatch."
-	transferWarmCopies  = 4 // round trips per warm-up submission
+	latencyWarm        = 20
+	latencySamples     = 101
+	latencyUploadBytes = 1 << 20
+	transferPathPrefix = "vulkan-mapped-"
+	pinnedPathPrefix   = "vulkan-pinned-"
+	dispatchPathPrefix = "vulkan-dispatch."
+	transferWarmCopies = 4 // round trips per warm-up submission
 	// transferParallelMinW is the fewest words filled or compared by
 	// several goroutines: above 1 MiB, so that the fresh data of a 1 MiB
 	// upload is written by the goroutine that copies it.

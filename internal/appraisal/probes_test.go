@@ -50,7 +50,8 @@ func TestWebGPUProbeOrder(t *testing.T) {
 // capacity probe's own contribution, and cannot be built without one; the
 // plan caps it (and the roofline's arrays) with --quick.
 func TestMemtestFromCapacity(t *testing.T) {
-	c := Candidate{Addr: "0000:01:00.0"}
+	c := Candidate{Addr: "0000:01:00.0", vulkanWhy: "no raw-Vulkan device matches this adapter"}
+	c.Adapter.Name = "a GPU"
 	if _, err := memtestProbe(0, nil, nil, nil); err == nil {
 		t.Error("a memtest without the usable memory")
 	}

@@ -61,7 +61,10 @@ func TestGEMMSoakFake(t *testing.T) {
 	if th.ColdOpsPerS != th.SustainedOpsPerS || th.Throttled {
 		t.Errorf("cold %g, sustained %g, throttled %v", th.ColdOpsPerS, th.SustainedOpsPerS, th.Throttled)
 	}
-	never := func([]figureSource, []schema.ConsistencyCheck) error { t.Error("re-measured a soak that agreed with itself"); return nil }
+	never := func([]figureSource, []schema.ConsistencyCheck) error {
+		t.Error("re-measured a soak that agreed with itself")
+		return nil
+	}
 	if err := settleConsistency(v, false, never); err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,8 @@ package appraisal
 import (
 	"testing"
 
-	gpupkg "github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/coopmat/link"
+	gpupkg "github.com/everycycle/appraise/gpu"
 )
 
 // TestTransferOptions: a software adapter's raw-Vulkan host link moves
