@@ -1,8 +1,8 @@
-// Package appraisal runs an appraisal: it opens each selected device, runs
-// every probe on it, assembles and validates the capability vectors, and
-// turns a run into signed card and box report files.
+// Package appraisal runs an appraisal: it plans each selected device's
+// run, runs every probe on it, settles and validates the capability
+// vectors, and turns a run into signed card and box report files.
 //
-// Start with Run; then Sign and WriteAll.
+// Start with Discover, Plan and Appraise; then Run.Sign and WriteAll.
 package appraisal
 
 import (
@@ -23,11 +23,8 @@ import (
 // ErrProbe wraps every probe or check failure: nothing is signed then.
 var ErrProbe = errors.New("probe failed")
 
-// softwareMemoryLimit caps the memory a probe may take on a software
-// adapter, whose "device memory" is the host's own: at most this, and at
-// most a quarter of what the process may use (Options.hostUsable), so
-// that the appraisal fits a small host or a memory cgroup instead of
-// meeting the OOM killer; never under softwareMemoryFloor.
+// A software adapter's memory limit (memoryLimit): its memory is the
+// host's, so the appraisal must fit a small host or a memory cgroup.
 const (
 	softwareMemoryLimit = 1 << 30
 	softwareMemoryFloor = 64 << 20
@@ -35,68 +32,51 @@ const (
 
 // Options configure a run.
 type Options struct {
-	// Quick takes fewer samples over smaller sizes.
+	// Quick takes fewer samples over smaller sizes (the plan resolves it).
 	Quick bool
-	// CoopMat also measures matrix-engine GEMMs through
-	// VK_KHR_cooperative_matrix, for every shape the driver offers.
+	// CoopMat also measures VK_KHR_cooperative_matrix GEMMs.
 	CoopMat bool
-	// BLAS configures the vendor-library GEMM probe (cuda-cublaslt): which
-	// precisions, where the library is found.
+	// BLAS configures the vendor-library GEMM probe.
 	BLAS BLASOptions
-	// CrossCheck, when set, runs BabelStream and mixbench on each device
-	// where they are found and start, and records their figures beside
-	// ours; where they are not, the card says why (or, with
-	// CrossCheck.Required, the run fails before probing).
+	// CrossCheck, when set, runs BabelStream and mixbench beside our probes.
 	CrossCheck *crosscheck.Config
-	// AmbientC is an operator-supplied ambient temperature in °C; an inlet
-	// sensor on the host, when there is one, takes precedence.
+	// AmbientC is the operator's ambient in °C; an inlet sensor wins.
 	AmbientC *float64
-	// ambientSource says where AmbientC came from, set by Appraise.
+	// ambientSource says where AmbientC came from.
 	ambientSource string
-	// hostUsable is the memory the process may use (host.ReadMemory),
-	// read once by Appraise; 0 when unknown.
+	// hostUsable is the memory the process may use; 0 when unknown.
 	hostUsable uint64
-	// SysfsRoot is the root that sysfs, procfs and DMI are read below ("" =
-	// the running system), as for Discover; tests point it at a fake tree.
+	// SysfsRoot is where sysfs, procfs and DMI are read below ("": /).
 	SysfsRoot string
-	// AllowShared lets a device another process is using be appraised and
-	// signed, its card recording who else ran (environment.shared_use).
-	// Without it such a device fails the run with ErrDeviceBusy, before
-	// probing or at the stage where the other user appeared.
+	// AllowShared signs a device another process uses, recording who.
 	AllowShared bool
 	// Version is the probe-suite version recorded in every report.
 	Version string
-	// Soak is how long the thermal soak runs; nil means DefaultSoak
-	// (QuickSoak with Quick), 0 means no soak.
+	// Soak is the soak's length; nil: the mode's default; 0: none.
 	Soak *time.Duration
-	// SoakLoad is what the soak holds: SoakLoadAuto (also ""),
-	// SoakLoadGEMM or SoakLoadFMA.
+	// SoakLoad is SoakLoadAuto (also ""), SoakLoadGEMM or SoakLoadFMA.
 	SoakLoad string
 	// Progress, when set, is told each stage as it starts.
 	Progress func(device, stage string)
-	// Steps, when set, is told how far a long probe has come: done of
-	// total (bytes tested by the memtest, seconds of the soak).
+	// Steps, when set, is told how far a long probe has come.
 	Steps func(device, stage string, done, total float64)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
-	// Serial appraises the devices one after another, the others idle,
-	// instead of all at once (ScheduleConcurrent).
+	// Serial appraises the devices one after another (ScheduleSerial).
 	Serial bool
-	// fault, when set (by tests), is asked before each WebGPU probe runs
-	// on a device; an error it returns fails that probe.
+	// fault, set by tests, fails a WebGPU probe when it returns an error.
 	fault func(device, probe string) error
 }
 
-// Run is the outcome of appraising a set of devices: a box payload and one
-// card payload per device. Cards name their box only once signed.
+// Run is a box payload and one card payload per device; cards name their
+// box once signed.
 type Run struct {
 	Box   schema.BoxPayload
 	Cards []schema.CardPayload
 }
 
-// appraise is Appraise's run, without the watch for other users: it
-// plans (planRun), measures the host baseline, runs every device's plan
-// and then what needs every device at once.
+// appraise is Appraise's run without the watch for other users: the plan,
+// the host baseline, each device's plan, then what needs them all.
 func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	now := o.now()
 	start := now().UTC().Truncate(time.Second)
@@ -174,9 +154,8 @@ func (o Options) now() func() time.Time {
 	return o.Now
 }
 
-// appraiseDevice runs p, c's plan, as worker w into v: the WebGPU
-// probes, the raw-Vulkan probes, the vendor-BLAS GEMMs and the soak, each
-// with the settings the plan resolved for it, then the settle pass.
+// appraiseDevice runs p, c's plan, as worker w into v: the WebGPU,
+// raw-Vulkan and vendor-BLAS probes and the soak, then the settle pass.
 func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
 	r := newDeviceRun(inst, c, p, w, lib, v)
 	defer r.release()
@@ -191,11 +170,8 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p Devi
 	return r.settle(ctx)
 }
 
-// webgpuProbes opens the adapter through WebGPU and runs the portable
-// probes in turn: the memtest over the usable memory the capacity probe
-// measured, then the FMA soak when the plan soaks the FMA (started with
-// the other devices' soaks in a concurrent run). The device is released
-// before the raw-Vulkan probes run.
+// webgpuProbes runs the WebGPU probes, the memtest over what the capacity
+// probe measured and, when planned, the FMA soak, then releases the device.
 func (r *deviceRun) webgpuProbes(ctx context.Context) error {
 	c, p, w, v := r.c, r.p, r.w, r.v
 	opts := p.gpu
@@ -233,11 +209,8 @@ func (r *deviceRun) webgpuProbes(ctx context.Context) error {
 	return err
 }
 
-// memoryLimit is the most a probe may allocate on c's device: on a
-// software adapter (its memory is the host's) 1 GiB or a quarter of
-// hostUsable, the memory the process may use (0: unknown), whichever is
-// less, in whole 64 MiB; else the driver's budget for the device-local
-// heap, else that heap's size, else the gpu package's default.
+// memoryLimit is the most a probe may allocate on c's device: on a software
+// adapter 1 GiB or hostUsable/4 if less; else the device-local heap's budget.
 func memoryLimit(c Candidate, hostUsable uint64) uint64 {
 	switch vk := c.Vulkan; {
 	case c.Adapter.Software && hostUsable > 0:
@@ -297,8 +270,7 @@ func baseVector(c Candidate, o Options) *schema.CapabilityVector {
 	return v
 }
 
-// driverVersion prefers the driver's own version string from Vulkan
-// (e.g. "580.159.04"), then WebGPU's driver description.
+// driverVersion is Vulkan's driver string, else WebGPU's description.
 func driverVersion(c Candidate) string {
 	switch {
 	case c.Vulkan != nil && c.Vulkan.DriverInfo != "":

@@ -10,9 +10,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrInconsistent is wrapped when two figures of a GPU's card that
-// measure the same thing still disagree beyond their rule after the
-// probes behind them ran again: the card is not signed.
+// ErrInconsistent is wrapped when a GPU's figures that measure the same
+// thing still disagree after the settle pass: the card is not signed.
 var ErrInconsistent = errors.New("the card's own figures disagree")
 
 // The consistency rules' bands (docs/measuring.md, "Consistency rules").
@@ -23,8 +22,8 @@ const (
 	noFloor              = 1e-6 // the least ratio of a rule without a floor
 )
 
-// consistencyRule holds one figure against another; sources are where
-// both come from: what the settle pass measures again.
+// consistencyRule holds one figure against another; sources are what the
+// settle pass measures again.
 type consistencyRule struct {
 	name, figure, other, unit string
 	min, max                  float64
@@ -32,7 +31,7 @@ type consistencyRule struct {
 	sources                   []figureSource
 }
 
-// figureSource is a probe (soakSource: the soak that ran) and its part
+// figureSource is a probe (soakSource: the soak that ran) and the part
 // that measures a figure, "" for the whole probe.
 type figureSource struct{ probe, item string }
 
@@ -64,8 +63,7 @@ func consistencyRules() []consistencyRule {
 	}
 }
 
-// precisionOf reads the WebGPU ALU probe's figure for op and type: the
-// one the soak and the roofline run the same operation as.
+// precisionOf reads the WebGPU ALU probe's figure for op and type.
 func precisionOf(op, typ string) func(v *schema.CapabilityVector) (float64, bool) {
 	return func(v *schema.CapabilityVector) (float64, bool) {
 		for _, p := range v.Precisions {
@@ -84,8 +82,7 @@ func coldOf(v *schema.CapabilityVector) (float64, bool) {
 	return v.Thermal.ColdOpsPerS, true
 }
 
-// fmaColdOf is the cold rate of the WebGPU FMA soak, the ALU probe's
-// kernel; another load's is no figure of it.
+// fmaColdOf is the WebGPU FMA soak's cold rate; another load's is none.
 func fmaColdOf(v *schema.CapabilityVector) (float64, bool) {
 	if v.Thermal == nil || v.Thermal.Probe != (gpu.SoakProbe{}).Name() {
 		return 0, false
@@ -151,12 +148,10 @@ func checkConsistency(rules []consistencyRule, v *schema.CapabilityVector) []sch
 	return out
 }
 
-// settleConsistency holds v's figures to the rules. When some disagree,
-// remeasure runs the parts of the probes behind them again, told the
-// disagreeing checks, and the rules are applied once more (never a third
-// time); every check with a re-measured figure is marked so. What still
-// disagrees fails a GPU's card (ErrInconsistent); a software adapter's
-// card records it. Every check goes into v.Consistency.
+// settleConsistency holds v to the rules; when some disagree, remeasure
+// runs their sources again, once, and the rules are applied again, each
+// check with a re-measured figure marked so. What still disagrees fails a
+// GPU's card (ErrInconsistent); a software adapter's records it.
 func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func(again []figureSource, disagreeing []schema.ConsistencyCheck) error) error {
 	rules := consistencyRules()
 	checks := checkConsistency(rules, v)
@@ -201,8 +196,7 @@ func disagreements(checks []schema.ConsistencyCheck) []string {
 	return bad
 }
 
-// checksString says of each check its rule, ratio and band, for a
-// progress line.
+// checksString is each check's rule, ratio and band, for a progress line.
 func checksString(checks []schema.ConsistencyCheck) string {
 	out := make([]string, len(checks))
 	for i, c := range checks {

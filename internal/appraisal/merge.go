@@ -8,8 +8,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// runProbes runs each of ps on d in turn and adds what it measured to v
-// (runProbe).
+// runProbes runs each of ps on d in turn into v (runProbe).
 func runProbes[D any](ctx context.Context, w *worker, d D, ps []probe.Probe[D], v *schema.CapabilityVector) error {
 	for _, p := range ps {
 		if _, err := runProbe(ctx, w, d, p, v); err != nil {
@@ -19,9 +18,8 @@ func runProbes[D any](ctx context.Context, w *worker, d D, ps []probe.Probe[D], 
 	return nil
 }
 
-// runProbe runs p on d as w, records it in v.Probes with the probes its
-// contribution names, adds what it measured to v, and returns the
-// contribution, for a probe built from it.
+// runProbe runs p on d as w, records it and the probes its contribution
+// names, adds what it measured to v, and returns the contribution.
 func runProbe[D any](ctx context.Context, w *worker, d D, p probe.Probe[D], v *schema.CapabilityVector) (*probe.Contribution, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -48,10 +46,8 @@ func runProbe[D any](ctx context.Context, w *worker, d D, p probe.Probe[D], v *s
 	return c, nil
 }
 
-// add puts the figures of c into v, by one rule per figure kind: lists
-// are appended; a section a device has once (usable memory, integrity,
-// the host link, launch overhead, thermal) is set by the one probe that
-// owns it, and a second setting is an error. A nil c adds nothing.
+// add puts c's figures into v: lists are appended; a section set twice is
+// an error (each has one owner). A nil c adds nothing.
 func add(v *schema.CapabilityVector, c *probe.Contribution) error {
 	if c == nil {
 		return nil

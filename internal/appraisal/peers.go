@@ -13,9 +13,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// together runs, after every device's own probes, what needs all of them
-// open at once: every device's host link at the same time (into the box)
-// and the directed peer links (into each card). plans are the devices'.
+// together runs what needs every device at once: the host links at once
+// (into the box) and the peer links (into each card).
 func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, plans []DevicePlan, vs []*schema.CapabilityVector, w *worker, box *schema.BoxPayload) error {
 	w.stage("host links at once")
 	if err := hostLinksAtOnce(ctx, devs, plans, box); err != nil {
@@ -31,8 +30,8 @@ func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, plans [
 	return peerLinks(ctx, devs, ds, vs, vulkanGroups{groups, groupsErr})
 }
 
-// openAll opens every device in devs through WebGPU with its plan's
-// options. On error nothing is left open.
+// openAll opens every device through WebGPU with its plan's options; on
+// error nothing is left open.
 func openAll(inst *gpu.Instance, devs []Candidate, plans []DevicePlan) ([]*gpu.Device, error) {
 	ds := make([]*gpu.Device, 0, len(devs))
 	for i, c := range devs {
@@ -52,11 +51,8 @@ func releaseAll(ds []*gpu.Device) {
 	}
 }
 
-// hostLinksAtOnce measures the raw-Vulkan host link of every device of
-// devs that has a raw-Vulkan device at the same time, each on its own
-// goroutine with its plan's options, into box: each device's two
-// directions and their sums. Fewer than two such devices leave box's
-// host_links absent, with the reason.
+// hostLinksAtOnce measures the raw-Vulkan host link of every device with a
+// raw-Vulkan device, all at once, into box, or says why it cannot.
 func hostLinksAtOnce(ctx context.Context, devs []Candidate, plans []DevicePlan, box *schema.BoxPayload) error {
 	var at []int
 	for i, c := range devs {
@@ -111,7 +107,7 @@ type vulkanGroups struct {
 	err    error
 }
 
-// why says why the vulkan-device-group path is not taken for a and b.
+// why says why the Vulkan device-group path is not taken for a and b.
 func (g vulkanGroups) why(a, b Candidate) string {
 	switch {
 	case g.err != nil:
@@ -135,12 +131,8 @@ func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 	return a, nil
 }
 
-// peerLinks measures every ordered pair of appraised devices that have a
-// bus address, through the best path each pair offers (peer.LinksFrom),
-// and adds each device's links to its card; ds are the devices opened.
-// A card left without a pair (no bus address of its own, as a software
-// adapter has none, or no other device with one) records why
-// interconnect.peers is absent (peersOmitted).
+// peerLinks measures every ordered pair of devices with a bus address over
+// the best path each offers (peer.LinksFrom) into their cards.
 func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
 	var at []int // index in devs of each device in set.List
 	for i, c := range devs {
@@ -169,11 +161,8 @@ func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*sc
 	return nil
 }
 
-// peersOmitted adds to each card of devs that gets no peer link the reason
-// interconnect.peers is absent, where the card has an interconnect section
-// (the completeness rule asks for the reason there only); withBus is how
-// many of devs have a bus address. A peer link names its peer by PCI bus
-// address, and the peer-link paths find devices by it.
+// peersOmitted says on each card with an interconnect and no pair why
+// interconnect.peers is absent; withBus counts devs with a bus address.
 func peersOmitted(devs []Candidate, vs []*schema.CapabilityVector, withBus int) {
 	for i, c := range devs {
 		var why string

@@ -24,38 +24,28 @@ type DevicePlan struct {
 	Software bool `json:"software"`
 	// Mode is "quick" or "full".
 	Mode string `json:"mode" validate:"oneof=quick full"`
-	// Schedule is "concurrent" (every device of the run at once) or
-	// "serial" (one after another; a run of one device), as the card's
-	// environment.schedule will say.
+	// Schedule is "concurrent" or "serial", as environment.schedule.
 	Schedule string `json:"schedule" validate:"oneof=serial concurrent"`
 	// WebGPU names the portable probes, in the order they run.
 	WebGPU []string `json:"webgpu_probes" validate:"min=1"`
-	// MemoryLimitBytes is the most a probe may allocate on the device
-	// (0: the gpu package's default).
+	// MemoryLimitBytes is the most a probe may allocate, in bytes (0: default).
 	MemoryLimitBytes uint64 `json:"memory_limit_bytes"`
-	// Vulkan names the raw-Vulkan probes, in the order they run; none
-	// when no raw-Vulkan device matched the adapter.
+	// Vulkan names the raw-Vulkan probes in order; none without a match.
 	Vulkan []string `json:"vulkan_probes,omitempty"`
-	// GEMMSize is the edge of the square GEMMs the cooperative-matrix and
-	// vendor-BLAS probes time (0: each probe's default).
+	// GEMMSize is the edge of the square GEMMs timed (0: each probe's default).
 	GEMMSize int `json:"gemm_size,omitempty" validate:"gte=0"`
-	// BLAS says which vendor-BLAS precisions run: "all" (--blas),
-	// "without-vulkan-entry" (those the card gets no cooperative-matrix
-	// entry for, decided after those probes ran) or "none".
+	// BLAS is which vendor-BLAS precisions run: "all" (--blas), "none", or
+	// "without-vulkan-entry" (those without a cooperative-matrix entry).
 	BLAS string `json:"blas" validate:"oneof=all without-vulkan-entry none"`
 	// SoakS is the thermal soak's length in seconds (0: no soak).
 	SoakS float64 `json:"soak_s" validate:"gte=0"`
 	// SoakLoad is what the soak holds: "gemm" or "fma" ("" with no soak).
 	SoakLoad string `json:"soak_load,omitempty" validate:"omitempty,oneof=gemm fma"`
-	// CrossCheck names the standard tools run beside our probes, or says
-	// why none run.
+	// CrossCheck names the standard tools run, or says why none do.
 	CrossCheck string `json:"cross_check" validate:"required"`
 	// Skipped is what is known before probing not to run, with why.
 	Skipped []schema.Skip `json:"skipped,omitempty" validate:"omitempty,dive"`
-	// ExpectedS estimates the device's appraisal in seconds: the soak
-	// plus the probes' time on the device class in that mode, as measured
-	// on the project's machines (docs/performance.md); a device's own
-	// rate changes it.
+	// ExpectedS estimates the device's appraisal in seconds, soak included.
 	ExpectedS float64 `json:"expected_s" validate:"gt=0"`
 
 	gpu        gpu.Options
@@ -67,8 +57,7 @@ type DevicePlan struct {
 	soak       time.Duration
 	gemmSoak   bool
 	coopMat    bool
-	// soakAsked is --soak-load as given; sysfsRoot is where hwmon
-	// telemetry is read below.
+	// soakAsked is --soak-load as given; sysfsRoot is where hwmon is read.
 	soakAsked string
 	sysfsRoot string
 	xc        *crossCheckPlan
@@ -100,9 +89,8 @@ const (
 // quickTransfer are the host link's brief sample counts and trial rounds.
 var quickTransfer = link.TransferOptions{Samples: 3, LatencySamples: 21, TrialRounds: 3, LatencyTrialRounds: 7}
 
-// Plan resolves o for every device in devs, before any of them is
-// opened. An option a device cannot honour (--soak-load gemm on a device
-// without the vendor library) is an error wrapping ErrSoakLoad.
+// Plan resolves o for every device in devs before any is opened. An
+// option a device cannot honour is an error wrapping ErrSoakLoad.
 func Plan(ctx context.Context, devs []Candidate, o Options) ([]DevicePlan, error) {
 	rp, err := planRun(ctx, devs, o)
 	return rp.devices, err
@@ -132,9 +120,8 @@ func planRun(ctx context.Context, devs []Candidate, o Options) (runPlan, error) 
 	return rp, nil
 }
 
-// withHostMemory is o with the memory the process may use read below
-// o.SysfsRoot, each device's share when n devices run at once; unknown
-// leaves it 0.
+// withHostMemory is o with the memory the process may use (each device's
+// share when n run at once); unknown leaves it 0.
 func (o Options) withHostMemory(n int) Options {
 	if m, err := host.ReadMemory(o.SysfsRoot); err == nil {
 		o.hostUsable = m.UsableBytes
@@ -245,9 +232,8 @@ func (p *DevicePlan) expected(o Options) float64 {
 	return s + p.SoakS
 }
 
-// turnS is the part of ExpectedS spent in the host's turn when the run
-// is concurrent; 0 for a software adapter, whose whole time
-// ExpectedWallS adds anyway.
+// turnS is the part of ExpectedS in the host's turn; 0 for a software
+// adapter.
 func (p *DevicePlan) turnS() float64 {
 	switch {
 	case p.Software:
@@ -259,10 +245,8 @@ func (p *DevicePlan) turnS() float64 {
 	}
 }
 
-// ExpectedWallS estimates a run of plans in seconds, the host baseline
-// and the peer links left out: serial, the sum of their ExpectedS; at
-// once, the longest GPU's plus every other GPU's host turn plus every
-// software adapter's whole time (they share the host's cores).
+// ExpectedWallS estimates a run in seconds: serial, the sum; at once, the
+// longest GPU's, the other GPUs' turns and the software adapters' times.
 func ExpectedWallS(plans []DevicePlan) float64 {
 	var sum, software, longest, turns, longestTurn float64
 	for _, p := range plans {
@@ -297,9 +281,8 @@ func deviceOptions(c Candidate, o Options) gpu.Options {
 	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
 }
 
-// transferOptions are the raw-Vulkan host link's options for c: brief
-// counts with --quick or on a software adapter; there also 64 MiB
-// transfers, short warm-ups, and with --quick no kernel routes.
+// transferOptions are c's host link options: brief with --quick or on a
+// software adapter, there also 64 MiB and, with --quick, no kernel routes.
 func transferOptions(c Candidate, o Options) link.TransferOptions {
 	var to link.TransferOptions
 	if c.Adapter.Software || o.Quick {
@@ -312,9 +295,8 @@ func transferOptions(c Candidate, o Options) link.TransferOptions {
 	return to
 }
 
-// vulkanOptions are the raw-Vulkan probes' sizes for c (zero: the
-// probes' defaults): small dispatches and 512³ GEMMs on a software
-// adapter, 4096³ GEMMs on a quick GPU; progress lines name the device.
+// vulkanOptions are c's raw-Vulkan sizes (zero: defaults): small dispatches
+// and 512³ GEMMs on a software adapter, 4096³ GEMMs on a quick GPU.
 func vulkanOptions(c Candidate, o Options) vk.Options {
 	opts := vk.Options{Progress: newWorker(c.Addr, o).lines("vulkan: ")}
 	switch {
@@ -327,8 +309,7 @@ func vulkanOptions(c Candidate, o Options) vk.Options {
 	return opts
 }
 
-// blasOptions are o.BLAS with --quick's quickGEMMSize³ GEMM where the
-// caller set no size.
+// blasOptions are o.BLAS with --quick's GEMM size where none was set.
 func blasOptions(o Options) BLASOptions {
 	b := o.BLAS
 	if o.Quick && b.Probe.M == 0 && b.Probe.N == 0 && b.Probe.K == 0 {
@@ -337,8 +318,8 @@ func blasOptions(o Options) BLASOptions {
 	return b
 }
 
-// soakLength is --soak, else the default for the mode, capped for a
-// software adapter; 0 means no soak.
+// soakLength is --soak, else the mode's default, capped on a software
+// adapter; 0 means no soak.
 func soakLength(c Candidate, o Options) time.Duration {
 	d := DefaultSoak
 	switch {

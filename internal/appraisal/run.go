@@ -22,9 +22,8 @@ func firstProbes(p DevicePlan) []probe.Probe[*gpu.Device] {
 	return []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}, p.roofline}
 }
 
-// capacityProbe is the capacity probe of c, within the driver's budget
-// for its device-local heap when raw Vulkan reports one, keeping its
-// chunks in held for the memtest.
+// capacityProbe is c's capacity probe, within the device-local heap's
+// budget when raw Vulkan reports one, keeping its chunks in held.
 func capacityProbe(c Candidate, held *gpu.HeldMemory) gpu.CapacityProbe {
 	var budget uint64
 	if c.Vulkan != nil {
@@ -34,8 +33,7 @@ func capacityProbe(c Candidate, held *gpu.HeldMemory) gpu.CapacityProbe {
 }
 
 // memtestProbe is the memtest, at most capBytes (0: no cap), over the
-// usable memory that capacity, the capacity probe's contribution,
-// measured, in the chunks it kept in held.
+// usable memory capacity measured, in the chunks held kept.
 func memtestProbe(capBytes uint64, steps func(stage string, done, total float64), capacity *probe.Contribution, held *gpu.HeldMemory) (gpu.IntegrityProbe, error) {
 	if capacity == nil || capacity.Usable == nil {
 		return gpu.IntegrityProbe{}, errors.New("memtest needs the usable memory measured first")
@@ -43,14 +41,12 @@ func memtestProbe(capBytes uint64, steps func(stage string, done, total float64)
 	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, CapBytes: capBytes, Steps: steps, Held: held}, nil
 }
 
-// fmaSoakProbe is the FMA soak of c's plan p, reading the driver's
-// telemetry of c's device, telling steps how far it has come.
+// fmaSoakProbe is the FMA soak of c's plan p, with c's driver telemetry.
 func fmaSoakProbe(c Candidate, p DevicePlan, steps func(stage string, done, total float64), lib *nvml.Lib) gpu.SoakProbe {
 	return gpu.SoakProbe{Duration: p.soak, Telemetry: driverTelemetry(lib, c, p.sysfsRoot), Steps: steps}
 }
 
-// driverTelemetry is the driver telemetry of c's device: NVML for an
-// NVIDIA card, else its hwmon sensors, else nil.
+// driverTelemetry is NVML for an NVIDIA card, else hwmon, else nil.
 func driverTelemetry(lib *nvml.Lib, c Candidate, sysfsRoot string) thermal.Telemetry {
 	if c.BusAddress == "" {
 		return nil
@@ -74,9 +70,8 @@ const (
 	reasonNoSoak    = "no soak: --soak 0"
 )
 
-// absentReason says why field is absent from v after c's run of plan p;
-// ok is false when nothing the run did explains it. Probes that leave
-// their own part absent record why themselves.
+// absentReason says why field is absent from v after c's run of p; ok is
+// false when nothing the run did explains it.
 func absentReason(field string, c Candidate, p DevicePlan, v *schema.CapabilityVector) (string, bool) {
 	telemetry := "none"
 	if v.Thermal != nil {
@@ -105,8 +100,7 @@ func absentReason(field string, c Candidate, p DevicePlan, v *schema.CapabilityV
 	return "", false
 }
 
-// rawVulkanOnly says whether field is measured or read through raw
-// Vulkan alone.
+// rawVulkanOnly says whether field comes through raw Vulkan alone.
 func rawVulkanOnly(field string) bool {
 	switch field {
 	case "memory.physical_bytes", "identity.bus_address", "launch_overhead", "interconnect",
@@ -116,9 +110,8 @@ func rawVulkanOnly(field string) bool {
 	return false
 }
 
-// notYetMeasured lists an Omission for every optional part the probes
-// left absent and did not explain (absentReason). A part absent for no
-// reason the run knows is an error: a card never signs an untrue reason.
+// notYetMeasured lists an Omission for every optional part left absent
+// and unexplained; a part absent for no reason the run knows is an error.
 func notYetMeasured(c Candidate, p DevicePlan, v *schema.CapabilityVector) ([]schema.Omission, error) {
 	listed := map[string]bool{}
 	for _, om := range v.NotMeasured {
@@ -182,9 +175,8 @@ func (r *Run) Sign(s schema.Signer) ([]File, error) {
 	return files, nil
 }
 
-// cardNames names each card's file, without extension: CardFileName's,
-// and where two cards of the run would share one (identical cards report
-// the same VBIOS), each of those also carries its address.
+// cardNames names each card's file without extension: CardFileName's,
+// with the address added where two cards would share one.
 func (r *Run) cardNames() []string {
 	names := make([]string, len(r.Cards))
 	count := map[string]int{}
@@ -200,9 +192,8 @@ func (r *Run) cardNames() []string {
 	return names
 }
 
-// CardFileName is "card-<vbios-hash-or-address>.appraisal.json", with the
-// address's colons turned into dashes so the name is portable. A run of
-// identical cards adds each one's address (see Run.Sign).
+// CardFileName is "card-<vbios-hash-or-address>.appraisal.json", colons
+// turned into dashes; Run.Sign adds the address for identical cards.
 func CardFileName(c schema.CardPayload, addr string) string {
 	id := c.Capability.Identity
 	key := addr
@@ -215,10 +206,8 @@ func CardFileName(c schema.CardPayload, addr string) string {
 	return "card-" + strings.ReplaceAll(key, ":", "-") + ".appraisal.json"
 }
 
-// Drafts returns the run's payloads as unsigned draft files, for an
-// operator who wants to see what was refused: "*.draft.json", each
-// {"unsigned_draft": reason, "payload": …}. They carry no signature, and
-// verify rejects them.
+// Drafts returns the run's payloads as unsigned "*.draft.json" files, each
+// {"unsigned_draft": reason, "payload": …}, which verify rejects.
 func (r *Run) Drafts(reason string) ([]File, error) {
 	hash, err := schema.Hash(r.Box)
 	if err != nil {

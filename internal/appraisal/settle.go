@@ -14,8 +14,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// deviceRun is one device's appraisal under way: its plan and worker, the
-// vector it fills, and what the settle pass may measure again.
+// deviceRun is one device's appraisal under way.
 type deviceRun struct {
 	inst *gpu.Instance
 	c    Candidate
@@ -26,15 +25,14 @@ type deviceRun struct {
 	// fma or gemm is the soak that ran, if one did.
 	fma  *gpu.SoakProbe
 	gemm *cublaslt.SoakProbe
-	// web is the WebGPU device the settle pass opened, if it did.
+	// web is the WebGPU device opened again after its probes, if it was.
 	web *gpu.Device
-	// again is the settle pass's table: how each probe a rule names
-	// (figureSource.probe) is measured again, in the order they ran.
+	// again is the settle pass's table: each source probe's re-measure.
 	again []againAction
 }
 
-// againAction measures the parts items names of probe again (all of it
-// when items is empty); name is the stage it reports.
+// againAction measures probe's named parts again (all when none); name
+// names its stage.
 type againAction struct {
 	probe string
 	name  func() string
@@ -62,17 +60,15 @@ func (r *deviceRun) release() {
 	}
 }
 
-// settle is the run's one settle pass, after every probe: it holds v to
-// the consistency rules, measures the sources of those that disagree
-// again once (r.again), and holds v to them again (settleConsistency).
+// settle is the one settle pass after every probe (settleConsistency):
+// the sources of disagreeing rules are measured again through r.again.
 func (r *deviceRun) settle(ctx context.Context) error {
 	r.w.stage("consistency")
 	return settleConsistency(r.v, r.c.Adapter.Software, r.remeasure(ctx))
 }
 
-// remeasure runs again, probe by probe in the order they ran, the parts
-// of the probes that srcs name, and puts their new figures in v in place
-// of the old ones. It first says which checks disagreed and by how much.
+// remeasure says what disagreed, then measures the parts srcs name again,
+// probe by probe in the order they ran, into v.
 func (r *deviceRun) remeasure(ctx context.Context) func([]figureSource, []schema.ConsistencyCheck) error {
 	return func(srcs []figureSource, disagreeing []schema.ConsistencyCheck) error {
 		if len(disagreeing) > 0 {
@@ -94,8 +90,8 @@ func (r *deviceRun) remeasure(ctx context.Context) func([]figureSource, []schema
 	}
 }
 
-// partsOf is the parts of probe that srcs name, none when one names the
-// whole probe; named is false when srcs do not name probe at all.
+// partsOf is the parts of probe srcs name, none for the whole probe;
+// named is false when srcs do not name probe.
 func partsOf(srcs []figureSource, probe string) (items []string, named bool) {
 	for _, s := range srcs {
 		if s.probe != probe {
@@ -109,8 +105,7 @@ func partsOf(srcs []figureSource, probe string) (items []string, named bool) {
 	return items, named
 }
 
-// webgpuDevice is the WebGPU device a re-measure runs on, opened once
-// with the plan's options.
+// webgpuDevice is the WebGPU device of re-measures, opened once.
 func (r *deviceRun) webgpuDevice() (*gpu.Device, error) {
 	if r.web != nil {
 		return r.web, nil
@@ -141,8 +136,7 @@ func (r *deviceRun) soakName() string {
 	return gpu.SoakProbe{}.Name()
 }
 
-// soakAgain measures the soak that ran again, in the host's turn
-// (worker.soakAgain).
+// soakAgain measures the soak that ran again, in the host's turn.
 func (r *deviceRun) soakAgain(ctx context.Context, _ []string) error {
 	switch {
 	case r.gemm != nil:
@@ -157,9 +151,8 @@ func (r *deviceRun) soakAgain(ctx context.Context, _ []string) error {
 	return nil
 }
 
-// measureAgain runs p on d again (only the parts items names, when it
-// names some) and puts what it measured in v in place of what it
-// measured before (replaceFigures).
+// measureAgain runs p on d again (the parts items names, if any) and puts
+// its figures in v in place of the old ones.
 func measureAgain[D any](ctx context.Context, d D, p probe.Probe[D], items []string, v *schema.CapabilityVector) error {
 	var c *probe.Contribution
 	var err error
@@ -180,9 +173,8 @@ func measureAgain[D any](ctx context.Context, d D, p probe.Probe[D], items []str
 	return nil
 }
 
-// replaceFigures puts the figures probe measured into scratch in v, in
-// place of those it measured before: of the parts items names, or of the
-// whole probe when items is empty.
+// replaceFigures puts probe's figures in scratch into v in place of its
+// old ones: of the parts items names, or of the whole probe.
 func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityVector) {
 	all := len(items) == 0
 	switch probe {
@@ -218,8 +210,7 @@ func replaceFigures(probe string, items []string, scratch, v *schema.CapabilityV
 	}
 }
 
-// aluKernelOf names the ALU kernel (gpu.ALUKernels) behind a precision
-// figure of the ALU probe.
+// aluKernelOf names the ALU kernel behind an ALU probe's figure.
 func aluKernelOf(p schema.PrecisionThroughput) string {
 	for _, k := range gpu.ALUKernels() {
 		if k.Operation == p.Operation && k.InputType == p.InputType {

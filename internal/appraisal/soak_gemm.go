@@ -11,30 +11,22 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// The soak's load (--soak-load). A vector FMA loop keeps the ALUs busy but
-// leaves a GPU's matrix engines and most of its memory traffic idle, so
-// the board stays well under its power limit and the thermal envelope
-// describes a lighter load than real work. A matrix GEMM is the heaviest
-// verified load a card offers; the soak holds one when it can.
+// The soak's load (--soak-load; docs/measuring.md, "The soak's load").
 const (
-	// SoakLoadAuto holds the vendor library's GEMM where the library is
-	// found for the device, else the vector FMA.
+	// SoakLoadAuto holds the GEMM where the library is found, else the FMA.
 	SoakLoadAuto = "auto"
-	// SoakLoadGEMM holds the vendor library's GEMM, or fails before
-	// probing when the device has none.
+	// SoakLoadGEMM holds the GEMM, or fails before probing without one.
 	SoakLoadGEMM = "gemm"
 	// SoakLoadFMA holds the WebGPU vector FMA (the load of earlier cards).
 	SoakLoadFMA = "fma"
 )
 
-// ErrSoakLoad is wrapped when --soak-load gemm names a load the device
-// cannot run: a mistake on the command line, found before any probe ran.
+// ErrSoakLoad is wrapped when --soak-load names a load the device cannot
+// run, found before any probe ran.
 var ErrSoakLoad = errors.New("the soak load asked for cannot run on this device")
 
-// gemmSoakPlanned says whether c's soak of length soak holds the vendor
-// library's GEMM (after the BLAS probe) instead of the WebGPU FMA (with
-// the WebGPU probes). With SoakLoadGEMM, a device that cannot is an error
-// wrapping ErrSoakLoad; with SoakLoadAuto it soaks the FMA.
+// gemmSoakPlanned says whether c's soak holds the library's GEMM instead of
+// the FMA; SoakLoadGEMM where it cannot is an error wrapping ErrSoakLoad.
 func gemmSoakPlanned(c Candidate, o Options, soak time.Duration) (bool, error) {
 	load := o.SoakLoad
 	if load == "" {
@@ -57,9 +49,7 @@ func gemmSoakPlanned(c Candidate, o Options, soak time.Duration) (bool, error) {
 	return why == "", nil
 }
 
-// gemmSoakBlocked says why c cannot hold the vendor library's GEMM, or
-// "" when it can: the library must load for an NVIDIA device with a
-// known PCI address (the BLAS probe's own conditions).
+// gemmSoakBlocked says why c cannot hold the vendor library's GEMM, or "".
 func gemmSoakBlocked(c Candidate, o Options) string {
 	switch {
 	case c.Adapter.Software:
@@ -77,8 +67,8 @@ func gemmSoakBlocked(c Candidate, o Options) string {
 	return ""
 }
 
-// runGEMMSoak holds p's GEMM on c and adds what it measured to v; ran is false
-// when the soak did not run (Run's skips are then in v).
+// runGEMMSoak holds p's GEMM on c into v; ran is false when it did not
+// run (its skips are then in v).
 func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *schema.CapabilityVector) (ran bool, err error) {
 	contrib, err := p.Run(ctx, c.BusAddress)
 	if err != nil {
@@ -93,10 +83,8 @@ func (r *deviceRun) blasProbe(ctx context.Context) error {
 	return r.w.onOwn(func() error { return blasProbe(ctx, r.c, r.p.blas, r.v, r.w.lines("vendor BLAS: ")) })
 }
 
-// soakAfterBLAS runs c's soak once the BLAS probe is done, when the plan
-// holds the GEMM (with the other devices' soaks, in a concurrent run):
-// the GEMM, else (the library offering none of the soak's precisions)
-// the WebGPU FMA on a device opened again for it.
+// soakAfterBLAS runs the planned GEMM soak with the other devices', or the
+// FMA soak where the library offers none of its precisions.
 func (r *deviceRun) soakAfterBLAS(ctx context.Context) error {
 	c, p, w, v := r.c, r.p, r.w, r.v
 	if !p.gemmSoak {

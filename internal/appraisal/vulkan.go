@@ -15,13 +15,9 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// matchVulkan finds the raw-Vulkan physical device behind a WebGPU
-// adapter: the one with the same vendor, device, type and name (WebGPU's
-// display name, since some drivers give the adapter a bare "0x0"), or the
-// one a memory-usage proof tied it to (proven). When several match — two
-// identical cards — and no proof says which, it returns nil, the indices
-// it could be, and why: a guessed mapping would put one card's figures
-// under another's identity.
+// matchVulkan finds the raw-Vulkan device behind adapter a: same ids, type
+// and display name, or tied by a memory-usage proof. Identical ones without
+// a proof give nil, the indices it could be, and why: never a guess.
 func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (*vk.DeviceInfo, []int, string) {
 	var found []int
 	for i, v := range infos {
@@ -41,9 +37,8 @@ func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (
 	return nil, found, fmt.Sprintf("%d identical raw-Vulkan devices match this adapter and no memory-usage proof said which", len(found))
 }
 
-// vulkanProbes runs the raw-Vulkan probes on the device behind r.c as
-// its plan says: the vector kernels, the host link and launch (in the
-// host's turn), and the cooperative-matrix GEMMs when asked.
+// vulkanProbes runs the raw-Vulkan probes as planned: the vector kernels,
+// the host link and launch in the host's turn, the GEMMs when asked.
 func (r *deviceRun) vulkanProbes(ctx context.Context) error {
 	c, p, w, v := r.c, r.p, r.w, r.v
 	if c.Vulkan == nil {
@@ -81,8 +76,7 @@ func (r *deviceRun) vulkanProbes(ctx context.Context) error {
 	return w.onOwn(func() error { return runVulkan(ctx, cm, d, v) })
 }
 
-// runVulkan runs p on d and adds what it measured to v; the contribution
-// names the probes that produced a figure.
+// runVulkan runs p on d and adds what it measured to v.
 func runVulkan(ctx context.Context, p probe.Probe[*vk.Device], d *vk.Device, v *schema.CapabilityVector) error {
 	c, err := p.Run(ctx, d)
 	if err != nil {
