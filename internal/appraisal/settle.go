@@ -52,7 +52,7 @@ func newDeviceRun(inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib 
 	return r
 }
 
-// release releases what the settle pass opened.
+// release releases the WebGPU device opened again, if one was.
 func (r *deviceRun) release() {
 	if r.web != nil {
 		r.web.Release()
@@ -113,8 +113,11 @@ func (r *deviceRun) webgpuDevice() (*gpu.Device, error) {
 	opts := r.p.gpu
 	opts.Progress = r.w.lines("")
 	d, err := gpu.Open(r.inst, r.c.Adapter, opts)
+	if err != nil {
+		return nil, err
+	}
 	r.web = d
-	return d, err
+	return d, nil
 }
 
 // webgpuAgain measures the named parts of p again on the WebGPU device.
