@@ -78,12 +78,9 @@ type Host struct {
 }
 
 // HostLinksAtOnce is the host link of every appraised device, all
-// measured at the same time: each device runs the WebGPU host-link probe
-// (webgpu-hostlink, alternating host → device and device → host
-// transfers) in its own thread, all started together, so the figures show
-// what the host's memory and root ports give when every device transfers
-// at once. Each card's own host link, measured alone, may come from a
-// faster path; compare these with the cards' webgpu-hostlink figures.
+// measured at the same time: each device runs its host-link probe in its
+// own thread, all started together, so the figures show what the host's
+// memory and root ports give when every device transfers at once.
 type HostLinksAtOnce struct {
 	// Devices holds each device's two directions, in the order of
 	// DriverVersions.
