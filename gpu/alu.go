@@ -186,19 +186,13 @@ func newALULimits(quick bool) aluLimits {
 	return l
 }
 
-// MeasureALU measures vector-ALU throughput for each row of ALUKernels the
-// device can run: fp32 FMA, fp16 FMA, int32 multiply-add and packed 8-bit
-// dot products. Each kernel is sized by a short timed calibration, warmed
-// up for at least 250 ms, timed, and its output checked exactly against
-// the CPU reference (alu_ref.go); a failed check returns an error wrapping
-// ErrCheckFailed and no figures. Kernels the device or the WGSL compiler
-// cannot run come back as skips with the reason.
-func MeasureALU(ctx context.Context, d *Device) ([]ALUResult, []ALUSkip, error) {
-	return MeasureALUKernels(ctx, d, nil)
-}
-
-// MeasureALUKernels is MeasureALU for the rows of ALUKernels named (by
-// Name), in table order; none named means all of them.
+// MeasureALUKernels measures vector-ALU throughput for the rows of
+// ALUKernels named (by Name; none named means all) that the device can
+// run. Each kernel is sized by a short timed calibration, warmed up for at
+// least 250 ms, timed, and its output checked exactly against the CPU
+// reference; a failed check returns an error wrapping ErrCheckFailed and
+// no figures. Kernels the device or the WGSL compiler cannot run come back
+// as skips with the reason.
 func MeasureALUKernels(ctx context.Context, d *Device, names []string) ([]ALUResult, []ALUSkip, error) {
 	if err := d.alive(); err != nil {
 		return nil, nil, err
@@ -228,11 +222,6 @@ func selectRows[T any](table []T, names []string, name func(T) string) ([]T, err
 		}
 	}
 	return rows, nil
-}
-
-// measureALU is MeasureALU with explicit limits and a test hook.
-func measureALU(ctx context.Context, d *Device, lim aluLimits, tamper tamperFunc) ([]ALUResult, []ALUSkip, error) {
-	return measureALURows(ctx, d, ALUKernels(), lim, tamper)
 }
 
 // measureALURows measures the rows given.

@@ -168,7 +168,7 @@ func checkOneDispatch(t *testing.T, r *aluRun, a *aluDispatch) {
 // TestALUQuick runs the whole probe and checks what it reports.
 func TestALUQuick(t *testing.T) {
 	d := newDevice(t)
-	res, skips, err := MeasureALU(t.Context(), d)
+	res, skips, err := MeasureALUKernels(t.Context(), d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestALUCatchesWrongResult(t *testing.T) {
 		}
 		return chunk
 	}
-	res, _, err := measureALU(t.Context(), d, newALULimits(true), tamper)
+	res, _, err := measureALURows(t.Context(), d, ALUKernels(), newALULimits(true), tamper)
 	if !errors.Is(err, ErrCheckFailed) || !strings.Contains(err.Error(), "fp32-fma") || res != nil {
 		t.Fatalf("got %v (%d results), want an fp32-fma check failure", err, len(res))
 	}

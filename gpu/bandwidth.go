@@ -145,16 +145,11 @@ func bandwidthLimits(quick bool) calibrationLimits {
 	return l
 }
 
-// MeasureBandwidth measures read, write, copy and triad bandwidth over
+// MeasureBandwidthKernels measures the bandwidth of the kernels of
+// BandwidthKernels named (none named means all), in table order, over
 // arrays sized from the device's limits and memory limit (up to 1 GiB
-// each), after a warm-up, and checks every kernel's output against the CPU
-// reference. A failed check returns an error wrapping ErrCheckFailed.
-func MeasureBandwidth(ctx context.Context, d *Device) ([]BandwidthResult, error) {
-	return measureBandwidth(ctx, d, BandwidthKernels(), nil)
-}
-
-// MeasureBandwidthKernels is MeasureBandwidth for the kernels of
-// BandwidthKernels named, in table order; none named means all of them.
+// each), after a warm-up, and checks every kernel's output against the
+// CPU reference. A failed check returns an error wrapping ErrCheckFailed.
 func MeasureBandwidthKernels(ctx context.Context, d *Device, names []string) ([]BandwidthResult, error) {
 	ks, err := selectRows(BandwidthKernels(), names, func(k BandwidthKernel) string { return k.Name })
 	if err != nil {
@@ -166,7 +161,7 @@ func MeasureBandwidthKernels(ctx context.Context, d *Device, names []string) ([]
 // tamperFunc lets a test alter read-back data before the check.
 type tamperFunc func(kernel string, offset uint64, chunk []byte) []byte
 
-// measureBandwidth is MeasureBandwidth with a test hook.
+// measureBandwidth is MeasureBandwidthKernels with a test hook.
 func measureBandwidth(ctx context.Context, d *Device, ks []BandwidthKernel, tamper tamperFunc) ([]BandwidthResult, error) {
 	r, err := newBandwidthRun(ctx, d, tamper)
 	if err != nil {

@@ -80,7 +80,7 @@ func TestArrayElements(t *testing.T) {
 // TestBandwidthQuick runs the whole probe and checks what it reports.
 func TestBandwidthQuick(t *testing.T) {
 	d := newDevice(t)
-	res, err := MeasureBandwidth(t.Context(), d)
+	res, err := MeasureBandwidthKernels(t.Context(), d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

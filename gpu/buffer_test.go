@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
@@ -129,4 +130,11 @@ func submitTimed(d *Device, work func(*wgpu.CommandEncoder) error, submit func(*
 		gpuS, err = d.readClock(d.clock)
 	}
 	return hostS, gpuS, err
+}
+
+// fillUpload writes distinct words for upload number k into data.
+func fillUpload(data []byte, k uint32) {
+	for i := 0; i+4 <= len(data); i += 4 {
+		binary.LittleEndian.PutUint32(data[i:], uint32(i)*0x9E3779B1+k*0x85EBCA6B+1)
+	}
 }

@@ -98,7 +98,7 @@ func TestShrinkElements(t *testing.T) {
 }
 
 func TestSamplesFor(t *testing.T) {
-	lim := launchLimits(false)
+	lim := calibrationLimits{BudgetS: 0.5, MinSamples: 30, MaxSamples: 1000}
 	cases := []struct {
 		sampleS float64
 		want    int

@@ -194,7 +194,7 @@ func TestMemoryProbesHandOver(t *testing.T) {
 	if h.Bytes() != c.Usable.Bytes {
 		t.Fatalf("capacity measured %d bytes, holds %d", c.Usable.Bytes, h.Bytes())
 	}
-	m := IntegrityProbe{UsableBytes: c.Usable.Bytes, Quick: true, Software: d.Info().Software, Held: h}
+	m := IntegrityProbe{UsableBytes: c.Usable.Bytes, CapBytes: 64 << 20, Held: h}
 	got, err := m.Run(t.Context(), d)
 	if err != nil {
 		t.Fatal(err)

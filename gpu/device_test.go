@@ -59,7 +59,7 @@ func TestOpenAndReleaseTwice(t *testing.T) {
 	if err := d.alive(); err == nil {
 		t.Error("released device still reports alive")
 	}
-	if _, err := MeasureLaunch(t.Context(), d); err == nil {
-		t.Error("MeasureLaunch on a released device did not fail")
+	if _, err := d.emptyRoundTripS(t.Context(), 2); err == nil {
+		t.Error("emptyRoundTripS on a released device did not fail")
 	}
 }

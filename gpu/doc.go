@@ -8,10 +8,8 @@
 // roofline_schema.go, soak_probe.go) and returns its figures, each with
 // the check its kernel passed, as a probe.Contribution:
 //
-//	StreamProbe     read, write, copy and triad bandwidth (MeasureBandwidth)
-//	LaunchProbe     empty-dispatch round trip and 1 MiB upload (MeasureLaunch)
-//	HostLinkProbe   host → device and device → host bandwidth (MeasureHostLink)
-//	ALUProbe        vector-ALU throughput per precision (MeasureALU)
+//	StreamProbe     read, write, copy and triad bandwidth (MeasureBandwidthKernels)
+//	ALUProbe        vector-ALU throughput per precision (MeasureALUKernels)
 //	RooflineProbe   an arithmetic-intensity sweep per precision (MeasureRoofline)
 //	CapacityProbe   usable device memory, allocated until refused (MeasureCapacity)
 //	IntegrityProbe  memtest patterns over the usable memory (MeasureIntegrity)

@@ -89,7 +89,7 @@ type IntegrityResult struct {
 	// the passes.
 	BytesMoved uint64
 	// BytesPerS is BytesMoved over Duration, in bytes/s (decimal): compare
-	// it with the copy bandwidth of MeasureBandwidth.
+	// it with the copy bandwidth of MeasureBandwidthKernels.
 	BytesPerS float64
 }
 

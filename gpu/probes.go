@@ -14,8 +14,6 @@ import (
 // when a check fails; so a figure here always records a passed check.
 var (
 	_ probe.PartProbe[*Device] = StreamProbe{}
-	_ probe.Probe[*Device]     = LaunchProbe{}
-	_ probe.Probe[*Device]     = HostLinkProbe{}
 	_ probe.PartProbe[*Device] = ALUProbe{}
 	_ probe.PartProbe[*Device] = RooflineProbe{}
 	_ probe.Probe[*Device]     = CapacityProbe{}
@@ -78,67 +76,6 @@ func kernelBytes(name string) uint64 {
 		}
 	}
 	return 0
-}
-
-// LaunchProbe records the empty-dispatch round trip and the 1 MiB upload
-// latency (MeasureLaunch).
-type LaunchProbe struct{}
-
-// Name is the probe's name on the card.
-func (LaunchProbe) Name() string { return "webgpu-launch" }
-
-// Version changes when what the probe measures, or how, changes.
-func (LaunchProbe) Version() string { return "1" }
-
-// Run measures the launch overhead.
-func (p LaunchProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
-	r, err := MeasureLaunch(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	return &probe.Contribution{Launch: &schema.LaunchOverhead{
-		EmptyDispatchS: r.EmptyDispatchRoundTripS,
-		Upload1MiBS:    r.Upload1MiBS,
-		DispatchPath:   r.DispatchPath,
-		UploadPath:     r.UploadPath,
-		Probe:          p.Name(),
-		Timing:         r.Timing,
-		Check:          r.check(),
-	}, Trial: &probe.LinkTrial{EmptyDispatchS: r.EmptyDispatchTrialS, Upload1MiBS: r.Upload1MiBTrialS}}, nil
-}
-
-// check is the launch probe's check: the dispatch counter equalled the
-// number of dispatches, and each upload read back byte for byte. Both
-// are exact, with no tolerance.
-func (r LaunchResult) check() schema.Check {
-	return schema.Check{Reference: "closed-form", Elements: r.Dispatches + uint64(r.UploadsChecked), ErrorKind: "exact", Passed: true}
-}
-
-// HostLinkProbe records host → device and device → host bandwidth
-// (MeasureHostLink).
-type HostLinkProbe struct{}
-
-// Name is the probe's name on the card.
-func (HostLinkProbe) Name() string { return "webgpu-hostlink" }
-
-// Version changes when what the probe measures, or how, changes.
-func (HostLinkProbe) Version() string { return "1" }
-
-// Run measures both directions of the host link.
-func (p HostLinkProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
-	r, err := MeasureHostLink(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	return &probe.Contribution{HostToDevice: r.HostToDevice.Schema(p.Name()), DeviceToHost: r.DeviceToHost.Schema(p.Name()),
-		Trial: &probe.LinkTrial{HostToDevice: r.HostToDevice.TrialBytesPerS, DeviceToHost: r.DeviceToHost.TrialBytesPerS}}, nil
-}
-
-// Schema is t as the card records it, named for probe: every byte that
-// arrived was compared with what was sent, exactly.
-func (t Transfer) Schema(probe string) *schema.Transfer {
-	return &schema.Transfer{BytesPerS: t.BytesPerS, TransferBytes: t.TransferBytes, Path: t.Path, Probe: probe, Timing: t.Timing,
-		Check: schema.Check{Reference: "cpu", Elements: t.Checked, ErrorKind: "exact", Passed: true}}
 }
 
 // ALUProbe records vector-ALU throughput per row of ALUKernels

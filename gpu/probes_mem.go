@@ -61,20 +61,13 @@ func usableLimitedBy(limited string) string {
 	return ""
 }
 
-// Coverage of the integrity probe: the share of usable memory in a full
-// run, and the cap on the region in quick mode: 256 MiB, 64 MiB on a
-// software adapter (host RAM, each word written and read by the host's
-// cores).
-const (
-	IntegrityShare            = 0.95
-	quickIntegrityCap         = 256 << 20
-	quickSoftwareIntegrityCap = 64 << 20
-)
+// IntegrityShare is the share of usable memory the integrity probe tests.
+const IntegrityShare = 0.95
 
 // IntegrityProbe runs the memtest patterns (MeasureIntegrity) over
 // IntegrityShare of the usable memory the capacity probe measured, or of
-// a slice of it; less in quick mode, which the card states by its
-// usable_fraction.
+// a slice of it, at most CapBytes; the card states the share tested by
+// its usable_fraction.
 type IntegrityProbe struct {
 	// UsableBytes is the usable device memory the capacity probe
 	// measured: the card's usable_fraction is the share of it tested.
@@ -82,9 +75,8 @@ type IntegrityProbe struct {
 	// SliceBytes, when not zero, is the part of UsableBytes the test
 	// takes its share of instead (a health check's short memtest).
 	SliceBytes uint64
-	// Quick caps the tested region (quickCap); Software says the device
-	// is a software adapter, whose cap is smaller.
-	Quick, Software bool
+	// CapBytes, when not zero, caps the tested region.
+	CapBytes uint64
 	// Steps, when not nil, is told how far the test has come: the probe's
 	// name, bytes moved and bytes to move.
 	Steps func(stage string, done, total float64)
@@ -100,17 +92,6 @@ func (IntegrityProbe) Name() string { return "webgpu-memtest" }
 // Version changes when what the probe measures, or how, changes.
 func (IntegrityProbe) Version() string { return "2" }
 
-// quickCap is the cap on the tested region, 0 for none (a full run).
-func (p IntegrityProbe) quickCap() uint64 {
-	switch {
-	case !p.Quick:
-		return 0
-	case p.Software:
-		return quickSoftwareIntegrityCap
-	}
-	return quickIntegrityCap
-}
-
 // target is how many bytes the test covers.
 func (p IntegrityProbe) target() uint64 {
 	region := p.UsableBytes
@@ -118,8 +99,8 @@ func (p IntegrityProbe) target() uint64 {
 		region = p.SliceBytes
 	}
 	t := uint64(float64(region) * IntegrityShare)
-	if limit := p.quickCap(); limit > 0 && t > limit {
-		t = limit
+	if p.CapBytes > 0 && t > p.CapBytes {
+		t = p.CapBytes
 	}
 	return t
 }

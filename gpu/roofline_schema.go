@@ -11,13 +11,9 @@ import (
 // (MeasureRoofline) and records how close each point sits to the
 // roofline drawn from the sweep's own roofs.
 type RooflineProbe struct {
-	// Quick sweeps arrays of quickRooflineArray.
-	Quick bool
+	// MaxArrayBytes caps each array (RooflineOptions); 0 is the default.
+	MaxArrayBytes uint64
 }
-
-// quickRooflineArray is each array's size in quick mode: the smallest the
-// probe accepts.
-const quickRooflineArray = 64 << 20
 
 // Name is the probe's name on the card.
 func (RooflineProbe) Name() string { return "webgpu-roofline" }
@@ -33,11 +29,7 @@ func (p RooflineProbe) Run(ctx context.Context, d *Device) (*probe.Contribution,
 // RunParts sweeps the precisions named (all when none are). A run that
 // swept nothing says so: the roofline is then absent, with that reason.
 func (p RooflineProbe) RunParts(ctx context.Context, d *Device, precisions []string) (*probe.Contribution, error) {
-	o := RooflineOptions{Precisions: precisions}
-	if p.Quick {
-		o.MaxArrayBytes = quickRooflineArray
-	}
-	rs, err := MeasureRoofline(ctx, d, o)
+	rs, err := MeasureRoofline(ctx, d, RooflineOptions{Precisions: precisions, MaxArrayBytes: p.MaxArrayBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func TestUncapturedErrorIsReturned(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "uncaptured") {
 		t.Fatalf("submitWait after an uncaptured error: %v", err)
 	}
-	if _, err := MeasureLaunch(t.Context(), d); err == nil {
+	if _, err := d.emptyRoundTripS(t.Context(), 2); err == nil {
 		t.Error("a probe ran on a device with an uncaptured error")
 	}
 }
@@ -51,10 +51,10 @@ func TestDeviceLostIsReturned(t *testing.T) {
 	if err := d.submitWait(); !errors.Is(err, ErrDeviceLost) {
 		t.Fatalf("submitWait on a lost device: %v, want ErrDeviceLost", err)
 	}
-	if _, err := MeasureBandwidth(t.Context(), d); !errors.Is(err, ErrDeviceLost) {
-		t.Errorf("MeasureBandwidth on a lost device: %v, want ErrDeviceLost", err)
+	if _, err := MeasureBandwidthKernels(t.Context(), d, nil); !errors.Is(err, ErrDeviceLost) {
+		t.Errorf("MeasureBandwidthKernels on a lost device: %v, want ErrDeviceLost", err)
 	}
-	if _, err := MeasureLaunch(t.Context(), d); !errors.Is(err, ErrDeviceLost) {
-		t.Errorf("MeasureLaunch on a lost device: %v, want ErrDeviceLost", err)
+	if _, err := d.emptyRoundTripS(t.Context(), 2); !errors.Is(err, ErrDeviceLost) {
+		t.Errorf("emptyRoundTripS on a lost device: %v, want ErrDeviceLost", err)
 	}
 }

@@ -68,7 +68,8 @@ type Host struct {
 	LogicalCPUs int `json:"logical_cpus" validate:"gte=1"`
 }
 
-// HostLinksAtOnce is every appraised device's host link, measured on all at once.
+// HostLinksAtOnce is every appraised device's host link, measured on all at
+// once, each device in its own thread.
 type HostLinksAtOnce struct {
 	// Devices holds each device's two directions, in the order of DriverVersions.
 	Devices []DeviceHostLink `json:"devices" validate:"min=2,dive"`

@@ -27,12 +27,8 @@ type Transfer struct {
 	Timing TimingMethod `json:"timing" validate:"timing"`
 	// Check is the reference check the received data passed.
 	Check Check `json:"check"`
-	// OtherPath is the same transfer measured on a path not kept, when
-	// several candidate paths (WebGPU's, raw Vulkan's) measured it and
-	// this one was kept as the faster; it may name a further one in turn
-	// (see LaunchOverhead.OtherPaths). The kept figure above comes from
-	// samples taken after the choice, so the selection does not bias it
-	// upward.
+	// OtherPath is the same transfer on a path not kept, a chain; only
+	// older cards have it: new cards never write it.
 	OtherPath *Transfer `json:"other_path,omitempty" validate:"omitempty"`
 }
 
@@ -61,16 +57,14 @@ type LaunchOverhead struct {
 	UploadPath string `json:"upload_path,omitempty" validate:"omitempty,ident"`
 	// Probe is the probe that measured the round trip, and the upload unless UploadProbe is set.
 	Probe string `json:"probe" validate:"required,ident"`
-	// UploadProbe names the probe that measured Upload1MiBS when it is not Probe.
+	// UploadProbe names the probe that measured Upload1MiBS; only older cards have it.
 	UploadProbe string `json:"upload_probe,omitempty" validate:"omitempty,ident"`
 	// Timing says how durations were measured.
 	Timing TimingMethod `json:"timing" validate:"timing"`
 	// Check is the reference check the uploaded and written data passed.
 	Check Check `json:"check"`
-	// OtherPaths are the figures of the candidate paths not kept, where
-	// several (WebGPU's, raw Vulkan's) measured a latency and the faster
-	// was kept; the kept figure comes from samples taken after the
-	// choice, so the selection does not bias it.
+	// OtherPaths are the figures of paths not kept; only older cards
+	// have them: new cards never write them.
 	OtherPaths []OtherLatency `json:"other_paths,omitempty" validate:"omitempty,dive"`
 }
 

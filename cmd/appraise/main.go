@@ -24,7 +24,7 @@ import (
 
 // version is the probe-suite version, set at build time with
 // -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
+var version = "0.2.0-dev"
 
 // cli is the whole command line. The default command is the appraisal.
 type cli struct {

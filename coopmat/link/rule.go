@@ -1,6 +1,7 @@
 package link
 
 import (
+	"cmp"
 	"context"
 	"runtime"
 	"time"
@@ -121,18 +122,12 @@ func (t trial) run(ctx context.Context, start time.Time, round func(kept bool) e
 	return kept, nil
 }
 
-func bulkTrial(quick bool) trial {
-	t := trial{budget: familyBudget, keep: 5, now: time.Now}
-	if quick {
-		t.keep = 3
-	}
-	return t
+// Trials of the families: a few large bulk rounds; many short latency
+// rounds, the first discarded.
+func bulkTrial(o TransferOptions) trial {
+	return trial{budget: familyBudget, keep: cmp.Or(o.TrialRounds, 5), now: time.Now}
 }
 
-func latencyTrial(quick bool) trial {
-	t := trial{budget: familyBudget, discard: 5, keep: 21, now: time.Now}
-	if quick {
-		t.keep = 7
-	}
-	return t
+func latencyTrial(o TransferOptions) trial {
+	return trial{budget: familyBudget, discard: 5, keep: cmp.Or(o.LatencyTrialRounds, 21), now: time.Now}
 }

@@ -99,12 +99,15 @@ func TestTrialBudget(t *testing.T) {
 			t.Errorf("%s: the decision took %v, over %v", tc.name, spent, familyBudget)
 		}
 	}
-	for _, quick := range []bool{false, true} {
-		for _, tr := range []trial{bulkTrial(quick), latencyTrial(quick)} {
+	for _, o := range []TransferOptions{{}, {TrialRounds: 3, LatencyTrialRounds: 7}} {
+		for _, tr := range []trial{bulkTrial(o), latencyTrial(o)} {
 			if tr.budget != familyBudget || tr.keep < 1 || tr.now == nil {
 				t.Errorf("trial %+v", tr)
 			}
 		}
+	}
+	if bulkTrial(TransferOptions{TrialRounds: 3}).keep != 3 || latencyTrial(TransferOptions{}).keep != 21 {
+		t.Error("trial rounds not taken from the options")
 	}
 }
 
@@ -126,28 +129,25 @@ func TestFamilyKeepsFaster(t *testing.T) {
 	}
 }
 
-// TestLinkContributionNamesOthers: the card names the kept path and every
-// other candidate: a transfer's other_path chain, the launch's
-// other_paths, each valid.
-func TestLinkContributionNamesOthers(t *testing.T) {
+// TestLinkContributionKeptPaths: the card holds each family's kept path
+// and its fresh figure, no other path, and no launch figures when bulkOnly.
+func TestLinkContributionKeptPaths(t *testing.T) {
 	st := func(m float64) schema.Stat { return schema.Stat{Samples: 3, Median: m, Min: m, Max: m} }
 	bulk := family([]Candidate{{Path: "vulkan-mapped-pull.compute-queue.host-imported", Trial: st(51e9), Timing: schema.TimingGPUTimestamp},
-		{Path: "vulkan-mapped-copy.transfer-queue.host-cached", Trial: st(26e9), Timing: schema.TimingGPUTimestamp},
 		{Path: "vulkan-mapped-write.cpu.device-mapped", Trial: st(20e9), Timing: schema.TimingHostWallClock}}, 0, st(51.3e9))
 	lat := family([]Candidate{{Path: "vulkan-dispatch.fence-spin", Trial: st(17e-6)}, {Path: "vulkan-dispatch.fence-wait", Trial: st(40e-6)}}, 0, st(17.1e-6))
-	c := linkContribution(TransferResult{HostToDevice: bulk, DeviceToHost: bulk, Upload1MiBPinned: lat, EmptySubmit: lat, TransferBytes: 256 << 20, CheckedWords: 1})
+	r := TransferResult{HostToDevice: bulk, DeviceToHost: bulk, Upload1MiBPinned: lat, EmptySubmit: lat, TransferBytes: 256 << 20, CheckedWords: 1}
+	c := linkContribution(r, false)
 	h := c.HostToDevice
-	if h.BytesPerS.Median != 51.3e9 || h.OtherPath == nil || h.OtherPath.Path != bulk.Others[0].Path || h.OtherPath.OtherPath == nil ||
-		h.OtherPath.OtherPath.Path != bulk.Others[1].Path || h.OtherPath.OtherPath.Timing != schema.TimingHostWallClock || h.OtherPath.OtherPath.OtherPath != nil {
-		t.Errorf("host to device %+v", h)
-	}
-	if len(c.Launch.OtherPaths) != 2 || c.Launch.OtherPaths[0].Figure != "empty_dispatch_s" || c.Launch.OtherPaths[1].Figure != "upload_1mib_s" ||
-		c.Launch.OtherPaths[0].Path != "vulkan-dispatch.fence-wait" {
-		t.Errorf("launch other paths %+v", c.Launch.OtherPaths)
+	if h.BytesPerS.Median != 51.3e9 || h.Path != bulk.Path || h.OtherPath != nil || len(c.Launch.OtherPaths) != 0 || c.Launch.DispatchPath != "vulkan-dispatch.fence-spin" {
+		t.Errorf("host to device %+v, launch %+v", h, c.Launch)
 	}
 	for _, v := range []any{*h, *c.Launch} {
 		if err := schema.Validate(v); err != nil {
 			t.Error(err)
 		}
+	}
+	if b := linkContribution(r, true); b.Launch != nil || len(b.Probes) != 1 || b.DeviceToHost == nil {
+		t.Errorf("bulk only: %+v", b)
 	}
 }

@@ -1,6 +1,7 @@
 package link
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -58,8 +59,14 @@ type TransferOptions struct {
 	// least 1 MiB. 0 picks 256 MiB, halved until four of it fit the
 	// device-local heap (or its budget).
 	Bytes uint64
-	// Quick takes fewer samples.
-	Quick bool
+	// Samples is the kept bulk path's timed transfers, LatencySamples a
+	// kept latency path's; 0 means transferSamples and latencySamples.
+	Samples, LatencySamples int
+	// TrialRounds and LatencyTrialRounds are the most rounds a bulk and a
+	// latency family's trial keeps; 0 means 5 and 21.
+	TrialRounds, LatencyTrialRounds int
+	// BulkOnly measures the host link alone: no upload or dispatch.
+	BulkOnly bool
 	// NoKernelRoutes leaves out the candidates whose moves run the
 	// device's own kernel (the bulk pull and push, the upload's pull).
 	NoKernelRoutes bool
@@ -76,6 +83,13 @@ type TransferOptions struct {
 	tamper func(what string, data []byte)
 }
 
+// samples is o.Samples, or transferSamples when it is 0.
+func (o TransferOptions) samples() int { return cmp.Or(o.Samples, transferSamples) }
+
+// latencySamples is o.LatencySamples, or latencySamples when it is 0.
+func (o TransferOptions) latencySamples() int { return cmp.Or(o.LatencySamples, latencySamples) }
+
+// warmup is o.Warmup, or MinWarmup when it is 0.
 func (o TransferOptions) warmup() time.Duration {
 	if o.Warmup > 0 {
 		return o.Warmup
@@ -96,10 +110,8 @@ const (
 	transferMinBytes     = 1 << 20
 	transferAlign        = 4096
 	transferSamples      = 7
-	transferQuickSamples = 3
 	latencyWarm          = 20
 	latencySamples       = 101
-	latencyQuickSamples  = 21
 	latencyUploadBytes   = 1 << 20
 	transferPathPrefix   = "vulkan-mapped-"
 	pinnedPathPrefix     = "vulkan-pinned-"
@@ -120,6 +132,9 @@ func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (
 	res := TransferResult{TransferBytes: n}
 	if err := measureBulk(ctx, d, n, o, &res); err != nil {
 		return TransferResult{}, fmt.Errorf("%s: %w", ProbeHostLink, err)
+	}
+	if o.BulkOnly {
+		return res, nil
 	}
 	if err := measureUpload(ctx, d, o, &res); err != nil {
 		return TransferResult{}, fmt.Errorf("%s: pinned 1 MiB upload: %w", ProbeLaunch, err)

@@ -118,7 +118,7 @@ func newBulkPath(d *vulkan.Device, c bulkSpec, n uint64, tamper func(string, []b
 // bulkTrialTimes warms every path, then runs the bulk trial: each path's
 // kept upload and download seconds.
 func bulkTrialTimes(ctx context.Context, ps []bulkPath, o TransferOptions) (ups, downs [][]float64, err error) {
-	t := bulkTrial(o.Quick)
+	t := bulkTrial(o)
 	start := t.now()
 	next := 0
 	err = vulkan.WarmUp(ctx, o.warmup(), func() error {
@@ -151,12 +151,8 @@ func sampleBulk(ctx context.Context, p bulkPath, n uint64, o TransferOptions, bo
 	if err := vulkan.WarmUp(ctx, o.warmup(), p.warmOnce); err != nil {
 		return up, down, fmt.Errorf("warm-up: %w", err)
 	}
-	samples := transferSamples
-	if o.Quick {
-		samples = transferQuickSamples
-	}
 	var ups, downs []float64
-	for range samples {
+	for range o.samples() {
 		if err := ctx.Err(); err != nil {
 			return up, down, err
 		}

@@ -36,11 +36,7 @@ func latencyFamily(ctx context.Context, ms []latencyMethod, o TransferOptions, t
 		cs[i].Path, cs[i].Timing = m.path, schema.TimingHostWallClock
 	}
 	best := fastest(cs, false)
-	n := latencySamples
-	if o.Quick {
-		n = latencyQuickSamples
-	}
-	st, err := sampleLatency(ctx, ms[best], o.warmup(), n)
+	st, err := sampleLatency(ctx, ms[best], o.warmup(), o.latencySamples())
 	return family(cs, best, st), err
 }
 

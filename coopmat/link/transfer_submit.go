@@ -42,7 +42,7 @@ func measureSubmit(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 		ms = append(ms, latencyMethod{dispatchPathPrefix + w.String(), func() (float64, error) { return s.once(w) }})
 	}
 	o.progress("%s: empty dispatch round trip: %d paths", ProbeLaunch, len(ms))
-	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
+	f, err := latencyFamily(ctx, ms, o, latencyTrial(o))
 	if err != nil {
 		return err
 	}

@@ -17,20 +17,29 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
+// Brief sample counts and trial rounds, as a quick appraisal measures.
+const quickSamples, quickLatencySamples = 3, 21
+
+// quick is o with the brief counts.
+func quick(o TransferOptions) TransferOptions {
+	o.Samples, o.LatencySamples, o.TrialRounds, o.LatencyTrialRounds = quickSamples, quickLatencySamples, 3, 7
+	return o
+}
+
 var identRe = regexp.MustCompile(`^[a-z0-9][a-z0-9.\-]*$`)
 
 func TestMeasureTransfer(t *testing.T) {
 	d := vktest.Device(t)
-	r, err := MeasureTransfer(t.Context(), d, TransferOptions{Bytes: 8 << 20, Quick: true})
+	r, err := MeasureTransfer(t.Context(), d, quick(TransferOptions{Bytes: 8 << 20}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fams := map[string]Family{"h2d": r.HostToDevice, "d2h": r.DeviceToHost, "pinned upload": r.Upload1MiBPinned, "submit": r.EmptySubmit}
 	for name, f := range fams {
 		t.Logf("%s: kept %s %g (trial %g), others %+v", name, f.Path, f.Stat.Median, f.Trial.Median, f.Others)
-		want := latencyQuickSamples
+		want := quickLatencySamples
 		if name == "h2d" || name == "d2h" {
-			want = transferQuickSamples
+			want = quickSamples
 		}
 		if s := f.Stat; s.Samples != want || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
 			t.Errorf("%s: %+v, want %d positive samples", name, s, want)
@@ -56,7 +65,7 @@ func TestMeasureTransfer(t *testing.T) {
 	}
 	// Every kept bulk sample round and upload sample was compared in full,
 	// and the counter word.
-	if min := uint64(transferQuickSamples)*(8<<20)/4 + uint64(latencyQuickSamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
+	if min := uint64(quickSamples)*(8<<20)/4 + uint64(quickLatencySamples)*latencyUploadBytes/4 + 1; r.CheckedWords < min {
 		t.Errorf("checked %d words, want at least %d", r.CheckedWords, min)
 	}
 	if r.TransferBytes != 8<<20 {
@@ -140,7 +149,7 @@ func TestTransferFamily(t *testing.T) {
 func TestMeasureTransferTampered(t *testing.T) {
 	d := vktest.Device(t)
 	for _, what := range []string{"transfer", "upload", "submit"} {
-		o := TransferOptions{Bytes: 1 << 20, Quick: true}
+		o := quick(TransferOptions{Bytes: 1 << 20})
 		// Flip one bit of one word, in the middle of what came back.
 		o.tamper = func(w string, data []byte) {
 			if w == what {
@@ -184,7 +193,7 @@ func TestTransferBytes(t *testing.T) {
 func TestMeasureTransferBadBytes(t *testing.T) {
 	d := vktest.Device(t)
 	for _, bad := range []uint64{512 << 10, 1<<20 + 100} {
-		if _, err := MeasureTransfer(t.Context(), d, TransferOptions{Bytes: bad, Quick: true}); err == nil {
+		if _, err := MeasureTransfer(t.Context(), d, quick(TransferOptions{Bytes: bad})); err == nil {
 			t.Errorf("MeasureTransfer with %d bytes: no error", bad)
 		}
 	}
@@ -233,7 +242,7 @@ func TestMeasureTransferCancelled(t *testing.T) {
 	d := vktest.Device(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := MeasureTransfer(ctx, d, TransferOptions{Bytes: 1 << 20, Quick: true}); !errors.Is(err, context.Canceled) {
+	if _, err := MeasureTransfer(ctx, d, quick(TransferOptions{Bytes: 1 << 20})); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: err = %v, want context.Canceled", err)
 	}
 }
@@ -296,7 +305,7 @@ func TestShaderRoute(t *testing.T) {
 	}
 	defer b.release()
 	upP, downP := b.paths()
-	up, down, err := sampleBulk(t.Context(), b, n, TransferOptions{Quick: true, Warmup: time.Millisecond}, true)
+	up, down, err := sampleBulk(t.Context(), b, n, quick(TransferOptions{Warmup: time.Millisecond}), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +316,7 @@ func TestShaderRoute(t *testing.T) {
 	if want := transferPathPrefix + "push." + d.Queue.Name + ".host-cached"; downP.Path != want {
 		t.Errorf("down path %q, want %q", downP.Path, want)
 	}
-	if want := uint64(transferQuickSamples) * n / 4; b.words() != want || up.Samples != transferQuickSamples || down.Samples != transferQuickSamples {
+	if want := uint64(quickSamples) * n / 4; b.words() != want || up.Samples != quickSamples || down.Samples != quickSamples {
 		t.Errorf("checked %d words, want %d; samples %d, %d", b.words(), want, up.Samples, down.Samples)
 	}
 	b.tamper = func(what string, b []byte) { b[len(b)-1] ^= 0x80 }
@@ -387,11 +396,11 @@ func TestWriteRoute(t *testing.T) {
 	if want := transferPathPrefix + "write.cpu.device-mapped"; up.Path != want || up.Timing != schema.TimingHostWallClock || down.Path != "" {
 		t.Errorf("path %q timed by %s (down %q), want %q by the host clock, upload only", up.Path, up.Timing, down.Path, want)
 	}
-	st, _, err := sampleBulk(t.Context(), w, n, TransferOptions{Quick: true, Warmup: time.Millisecond}, false)
+	st, _, err := sampleBulk(t.Context(), w, n, quick(TransferOptions{Warmup: time.Millisecond}), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Samples != transferQuickSamples || w.words() != transferQuickSamples*n/4 {
+	if st.Samples != quickSamples || w.words() != quickSamples*n/4 {
 		t.Errorf("%d samples, %d words checked", st.Samples, w.words())
 	}
 	w.tamper = func(what string, b []byte) { b[len(b)/2] ^= 1 }
@@ -449,7 +458,7 @@ func newTestUploader(t *testing.T, d *vulkan.Device) *uploader {
 // stores are still measured and checked.
 func TestMeasureTransferNoKernelRoutes(t *testing.T) {
 	d := vktest.Device(t)
-	o := TransferOptions{Bytes: 8 << 20, Quick: true, NoKernelRoutes: true}
+	o := quick(TransferOptions{Bytes: 8 << 20, NoKernelRoutes: true})
 	r, err := MeasureTransfer(t.Context(), d, o)
 	if err != nil {
 		t.Fatal(err)

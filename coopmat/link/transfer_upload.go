@@ -44,7 +44,7 @@ func measureUpload(ctx context.Context, d *vulkan.Device, o TransferOptions, res
 		return err
 	}
 	o.progress("%s: 1 MiB upload from pinned memory: %d paths", ProbeLaunch, len(ms))
-	f, err := latencyFamily(ctx, ms, o, latencyTrial(o.Quick))
+	f, err := latencyFamily(ctx, ms, o, latencyTrial(o))
 	if err != nil {
 		return err
 	}

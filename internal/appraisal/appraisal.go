@@ -1,8 +1,8 @@
-// Package appraisal runs an appraisal: it opens each selected device, runs
-// every probe on it, assembles and validates the capability vectors, and
-// turns a run into signed card and box report files.
+// Package appraisal runs an appraisal: it plans each selected device's
+// run, runs every probe on it, settles and validates the capability
+// vectors, and turns a run into signed card and box report files.
 //
-// Start with Run; then Sign and WriteAll.
+// Start with Discover, Plan and Appraise; then Run.Sign and WriteAll.
 package appraisal
 
 import (
@@ -16,7 +16,6 @@ import (
 	"github.com/everycycle/appraise/internal/crosscheck"
 	"github.com/everycycle/appraise/internal/platform/host"
 	"github.com/everycycle/appraise/internal/platform/nvml"
-	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cpu"
 	"github.com/everycycle/appraise/schema"
 )
@@ -24,11 +23,8 @@ import (
 // ErrProbe wraps every probe or check failure: nothing is signed then.
 var ErrProbe = errors.New("probe failed")
 
-// softwareMemoryLimit caps the memory a probe may take on a software
-// adapter, whose "device memory" is the host's own: at most this, and at
-// most a quarter of what the process may use (Options.hostUsable), so
-// that the appraisal fits a small host or a memory cgroup instead of
-// meeting the OOM killer; never under softwareMemoryFloor.
+// A software adapter's memory limit (memoryLimit): its memory is the
+// host's, so the appraisal must fit a small host or a memory cgroup.
 const (
 	softwareMemoryLimit = 1 << 30
 	softwareMemoryFloor = 64 << 20
@@ -36,66 +32,51 @@ const (
 
 // Options configure a run.
 type Options struct {
-	// Quick takes fewer samples over smaller sizes.
+	// Quick takes fewer samples over smaller sizes (the plan resolves it).
 	Quick bool
-	// CoopMat also measures matrix-engine GEMMs through
-	// VK_KHR_cooperative_matrix, for every shape the driver offers.
+	// CoopMat also measures VK_KHR_cooperative_matrix GEMMs.
 	CoopMat bool
-	// BLAS configures the vendor-library GEMM probe (cuda-cublaslt): which
-	// precisions, where the library is found.
+	// BLAS configures the vendor-library GEMM probe.
 	BLAS BLASOptions
-	// CrossCheck, when set, runs BabelStream and mixbench on each device
-	// where they are found and start, and records their figures beside
-	// ours; where they are not, the card says why (or, with
-	// CrossCheck.Required, the run fails before probing).
+	// CrossCheck, when set, runs BabelStream and mixbench beside our probes.
 	CrossCheck *crosscheck.Config
-	// AmbientC is an operator-supplied ambient temperature in °C; an inlet
-	// sensor on the host, when there is one, takes precedence.
+	// AmbientC is the operator's ambient in °C; an inlet sensor wins.
 	AmbientC *float64
-	// ambientSource says where AmbientC came from, set by Appraise.
+	// ambientSource says where AmbientC came from.
 	ambientSource string
-	// hostUsable is the memory the process may use (host.ReadMemory),
-	// read once by Appraise; 0 when unknown.
+	// hostUsable is the memory the process may use; 0 when unknown.
 	hostUsable uint64
-	// SysfsRoot is the root that sysfs, procfs and DMI are read below ("" =
-	// the running system), as for Discover; tests point it at a fake tree.
+	// SysfsRoot is where sysfs, procfs and DMI are read below ("": /).
 	SysfsRoot string
-	// AllowShared lets a device another process is using be appraised and
-	// signed, its card recording who else ran (environment.shared_use).
-	// Without it such a device fails the run with ErrDeviceBusy, before
-	// probing or at the stage where the other user appeared.
+	// AllowShared signs a device another process uses, recording who.
 	AllowShared bool
 	// Version is the probe-suite version recorded in every report.
 	Version string
-	// Soak is how long the thermal soak runs; nil means DefaultSoak
-	// (QuickSoak with Quick), 0 means no soak.
+	// Soak is the soak's length; nil: the mode's default; 0: none.
 	Soak *time.Duration
-	// SoakLoad is what the soak holds: SoakLoadAuto (also ""),
-	// SoakLoadGEMM or SoakLoadFMA.
+	// SoakLoad is SoakLoadAuto (also ""), SoakLoadGEMM or SoakLoadFMA.
 	SoakLoad string
 	// Progress, when set, is told each stage as it starts.
 	Progress func(device, stage string)
-	// Steps, when set, is told how far a long probe has come: done of
-	// total (bytes tested by the memtest, seconds of the soak).
+	// Steps, when set, is told how far a long probe has come.
 	Steps func(device, stage string, done, total float64)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
-	// Serial appraises the devices one after another, the others idle,
-	// instead of all at once (ScheduleConcurrent).
+	// Serial appraises the devices one after another (ScheduleSerial).
 	Serial bool
-	// fault, when set (by tests), is asked before each WebGPU probe runs
-	// on a device; an error it returns fails that probe.
+	// fault, set by tests, fails a WebGPU probe when it returns an error.
 	fault func(device, probe string) error
 }
 
-// Run is the outcome of appraising a set of devices: a box payload and one
-// card payload per device. Cards name their box only once signed.
+// Run is a box payload and one card payload per device; cards name their
+// box once signed.
 type Run struct {
 	Box   schema.BoxPayload
 	Cards []schema.CardPayload
 }
 
-// appraise is Appraise's run, without the watch for other users.
+// appraise is Appraise's run without the watch for other users: the plan,
+// the host baseline, each device's plan, then what needs them all.
 func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	now := o.now()
 	start := now().UTC().Truncate(time.Second)
@@ -103,23 +84,16 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if c, _, ok := host.Ambient(o.SysfsRoot); ok {
 		o.AmbientC, o.ambientSource = &c, "sensor"
 	}
-	o = o.withHostMemory(len(devs))
+	rp, err := planRun(ctx, devs, o)
+	if err != nil {
+		return nil, err
+	}
 	box, err := boxPayload(devs, all, o, start)
 	if err != nil {
 		return nil, err
 	}
-	xc, err := planCrossChecks(ctx, o.CrossCheck, devs)
-	if err != nil {
-		return nil, err
-	}
-	plans := make([]DevicePlan, len(devs))
-	for i, c := range devs {
-		if plans[i], err = planDevice(c, o, xc, len(devs)); err != nil {
-			return nil, err
-		}
-	}
 	newWorker("host", o).stage("cpu-baseline")
-	if err := hostBaseline(ctx, cpu.Probe{Options: cpu.Options{Quick: o.Quick, Root: o.SysfsRoot}}, &box); err != nil {
+	if err := hostBaseline(ctx, cpu.Probe{Options: rp.cpu}, &box); err != nil {
 		return nil, err
 	}
 	run := &Run{Box: box}
@@ -127,12 +101,12 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	if libErr == nil {
 		defer lib.Close()
 	}
-	outs := appraiseAll(ctx, devs, plans, o, func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
+	outs := appraiseAll(ctx, devs, rp.devices, o, func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error) {
 		v := baseVector(c, o)
 		if err := appraiseDevice(ctx, inst, c, p, w, lib, v); err != nil {
 			return nil, err
 		}
-		return v, xc.run(ctx, c, all, v)
+		return v, p.xc.run(ctx, c, all, v)
 	})
 	kept, disagree, failed := sortOutcomes(devs, outs, &run.Box)
 	if err := ctx.Err(); err != nil || len(kept) == 0 {
@@ -140,11 +114,12 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 	}
 	vs := make([]*schema.CapabilityVector, len(kept))
 	okDevs := make([]Candidate, len(kept))
+	okPlans := make([]DevicePlan, len(kept))
 	for k, i := range kept {
-		vs[k], okDevs[k] = outs[i].v, devs[i]
+		vs[k], okDevs[k], okPlans[k] = outs[i].v, devs[i], rp.devices[i]
 	}
 	if len(okDevs) > 1 {
-		if err := together(ctx, inst, okDevs, vs, o, &run.Box); err != nil {
+		if err := together(ctx, inst, okDevs, okPlans, vs, newWorker("box", o), &run.Box); err != nil {
 			return nil, err
 		}
 	}
@@ -155,7 +130,7 @@ func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []C
 		if len(okDevs) == 1 && v.Interconnect != nil {
 			v.NotMeasured = append(v.NotMeasured, peersAlone(len(devs)))
 		}
-		rest, err := notYetMeasured(c, o, v)
+		rest, err := notYetMeasured(c, rp.devices[i], v)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", c.Addr, c.Adapter.DisplayName(), err)
 		}
@@ -179,93 +154,63 @@ func (o Options) now() func() time.Time {
 	return o.Now
 }
 
-// appraiseDevice runs p, c's plan, as worker w into v: the WebGPU
-// probes, the raw-Vulkan probes, the vendor-BLAS GEMMs and the soak, each
-// with the settings the plan resolved for it.
+// appraiseDevice runs p, c's plan, as worker w into v: the WebGPU,
+// raw-Vulkan and vendor-BLAS probes and the soak, then the settle pass.
 func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
-	webT, err := webgpuProbes(ctx, inst, c, p, w, lib, v)
-	if err != nil {
-		return err
+	r := newDeviceRun(inst, c, p, w, lib, v)
+	defer r.release()
+	for _, step := range []func(context.Context) error{r.webgpuProbes, r.vulkanProbes, r.blasProbe, r.soakAfterBLAS} {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := step(ctx); err != nil {
+			return err
+		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := vulkanProbes(ctx, c, p, w, v, webT); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	w.stage("vendor BLAS GEMMs")
-	if err := w.onOwn(func() error { return blasProbe(ctx, c, p.blas, v, w.lines("vendor BLAS: ")) }); err != nil {
-		return err
-	}
-	if p.gemmSoak {
-		return soakAfterBLAS(ctx, inst, c, p, w, lib, v)
-	}
-	return nil
+	return r.settle(ctx)
 }
 
-// webgpuProbes opens the adapter through WebGPU, runs the portable probes
-// in turn (the memtest over the usable memory the capacity probe
-// measured, then the FMA soak, when the plan soaks the FMA, started with
-// the other devices' soaks in a concurrent run), holds their
-// figures to the consistency rules, and releases the device before the
-// raw-Vulkan probes run. It returns WebGPU's host link and launch trials
-// (runProbes).
-func webgpuProbes(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) (probe.LinkTrial, error) {
-	var webT probe.LinkTrial
+// webgpuProbes runs the WebGPU probes, the memtest over what the capacity
+// probe measured and, when planned, the FMA soak, then releases the device.
+func (r *deviceRun) webgpuProbes(ctx context.Context) error {
+	c, p, w, v := r.c, r.p, r.w, r.v
 	opts := p.gpu
 	opts.Progress = w.lines("")
-	d, err := gpu.Open(inst, c.Adapter, opts)
+	d, err := gpu.Open(r.inst, c.Adapter, opts)
 	if err != nil {
-		return webT, err
+		return err
 	}
 	defer d.Release()
-	first := probes(p.gpu.Quick)
-	if webT, err = runProbes(ctx, w, d, first, v); err != nil {
-		return webT, err
+	if err := runProbes(ctx, w, d, firstProbes(p), v); err != nil {
+		return err
 	}
 	held := &gpu.HeldMemory{} // the capacity probe's chunks, for the memtest
 	defer held.Release()
-	cp := capacityProbe(c, held)
-	capacity, err := runProbe(ctx, w, d, cp, v)
+	capacity, err := runProbe(ctx, w, d, capacityProbe(c, held), v)
 	if err != nil {
-		return webT, err
+		return err
 	}
-	memtest, err := memtestProbe(c, p.gpu.Quick, w.stepsOf(), capacity, held)
+	memtest, err := memtestProbe(p.memtestCap, w.stepsOf(), capacity, held)
 	if err != nil {
-		return webT, fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
+		return fmt.Errorf("%w: %s: %w", ErrProbe, memtest.Name(), err)
 	}
-	then := []probe.Probe[*gpu.Device]{memtest}
-	if p.SoakLoad == SoakLoadFMA {
-		then = append(then, fmaSoakProbe(c, p, w.stepsOf(), lib))
+	if _, err := runProbe(ctx, w, d, memtest, v); err != nil {
+		return err
 	}
-	for _, pr := range then {
-		if _, soak := pr.(gpu.SoakProbe); soak {
-			if err := w.soakTogether(ctx); err != nil {
-				return webT, err
-			}
-		}
-		if _, err := runProbe(ctx, w, d, pr, v); err != nil {
-			return webT, err
-		}
+	if p.SoakLoad != SoakLoadFMA {
+		return nil
 	}
-	ran := append(append(first, cp), then...)
-	w.stage("consistency")
-	return webT, settleConsistency(v, c.Adapter.Software, remeasurer(ctx, d, ran, v, w))
+	if err := w.soakTogether(ctx); err != nil {
+		return err
+	}
+	fma := fmaSoakProbe(c, p, w.stepsOf(), r.lib)
+	r.fma = &fma
+	_, err = runProbe(ctx, w, d, fma, v)
+	return err
 }
 
-// deviceOptions are the options c's WebGPU device is opened with.
-func deviceOptions(c Candidate, o Options) gpu.Options {
-	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
-}
-
-// memoryLimit is the most a probe may allocate on c's device: on a
-// software adapter (its memory is the host's) 1 GiB or a quarter of
-// hostUsable, the memory the process may use (0: unknown), whichever is
-// less, in whole 64 MiB; else the driver's budget for the device-local
-// heap, else that heap's size, else the gpu package's default.
+// memoryLimit is the most a probe may allocate on c's device: on a software
+// adapter 1 GiB or hostUsable/4 if less; else the device-local heap's budget.
 func memoryLimit(c Candidate, hostUsable uint64) uint64 {
 	switch vk := c.Vulkan; {
 	case c.Adapter.Software && hostUsable > 0:
@@ -325,8 +270,7 @@ func baseVector(c Candidate, o Options) *schema.CapabilityVector {
 	return v
 }
 
-// driverVersion prefers the driver's own version string from Vulkan
-// (e.g. "580.159.04"), then WebGPU's driver description.
+// driverVersion is Vulkan's driver string, else WebGPU's description.
 func driverVersion(c Candidate) string {
 	switch {
 	case c.Vulkan != nil && c.Vulkan.DriverInfo != "":

@@ -9,42 +9,21 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// The vendor-library GEMM probe (issue 17's backend 3) beside the
-// portable ones. Its entries sit next to the cooperative-matrix entries,
-// each with its own probe name: nothing is replaced. By default it runs
-// only the precisions the card has no Vulkan matrix-engine entry for (fp8
-// on an H200, every precision on a card without VK_KHR_cooperative_matrix
-// or without --coopmat); Options.BLAS runs every one it offers.
-
 // nvidiaVendor is the PCI vendor id of the devices cuBLASLt can run on.
 const nvidiaVendor = 0x10de
 
 // BLASOptions configure the vendor-library GEMM probe.
 type BLASOptions struct {
-	// All runs every precision the library offers, also those the card
-	// has a Vulkan matrix entry for (--blas).
+	// All runs every precision offered, also those with a Vulkan entry (--blas).
 	All bool
-	// Load says where the library is looked for (--cublaslt, else
-	// APPRAISE_CUBLASLT, else the search).
+	// Load says where the library is looked for.
 	Load cublaslt.LoadOptions
-	// Probe overrides the probe's options (tests: small sizes); the zero
-	// value is the probe's default.
+	// Probe overrides the probe's options (tests); zero is its default.
 	Probe cublaslt.Options
 }
 
-// blasOptions are o.BLAS with --quick's smaller GEMM (quickGEMMSize³)
-// where the caller set no size.
-func blasOptions(o Options) BLASOptions {
-	b := o.BLAS
-	if o.Quick && b.Probe.M == 0 && b.Probe.N == 0 && b.Probe.K == 0 {
-		b.Probe.M, b.Probe.N, b.Probe.K = quickGEMMSize, quickGEMMSize, quickGEMMSize
-	}
-	return b
-}
-
-// blasPlan decides whether the probe runs on c and for which precisions
-// (nil: none). When it does not run at all, why says so for the card; a
-// precision left to the Vulkan entry is listed in left.
+// blasPlan says which precisions run on c (nil: none), why none do, and
+// which are left to a Vulkan entry. By default only those without one.
 func blasPlan(c Candidate, o BLASOptions, v *schema.CapabilityVector) (run []string, left []schema.Skip, why string) {
 	switch {
 	case c.Adapter.Software && o.All:
@@ -67,8 +46,7 @@ func blasPlan(c Candidate, o BLASOptions, v *schema.CapabilityVector) (run []str
 	return run, left, ""
 }
 
-// vendorID is c's PCI vendor: sysfs's when found there, else the
-// adapter's.
+// vendorID is c's PCI vendor from sysfs, else the adapter's.
 func vendorID(c Candidate) uint32 {
 	if c.PCI != nil {
 		return uint32(c.PCI.VendorID)
@@ -76,8 +54,8 @@ func vendorID(c Candidate) uint32 {
 	return c.Adapter.VendorID
 }
 
-// hasVulkanMatrix says whether v holds a checked matrix-engine entry from
-// another probe with p's input and accumulator types.
+// hasVulkanMatrix says whether v holds another probe's matrix-engine
+// entry with p's input and accumulator types.
 func hasVulkanMatrix(v *schema.CapabilityVector, p cublaslt.Precision) bool {
 	return slices.ContainsFunc(v.Precisions, func(e schema.PrecisionThroughput) bool {
 		return e.MatrixEngine && e.Probe != cublaslt.ProbeName && e.Operation == "gemm" && p.A == p.B &&
@@ -88,10 +66,8 @@ func hasVulkanMatrix(v *schema.CapabilityVector, p cublaslt.Precision) bool {
 // matrixKey names p's input and accumulator types, e.g. "fp16→fp32".
 func matrixKey(p cublaslt.Precision) string { return p.A.String() + "→" + p.Acc.String() }
 
-// blasProbe runs the vendor-library probe on c as planned and adds its
-// entries, skips and library to v. No library or no driver is a skip
-// saying why; a failed check (or any other failure of a library that
-// loaded) fails the appraisal like any probe.
+// blasProbe runs the vendor-library probe on c as planned into v. No
+// library or driver is a skip; any other failure fails the appraisal.
 func blasProbe(ctx context.Context, c Candidate, o BLASOptions, v *schema.CapabilityVector, progress func(string)) error {
 	precs, left, why := blasPlan(c, o, v)
 	v.Skipped = append(v.Skipped, left...)

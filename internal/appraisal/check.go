@@ -6,18 +6,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/everycycle/appraise/coopmat/link"
+	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/nvml"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/schema"
 )
-
-// A health check ('appraise check') re-measures, in quick mode and within
-// a budget, the figures of a signed card that a proportional or a relative
-// drop shows in: bandwidth, vector ALU throughput, the host link, a short
-// memtest slice and, where the card has a vendor-library GEMM, that one
-// precision at the card's size. internal/health judges the result.
 
 // ErrIdentity is wrapped when no device here is the one a card describes.
 var ErrIdentity = errors.New("no device here is the card's device")
@@ -32,16 +28,12 @@ type CheckOptions struct {
 	Progress func(device, stage string)
 }
 
-// checkIntegrityCap is the memtest slice a check runs: 64 MiB, a few
-// passes of the patterns over a region well past any cache, seconds on a
-// GPU and on a software adapter alike.
+// checkIntegrityCap is the memtest slice a check tests, in bytes.
 const checkIntegrityCap = 64 << 20
 
 // FindCardDevice returns the candidate that is the device id describes:
-// the same bus address and vendor/device ids (and the same serial, UUID and
-// VBIOS hash where the card has them); for a software adapter, the same
-// vendor/device ids and name. The error wraps ErrIdentity and says what
-// differs.
+// same bus address, ids, and serial, UUID and VBIOS hash where given (a
+// software adapter: ids and name). The error wraps ErrIdentity.
 func FindCardDevice(cands []Candidate, id schema.DeviceIdentity, sysfsRoot string) (Candidate, error) {
 	var seen []string
 	for _, c := range cands {
@@ -73,8 +65,8 @@ func FindCardDevice(cands []Candidate, id schema.DeviceIdentity, sysfsRoot strin
 	return Candidate{}, fmt.Errorf("%w: the card describes %s; devices here: %v", ErrIdentity, describe(id), seen)
 }
 
-// sameBoard compares the board identity (serial, UUID, VBIOS hash) read
-// now with the card's, for each field the card has.
+// sameBoard compares the board's serial, UUID and VBIOS hash read now with
+// the card's, for each the card has.
 func sameBoard(c Candidate, id schema.DeviceIdentity, sysfsRoot string) error {
 	if id.Serial == "" && id.UUID == "" && id.VBIOSHash == "" {
 		return nil
@@ -110,14 +102,10 @@ func describe(id schema.DeviceIdentity) string {
 	return s
 }
 
-// Remeasure opens c's WebGPU device and runs the stream, ALU and host-link
-// probes in quick mode and a short memtest slice on it, then, when card
-// has a vendor-library GEMM entry, that precision at the card's size. It
-// returns the fresh vector and notes on what was not re-measured and why.
-// ctx bounds it (the check's budget). The device is watched for other
-// users as an appraisal's is (Appraise, without AllowShared): one found
-// before or during the re-measure makes its figures the contention's, so
-// the error wraps ErrDeviceBusy and names who was there.
+// Remeasure re-measures in quick mode, within ctx, card's figures a drop
+// shows in: WebGPU stream, ALU and a memtest slice, the raw-Vulkan host
+// link, and the card's fastest vendor-BLAS GEMM. It returns the vector and
+// notes on what was not re-measured; another user is ErrDeviceBusy.
 func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
 	w, closeWatch := watchDevices([]Candidate{c}, Options{SysfsRoot: o.SysfsRoot})
 	defer closeWatch()
@@ -129,9 +117,7 @@ func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema
 // remeasureFunc is a re-measure telling progress each stage.
 type remeasureFunc func(ctx context.Context, progress func(device, stage string)) (*schema.CapabilityVector, []string, error)
 
-// remeasureWatched runs re under w, as watched runs an appraisal: w
-// looks before it starts, at each stage and as it ends, and the first
-// busy device cancels it and is its error.
+// remeasureWatched runs re under w, as watched runs an appraisal.
 func remeasureWatched(ctx context.Context, w watcher, o CheckOptions, re remeasureFunc) (*schema.CapabilityVector, []string, error) {
 	var v *schema.CapabilityVector
 	var notes []string
@@ -152,44 +138,68 @@ func remeasureWatched(ctx context.Context, w watcher, o CheckOptions, re remeasu
 func remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions, progress func(device, stage string)) (*schema.CapabilityVector, []string, error) {
 	ro := Options{Quick: true, Progress: progress}
 	v := baseVector(c, ro)
+	w := newWorker(c.Addr, ro)
 	d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, ro))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer d.Release()
 	var notes []string
-	ps := []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}, gpu.HostLinkProbe{}}
+	ps := []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}}
 	if m := card.Memory; m != nil && m.UsableBytes != nil {
 		usable := *m.UsableBytes
 		if v.Memory == nil {
 			v.Memory = &schema.Memory{}
 		}
 		v.Memory.UsableBytes = &usable
-		ps = append(ps, checkMemtest(usable, c.Adapter.Software))
+		ps = append(ps, checkMemtest(usable))
 	} else {
 		notes = append(notes, "memtest not run: the card has no usable memory figure to take a slice of")
 	}
-	if _, err := runProbes(ctx, newWorker(c.Addr, ro), d, ps, v); err != nil {
+	if err := runProbes(ctx, w, d, ps, v); err != nil {
 		return nil, nil, err
 	}
-	note, err := remeasureBLAS(ctx, c, card, o, v)
+	note, err := remeasureLink(ctx, c, ro, w, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	note, err = remeasureBLAS(ctx, c, card, o, v)
 	if err != nil {
 		return nil, nil, err
 	}
 	return v, append(notes, note), nil
 }
 
-// checkMemtest is the quick memtest over a slice of the card's usable
-// memory whose tested share is about checkIntegrityCap; its
-// usable_fraction is of all of usable.
-func checkMemtest(usable uint64, software bool) gpu.IntegrityProbe {
+// remeasureLink measures c's host link again through raw Vulkan, or says
+// why it cannot.
+func remeasureLink(ctx context.Context, c Candidate, o Options, w *worker, v *schema.CapabilityVector) (string, error) {
+	if c.Vulkan == nil {
+		return "host link not re-measured: " + c.vulkanWhy, nil
+	}
+	d, err := vk.Open(c.Vulkan.Index)
+	if err != nil {
+		return "", err
+	}
+	defer d.Release()
+	p := link.HostLinkProbe{Options: transferOptions(c, o)}
+	p.Options.BulkOnly = true
+	w.stage(p.Name())
+	return "", runVulkan(ctx, p, d, v)
+}
+
+// checkMemtest is the memtest over a slice of usable whose tested share is
+// about checkIntegrityCap.
+func checkMemtest(usable uint64) gpu.IntegrityProbe {
 	share := gpu.IntegrityShare
 	slice := min(usable, uint64(checkIntegrityCap/share))
-	return gpu.IntegrityProbe{UsableBytes: usable, SliceBytes: slice, Quick: true, Software: software}
+	return gpu.IntegrityProbe{UsableBytes: usable, SliceBytes: slice}
 }
 
 // remeasureBLAS re-runs the card's fastest vendor-library GEMM precision
-// at the card's size, and says what it did (or why not).
+// at the card's size and says what it did, or why not.
 func remeasureBLAS(ctx context.Context, c Candidate, card schema.CapabilityVector, o CheckOptions, v *schema.CapabilityVector) (string, error) {
 	var best *schema.PrecisionThroughput
 	for i, e := range card.Precisions {
@@ -224,8 +234,7 @@ func remeasureBLAS(ctx context.Context, c Candidate, card schema.CapabilityVecto
 	}
 	defer lib.Close()
 	s := best.Shape
-	// A short warm-up and hold: the check has a budget; the card's clocks
-	// are reached within a second of a large GEMM.
+	// A short warm-up and hold: the check has a budget.
 	rep, err := lib.Run(ctx, c.BusAddress, cublaslt.Options{M: s.ProblemM, N: s.ProblemN, K: s.ProblemK, Precisions: []string{prec},
 		WarmUp: time.Second, Hold: 500 * time.Millisecond})
 	if errors.Is(err, cublaslt.ErrNoDevice) {

@@ -25,7 +25,7 @@ func figuresVector(fp32, int32, cold, sustained, roof32, roofI32, roofBW, copyBW
 			{Operation: "mad", InputType: "int32", Probe: "webgpu-alu", OpsPerS: st(int32)},
 			{Operation: "fma", InputType: "fp64", Probe: "vulkan-fma-fp64", OpsPerS: st(1)},
 		},
-		Thermal: &schema.ThermalEnvelope{ColdOpsPerS: cold, SustainedOpsPerS: sustained},
+		Thermal: &schema.ThermalEnvelope{ColdOpsPerS: cold, SustainedOpsPerS: sustained, Probe: "webgpu-soak"},
 		Roofline: []schema.RooflineRatio{
 			{Precision: "fma.fp32", PeakOpsPerS: roof32, BandwidthBytesPerS: roofBW},
 			{Precision: "mad.int32", PeakOpsPerS: roofI32, BandwidthBytesPerS: roofBW},
@@ -205,8 +205,7 @@ func TestSettleOneRule(t *testing.T) {
 }
 
 // TestRuleSources: every part a rule names is one its probe can measure
-// alone, and no two rules name the soak's figures apart from it. The path
-// rules name raw Vulkan's host link, which settleLink runs again.
+// alone, and every probe a rule names is in the settle pass's table.
 func TestRuleSources(t *testing.T) {
 	parts := map[string][]string{}
 	for _, k := range gpu.ALUKernels() {
@@ -222,10 +221,17 @@ func TestRuleSources(t *testing.T) {
 	for _, p := range []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}, gpu.RooflineProbe{}, gpu.SoakProbe{}} {
 		ps[p.Name()] = p
 	}
+	table := map[string]bool{}
+	for _, a := range newDeviceRun(nil, Candidate{}, DevicePlan{}, nil, nil, nil).again {
+		table[a.probe] = true
+	}
 	for _, r := range consistencyRules() {
 		for _, s := range r.sources {
-			if s == srcLink {
-				continue // raw Vulkan's, run again by settleLink
+			if !table[s.probe] {
+				t.Errorf("%s: %q is in no re-measure of the settle pass", r.name, s.probe)
+			}
+			if s.probe == soakSource {
+				continue
 			}
 			p, ok := ps[s.probe]
 			if !ok {
@@ -323,9 +329,10 @@ func TestSoakTooShortIsNotMeasured(t *testing.T) {
 	}
 }
 
-// TestRemeasurerSaysWhy: before it measures anything again the
-// re-measurement names each disagreeing rule with its ratio and band, as
-// a stage line (the card keeps only the checks after it).
+// TestRemeasurerSaysWhy: before it measures anything again the settle
+// pass names each disagreeing rule with its ratio and band, as a stage
+// line (the card keeps only the checks after it), then runs the table's
+// re-measure of the parts named, and nothing else.
 func TestRemeasurerSaysWhy(t *testing.T) {
 	v := quietH200()
 	v.Roofline[1].PeakOpsPerS = 0.3 * v.Precisions[1].OpsPerS.Median
@@ -337,11 +344,23 @@ func TestRemeasurerSaysWhy(t *testing.T) {
 			disagreeing = append(disagreeing, c)
 		}
 	}
-	if err := remeasurer(context.Background(), nil, nil, v, w)([]figureSource{srcRoofInt32}, disagreeing); err != nil {
+	var ran []string
+	r := &deviceRun{w: w, v: v, again: []againAction{
+		{"webgpu-alu", func() string { return "webgpu-alu" }, func(_ context.Context, items []string) error { ran = append(ran, "alu"); return nil }},
+		{"webgpu-roofline", func() string { return "webgpu-roofline" }, func(_ context.Context, items []string) error {
+			ran = append(ran, "roofline "+strings.Join(items, " "))
+			return nil
+		}},
+	}}
+	if err := r.remeasure(context.Background())([]figureSource{srcRoofInt32}, disagreeing); err != nil {
 		t.Fatal(err)
 	}
-	if len(stages) != 1 || !strings.HasPrefix(stages[0], "0000:01:00.0: consistency: disagreeing: ") ||
-		!strings.Contains(stages[0], "roofline-compute-int32 0.300 outside [") || strings.Contains(stages[0], "fp32") {
+	if len(stages) != 2 || !strings.HasPrefix(stages[0], "0000:01:00.0: consistency: disagreeing: ") ||
+		!strings.Contains(stages[0], "roofline-compute-int32 0.300 outside [") || strings.Contains(stages[0], "fp32") ||
+		stages[1] != "0000:01:00.0: consistency: webgpu-roofline mad.int32 again" {
 		t.Errorf("stages %q", stages)
+	}
+	if !slices.Equal(ran, []string{"roofline mad.int32"}) {
+		t.Errorf("ran %q, want the int32 sweep alone", ran)
 	}
 }

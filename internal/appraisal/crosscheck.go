@@ -9,19 +9,16 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// crossCheckPlan is what the cross-check will do for each device, decided
-// before any probe runs: the tools found and started for its vendor, or
-// why no cross-check runs on it (recorded in the card's not_measured).
+// crossCheckPlan is, for each device, the tools found and started for its
+// vendor or why none run.
 type crossCheckPlan struct {
 	cfg   crosscheck.Config
 	tools map[string]crosscheck.Tools // by device address
 	why   map[string]string           // by device address: why not
 }
 
-// planCrossChecks finds and starts the tools for every device's vendor
-// (crosscheck.Preflight, seconds), before minutes of probing. When the
-// operator asked for the cross-check (cfg.Required), a device it cannot
-// run on fails the run here; otherwise the device's card says why.
+// planCrossChecks starts the tools for every device's vendor before any
+// probe runs; with cfg.Required a device they cannot run on fails here.
 func planCrossChecks(ctx context.Context, cfg *crosscheck.Config, devs []Candidate) (*crossCheckPlan, error) {
 	p := &crossCheckPlan{tools: map[string]crosscheck.Tools{}, why: map[string]string{}}
 	if cfg == nil {
@@ -67,10 +64,8 @@ func vendorOf(c Candidate) string {
 	return fmt.Sprintf("%04x", c.Adapter.VendorID)
 }
 
-// run cross-checks c when the plan has tools for it, else records why
-// not. A tool that fails here fails the run when the cross-check was
-// asked for, and is recorded otherwise; a disagreement is an error
-// wrapping crosscheck.ErrDisagree either way.
+// run cross-checks c with the plan's tools, else records why not; a failed
+// tool fails the run only when required.
 func (p *crossCheckPlan) run(ctx context.Context, c Candidate, all []Candidate, v *schema.CapabilityVector) error {
 	tools, ok := p.tools[c.Addr]
 	if !ok {
@@ -93,9 +88,8 @@ func clip(s string) string {
 	return s[:496] + "…"
 }
 
-// crossCheck runs the standard tools on c (crosscheck.Probe) and adds
-// their checks to v; it returns an error wrapping crosscheck.ErrDisagree
-// naming every figure outside its rule, the checks added all the same.
+// crossCheck runs the tools on c and adds their checks to v; a figure
+// outside its rule is an error wrapping crosscheck.ErrDisagree.
 func crossCheck(ctx context.Context, cfg crosscheck.Config, tools crosscheck.Tools, c Candidate, all []Candidate, v *schema.CapabilityVector) error {
 	t := crosscheck.Target{BusAddress: c.BusAddress, VendorID: vendorOf(c)}
 	for _, o := range all {

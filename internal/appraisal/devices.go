@@ -18,28 +18,23 @@ var ErrNoDevice = errors.New("no device to appraise")
 // Candidate is a device seen on this machine and whether the appraisal
 // includes it.
 type Candidate struct {
-	// Addr is the device address used in reports: the PCI address when it
-	// is known, else "adapter-N", or "software-N" for a software adapter.
+	// Addr is the PCI address, else "adapter-N" or "software-N".
 	Addr string `json:"address"`
-	// Adapter is what WebGPU reports; Index is -1 for a PCI display device
-	// no adapter stands for.
+	// Adapter is WebGPU's; Index -1 is a PCI display device with none.
 	Adapter gpu.AdapterInfo `json:"adapter"`
-	// Included says whether a run with the same options appraises it.
-	Included bool `json:"included"`
-	// Reason says why it is included or excluded.
-	Reason string `json:"reason"`
-	// BusAddress is the PCI address, when the raw-Vulkan device behind the
-	// adapter was matched and reports one, or for a PCI-only device.
+	// Included says whether a run with the same options appraises it; Reason
+	// says why or why not.
+	Included bool   `json:"included"`
+	Reason   string `json:"reason"`
+	// BusAddress is the PCI address, when known.
 	BusAddress string `json:"bus_address,omitempty"`
 	// PCI is what sysfs says about the device, when found there.
 	PCI *pci.Device `json:"pci,omitempty"`
 
-	// Vulkan is the raw-Vulkan device behind the adapter; nil when it could
-	// not be matched, and vulkanWhy says why.
+	// Vulkan is the raw-Vulkan device behind it, or nil and vulkanWhy.
 	Vulkan    *vk.DeviceInfo `json:"-"`
 	vulkanWhy string
-	// vulkanCould are the Vulkan indices an adapter could be when names
-	// and ids cannot tell identical devices apart.
+	// vulkanCould are the Vulkan indices of identical devices it could be.
 	vulkanCould []int
 }
 
@@ -47,24 +42,18 @@ type Candidate struct {
 type Inventory struct {
 	// Adapters are the WebGPU adapters.
 	Adapters []gpu.AdapterInfo
-	// Vulkan are the raw-Vulkan physical devices; VulkanErr says why they
-	// could not be listed.
+	// Vulkan are the raw-Vulkan physical devices, or VulkanErr.
 	Vulkan    []vk.DeviceInfo
 	VulkanErr error
-	// PCI are the PCI functions in sysfs; PCIErr says why they could not
-	// be read.
+	// PCI are the PCI functions in sysfs, or PCIErr.
 	PCI    []pci.Device
 	PCIErr error
-	// Proven maps adapter indices to the Vulkan indices a memory-usage
-	// proof tied them to (see proveMapping).
+	// Proven maps adapter indices to Vulkan indices (proveMapping).
 	Proven map[int]int
 }
 
-// Candidates classifies every adapter, and every PCI display device that no
-// adapter stands for. Software adapters are excluded unless software is
-// set; integrated and other non-discrete adapters are out of scope (the
-// appraisal targets discrete GPUs with their own memory), and so are
-// devices the PCI-side filter rejects (BMC display chips, for one).
+// Candidates classifies every adapter and unmatched PCI display device:
+// discrete GPUs the PCI filter accepts, software ones when software is set.
 func Candidates(inv Inventory, software bool) []Candidate {
 	out := make([]Candidate, 0, len(inv.Adapters))
 	seen := map[string]bool{}
@@ -90,8 +79,8 @@ func Candidates(inv Inventory, software bool) []Candidate {
 	return out
 }
 
-// unmappedTwin reports whether an adapter without a known bus address has
-// the PCI device's vendor and device ids.
+// unmappedTwin reports whether an adapter without a bus address has the
+// PCI device's ids.
 func unmappedTwin(cands []Candidate, d *pci.Device) bool {
 	for _, c := range cands {
 		if c.BusAddress == "" && c.Adapter.VendorID == uint32(d.VendorID) && c.Adapter.DeviceID == uint32(d.DeviceID) {
@@ -130,8 +119,8 @@ func adapterCandidate(a gpu.AdapterInfo, inv Inventory, software bool) Candidate
 	return c
 }
 
-// pciVerdict lets the PCI-side filter overrule a driver that calls a
-// device discrete; without sysfs data the driver's word stands.
+// pciVerdict lets the PCI filter overrule a driver that calls a device
+// discrete; without sysfs data the driver's word stands.
 func pciVerdict(d *pci.Device) (bool, string) {
 	if d == nil {
 		return true, "discrete GPU"
@@ -156,9 +145,8 @@ func findPCI(devs []pci.Device, addr string) *pci.Device {
 	return nil
 }
 
-// Select narrows the included candidates to those a --device selector
-// names: "" or "all" for every included device, an adapter index, or a
-// device address. Naming an excluded device is an error that says why.
+// Select narrows the included candidates to a --device selector ("", "all",
+// an adapter index or an address); an excluded device is an error saying why.
 func Select(cands []Candidate, sel string) ([]Candidate, error) {
 	sel = strings.TrimSpace(sel)
 	var out []Candidate
@@ -193,13 +181,9 @@ func matches(c Candidate, sel string) bool {
 	return sel == c.Addr
 }
 
-// Discover enumerates the adapters through WebGPU, the physical devices
-// through raw Vulkan and the PCI functions in sysfs below sysfsRoot ("" is
-// the running system), and classifies them. Adapters that names and ids
-// cannot tie to one physical device (identical cards) are tied by
-// measurement: memory held on the adapter shows up in one device's usage.
-// The warnings say what could not be read: each PCI entry left out and
-// why (the other devices are still classified).
+// Discover enumerates and classifies the WebGPU adapters, raw-Vulkan devices
+// and PCI functions below sysfsRoot, tying identical cards by memory held;
+// the warnings name each PCI entry left out.
 func Discover(inst *gpu.Instance, software bool, sysfsRoot string) (cands []Candidate, warnings []error, err error) {
 	adapters, err := inst.Adapters()
 	if err != nil {
@@ -227,9 +211,8 @@ func Discover(inst *gpu.Instance, software bool, sysfsRoot string) (cands []Cand
 	return Candidates(inv, software), warnings, nil
 }
 
-// pciWarnings splits a pci.Scan error into one warning per entry. A
-// machine without PCI sysfs at all (a container, another OS) is no
-// warning: the devices' own reasons say what is known.
+// pciWarnings is one warning per entry of a pci.Scan error; no PCI sysfs
+// at all is no warning.
 func pciWarnings(err error) []error {
 	if err == nil || errors.Is(err, fs.ErrNotExist) && !isJoined(err) {
 		return nil

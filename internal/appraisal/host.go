@@ -11,14 +11,9 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// hostBaseline measures the host CPU with all threads (the seed's CPU
-// baseline) and puts it in box. It runs before the devices, with them
-// idle.
-//
-// The baseline is a host-side figure: it never sinks a GPU card. When it
-// cannot run, or fails its own check, the box records host_baseline as
-// not measured with the probe's error, and the run goes on; only an
-// interrupted run stops here.
+// hostBaseline measures the host CPU into box before the devices; when it
+// cannot run or fails its check, box lists it as not measured and the run
+// goes on.
 func hostBaseline(ctx context.Context, p probe.Probe[cpu.Host], box *schema.BoxPayload) error {
 	c, err := p.Run(ctx, cpu.Host{})
 	switch {
@@ -31,10 +26,8 @@ func hostBaseline(ctx context.Context, p probe.Probe[cpu.Host], box *schema.BoxP
 	return addToBox(box, c)
 }
 
-// addToBox puts c's host baseline, and what it left unmeasured, into
-// box: the box report takes a host baseline and nothing else, once. A
-// contribution with a card's figures is an error, as a host baseline is
-// for a card (add). A nil c adds nothing.
+// addToBox puts c's host baseline and omissions into box, once; a card's
+// figures are an error. A nil c adds nothing.
 func addToBox(box *schema.BoxPayload, c *probe.Contribution) error {
 	if c == nil {
 		return nil

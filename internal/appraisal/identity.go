@@ -11,10 +11,8 @@ import (
 // identityFields are the optional identity fields a vendor source fills.
 var identityFields = []string{"identity.vbios_hash", "identity.serial", "identity.uuid"}
 
-// vendorIdentity fills VBIOS hash, serial and UUID — from the ROM through
-// sysfs when it can be read, and from the vendor's interface (NVML for
-// NVIDIA, amdgpu's sysfs files for AMD) — and returns an omission for each
-// it could not fill. Identity is metadata: nothing here is scored.
+// vendorIdentity fills VBIOS hash, serial and UUID from sysfs and the vendor's
+// interface, and returns an omission for each it could not fill.
 func vendorIdentity(lib *nvml.Lib, libErr error, c Candidate, v *schema.CapabilityVector, sysfsRoot string) []schema.Omission {
 	id := &v.Identity
 	if c.Adapter.Software {
@@ -73,8 +71,8 @@ func amdIdentity(root string, bdf pci.BDF, id *schema.DeviceIdentity) []schema.O
 	return append(out, schema.Omission{Field: "identity.uuid", Reason: "amdgpu exposes no device UUID in sysfs"})
 }
 
-// missing turns a source's Missing map into omissions for the fields
-// that map to its keys, in identityFields order.
+// missing is the omissions for a source's Missing keys, in identityFields
+// order.
 func missing(m map[string]string, source string, keys map[string]string) []schema.Omission {
 	var out []schema.Omission
 	for _, f := range identityFields {
@@ -85,8 +83,7 @@ func missing(m map[string]string, source string, keys map[string]string) []schem
 	return out
 }
 
-// keepAbsent drops omissions for fields that ended up filled (a ROM hash
-// needs no vendor version, a unique id stands in for a serial number).
+// keepAbsent drops omissions for fields that ended up filled.
 func keepAbsent(oms []schema.Omission, id *schema.DeviceIdentity) []schema.Omission {
 	filled := map[string]bool{"identity.vbios_hash": id.VBIOSHash != "", "identity.serial": id.Serial != "", "identity.uuid": id.UUID != ""}
 	var out []schema.Omission

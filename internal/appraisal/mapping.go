@@ -17,11 +17,8 @@ type holdFunc func(adapter int, bytes uint64) (release func(), err error)
 // usageFunc reads a raw-Vulkan device's device-local heap usage, bytes.
 type usageFunc func(vkIndex int) (uint64, error)
 
-// proveMapping ties each adapter that names and ids cannot tell apart to
-// the one raw-Vulkan device whose memory usage rises while memory is held
-// on that adapter. amb maps an adapter index to the Vulkan indices it
-// could be. An adapter whose hold moves no device, or more than one, stays
-// unmapped: the mapping is measured, never assumed from order.
+// proveMapping ties each adapter of amb to the one Vulkan index in its list
+// whose usage rises while memory is held on it; else it stays unmapped.
 func proveMapping(amb map[int][]int, hold holdFunc, usage usageFunc) (map[int]int, error) {
 	out := map[int]int{}
 	for adapter, vks := range amb {

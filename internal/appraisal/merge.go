@@ -8,33 +8,24 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// runProbes runs each of ps on d in turn, adds what it measured to v
-// (runProbe) and returns the host link and launch trials the probes
-// reported, for the rule between these and another backend's paths
-// (vulkanLink).
-func runProbes[D any](ctx context.Context, w *worker, d D, ps []probe.Probe[D], v *schema.CapabilityVector) (probe.LinkTrial, error) {
-	var tr probe.LinkTrial
+// runProbes runs each of ps on d in turn into v (runProbe).
+func runProbes[D any](ctx context.Context, w *worker, d D, ps []probe.Probe[D], v *schema.CapabilityVector) error {
 	for _, p := range ps {
-		c, err := runProbe(ctx, w, d, p, v)
-		if err != nil {
-			return tr, err
-		}
-		if c.Trial != nil {
-			tr = tr.Join(*c.Trial)
+		if _, err := runProbe(ctx, w, d, p, v); err != nil {
+			return err
 		}
 	}
-	return tr, nil
+	return nil
 }
 
-// runProbe runs p on d as w, records it in v.Probes with the probes its
-// contribution names, adds what it measured to v, and returns the
-// contribution, for a probe built from it.
+// runProbe runs p on d as w, records it and the probes its contribution
+// names, adds what it measured to v, and returns the contribution.
 func runProbe[D any](ctx context.Context, w *worker, d D, p probe.Probe[D], v *schema.CapabilityVector) (*probe.Contribution, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var c *probe.Contribution
-	err := w.inTurnIf(ctx, hostShared(p.Name()), func() (err error) {
+	err := w.onOwn(func() (err error) {
 		w.stage(p.Name())
 		if w.fault != nil {
 			if err := w.fault(w.addr, p.Name()); err != nil {
@@ -55,15 +46,8 @@ func runProbe[D any](ctx context.Context, w *worker, d D, p probe.Probe[D], v *s
 	return c, nil
 }
 
-// add puts the figures of c into v. The rule is one per figure kind:
-// lists (precisions, bandwidth kernels, roofline sweeps, cross-checks,
-// peer links, skips, omissions) are appended; a section or field that
-// one device has once (usable memory, integrity, the host link, launch
-// overhead, thermal) is set by the one probe that measures it, and a
-// second contribution to it is an error — where two backends measure
-// the same figure, the orchestrator chooses between them by its own
-// written rule (see vulkanLink) before anything is added. A nil c adds
-// nothing.
+// add puts c's figures into v: lists are appended; a section set twice is
+// an error (each has one owner). A nil c adds nothing.
 func add(v *schema.CapabilityVector, c *probe.Contribution) error {
 	if c == nil {
 		return nil
@@ -135,7 +119,7 @@ func add(v *schema.CapabilityVector, c *probe.Contribution) error {
 }
 
 func errTwice(what string) error {
-	return fmt.Errorf("%s measured twice: two probes set it and no rule chose between them", what)
+	return fmt.Errorf("%s measured twice: two probes set it", what)
 }
 
 // appendProbe adds a probe record once.

@@ -5,37 +5,37 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/internal/probe/peer"
 	"github.com/everycycle/appraise/schema"
 )
 
-// together runs, after every device's own probes, what needs all of them
-// open at once: every device's host link at the same time (into the box)
-// and the directed peer links (into each card).
-func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, vs []*schema.CapabilityVector, o Options, box *schema.BoxPayload) error {
-	w := newWorker("box", o)
-	ds, err := openAll(inst, devs, o)
+// together runs what needs every device at once: the host links at once
+// (into the box) and the peer links (into each card).
+func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, plans []DevicePlan, vs []*schema.CapabilityVector, w *worker, box *schema.BoxPayload) error {
+	w.stage("host links at once")
+	if err := hostLinksAtOnce(ctx, devs, plans, box); err != nil {
+		return fmt.Errorf("%w: host links at once: %w", ErrProbe, err)
+	}
+	ds, err := openAll(inst, devs, plans)
 	if err != nil {
 		return err
 	}
 	defer releaseAll(ds)
-	w.stage("host links at once")
-	if box.HostLinks, err = hostLinksAtOnce(ctx, devs, ds); err != nil {
-		return fmt.Errorf("%w: host links at once: %w", ErrProbe, err)
-	}
 	w.stage("peer links")
 	groups, groupsErr := vk.DeviceGroups()
 	return peerLinks(ctx, devs, ds, vs, vulkanGroups{groups, groupsErr})
 }
 
-// openAll opens every device in devs through WebGPU, as webgpuProbes
-// does. On error nothing is left open.
-func openAll(inst *gpu.Instance, devs []Candidate, o Options) ([]*gpu.Device, error) {
+// openAll opens every device through WebGPU with its plan's options; on
+// error nothing is left open.
+func openAll(inst *gpu.Instance, devs []Candidate, plans []DevicePlan) ([]*gpu.Device, error) {
 	ds := make([]*gpu.Device, 0, len(devs))
-	for _, c := range devs {
-		d, err := gpu.Open(inst, c.Adapter, deviceOptions(c, o))
+	for i, c := range devs {
+		d, err := gpu.Open(inst, c.Adapter, plans[i].gpu)
 		if err != nil {
 			releaseAll(ds)
 			return nil, fmt.Errorf("%s: %w", c.Addr, err)
@@ -51,29 +51,54 @@ func releaseAll(ds []*gpu.Device) {
 	}
 }
 
-// hostLinksAtOnce runs the host-link probe on every device at the same
-// time, each device on its own goroutine (a Device is used by one
-// goroutine only), and sums each direction's medians.
-func hostLinksAtOnce(ctx context.Context, devs []Candidate, ds []*gpu.Device) (*schema.HostLinksAtOnce, error) {
-	rs := make([]gpu.HostLinkResult, len(ds))
+// hostLinksAtOnce measures the raw-Vulkan host link of every device with a
+// raw-Vulkan device, all at once, into box, or says why it cannot.
+func hostLinksAtOnce(ctx context.Context, devs []Candidate, plans []DevicePlan, box *schema.BoxPayload) error {
+	var at []int
+	for i, c := range devs {
+		if c.Vulkan != nil {
+			at = append(at, i)
+		}
+	}
+	if len(at) < 2 {
+		box.NotMeasured = append(box.NotMeasured, schema.Omission{Field: "host_links",
+			Reason: "fewer than two of the run's devices were matched to a raw-Vulkan device, through which the host link is measured"})
+		return nil
+	}
+	ds := make([]*vk.Device, 0, len(at))
+	defer func() {
+		for _, d := range ds {
+			d.Release()
+		}
+	}()
+	for _, i := range at {
+		d, err := vk.Open(devs[i].Vulkan.Index)
+		if err != nil {
+			return fmt.Errorf("%s: %w", devs[i].Addr, err)
+		}
+		ds = append(ds, d)
+	}
+	cs := make([]*probe.Contribution, len(ds))
 	errs := make([]error, len(ds))
 	var wg sync.WaitGroup
-	for i, d := range ds {
-		wg.Go(func() { rs[i], errs[i] = gpu.MeasureHostLink(ctx, d) })
+	for k, d := range ds {
+		p := link.HostLinkProbe{Options: plans[at[k]].transfer}
+		p.Options.BulkOnly = true
+		wg.Go(func() { cs[k], errs[k] = p.Run(ctx, d) })
 	}
 	wg.Wait()
 	out := &schema.HostLinksAtOnce{}
-	for i, r := range rs {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("%s: %w", devs[i].Addr, errs[i])
+	for k, i := range at {
+		if errs[k] != nil {
+			return fmt.Errorf("%s: %w", devs[i].Addr, errs[k])
 		}
-		name := gpu.HostLinkProbe{}.Name()
-		h2d, d2h := r.HostToDevice.Schema(name), r.DeviceToHost.Schema(name)
+		h2d, d2h := cs[k].HostToDevice, cs[k].DeviceToHost
 		out.Devices = append(out.Devices, schema.DeviceHostLink{BusAddress: devs[i].Addr, HostToDevice: *h2d, DeviceToHost: *d2h})
 		out.HostToDeviceBytesPerS += h2d.BytesPerS.Median
 		out.DeviceToHostBytesPerS += d2h.BytesPerS.Median
 	}
-	return out, schema.Validate(out)
+	box.HostLinks = out
+	return schema.Validate(out)
 }
 
 // vulkanGroups is what the driver says about Vulkan device groups.
@@ -82,7 +107,7 @@ type vulkanGroups struct {
 	err    error
 }
 
-// why says why the vulkan-device-group path is not taken for a and b.
+// why says why the Vulkan device-group path is not taken for a and b.
 func (g vulkanGroups) why(a, b Candidate) string {
 	switch {
 	case g.err != nil:
@@ -106,12 +131,8 @@ func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 	return a, nil
 }
 
-// peerLinks measures every ordered pair of appraised devices that have a
-// bus address, through the best path each pair offers (peer.LinksFrom),
-// and adds each device's links to its card; ds are the devices opened.
-// A card left without a pair (no bus address of its own, as a software
-// adapter has none, or no other device with one) records why
-// interconnect.peers is absent (peersOmitted).
+// peerLinks measures every ordered pair of devices with a bus address over
+// the best path each offers (peer.LinksFrom) into their cards.
 func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
 	var at []int // index in devs of each device in set.List
 	for i, c := range devs {
@@ -140,11 +161,8 @@ func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*sc
 	return nil
 }
 
-// peersOmitted adds to each card of devs that gets no peer link the reason
-// interconnect.peers is absent, where the card has an interconnect section
-// (the completeness rule asks for the reason there only); withBus is how
-// many of devs have a bus address. A peer link names its peer by PCI bus
-// address, and the peer-link paths find devices by it.
+// peersOmitted says on each card with an interconnect and no pair why
+// interconnect.peers is absent; withBus counts devs with a bus address.
 func peersOmitted(devs []Candidate, vs []*schema.CapabilityVector, withBus int) {
 	for i, c := range devs {
 		var why string

@@ -11,10 +11,11 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// softwarePair returns the software adapter twice, under two made-up bus
-// addresses that no real device of a test host has (so no CUDA device
-// matches them), so the multi-device phase can run on one software device;
-// it skips without an adapter (fails under CI=true, which installs one).
+// softwarePair returns the software adapter (with its raw-Vulkan device)
+// twice, under two made-up bus addresses that no real device of a test
+// host has (so no CUDA device matches them), so the multi-device phase can
+// run on one software device; it skips without an adapter (fails under
+// CI=true, which installs one).
 func softwarePair(t *testing.T) (*gpu.Instance, []Candidate) {
 	t.Helper()
 	inst, err := gpu.NewInstance()
@@ -22,16 +23,16 @@ func softwarePair(t *testing.T) (*gpu.Instance, []Candidate) {
 		t.Fatal(err)
 	}
 	t.Cleanup(inst.Release)
-	as, err := inst.Adapters()
+	cands, _, err := Discover(inst, true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range as {
-		if a.Software {
-			return inst, []Candidate{
-				{Addr: "0000:7f:1e.6", BusAddress: "0000:7f:1e.6", Adapter: a},
-				{Addr: "0000:7f:1f.6", BusAddress: "0000:7f:1f.6", Adapter: a},
-			}
+	for _, c := range cands {
+		if c.Adapter.Software && c.Vulkan != nil {
+			a, b := c, c
+			a.Addr, a.BusAddress = "0000:7f:1e.6", "0000:7f:1e.6"
+			b.Addr, b.BusAddress = "0000:7f:1f.6", "0000:7f:1f.6"
+			return inst, []Candidate{a, b}
 		}
 	}
 	if os.Getenv("CI") == "true" {
@@ -69,7 +70,11 @@ func checkTogether(t *testing.T, inst *gpu.Instance, devs []Candidate) {
 	t.Helper()
 	vs := []*schema.CapabilityVector{{}, {}}
 	box := schema.BoxPayload{}
-	if err := together(context.Background(), inst, devs, vs, Options{Quick: true}, &box); err != nil {
+	plans := make([]DevicePlan, len(devs))
+	for i, c := range devs {
+		plans[i] = planOf(t, c, Options{Quick: true})
+	}
+	if err := together(context.Background(), inst, devs, plans, vs, newWorker("box", Options{}), &box); err != nil {
 		t.Fatal(err)
 	}
 	hl := box.HostLinks
@@ -78,6 +83,11 @@ func checkTogether(t *testing.T, inst *gpu.Instance, devs []Candidate) {
 	}
 	if sum := hl.Devices[0].HostToDevice.BytesPerS.Median + hl.Devices[1].HostToDevice.BytesPerS.Median; sum != hl.HostToDeviceBytesPerS {
 		t.Errorf("host → device sum %g, want %g", hl.HostToDeviceBytesPerS, sum)
+	}
+	for _, d := range hl.Devices {
+		if d.HostToDevice.Probe != "vulkan-hostlink" || d.DeviceToHost.Probe != "vulkan-hostlink" || !d.HostToDevice.Check.Passed {
+			t.Errorf("host link of %s: %+v", d.BusAddress, d)
+		}
 	}
 	for i, v := range vs {
 		other := devs[1-i].BusAddress

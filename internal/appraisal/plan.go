@@ -10,16 +10,10 @@ import (
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/platform/host"
+	"github.com/everycycle/appraise/internal/probe/cpu"
 	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/schema"
 )
-
-// A plan is the command line resolved, once, into what each device's
-// appraisal will do, before any device is opened: the probes in order and
-// their sizes, the soak's length and load, which vendor-BLAS precisions,
-// the cross-check tools, and what is skipped up front and why. Appraise
-// runs the plan (appraiseDevice reads its settings from it, never from
-// Options again); `appraise plan` prints it without measuring.
 
 // DevicePlan is one device's part of a run's plan.
 type DevicePlan struct {
@@ -30,99 +24,104 @@ type DevicePlan struct {
 	Software bool `json:"software"`
 	// Mode is "quick" or "full".
 	Mode string `json:"mode" validate:"oneof=quick full"`
-	// Schedule is "concurrent" (every device of the run at once) or
-	// "serial" (one after another; a run of one device), as the card's
-	// environment.schedule will say.
+	// Schedule is "concurrent" or "serial", as environment.schedule.
 	Schedule string `json:"schedule" validate:"oneof=serial concurrent"`
 	// WebGPU names the portable probes, in the order they run.
 	WebGPU []string `json:"webgpu_probes" validate:"min=1"`
-	// MemoryLimitBytes is the most a probe may allocate on the device
-	// (0: the gpu package's default).
+	// MemoryLimitBytes is the most a probe may allocate, in bytes (0: default).
 	MemoryLimitBytes uint64 `json:"memory_limit_bytes"`
-	// Vulkan names the raw-Vulkan probes, in the order they run; none
-	// when no raw-Vulkan device matched the adapter.
+	// Vulkan names the raw-Vulkan probes in order; none without a match.
 	Vulkan []string `json:"vulkan_probes,omitempty"`
-	// GEMMSize is the edge of the square GEMMs the cooperative-matrix and
-	// vendor-BLAS probes time (0: each probe's default).
+	// GEMMSize is the edge of the square GEMMs timed (0: each probe's default).
 	GEMMSize int `json:"gemm_size,omitempty" validate:"gte=0"`
-	// BLAS says which vendor-BLAS precisions run: "all" (--blas),
-	// "without-vulkan-entry" (those the card gets no cooperative-matrix
-	// entry for, decided after those probes ran) or "none".
+	// BLAS is which vendor-BLAS precisions run: "all" (--blas), "none", or
+	// "without-vulkan-entry" (those without a cooperative-matrix entry).
 	BLAS string `json:"blas" validate:"oneof=all without-vulkan-entry none"`
 	// SoakS is the thermal soak's length in seconds (0: no soak).
 	SoakS float64 `json:"soak_s" validate:"gte=0"`
 	// SoakLoad is what the soak holds: "gemm" or "fma" ("" with no soak).
 	SoakLoad string `json:"soak_load,omitempty" validate:"omitempty,oneof=gemm fma"`
-	// CrossCheck names the standard tools run beside our probes, or says
-	// why none run.
+	// CrossCheck names the standard tools run, or says why none do.
 	CrossCheck string `json:"cross_check" validate:"required"`
 	// Skipped is what is known before probing not to run, with why.
 	Skipped []schema.Skip `json:"skipped,omitempty" validate:"omitempty,dive"`
-	// ExpectedS estimates the device's appraisal in seconds: the soak
-	// plus the probes' time on the device class in that mode, as measured
-	// on the project's machines (docs/performance.md); a device's own
-	// rate changes it.
+	// ExpectedS estimates the device's appraisal in seconds, soak included.
 	ExpectedS float64 `json:"expected_s" validate:"gt=0"`
 
-	gpu      gpu.Options
-	vulkan   vk.Options
-	transfer link.TransferOptions
-	blas     BLASOptions
-	soak     time.Duration
-	gemmSoak bool
-	coopMat  bool
-	// soakAsked is --soak-load as given (auto, gemm or fma); sysfsRoot
-	// is where the device's hwmon telemetry is read below.
+	gpu        gpu.Options
+	roofline   gpu.RooflineProbe
+	memtestCap uint64
+	vulkan     vk.Options
+	transfer   link.TransferOptions
+	blas       BLASOptions
+	soak       time.Duration
+	gemmSoak   bool
+	coopMat    bool
+	// soakAsked is --soak-load as given; sysfsRoot is where hwmon is read.
 	soakAsked string
 	sysfsRoot string
+	xc        *crossCheckPlan
 }
 
-// Expected probe times, before the soak, in seconds: the medians of
-// whole appraisals on the project's machines (docs/performance.md,
-// "Software device" and "Tooling"), by device class and mode. They
-// estimate; nothing is decided from them.
+// Expected probe times before the soak, in seconds (docs/performance.md);
+// nothing is decided from them.
 const (
-	expectedSoftwareQuickS = 20
-	expectedSoftwareFullS  = 110
-	expectedGPUQuickS      = 40
-	expectedGPUFullS       = 58
-	// expectedSoftwareCoopMatS is the cooperative-matrix GEMMs on a
-	// software adapter (Mesa 26's lavapipe compiles a kernel per shape).
+	expectedSoftwareQuickS   = 20
+	expectedSoftwareFullS    = 110
+	expectedGPUQuickS        = 40
+	expectedGPUFullS         = 58
 	expectedSoftwareCoopMatS = 530
-	// expectedGPUTurnQuickS and expectedGPUTurnFullS are the part of a
-	// GPU's time spent on what the devices share (the WebGPU and
-	// raw-Vulkan host links and launch latencies, measured in the host's
-	// turn): the sums of those stages on the H200 (docs/performance.md,
-	// "Time of a default appraisal").
-	expectedGPUTurnQuickS = 5.5
-	expectedGPUTurnFullS  = 8
+	// The host's turn: the raw-Vulkan host link and launch.
+	expectedGPUTurnQuickS = 2.5
+	expectedGPUTurnFullS  = 2.8
 )
 
-// Plan resolves o for every device in devs, before any of them is
-// opened. An option a device cannot honour (--soak-load gemm on a device
-// without the vendor library) is an error wrapping ErrSoakLoad.
+// What --quick (and a software adapter) resolves to.
+const (
+	quickGEMMSize             = 4096
+	quickRooflineArrayBytes   = 64 << 20
+	quickMemtestBytes         = 256 << 20
+	quickSoftwareMemtestBytes = 64 << 20
+	softwareTransferBytes     = 64 << 20
+	softwareFMASteps          = 128
+)
+
+// quickTransfer are the host link's brief sample counts and trial rounds.
+var quickTransfer = link.TransferOptions{Samples: 3, LatencySamples: 21, TrialRounds: 3, LatencyTrialRounds: 7}
+
+// Plan resolves o for every device in devs before any is opened. An
+// option a device cannot honour is an error wrapping ErrSoakLoad.
 func Plan(ctx context.Context, devs []Candidate, o Options) ([]DevicePlan, error) {
+	rp, err := planRun(ctx, devs, o)
+	return rp.devices, err
+}
+
+// runPlan is a run's plan: each device's, and the host baseline's options.
+type runPlan struct {
+	devices []DevicePlan
+	cpu     cpu.Options
+}
+
+// planRun is Plan, with the host baseline's options; Appraise runs it.
+func planRun(ctx context.Context, devs []Candidate, o Options) (runPlan, error) {
 	o = o.withHostMemory(len(devs))
 	xc, err := planCrossChecks(ctx, o.CrossCheck, devs)
 	if err != nil {
-		return nil, err
+		return runPlan{}, err
 	}
-	out := make([]DevicePlan, 0, len(devs))
+	rp := runPlan{cpu: cpu.Options{Quick: o.Quick, Root: o.SysfsRoot}}
 	for _, c := range devs {
 		p, err := planDevice(c, o, xc, len(devs))
 		if err != nil {
-			return nil, err
+			return runPlan{}, err
 		}
-		out = append(out, p)
+		rp.devices = append(rp.devices, p)
 	}
-	return out, nil
+	return rp, nil
 }
 
-// withHostMemory is o with the memory the process may use read, once,
-// below o.SysfsRoot (host.ReadMemory), for a run of n devices: when they
-// run at once, each device's share (a software adapter's memory is the
-// host's, and all of them hold theirs at the same time); unknown leaves
-// it 0.
+// withHostMemory is o with the memory the process may use (each device's
+// share when n run at once); unknown leaves it 0.
 func (o Options) withHostMemory(n int) Options {
 	if m, err := host.ReadMemory(o.SysfsRoot); err == nil {
 		o.hostUsable = m.UsableBytes
@@ -135,19 +134,24 @@ func (o Options) withHostMemory(n int) Options {
 
 // planDevice resolves o for c, one of a run of n devices.
 func planDevice(c Candidate, o Options, xc *crossCheckPlan, n int) (DevicePlan, error) {
-	gemmSoak, err := gemmSoakPlanned(c, o)
+	soak := soakLength(c, o)
+	gemmSoak, err := gemmSoakPlanned(c, o, soak)
 	if err != nil {
 		return DevicePlan{}, err
 	}
 	p := DevicePlan{Address: c.Addr, Name: c.Adapter.DisplayName(), Software: c.Adapter.Software, Mode: "full",
 		gpu: deviceOptions(c, o), vulkan: vulkanOptions(c, o), transfer: transferOptions(c, o), blas: blasOptions(o),
-		soak: soakLength(c, o), gemmSoak: gemmSoak, coopMat: o.CoopMat, Schedule: scheduleOf(o, n),
-		soakAsked: o.SoakLoad, sysfsRoot: o.SysfsRoot}
+		soak: soak, gemmSoak: gemmSoak, coopMat: o.CoopMat, Schedule: scheduleOf(o, n),
+		soakAsked: o.SoakLoad, sysfsRoot: o.SysfsRoot, xc: xc}
 	if o.Quick {
 		p.Mode = "quick"
+		p.roofline.MaxArrayBytes, p.memtestCap = quickRooflineArrayBytes, quickMemtestBytes
+		if c.Adapter.Software {
+			p.memtestCap = quickSoftwareMemtestBytes
+		}
 	}
 	p.MemoryLimitBytes = p.gpu.MemoryLimit
-	for _, pr := range probes(o.Quick) {
+	for _, pr := range firstProbes(p) {
 		p.WebGPU = append(p.WebGPU, pr.Name())
 	}
 	p.WebGPU = append(p.WebGPU, gpu.CapacityProbe{}.Name(), gpu.IntegrityProbe{}.Name())
@@ -228,9 +232,8 @@ func (p *DevicePlan) expected(o Options) float64 {
 	return s + p.SoakS
 }
 
-// turnS is the part of ExpectedS spent in the host's turn when the run
-// is concurrent: a GPU's host-shared figures by its mode; 0 for a
-// software adapter, whose whole time ExpectedWallS adds anyway.
+// turnS is the part of ExpectedS in the host's turn; 0 for a software
+// adapter.
 func (p *DevicePlan) turnS() float64 {
 	switch {
 	case p.Software:
@@ -242,13 +245,8 @@ func (p *DevicePlan) turnS() float64 {
 	}
 }
 
-// ExpectedWallS estimates a run of plans in seconds, the host baseline
-// and the peer links left out: one device after another, the sum of
-// their ExpectedS; at once, the longest GPU's (each GPU works on its
-// own) plus every other GPU's host turn (a turn holds every other device
-// idle, so the turns add up), plus every software adapter's whole time
-// (they run on the host's cores, which they share: at once they take as
-// long as in turn).
+// ExpectedWallS estimates a run in seconds: serial, the sum; at once, the
+// longest GPU's, the other GPUs' turns and the software adapters' times.
 func ExpectedWallS(plans []DevicePlan) float64 {
 	var sum, software, longest, turns, longestTurn float64
 	for _, p := range plans {
@@ -276,4 +274,62 @@ func (xc *crossCheckPlan) describe(c Candidate) string {
 		return "none: " + xc.why[c.Addr]
 	}
 	return fmt.Sprintf("%s and %s", t.BabelStream, t.Mixbench)
+}
+
+// deviceOptions are the options c's WebGPU device is opened with.
+func deviceOptions(c Candidate, o Options) gpu.Options {
+	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
+}
+
+// transferOptions are c's host link options: brief with --quick or on a
+// software adapter, there also 64 MiB and, with --quick, no kernel routes.
+func transferOptions(c Candidate, o Options) link.TransferOptions {
+	var to link.TransferOptions
+	if c.Adapter.Software || o.Quick {
+		to = quickTransfer
+	}
+	if c.Adapter.Software {
+		to.Bytes, to.Warmup = softwareTransferBytes, gpu.SoftwareWarmUp
+		to.NoKernelRoutes = o.Quick
+	}
+	return to
+}
+
+// vulkanOptions are c's raw-Vulkan sizes (zero: defaults): small dispatches
+// and 512³ GEMMs on a software adapter, 4096³ GEMMs on a quick GPU.
+func vulkanOptions(c Candidate, o Options) vk.Options {
+	opts := vk.Options{Progress: newWorker(c.Addr, o).lines("vulkan: ")}
+	switch {
+	case c.Adapter.Software:
+		opts.FMAInvocations, opts.FMASteps = 1<<14, softwareFMASteps
+		opts.Size, opts.SearchSize = 512, 256
+	case o.Quick:
+		opts.Size = quickGEMMSize
+	}
+	return opts
+}
+
+// blasOptions are o.BLAS with --quick's GEMM size where none was set.
+func blasOptions(o Options) BLASOptions {
+	b := o.BLAS
+	if o.Quick && b.Probe.M == 0 && b.Probe.N == 0 && b.Probe.K == 0 {
+		b.Probe.M, b.Probe.N, b.Probe.K = quickGEMMSize, quickGEMMSize, quickGEMMSize
+	}
+	return b
+}
+
+// soakLength is --soak, else the mode's default, capped on a software
+// adapter; 0 means no soak.
+func soakLength(c Candidate, o Options) time.Duration {
+	d := DefaultSoak
+	switch {
+	case o.Soak != nil:
+		d = *o.Soak
+	case o.Quick:
+		d = QuickSoak
+	}
+	if c.Adapter.Software && d > softwareSoak {
+		d = softwareSoak
+	}
+	return d
 }

@@ -49,7 +49,7 @@ func TestPlanDevice(t *testing.T) {
 
 	p := planOf(t, sw, Options{Quick: true})
 	if p.Mode != "quick" || p.SoakLoad != SoakLoadFMA || p.SoakS != softwareSoak.Seconds() || p.BLAS != "none" ||
-		p.MemoryLimitBytes != softwareMemoryLimit || len(p.WebGPU) != 7 || !slices.Contains(p.Vulkan, "host link and launch") {
+		p.MemoryLimitBytes != softwareMemoryLimit || len(p.WebGPU) != 5 || !slices.Contains(p.Vulkan, "host link and launch") {
 		t.Errorf("software, quick: %+v", p)
 	}
 	if len(p.Skipped) != 1 || p.Skipped[0].Probe != vk.ProbeCoopMatGEMM || !strings.HasPrefix(p.CrossCheck, "none: ") {

@@ -15,12 +15,6 @@ import (
 func TestWebGPUProbeOrder(t *testing.T) {
 	c := Candidate{Addr: "software-0", vulkanWhy: "no raw-Vulkan device matches this adapter"}
 	c.Adapter.Software, c.Adapter.Name = true, "llvmpipe (LLVM 15.0.6, 256 bits)"
-	var names []string
-	for _, p := range probes(true) {
-		names = append(names, p.Name()+"@"+p.Version())
-	}
-	names = append(names, capacityProbe(c, nil).Name()+"@"+capacityProbe(c, nil).Version())
-	names = append(names, gpu.IntegrityProbe{}.Name()+"@"+gpu.IntegrityProbe{}.Version())
 	plan := func(o Options) DevicePlan {
 		t.Helper()
 		p, err := planDevice(c, o, &crossCheckPlan{why: map[string]string{c.Addr: "none configured"}}, 1)
@@ -30,12 +24,18 @@ func TestWebGPUProbeOrder(t *testing.T) {
 		return p
 	}
 	p := plan(Options{Quick: true})
+	var names []string
+	for _, p := range firstProbes(p) {
+		names = append(names, p.Name()+"@"+p.Version())
+	}
+	names = append(names, capacityProbe(c, nil).Name()+"@"+capacityProbe(c, nil).Version())
+	names = append(names, gpu.IntegrityProbe{}.Name()+"@"+gpu.IntegrityProbe{}.Version())
 	fma := fmaSoakProbe(c, p, nil, nil)
 	if p.SoakLoad != SoakLoadFMA || fma.Duration != softwareSoak {
 		t.Errorf("quick software soak: %v, %q", fma.Duration, p.SoakLoad)
 	}
 	names = append(names, fma.Name()+"@"+fma.Version())
-	want := []string{"webgpu-stream@2", "webgpu-launch@1", "webgpu-hostlink@1", "webgpu-alu@1", "webgpu-roofline@5",
+	want := []string{"webgpu-stream@2", "webgpu-alu@1", "webgpu-roofline@5",
 		"webgpu-capacity@2", "webgpu-memtest@2", "webgpu-soak@2"}
 	if !slices.Equal(names, want) {
 		t.Errorf("probes %v, want %v", names, want)
@@ -47,16 +47,28 @@ func TestWebGPUProbeOrder(t *testing.T) {
 }
 
 // TestMemtestFromCapacity: the memtest covers the usable memory of the
-// capacity probe's own contribution, and cannot be built without one.
+// capacity probe's own contribution, and cannot be built without one; the
+// plan caps it (and the roofline's arrays) with --quick.
 func TestMemtestFromCapacity(t *testing.T) {
-	c := Candidate{Addr: "0000:01:00.0"}
-	if _, err := memtestProbe(c, false, nil, nil, nil); err == nil {
+	c := Candidate{Addr: "0000:01:00.0", vulkanWhy: "no raw-Vulkan device matches this adapter"}
+	c.Adapter.Name = "a GPU"
+	if _, err := memtestProbe(0, nil, nil, nil); err == nil {
 		t.Error("a memtest without the usable memory")
 	}
 	capacity := &probe.Contribution{Usable: &probe.Usable{Bytes: 3 << 30, LimitedBy: "memory-limit"}}
-	m, err := memtestProbe(c, true, nil, capacity, nil)
-	if err != nil || m.UsableBytes != 3<<30 || !m.Quick || m.Software {
+	m, err := memtestProbe(quickMemtestBytes, nil, capacity, nil)
+	if err != nil || m.UsableBytes != 3<<30 || m.CapBytes != quickMemtestBytes {
 		t.Errorf("memtest %+v, %v", m, err)
+	}
+	if p := planOf(t, c, Options{Quick: true}); p.memtestCap != quickMemtestBytes || p.roofline.MaxArrayBytes != quickRooflineArrayBytes {
+		t.Errorf("quick GPU plan: memtest cap %d, roofline arrays %d", p.memtestCap, p.roofline.MaxArrayBytes)
+	}
+	if p := planOf(t, c, Options{}); p.memtestCap != 0 || p.roofline.MaxArrayBytes != 0 {
+		t.Errorf("full GPU plan: memtest cap %d, roofline arrays %d", p.memtestCap, p.roofline.MaxArrayBytes)
+	}
+	c.Adapter.Software = true
+	if p := planOf(t, c, Options{Quick: true}); p.memtestCap != quickSoftwareMemtestBytes {
+		t.Errorf("quick software plan: memtest cap %d", p.memtestCap)
 	}
 }
 
@@ -64,11 +76,11 @@ func TestMemtestFromCapacity(t *testing.T) {
 // of the card's usable memory, never more than the memory, and states
 // its fraction of all of it.
 func TestCheckMemtest(t *testing.T) {
-	m := checkMemtest(80<<30, false)
-	if m.UsableBytes != 80<<30 || m.SliceBytes == 0 || float64(m.SliceBytes)*gpu.IntegrityShare > checkIntegrityCap || !m.Quick {
+	m := checkMemtest(80 << 30)
+	if m.UsableBytes != 80<<30 || m.SliceBytes == 0 || float64(m.SliceBytes)*gpu.IntegrityShare > checkIntegrityCap {
 		t.Errorf("%+v", m)
 	}
-	if m := checkMemtest(16<<20, true); m.SliceBytes != 16<<20 || !m.Software {
+	if m := checkMemtest(16 << 20); m.SliceBytes != 16<<20 {
 		t.Errorf("%+v", m)
 	}
 }

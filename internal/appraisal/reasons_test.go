@@ -12,31 +12,33 @@ import (
 // follows from what the run did, and a part absent for no reason the run
 // knows fails the run instead of signing a generic one.
 func TestAbsentReasonsTrue(t *testing.T) {
-	zero, soak := time.Duration(0), 2*time.Second
+	soak := 2 * time.Second
 	ambient := 21.0
 	gpuDev := Candidate{Addr: "0000:01:00.0", vulkanWhy: "no raw-Vulkan device matches this adapter"}
 	for _, tc := range []struct {
 		name  string
 		c     Candidate
-		o     Options
+		p     DevicePlan
 		v     schema.CapabilityVector
 		field string
 		want  string // "" when the run does not explain it
 	}{
-		{"no soak asked", gpuDev, Options{Soak: &zero}, schema.CapabilityVector{}, "thermal", reasonNoSoak},
-		{"soak asked but absent", gpuDev, Options{Soak: &soak}, schema.CapabilityVector{}, "thermal", ""},
-		{"roofline absent, probe silent", gpuDev, Options{}, schema.CapabilityVector{}, "roofline", ""},
-		{"cross-check absent, plan silent", gpuDev, Options{}, schema.CapabilityVector{}, "cross_checks", ""},
-		{"no Vulkan match", gpuDev, Options{}, schema.CapabilityVector{}, "identity.bus_address", "no raw-Vulkan device matches"},
-		{"no telemetry", gpuDev, Options{}, schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{Telemetry: "none"}}, "thermal.sustained_power_w", "neither NVML nor a hwmon"},
-		{"NVML without power", gpuDev, Options{}, schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{Telemetry: "nvml"}}, "thermal.sustained_power_w", "nvml gave no power reading"},
-		{"no ambient", gpuDev, Options{}, schema.CapabilityVector{}, "environment.ambient_c", reasonNoAmbient},
-		{"ambient given yet absent", gpuDev, Options{AmbientC: &ambient}, schema.CapabilityVector{}, "environment.ambient_c", ""},
-		{"precisions all skipped", gpuDev, Options{}, schema.CapabilityVector{Skipped: []schema.Skip{{Probe: "webgpu-alu", Item: "fma fp16", Reason: "x"}}}, "precisions", "see skipped"},
-		{"precisions absent, nothing skipped", gpuDev, Options{}, schema.CapabilityVector{}, "precisions", ""},
+		{"no soak asked", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "thermal", reasonNoSoak},
+		{"soak asked but absent", gpuDev, DevicePlan{soak: soak}, schema.CapabilityVector{}, "thermal", ""},
+		{"roofline absent, probe silent", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "roofline", ""},
+		{"cross-check absent, plan silent", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "cross_checks", ""},
+		{"no Vulkan match", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "identity.bus_address", "no raw-Vulkan device matches"},
+		{"no Vulkan match, no host link", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "interconnect.host_to_device", "no raw-Vulkan device matches"},
+		{"no Vulkan match, no launch", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "launch_overhead", "no raw-Vulkan device matches"},
+		{"no telemetry", gpuDev, DevicePlan{}, schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{Telemetry: "none"}}, "thermal.sustained_power_w", "neither NVML nor a hwmon"},
+		{"NVML without power", gpuDev, DevicePlan{}, schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{Telemetry: "nvml"}}, "thermal.sustained_power_w", "nvml gave no power reading"},
+		{"no ambient", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "environment.ambient_c", reasonNoAmbient},
+		{"ambient given yet absent", gpuDev, DevicePlan{}, schema.CapabilityVector{Environment: schema.ProbeEnvironment{AmbientC: &ambient}}, "environment.ambient_c", ""},
+		{"precisions all skipped", gpuDev, DevicePlan{}, schema.CapabilityVector{Skipped: []schema.Skip{{Probe: "webgpu-alu", Item: "fma fp16", Reason: "x"}}}, "precisions", "see skipped"},
+		{"precisions absent, nothing skipped", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "precisions", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := absentReason(tc.field, tc.c, tc.o, &tc.v)
+			got, ok := absentReason(tc.field, tc.c, tc.p, &tc.v)
 			if tc.want == "" {
 				if ok {
 					t.Fatalf("explained as %q, want no reason", got)
@@ -49,7 +51,7 @@ func TestAbsentReasonsTrue(t *testing.T) {
 		})
 	}
 	v := schema.CapabilityVector{}
-	if _, err := notYetMeasured(gpuDev, Options{Soak: &soak}, &v); err == nil || !strings.Contains(err.Error(), "nothing in this run says why") {
+	if _, err := notYetMeasured(gpuDev, DevicePlan{soak: soak}, &v); err == nil || !strings.Contains(err.Error(), "nothing in this run says why") {
 		t.Errorf("an unexplained absence: %v", err)
 	}
 }

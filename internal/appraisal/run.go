@@ -16,17 +16,14 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// probes lists the WebGPU probes of this probe suite that run first, in
-// order. The capacity probe (capacityProbe) follows them, and the memtest
-// (memtestProbe) covers the usable memory it measured.
-func probes(quick bool) []probe.Probe[*gpu.Device] {
-	return []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.LaunchProbe{}, gpu.HostLinkProbe{}, gpu.ALUProbe{},
-		gpu.RooflineProbe{Quick: quick}}
+// firstProbes are the WebGPU probes of p that run first, in order; the
+// capacity probe and the memtest over what it measured follow.
+func firstProbes(p DevicePlan) []probe.Probe[*gpu.Device] {
+	return []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}, p.roofline}
 }
 
-// capacityProbe is the capacity probe of c, within the driver's budget
-// for its device-local heap when raw Vulkan reports one, keeping its
-// chunks in held for the memtest.
+// capacityProbe is c's capacity probe, within the device-local heap's
+// budget when raw Vulkan reports one, keeping its chunks in held.
 func capacityProbe(c Candidate, held *gpu.HeldMemory) gpu.CapacityProbe {
 	var budget uint64
 	if c.Vulkan != nil {
@@ -35,40 +32,21 @@ func capacityProbe(c Candidate, held *gpu.HeldMemory) gpu.CapacityProbe {
 	return gpu.CapacityProbe{BudgetBytes: budget, Hold: held}
 }
 
-// memtestProbe is the memtest (quick or not) over the usable memory that
-// capacity, the capacity probe's contribution, measured, in the chunks it
-// kept in held, telling steps how far it has come.
-func memtestProbe(c Candidate, quick bool, steps func(stage string, done, total float64), capacity *probe.Contribution, held *gpu.HeldMemory) (gpu.IntegrityProbe, error) {
+// memtestProbe is the memtest, at most capBytes (0: no cap), over the
+// usable memory capacity measured, in the chunks held kept.
+func memtestProbe(capBytes uint64, steps func(stage string, done, total float64), capacity *probe.Contribution, held *gpu.HeldMemory) (gpu.IntegrityProbe, error) {
 	if capacity == nil || capacity.Usable == nil {
 		return gpu.IntegrityProbe{}, errors.New("memtest needs the usable memory measured first")
 	}
-	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, Quick: quick, Software: c.Adapter.Software, Steps: steps, Held: held}, nil
+	return gpu.IntegrityProbe{UsableBytes: capacity.Usable.Bytes, CapBytes: capBytes, Steps: steps, Held: held}, nil
 }
 
-// fmaSoakProbe is the FMA soak of c's plan p, reading the driver's
-// telemetry of c's device, telling steps how far it has come.
+// fmaSoakProbe is the FMA soak of c's plan p, with c's driver telemetry.
 func fmaSoakProbe(c Candidate, p DevicePlan, steps func(stage string, done, total float64), lib *nvml.Lib) gpu.SoakProbe {
 	return gpu.SoakProbe{Duration: p.soak, Telemetry: driverTelemetry(lib, c, p.sysfsRoot), Steps: steps}
 }
 
-// soakLength is --soak, else the default for the mode, capped for a
-// software adapter; 0 means no soak.
-func soakLength(c Candidate, o Options) time.Duration {
-	d := DefaultSoak
-	switch {
-	case o.Soak != nil:
-		d = *o.Soak
-	case o.Quick:
-		d = QuickSoak
-	}
-	if c.Adapter.Software && d > softwareSoak {
-		d = softwareSoak
-	}
-	return d
-}
-
-// driverTelemetry is the driver telemetry of c's device: NVML for an
-// NVIDIA card, else its hwmon sensors, else nil.
+// driverTelemetry is NVML for an NVIDIA card, else hwmon, else nil.
 func driverTelemetry(lib *nvml.Lib, c Candidate, sysfsRoot string) thermal.Telemetry {
 	if c.BusAddress == "" {
 		return nil
@@ -92,12 +70,9 @@ const (
 	reasonNoSoak    = "no soak: --soak 0"
 )
 
-// absentReason says why field is absent from v after c's run with o,
-// from what the run did; ok is false when nothing the run did explains
-// it. Probes that leave their own part absent record why themselves (the
-// roofline, the cross-check, the time to throttle); this covers what
-// follows from the device and the options.
-func absentReason(field string, c Candidate, o Options, v *schema.CapabilityVector) (string, bool) {
+// absentReason says why field is absent from v after c's run of p; ok is
+// false when nothing the run did explains it.
+func absentReason(field string, c Candidate, p DevicePlan, v *schema.CapabilityVector) (string, bool) {
 	telemetry := "none"
 	if v.Thermal != nil {
 		telemetry = v.Thermal.Telemetry
@@ -105,11 +80,11 @@ func absentReason(field string, c Candidate, o Options, v *schema.CapabilityVect
 	switch {
 	case field == "precisions" && len(v.Skipped) > 0:
 		return "no precision probe could run on this device (see skipped)", true
-	case (field == "memory.physical_bytes" || field == "identity.bus_address") && c.Vulkan == nil:
+	case rawVulkanOnly(field) && c.Vulkan == nil:
 		return "known only through raw Vulkan, whose device was not matched to this adapter: " + c.vulkanWhy, true
 	case field == "memory.physical_bytes":
 		return "the Vulkan driver reports no device-local heap", true
-	case field == "thermal" && soakLength(c, o) == 0:
+	case field == "thermal" && p.soak == 0:
 		return reasonNoSoak, true
 	case field == "thermal.sustained_power_w" && telemetry == "none":
 		return "no power telemetry for this device (neither NVML nor a hwmon power sensor)", true
@@ -119,17 +94,25 @@ func absentReason(field string, c Candidate, o Options, v *schema.CapabilityVect
 		return "no temperature telemetry for this device (neither NVML nor a hwmon sensor)", true
 	case field == "thermal.peak_temperature_c":
 		return telemetry + " gave no temperature reading during the soak", true
-	case field == "environment.ambient_c" && o.AmbientC == nil:
+	case field == "environment.ambient_c" && v.Environment.AmbientC == nil:
 		return reasonNoAmbient, true
 	}
 	return "", false
 }
 
-// notYetMeasured lists an Omission for every optional part the probes
-// left absent and did not explain, with the reason the run gives. A part
-// absent for no reason the run knows is an error: a card never signs a
-// reason that is not true for its run.
-func notYetMeasured(c Candidate, o Options, v *schema.CapabilityVector) ([]schema.Omission, error) {
+// rawVulkanOnly says whether field comes through raw Vulkan alone.
+func rawVulkanOnly(field string) bool {
+	switch field {
+	case "memory.physical_bytes", "identity.bus_address", "launch_overhead", "interconnect",
+		"interconnect.host_to_device", "interconnect.device_to_host":
+		return true
+	}
+	return false
+}
+
+// notYetMeasured lists an Omission for every optional part left absent
+// and unexplained; a part absent for no reason the run knows is an error.
+func notYetMeasured(c Candidate, p DevicePlan, v *schema.CapabilityVector) ([]schema.Omission, error) {
 	listed := map[string]bool{}
 	for _, om := range v.NotMeasured {
 		listed[om.Field] = true
@@ -139,7 +122,7 @@ func notYetMeasured(c Candidate, o Options, v *schema.CapabilityVector) ([]schem
 		if listed[f] {
 			continue
 		}
-		reason, ok := absentReason(f, c, o, v)
+		reason, ok := absentReason(f, c, p, v)
 		if !ok {
 			return nil, fmt.Errorf("%s is absent and nothing in this run says why", f)
 		}
@@ -192,9 +175,8 @@ func (r *Run) Sign(s schema.Signer) ([]File, error) {
 	return files, nil
 }
 
-// cardNames names each card's file, without extension: CardFileName's,
-// and where two cards of the run would share one (identical cards report
-// the same VBIOS), each of those also carries its address.
+// cardNames names each card's file without extension: CardFileName's,
+// with the address added where two cards would share one.
 func (r *Run) cardNames() []string {
 	names := make([]string, len(r.Cards))
 	count := map[string]int{}
@@ -210,9 +192,8 @@ func (r *Run) cardNames() []string {
 	return names
 }
 
-// CardFileName is "card-<vbios-hash-or-address>.appraisal.json", with the
-// address's colons turned into dashes so the name is portable. A run of
-// identical cards adds each one's address (see Run.Sign).
+// CardFileName is "card-<vbios-hash-or-address>.appraisal.json", colons
+// turned into dashes; Run.Sign adds the address for identical cards.
 func CardFileName(c schema.CardPayload, addr string) string {
 	id := c.Capability.Identity
 	key := addr
@@ -225,10 +206,8 @@ func CardFileName(c schema.CardPayload, addr string) string {
 	return "card-" + strings.ReplaceAll(key, ":", "-") + ".appraisal.json"
 }
 
-// Drafts returns the run's payloads as unsigned draft files, for an
-// operator who wants to see what was refused: "*.draft.json", each
-// {"unsigned_draft": reason, "payload": …}. They carry no signature, and
-// verify rejects them.
+// Drafts returns the run's payloads as unsigned "*.draft.json" files, each
+// {"unsigned_draft": reason, "payload": …}, which verify rejects.
 func (r *Run) Drafts(reason string) ([]File, error) {
 	hash, err := schema.Hash(r.Box)
 	if err != nil {

@@ -7,50 +7,24 @@ import (
 	"sync"
 	"time"
 
-	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/crosscheck"
-	"github.com/everycycle/appraise/internal/probe/cublaslt"
 	"github.com/everycycle/appraise/internal/probe/peer"
 	"github.com/everycycle/appraise/schema"
 )
 
 // How a run shares its time among its devices (environment.schedule).
 const (
-	// ScheduleConcurrent probes every device at once, one worker per
-	// device; the host-shared figures are measured one device at a time
-	// and the soak is held by every device together.
+	// ScheduleConcurrent probes every device at once, save the host's turns.
 	ScheduleConcurrent = "concurrent"
 	// ScheduleSerial probes one device after another, the others idle.
 	ScheduleSerial = "serial"
 )
 
-// ErrDeviceFailed is wrapped when some of a run's devices failed and
-// the others' cards were made: the run can be signed and written, and
-// its box lists each failed device with the reason (failed_devices).
+// ErrDeviceFailed is wrapped when some devices failed and the others' made cards.
 var ErrDeviceFailed = errors.New("a device failed; the other devices' cards were made")
 
-// hostShared says whether the WebGPU probe called name measures through
-// what every device of the box shares (the host's memory, root ports and
-// cores): the host link and the launch latency. The raw-Vulkan host link
-// and launch (vulkanLink) share it too.
-func hostShared(name string) bool {
-	return name == (gpu.LaunchProbe{}).Name() || name == (gpu.HostLinkProbe{}).Name()
-}
-
-// isSoak says whether the probe called name is a soak (the WebGPU FMA
-// soak or the vendor library's GEMM soak).
-func isSoak(name string) bool {
-	return name == (gpu.SoakProbe{}).Name() || name == (cublaslt.SoakProbe{}).Name()
-}
-
-// turns is what a concurrent run's device workers share: the host's turn
-// and the soak's barrier. world is held by one worker alone while it
-// measures what the devices share (inTurn), and by every worker at once
-// while each runs a probe of its own device (onOwn): a host-shared figure
-// is measured with the other devices idle, as in a serial run, and a
-// turn waits for the probes under way to end (a waiting turn holds back
-// the probes not yet begun). A worker never waits for another while it
-// holds world: the soak's barrier is met outside it.
+// turns is what a concurrent run's workers share: world, held alone in a host
+// turn (inTurn) and shared by devices' own probes (onOwn); the barrier.
 type turns struct {
 	world sync.RWMutex
 	soak  *barrier
@@ -61,18 +35,15 @@ func newTurns(soakers int) *turns {
 	return &turns{soak: &barrier{parties: soakers, release: make(chan struct{})}}
 }
 
-// deviceTurn is one worker's part of a concurrent run: the turns it
-// shares and whether it has reached the soak's barrier.
+// deviceTurn is one worker's part of a concurrent run's turns.
 type deviceTurn struct {
 	*turns
 	arrived  bool
 	together int
 }
 
-// worker is one device's execution of its plan: the device its progress
-// lines name, the run's progress hooks and test fault, and, in a
-// concurrent run, its part of the turns. appraiseAll makes one per
-// device. It holds no setting: those are the plan's (DevicePlan).
+// worker is one device's execution of its plan: the address its progress
+// lines name, the run's hooks and, when concurrent, its turns.
 type worker struct {
 	addr     string
 	progress func(device, stage string)
@@ -86,27 +57,22 @@ func newWorker(addr string, o Options) *worker {
 	return &worker{addr: addr, progress: o.Progress, steps: o.Steps, fault: o.fault}
 }
 
-// stage reports that the device (or "host", "box": what the run does
-// beside its devices) entered stage, when the run has progress. Every
-// step that takes more than a moment reports itself, so the stage shown
-// is the stage running.
+// stage reports that the device (or "host", "box") entered stage.
 func (w *worker) stage(stage string) {
 	if w.progress != nil {
 		w.progress(w.addr, stage)
 	}
 }
 
-// ended tells the run's steps, when it has them, that the device's stage
-// is over: a long probe's progress goes with it, wherever its last step
-// left it.
+// ended tells the run's steps that the device's stage is over.
 func (w *worker) ended(stage string) {
 	if w.steps != nil {
 		w.steps(w.addr, stage, 1, 1)
 	}
 }
 
-// lines is a probe's progress callback: each line a stage of the device,
-// after prefix; nil when the run has no progress.
+// lines is a probe's progress callback, each line after prefix; nil
+// without progress.
 func (w *worker) lines(prefix string) func(string) {
 	if w.progress == nil {
 		return nil
@@ -114,8 +80,7 @@ func (w *worker) lines(prefix string) func(string) {
 	return func(line string) { w.progress(w.addr, prefix+line) }
 }
 
-// stepsOf is a long probe's steps callback for the device; nil when the
-// run has none.
+// stepsOf is a long probe's steps callback; nil without steps.
 func (w *worker) stepsOf() func(stage string, done, total float64) {
 	if w.steps == nil {
 		return nil
@@ -123,8 +88,7 @@ func (w *worker) stepsOf() func(stage string, done, total float64) {
 	return func(stage string, done, total float64) { w.steps(w.addr, stage, done, total) }
 }
 
-// inTurn runs f, a host-shared section, with the host to itself when the
-// run is concurrent: one device at a time measures what the devices share.
+// inTurn runs f, a host-shared section, with every other device idle.
 func (w *worker) inTurn(ctx context.Context, f func() error) error {
 	if w.turn == nil {
 		return f()
@@ -137,8 +101,7 @@ func (w *worker) inTurn(ctx context.Context, f func() error) error {
 	return f()
 }
 
-// onOwn runs f, a probe of the worker's own device, beside the other
-// workers' probes but never during a host turn.
+// onOwn runs f, a probe of the worker's own device, never in a host turn.
 func (w *worker) onOwn(f func() error) error {
 	if w.turn == nil {
 		return f()
@@ -148,17 +111,8 @@ func (w *worker) onOwn(f func() error) error {
 	return f()
 }
 
-// inTurnIf is inTurn when shared, else onOwn.
-func (w *worker) inTurnIf(ctx context.Context, shared bool, f func() error) error {
-	if !shared {
-		return w.onOwn(f)
-	}
-	return w.inTurn(ctx, f)
-}
-
-// soakTogether waits, in a concurrent run, until every device still
-// appraised that soaks has come to its soak, so that they all start
-// together.
+// soakTogether waits until every device still appraised that soaks has
+// come to its soak, so that all start together.
 func (w *worker) soakTogether(ctx context.Context) error {
 	if w.turn == nil || w.turn.arrived {
 		return nil
@@ -170,11 +124,8 @@ func (w *worker) soakTogether(ctx context.Context) error {
 	return err
 }
 
-// soakAgain runs f, a soak measured again for a consistency rule, in the
-// host's turn: with every other device idle, as the card then says
-// (devices_soaked_together 1). The barrier that started the first soak
-// has opened, so a second soak beside whatever the other devices run
-// would be neither alone nor together.
+// soakAgain runs f, a soak measured again, in the host's turn: the card
+// then says the device soaked alone.
 func (w *worker) soakAgain(ctx context.Context, f func() error) error {
 	err := w.inTurn(ctx, f)
 	if w.turn != nil {
@@ -191,9 +142,7 @@ func (w *worker) soakedTogether() int {
 	return w.turn.together
 }
 
-// leaveSoak takes a worker that will not come to the soak (its device
-// failed, or it has none) out of the barrier, so the others do not wait
-// for it.
+// leaveSoak takes a worker that will not soak out of the barrier.
 func (w *worker) leaveSoak() {
 	if w.turn != nil && !w.turn.arrived {
 		w.turn.arrived = true
@@ -212,8 +161,8 @@ type barrier struct {
 	release  chan struct{}
 }
 
-// wait arrives and blocks until the barrier releases; it returns how many
-// parties arrived, or ctx's error once ctx is done, released or not.
+// wait arrives and blocks until the release or ctx is done; it returns
+// how many parties arrived.
 func (b *barrier) wait(ctx context.Context) (int, error) {
 	b.mu.Lock()
 	b.arrived++
@@ -251,8 +200,7 @@ func (b *barrier) releaseIfDone() {
 // concurrent says whether a run of n devices with o runs them at once.
 func concurrent(o Options, n int) bool { return !o.Serial && n > 1 }
 
-// scheduleOf is environment.schedule for a run of n devices with o: a
-// run of one device is serial, as nothing ran beside it.
+// scheduleOf is environment.schedule for a run of n devices with o.
 func scheduleOf(o Options, n int) string {
 	if concurrent(o, n) {
 		return ScheduleConcurrent
@@ -260,22 +208,19 @@ func scheduleOf(o Options, n int) string {
 	return ScheduleSerial
 }
 
-// deviceFunc appraises device c by its plan p, as worker w; a vector
-// returned with an error wrapping crosscheck.ErrDisagree is a card that
-// cannot be signed.
+// deviceFunc appraises device c by plan p as worker w; a vector with an
+// error wrapping crosscheck.ErrDisagree is a card that cannot be signed.
 type deviceFunc func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error)
 
-// outcome is what one device's appraisal gave, and how long it took.
+// outcome is one device's appraisal and how long it took.
 type outcome struct {
 	v    *schema.CapabilityVector
 	err  error
 	took time.Duration
 }
 
-// appraiseAll runs one on every device of devs by its plan, each as its
-// own worker: in turn (serial), or each on its own goroutine (concurrent),
-// those that soak meeting at the soak's barrier. A device's failure does
-// not stop the others; an interrupted run stops them all (ctx).
+// appraiseAll runs one on every device as its own worker, in turn or at once;
+// a device's failure does not stop the others, ctx stops them all.
 func appraiseAll(ctx context.Context, devs []Candidate, plans []DevicePlan, o Options, one deviceFunc) []outcome {
 	out := make([]outcome, len(devs))
 	now := o.now()
@@ -315,10 +260,8 @@ func appraiseAll(ctx context.Context, devs []Candidate, plans []DevicePlan, o Op
 	return out
 }
 
-// sortOutcomes sorts the devices' outcomes: kept are the indices of those
-// that give a card (a cross-check's disagreement, in disagree, still
-// does); failed are the others' errors, each naming its device, and box
-// lists them (failed_devices) and keeps only the kept devices' drivers.
+// sortOutcomes splits outs into the kept devices' indices and the others'
+// errors, which box lists (failed_devices) without their drivers.
 func sortOutcomes(devs []Candidate, outs []outcome, box *schema.BoxPayload) (kept []int, disagree, failed []error) {
 	var drivers []schema.DriverBinding
 	for i, r := range outs {

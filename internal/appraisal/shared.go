@@ -12,10 +12,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrDeviceBusy is wrapped when another process was using a device the
-// run must have to itself, before probing or (without
-// Options.AllowShared) at any stage of the run: nothing is signed. The
-// error is an *occupancy.BusyError per device, naming the processes.
+// ErrDeviceBusy is wrapped when another process used a device the run must
+// have alone (an *occupancy.BusyError per device): nothing is signed.
 var ErrDeviceBusy = occupancy.ErrBusy
 
 // Reasons a device is not watched for other users.
@@ -24,21 +22,12 @@ const (
 	reasonSharedNoBus    = "the device's PCI address is unknown, so neither NVML nor the kernel's statistics can name it"
 )
 
-// Appraise runs every probe on each device in devs: all at once, one
-// worker per device (the host link and launch measured one device at a
-// time, the soak held by every device together), or with o.Serial one
-// device after another, the others idle. A device whose probe or check
-// fails has no card: the others' cards are made, the box lists it
-// (failed_devices), and the run is returned with an error wrapping
-// ErrDeviceFailed; when every device failed, nothing is returned but the
-// error. An interrupted run returns nothing. When a cross-check
-// disagrees, the run is returned with an error wrapping
-// crosscheck.ErrDisagree: it can be written as a draft, never signed.
-//
-// Each device must be the run's alone: it is looked at for other users
-// before anything is probed and at every stage (occupancy.Watch); one in
-// use fails the run with ErrDeviceBusy unless o.AllowShared, and each
-// card records what was looked at and found (environment.shared_use).
+// Appraise runs every device's plan, at once or with o.Serial in turn. A
+// failed device has no card: the box lists it and the error wraps
+// ErrDeviceFailed; when all failed, or on an interrupt, only the error is
+// returned. A cross-check's disagreement returns the run as a draft, the
+// error wrapping crosscheck.ErrDisagree. A device another process uses
+// fails the run with ErrDeviceBusy unless o.AllowShared.
 func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	w, closeWatch := watchDevices(devs, o)
 	defer closeWatch()
@@ -56,11 +45,8 @@ type watcher interface {
 	Record(addr string) schema.SharedUse
 }
 
-// watched runs run under w: w looks before it starts, at each of its
-// stages and steps, and as it ends. The first busy device cancels the
-// run's context and is its error, whatever the run returned. The cards of
-// a run that ends get w's records, the i-th card's device the box's i-th
-// driver binding's.
+// watched runs run under w, which looks at every stage: the first busy
+// device cancels the run and is its error. Cards get w's records.
 func watched(ctx context.Context, w watcher, o Options, run func(context.Context, Options) (*Run, error)) (*Run, error) {
 	if err := w.Start(); err != nil {
 		return nil, err
@@ -143,9 +129,8 @@ func usableLimitedBy(why string, physical, usable, others uint64) string {
 	return schema.UsableOtherProcesses
 }
 
-// watchDevices is the watch over devs, reading below o.SysfsRoot, with
-// NVML opened for it when an NVIDIA card is among them; call the func it
-// returns when the run is over.
+// watchDevices is the watch over devs, with NVML opened for an NVIDIA
+// card; call the func it returns when the run is over.
 func watchDevices(devs []Candidate, o Options) (*occupancy.Watch, func()) {
 	var lib *nvml.Lib
 	var libErr error
@@ -170,8 +155,7 @@ func isNVIDIA(c Candidate) bool {
 }
 
 // sharedTarget is c as the watch sees it: software adapters and devices
-// without a bus address are not looked at; an NVIDIA card is read through
-// NVML where it can be.
+// without a bus address are not looked at; NVIDIA cards through NVML.
 func sharedTarget(c Candidate, lib *nvml.Lib, libErr error) occupancy.Target {
 	t := occupancy.Target{Addr: c.Addr, BDF: c.BusAddress}
 	switch {

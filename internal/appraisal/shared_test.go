@@ -163,12 +163,12 @@ func TestRemeasureWatched(t *testing.T) {
 		t.Errorf("busy before: %v (ran %v); want ErrDeviceBusy before the re-measure", err, ran)
 	}
 	w := &fakeWatch{busyAt: "webgpu-alu"}
-	v, _, err := remeasureWatched(context.Background(), w, CheckOptions{}, re("webgpu-stream", "webgpu-alu", "webgpu-hostlink"))
+	v, _, err := remeasureWatched(context.Background(), w, CheckOptions{}, re("webgpu-stream", "webgpu-alu", "vulkan-hostlink"))
 	var be *occupancy.BusyError
 	if v != nil || !errors.As(err, &be) || be.Stage != "webgpu-alu" || errors.Is(err, context.Canceled) {
 		t.Errorf("busy at a stage: %v, %v; want the BusyError at webgpu-alu", v, err)
 	}
-	if slices.Contains(w.looked, "webgpu-hostlink") {
+	if slices.Contains(w.looked, "vulkan-hostlink") {
 		t.Errorf("the re-measure went on past the busy stage: %v", w.looked)
 	}
 	var heard []string

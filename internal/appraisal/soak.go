@@ -8,9 +8,7 @@ import (
 	"github.com/everycycle/appraise/internal/platform/thermal"
 )
 
-// Soak lengths: the default is long enough to see an air-cooled card
-// begin to throttle; quick runs and software adapters (which have no
-// thermal behaviour of their own) soak briefly.
+// Soak lengths: the default, with --quick, and a software adapter's cap.
 const (
 	DefaultSoak  = 120 * time.Second
 	QuickSoak    = 10 * time.Second
@@ -24,8 +22,8 @@ func (t nvmlTelemetry) Source() string                  { return "nvml" }
 func (t nvmlTelemetry) PowerLimitW() (float64, error)   { return t.d.PowerLimitW() }
 func (t nvmlTelemetry) Sample() (thermal.Sample, error) { return t.d.Sample() }
 
-// hwmonTelemetry reads a device's hwmon sensors (amdgpu and others); it
-// has no throttle reasons, so the thermal rule relies on the throughput.
+// hwmonTelemetry reads a device's hwmon sensors; it has no throttle
+// reasons.
 type hwmonTelemetry struct{ s *pci.Sensors }
 
 func (t hwmonTelemetry) Source() string                  { return "hwmon" }

@@ -61,7 +61,11 @@ func TestGEMMSoakFake(t *testing.T) {
 	if th.ColdOpsPerS != th.SustainedOpsPerS || th.Throttled {
 		t.Errorf("cold %g, sustained %g, throttled %v", th.ColdOpsPerS, th.SustainedOpsPerS, th.Throttled)
 	}
-	if err := settleSoak(v, false, func() error { t.Error("re-measured a soak that agreed with itself"); return nil }); err != nil {
+	never := func([]figureSource, []schema.ConsistencyCheck) error {
+		t.Error("re-measured a soak that agreed with itself")
+		return nil
+	}
+	if err := settleConsistency(v, false, never); err != nil {
 		t.Fatal(err)
 	}
 	if len(v.Consistency) != 1 || v.Consistency[0].Rule != "soak-sustained-vs-cold" || !v.Consistency[0].Agrees {
@@ -72,9 +76,15 @@ func TestGEMMSoakFake(t *testing.T) {
 // A soak whose sustained rate runs past its cold rate is measured again,
 // and fails a GPU's card when it still does.
 func TestSettleSoakDisagrees(t *testing.T) {
-	v := &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{ColdOpsPerS: 1e12, SustainedOpsPerS: 2e12}}
+	v := &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{ColdOpsPerS: 1e12, SustainedOpsPerS: 2e12, Probe: cublaslt.ProbeName}}
 	again := 0
-	err := settleSoak(v, false, func() error { again++; return nil })
+	err := settleConsistency(v, false, func(srcs []figureSource, _ []schema.ConsistencyCheck) error {
+		if len(srcs) != 1 || srcs[0] != srcSoak {
+			t.Errorf("re-ran %v, want the soak", srcs)
+		}
+		again++
+		return nil
+	})
 	if !errors.Is(err, ErrInconsistent) || again != 1 {
 		t.Fatalf("err %v after %d re-runs; want ErrInconsistent after one", err, again)
 	}
@@ -83,13 +93,13 @@ func TestSettleSoakDisagrees(t *testing.T) {
 	}
 }
 
-// The soak's settling applies only the rules that read the soak's own
-// figures: the WebGPU ALU rate, far from a GEMM soak's cold rate, is not
-// held against it.
+// A GEMM soak is held to the rules that read the soak's own figures: the
+// WebGPU ALU rate, far from a GEMM soak's cold rate, is not held against
+// it (it is against the FMA soak's).
 func TestSettleSoakOwnRulesOnly(t *testing.T) {
-	v := &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{ColdOpsPerS: 1e15, SustainedOpsPerS: 1e15},
+	v := &schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{ColdOpsPerS: 1e15, SustainedOpsPerS: 1e15, Probe: cublaslt.ProbeName},
 		Precisions: []schema.PrecisionThroughput{{Operation: "fma", InputType: "fp32", Probe: gpu.ALUProbe{}.Name(), OpsPerS: schema.Stat{Median: 1e12}}}}
-	if err := settleSoak(v, false, func() error { t.Error("re-measured"); return nil }); err != nil {
+	if err := settleConsistency(v, false, func([]figureSource, []schema.ConsistencyCheck) error { t.Error("re-measured"); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(v.Consistency) != 1 || v.Consistency[0].Rule != "soak-sustained-vs-cold" || v.Consistency[0].Remeasured {
@@ -133,7 +143,7 @@ func TestGEMMSoakPlanned(t *testing.T) {
 		{"heavy", h200(), time.Second, false, true},
 	} {
 		o.SoakLoad, o.Soak = tc.load, &tc.soak
-		got, err := gemmSoakPlanned(tc.c, o)
+		got, err := gemmSoakPlanned(tc.c, o, soakLength(tc.c, o))
 		if got != tc.want || (err != nil) != tc.wantErr || (err != nil && !errors.Is(err, ErrSoakLoad)) {
 			t.Errorf("load %q, soak %v, bus %q: planned %v, err %v", tc.load, tc.soak, tc.c.BusAddress, got, err)
 		}

@@ -8,25 +8,32 @@ import (
 )
 
 // TestTransferOptions: a software adapter's raw-Vulkan host link moves
-// 64 MiB per transfer with the quick sample counts and WebGPU's software
-// warm-up, and under --quick no kernel routes; a GPU keeps the default
-// size, warm-up and routes, with fewer samples only under --quick.
+// 64 MiB per transfer with the brief counts and WebGPU's software warm-up,
+// and under --quick no kernel routes; a GPU keeps the default size,
+// warm-up, routes and counts, the brief counts only under --quick.
 func TestTransferOptions(t *testing.T) {
 	sw := Candidate{Addr: "software-0"}
 	sw.Adapter.Software = true
 	gpu := Candidate{Addr: "0000:01:00.0"}
+	brief := func(o link.TransferOptions) link.TransferOptions {
+		o.Samples, o.LatencySamples, o.TrialRounds, o.LatencyTrialRounds = 3, 21, 3, 7
+		return o
+	}
 	for _, tc := range []struct {
 		name string
 		c    Candidate
 		o    Options
 		want link.TransferOptions
 	}{
-		{"software", sw, Options{}, link.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp}},
-		{"software quick", sw, Options{Quick: true}, link.TransferOptions{Quick: true, Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp, NoKernelRoutes: true}},
+		{"software", sw, Options{}, brief(link.TransferOptions{Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp})},
+		{"software quick", sw, Options{Quick: true}, brief(link.TransferOptions{Bytes: softwareTransferBytes, Warmup: gpupkg.SoftwareWarmUp, NoKernelRoutes: true})},
 		{"gpu", gpu, Options{}, link.TransferOptions{}},
-		{"gpu quick", gpu, Options{Quick: true}, link.TransferOptions{Quick: true}},
+		{"gpu quick", gpu, Options{Quick: true}, brief(link.TransferOptions{})},
 	} {
-		if got := transferOptions(tc.c, tc.o); got.Quick != tc.want.Quick || got.Bytes != tc.want.Bytes || got.Warmup != tc.want.Warmup || got.NoKernelRoutes != tc.want.NoKernelRoutes {
+		got := transferOptions(tc.c, tc.o)
+		if got.Samples != tc.want.Samples || got.LatencySamples != tc.want.LatencySamples || got.TrialRounds != tc.want.TrialRounds ||
+			got.LatencyTrialRounds != tc.want.LatencyTrialRounds || got.Bytes != tc.want.Bytes || got.Warmup != tc.want.Warmup ||
+			got.NoKernelRoutes != tc.want.NoKernelRoutes || got.BulkOnly {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
 	}

@@ -8,19 +8,16 @@ import (
 
 	"github.com/everycycle/appraise/coopmat"
 	"github.com/everycycle/appraise/coopmat/alu"
+	"github.com/everycycle/appraise/coopmat/link"
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/gpu"
 	"github.com/everycycle/appraise/internal/probe"
 	"github.com/everycycle/appraise/schema"
 )
 
-// matchVulkan finds the raw-Vulkan physical device behind a WebGPU
-// adapter: the one with the same vendor, device, type and name (WebGPU's
-// display name, since some drivers give the adapter a bare "0x0"), or the
-// one a memory-usage proof tied it to (proven). When several match — two
-// identical cards — and no proof says which, it returns nil, the indices
-// it could be, and why: a guessed mapping would put one card's figures
-// under another's identity.
+// matchVulkan finds the raw-Vulkan device behind adapter a: same ids, type
+// and display name, or tied by a memory-usage proof. Identical ones without
+// a proof give nil, the indices it could be, and why: never a guess.
 func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (*vk.DeviceInfo, []int, string) {
 	var found []int
 	for i, v := range infos {
@@ -40,11 +37,10 @@ func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (
 	return nil, found, fmt.Sprintf("%d identical raw-Vulkan devices match this adapter and no memory-usage proof said which", len(found))
 }
 
-// vulkanProbes runs the probes of the raw Vulkan module on the device
-// behind c with the settings of its plan p: the vector kernels and the
-// host link always (in the host's turn, in a concurrent run),
-// cooperative-matrix GEMMs when asked.
-func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *schema.CapabilityVector, webT probe.LinkTrial) error {
+// vulkanProbes runs the raw-Vulkan probes as planned: the vector kernels,
+// the host link and launch in the host's turn, the GEMMs when asked.
+func (r *deviceRun) vulkanProbes(ctx context.Context) error {
+	c, p, w, v := r.c, r.p, r.w, r.v
 	if c.Vulkan == nil {
 		for _, pr := range alu.VectorProbes(alu.Options{}) {
 			v.Skipped = append(v.Skipped, schema.Skip{Probe: pr.Name(), Item: pr.Item(), Reason: c.vulkanWhy})
@@ -59,17 +55,16 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *
 		return err
 	}
 	defer d.Release()
-	opts := p.vulkan
-	for _, pr := range alu.VectorProbes(alu.Options{Options: opts}) {
+	for _, pr := range alu.VectorProbes(alu.Options{Options: p.vulkan}) {
 		w.stage("vulkan: " + pr.Item())
-		if err := runVulkan(ctx, w, pr, d, v); err != nil {
+		if err := w.onOwn(func() error { return runVulkan(ctx, pr, d, v) }); err != nil {
 			return err
 		}
 	}
 	w.stage("vulkan: host link and launch")
-	to := p.transfer
-	to.Progress = w.lines("vulkan: ")
-	if err := w.inTurn(ctx, func() error { return vulkanLink(ctx, d, to, v, webT, c.Adapter.Software, w) }); err != nil {
+	lp := link.HostLinkProbe{Options: p.transfer}
+	lp.Options.Progress = w.lines("vulkan: ")
+	if err := w.inTurn(ctx, func() error { return runVulkan(ctx, lp, d, v) }); err != nil {
 		return err
 	}
 	if !p.coopMat {
@@ -77,44 +72,13 @@ func vulkanProbes(ctx context.Context, c Candidate, p DevicePlan, w *worker, v *
 		return nil
 	}
 	w.stage("vulkan: cooperative-matrix GEMMs")
-	return runVulkan(ctx, w, coopmat.CoopMatProbe{Options: coopmat.Options{Options: opts}, Software: c.Adapter.Software}, d, v)
+	cm := coopmat.CoopMatProbe{Options: coopmat.Options{Options: p.vulkan}, Software: c.Adapter.Software}
+	return w.onOwn(func() error { return runVulkan(ctx, cm, d, v) })
 }
 
-// vulkanOptions are the raw-Vulkan probes' options for c: sizes for a
-// software adapter or a quick GPU appraisal (the zero sizes are the
-// probes' defaults), progress lines naming the device.
-func vulkanOptions(c Candidate, o Options) vk.Options {
-	opts := vk.Options{Progress: newWorker(c.Addr, o).lines("vulkan: ")}
-	switch {
-	case c.Adapter.Software:
-		// The host's cores run the vector kernels, fp16 emulated (about
-		// a tenth of the fp32 rate on lavapipe): 2^14 invocations of a
-		// short chain keep an fp16 dispatch near one timed sample instead
-		// of ten, and every form and fold guard measures in a fraction of
-		// the time; the GEMMs run at 512³.
-		opts.FMAInvocations, opts.FMASteps = 1<<14, softwareFMASteps
-		opts.Size, opts.SearchSize = 512, 256
-	case o.Quick:
-		// A quick GPU appraisal keeps the vector kernels' full dispatch:
-		// fewer workgroups than the device has compute units measure a
-		// part of the device, not the device, and the card would sign
-		// that part's rate as the device's. Its cooperative-matrix GEMMs
-		// run at 4096³, as the vendor library's quick GEMMs (blasOptions),
-		// a size the card names.
-		opts.Size = quickGEMMSize
-	}
-	return opts
-}
-
-// runVulkan runs p on d and adds what it measured to v. Unlike runProbes
-// it records no probe of its own: the contribution names the probes that
-// produced a figure, and a probe that could only skip produced none.
-func runVulkan(ctx context.Context, w *worker, p probe.Probe[*vk.Device], d *vk.Device, v *schema.CapabilityVector) error {
-	var c *probe.Contribution
-	err := w.onOwn(func() (err error) {
-		c, err = p.Run(ctx, d)
-		return err
-	})
+// runVulkan runs p on d and adds what it measured to v.
+func runVulkan(ctx context.Context, p probe.Probe[*vk.Device], d *vk.Device, v *schema.CapabilityVector) error {
+	c, err := p.Run(ctx, d)
 	if err != nil {
 		return probeFailed(p.Name(), err)
 	}
@@ -130,11 +94,3 @@ func probeFailed(name string, err error) error {
 	}
 	return fmt.Errorf("%w: %s: %w", ErrProbe, name, err)
 }
-
-// softwareFMASteps is the steps per chain of a vector kernel's dispatch
-// on a software adapter.
-const softwareFMASteps = 128
-
-// quickGEMMSize is the edge of a quick GPU appraisal's GEMMs, raw-Vulkan
-// and vendor library alike.
-const quickGEMMSize = 4096

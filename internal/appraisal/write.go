@@ -26,9 +26,8 @@ func CheckOut(dir string, overwrite bool) error {
 	return rundir.Check(dir, overwrite)
 }
 
-// WriteAll writes every file into dir or none of them, as one run: they
-// become visible together, by one rename of a directory, and with
-// overwrite they replace an earlier run whole (see rundir.Write).
+// WriteAll writes every file into dir or none, made visible together by one
+// rename; with overwrite they replace an earlier run whole (rundir.Write).
 func WriteAll(dir string, files []File, overwrite bool) error {
 	rf := make([]rundir.File, len(files))
 	for i, f := range files {

@@ -1,14 +1,5 @@
-// Package probe is the contract every measuring backend implements: a
-// probe runs its kernels on one device and returns what it measured as a
-// Contribution to the capability vector. Each figure in a contribution
-// carries the schema.Check that the probe's own kernel ran against a CPU
-// reference or a closed form; the orchestrator copies figures into the
-// vector by the rules in internal/appraisal and never writes a check of
-// its own.
-//
-// A backend (WebGPU, raw Vulkan, the vendor BLAS, the CPU, peer links,
-// the cross-check tools) chooses its device type D: the handle its
-// probes run on, opened and released by the orchestrator around them.
+// Package probe is the contract every backend implements: a Probe runs on
+// one device and returns a Contribution whose figures carry their checks.
 package probe
 
 import (
@@ -17,99 +8,43 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// Probe measures one part of a device's capability.
+// Probe measures part of a device; Version changes with what or how it
+// measures. An error from Run (a failed check is one) signs nothing.
 type Probe[D any] interface {
-	// Name is the probe's name as the card records it (schema ident).
 	Name() string
-	// Version changes whenever what the probe measures, or how, changes.
 	Version() string
-	// Run measures on d. An error means nothing of the run may be signed:
-	// a failed check is an error, never a figure.
 	Run(ctx context.Context, d D) (*Contribution, error)
 }
 
-// PartProbe is a probe that can measure some of its items again (a
-// bandwidth kernel, a precision), for the consistency re-measure.
+// PartProbe can measure the named items (a kernel, a precision) again.
 type PartProbe[D any] interface {
 	Probe[D]
-	// RunParts measures only the named items; the names are those the
-	// probe's figures carry (kernel, precision). None means all.
 	RunParts(ctx context.Context, d D, items []string) (*Contribution, error)
 }
 
-// Contribution is what one run of a probe adds to a capability vector.
-// Every figure names its probe and carries its check; absent sections
-// are nil.
+// Contribution is what one probe run adds to a card (HostBaseline: to the
+// box): the schema's sections of those names, nil when absent.
 type Contribution struct {
-	// Precisions are throughput entries, vector ALU or matrix engine.
-	Precisions []schema.PrecisionThroughput
-	// Bandwidth are device-memory bandwidth entries, one per kernel.
-	Bandwidth []schema.Bandwidth
-	// Usable is the allocatable device memory, with what stopped it.
-	Usable *Usable
-	// Integrity is the memory-integrity test's outcome.
-	Integrity *schema.Integrity
-	// HostToDevice and DeviceToHost are the host link, each direction.
-	HostToDevice, DeviceToHost *schema.Transfer
-	// Peers are directed device-to-device links.
-	Peers []schema.PeerLink
-	// Launch is the small-work latency section.
-	Launch *schema.LaunchOverhead
-	// Thermal is the envelope a soak measured.
-	Thermal *schema.ThermalEnvelope
-	// Roofline are on-roofline ratios, one per swept precision or GEMM.
-	Roofline []schema.RooflineRatio
-	// CrossChecks are standard tools' figures beside ours.
-	CrossChecks []schema.CrossCheck
-	// HostBaseline is the host CPU's baseline, for the box report.
+	Precisions   []schema.PrecisionThroughput
+	Bandwidth    []schema.Bandwidth
+	Usable       *Usable
+	Integrity    *schema.Integrity
+	HostToDevice *schema.Transfer
+	DeviceToHost *schema.Transfer
+	Peers        []schema.PeerLink
+	Launch       *schema.LaunchOverhead
+	Thermal      *schema.ThermalEnvelope
+	Roofline     []schema.RooflineRatio
+	CrossChecks  []schema.CrossCheck
 	HostBaseline *schema.HostBaseline
-	// Libraries are the vendor libraries the figures were measured
-	// through (environment.libraries).
-	Libraries []schema.Library
-	// Probes names every probe, with its version, that produced a figure
-	// here (a backend may run several kernels, each its own probe name).
-	Probes []schema.ProbeRecord
-	// Skipped is work the probe could not do on this device, with why.
-	Skipped []schema.Skip
-	// NotMeasured names parts the probe ran for but left absent, with why.
-	NotMeasured []schema.Omission
-	// Trial is the host link and launch of the paths the probe kept, as
-	// its own trial of its candidate paths measured them; never signed
-	// (LinkTrial).
-	Trial *LinkTrial
+	Libraries    []schema.Library
+	Probes       []schema.ProbeRecord
+	Skipped      []schema.Skip
+	NotMeasured  []schema.Omission
 }
 
-// LinkTrial is the host link and launch figures of the paths a probe
-// kept, each the median of its kept path's runs in the probe's trial of
-// its candidates. A rule choosing between two probes of the same figure
-// weighs these, not the figures it signs: each probe samples its kept
-// path afresh after its trial, so a signed figure was never weighed in
-// a choice, and a choice that favours a lucky median does not bias what
-// is signed. Zero means not measured.
-type LinkTrial struct {
-	// HostToDevice and DeviceToHost are in bytes/s.
-	HostToDevice, DeviceToHost float64
-	// EmptyDispatchS and Upload1MiBS are in seconds.
-	EmptyDispatchS, Upload1MiBS float64
-}
-
-// Usable is the device memory a probe could allocate.
+// Usable is the device memory a probe could allocate and what stopped it.
 type Usable struct {
-	// Bytes is how much was allocated before something stopped it.
-	Bytes uint64
-	// LimitedBy says what stopped it (schema.Memory.UsableLimitedBy).
+	Bytes     uint64
 	LimitedBy string
-}
-
-// Join is t with the figures o measured in place of t's.
-func (t LinkTrial) Join(o LinkTrial) LinkTrial {
-	for _, f := range []struct {
-		to   *float64
-		from float64
-	}{{&t.HostToDevice, o.HostToDevice}, {&t.DeviceToHost, o.DeviceToHost}, {&t.EmptyDispatchS, o.EmptyDispatchS}, {&t.Upload1MiBS, o.Upload1MiBS}} {
-		if f.from > 0 {
-			*f.to = f.from
-		}
-	}
-	return t
 }

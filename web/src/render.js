@@ -82,27 +82,32 @@ function memory(m) {
   return section("memory", "Memory", ...parts);
 }
 
-function transferRow(name, t) {
-  return [
+// transferTable is a table of named transfers; the column of other paths
+// shows only for older cards, which name them.
+function transferTable(named) {
+  const other = named.some(([, t]) => t.other_path);
+  const rows = named.map(([name, t]) => [
     name,
     num(f.bytesPerS(t.bytes_per_s.median)),
     num(`${f.bytesPerS(t.bytes_per_s.min)} – ${f.bytesPerS(t.bytes_per_s.max)}, ${t.bytes_per_s.samples}`),
     num(f.bytes(t.transfer_bytes)),
     h("td", {}, t.path, h("div", { class: "sub" }, t.probe)),
-    t.other_path ? `${f.bytesPerS(t.other_path.bytes_per_s.median)} via ${t.other_path.path} (${t.other_path.probe})` : "",
+    ...(other ? [t.other_path ? `${f.bytesPerS(t.other_path.bytes_per_s.median)} via ${t.other_path.path} (${t.other_path.probe})` : ""] : []),
     checkText(t.check),
-  ];
+  ]);
+  const head = ["link", "rate (median)", "min – max, samples", "transfer", "path, probe", ...(other ? ["other path (not kept)"] : []), "check"];
+  return table(head, rows, "figures");
 }
 
 function interconnect(ic) {
-  const rows = [];
-  if (ic.host_to_device) rows.push(transferRow("host → device", ic.host_to_device));
-  if (ic.device_to_host) rows.push(transferRow("device → host", ic.device_to_host));
+  const named = [];
+  if (ic.host_to_device) named.push(["host → device", ic.host_to_device]);
+  if (ic.device_to_host) named.push(["device → host", ic.device_to_host]);
   for (const p of ic.peers ?? []) {
-    rows.push(transferRow(`→ ${p.peer}, one way`, p.one_way));
-    if (p.both_ways) rows.push(transferRow(`→ ${p.peer}, both ways at once`, p.both_ways));
+    named.push([`→ ${p.peer}, one way`, p.one_way]);
+    if (p.both_ways) named.push([`→ ${p.peer}, both ways at once`, p.both_ways]);
   }
-  const parts = [table(["link", "rate (median)", "min – max, samples", "transfer", "path, probe", "other path (not kept)", "check"], rows, "figures")];
+  const parts = [transferTable(named)];
   const lat = (ic.peers ?? []).filter((p) => p.latency_s);
   if (lat.length) parts.push(dl(lat.map((p) => [`latency to ${p.peer} (4 KiB)`, f.stat(p.latency_s, f.seconds)])));
   return section("interconnect", "Interconnect", ...parts);
@@ -276,8 +281,8 @@ export function box(o) {
   }
   const hl = b.host_links;
   if (hl) {
-    const rows = hl.devices.flatMap((d) => [transferRow(`host → ${d.bus_address}`, d.host_to_device), transferRow(`${d.bus_address} → host`, d.device_to_host)]);
-    parts.push(section("host_links", "Host links, every device at once", table(["link", "rate (median)", "min – max, samples", "transfer", "path, probe", "other path (not kept)", "check"], rows, "figures"),
+    const named = hl.devices.flatMap((d) => [[`host → ${d.bus_address}`, d.host_to_device], [`${d.bus_address} → host`, d.device_to_host]]);
+    parts.push(section("host_links", "Host links, every device at once", transferTable(named),
       dl([["host → devices, sum", f.bytesPerS(hl.host_to_device_bytes_per_s)], ["devices → host, sum", f.bytesPerS(hl.device_to_host_bytes_per_s)]])));
   }
   if (b.not_measured?.length) parts.push(section("not_measured", "Not measured", table(["field", "why"], b.not_measured.map((x) => [x.field, x.reason]))));
