@@ -59,22 +59,25 @@ func bulkCandidates(f features, compute, copyQ *vulkan.Queue) []bulkSpec {
 }
 
 // uploadSpec is a 1 MiB upload candidate: the host's stores by writers
-// goroutines, or (writers 0) the compute queue's copy or kernel pull.
+// goroutines, or (writers 0) a copy, on the transfer-only queue where
+// copyQueue is set, or the compute queue's kernel pull.
 type uploadSpec struct {
-	shader  bool
-	writers int
+	shader    bool
+	copyQueue bool
+	writers   int
 }
 
 // uploadWriters is the most host writers of a 1 MiB upload.
 const uploadWriters = 4
 
-// uploadCandidates are the host's stores, the copy and the kernel's pull, as f allows.
+// uploadCandidates are the host's stores, the copy (on the transfer-only
+// queue where there is one) and the kernel's pull, as f allows.
 func uploadCandidates(f features) []uploadSpec {
 	var cs []uploadSpec
 	if f.deviceMapped {
 		cs = append(cs, uploadSpec{writers: max(1, min(uploadWriters, f.cores))})
 	}
-	cs = append(cs, uploadSpec{})
+	cs = append(cs, uploadSpec{copyQueue: f.copyQueue})
 	if !f.noKernel {
 		cs = append(cs, uploadSpec{shader: true})
 	}

@@ -41,7 +41,7 @@ func TestBulkCandidates(t *testing.T) {
 
 // TestUploadCandidates: the host's stores where device-mapped memory is,
 // by at most uploadWriters writers and no more than the cores; the copy
-// always; the kernel's pull unless kernels are left out.
+// always, on the transfer-only queue where there is one; the kernel's pull unless kernels are left out.
 func TestUploadRule(t *testing.T) {
 	for _, tc := range []struct {
 		f    features
@@ -51,6 +51,7 @@ func TestUploadRule(t *testing.T) {
 		{features{deviceMapped: true, cores: 2}, []uploadSpec{{writers: 2}, {}, {shader: true}}},
 		{features{cores: 64}, []uploadSpec{{}, {shader: true}}},
 		{features{deviceMapped: true, noKernel: true, cores: 1}, []uploadSpec{{writers: 1}, {}}},
+		{features{copyQueue: true, cores: 8}, []uploadSpec{{copyQueue: true}, {shader: true}}},
 	} {
 		if got := uploadCandidates(tc.f); !slices.Equal(got, tc.want) {
 			t.Errorf("%+v: %+v, want %+v", tc.f, got, tc.want)

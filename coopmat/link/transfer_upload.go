@@ -122,6 +122,9 @@ func (u *uploader) add(c uploadSpec) (m latencyMethod, ok bool, err error) {
 		return latencyMethod{writePath(pinnedPathPrefix, c.writers), func() (float64, error) { return u.write(c.writers) }}, true, nil
 	}
 	r, i := route{q: u.d.Queue, shader: c.shader}, 0
+	if c.copyQueue && u.d.CopyQ != nil {
+		r.q = u.d.CopyQ
+	}
 	if c.shader {
 		i = 1
 		pairs := make([][]*vulkan.Buffer, len(u.dsts))
@@ -150,7 +153,7 @@ func (u *uploader) recordUploads(r route, st *vulkan.Buffer, s *stream) ([]*vulk
 			if r.shader {
 				s.move(cb, nil, i)
 			} else {
-				copyAfterTransfers(cb, st, dst, 0)
+				copyBare(cb, st, dst)
 			}
 		})
 		if err != nil {
@@ -158,6 +161,13 @@ func (u *uploader) recordUploads(r route, st *vulkan.Buffer, s *stream) ([]*vulk
 		}
 	}
 	return cs, nil
+}
+
+// copyBare records a copy of all of src into dst and nothing else: the
+// fence wait orders it after the host's writes and before the check, whose
+// read-back copy waits on every earlier transfer.
+func copyBare(cb vk.CommandBuffer, src, dst *vulkan.Buffer) {
+	vk.CmdCopyBuffer(cb, src.Buf, dst.Buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(src.Size())}})
 }
 
 // copyAfterTransfers records src → dst at offset, ordered as move is.
