@@ -18,6 +18,8 @@
 #   quick    one --quick appraisal by bin/appraise, beside the peers
 #   crosscheck  appraise --cross-check --draft against the peers built by
 #            the peers step (COOPMAT=1 adds --coopmat)
+#   next     bin/appraise-next (a build after bin/appraise's), default and
+#            --quick without the soak, beside the peers
 #   blas     the cuBLASLt probe beside PyTorch (bench/blas.sh)
 #
 # Results go to $OUT (or ./bench-out): summary.md (the tables) and
@@ -29,8 +31,8 @@ r=$out/r
 log=$r/log.txt
 . bench/runlog.sh
 export APPRAISE_KEY_DIR=/tmp/keys APPRAISE_PASSPHRASE=bench
-new=bin/appraise old=bin/appraise-base
-for b in "$new" "$old"; do
+new=bin/appraise old=bin/appraise-base next=bin/appraise-next
+for b in "$new" "$old" "$next"; do
 	[ -x "$b" ] || [ ! -f "$b.xz" ] || xz -dkf "$b.xz"
 done
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id,compute_cap,memory.total,power.limit,clocks.max.sm --format=csv >"$r/smi.csv" 2>&1
@@ -81,6 +83,11 @@ step_oldnew() {
 
 step_quick() { appraise quick "$new" --quick; }
 
+step_next() {
+	appraise next-full "$next" --soak 0
+	appraise next-quick "$next" --quick --soak 0
+}
+
 step_crosscheck() {
 	appraise crosscheck "$new" --cross-check --draft $([ "${COOPMAT:-0}" = 1 ] && echo --coopmat) \
 		--babelstream /tmp/cuda-stream --mixbench /tmp/mixbench-cuda
@@ -95,7 +102,7 @@ done
 {
 	echo "# $(sed -n 2p "$r/smi.csv")"
 	cat "$r/summary.txt"
-	for j in example new-full old-full quick; do
+	for j in example new-full old-full quick next-full next-quick; do
 		[ -s "$r/$j.json" ] && [ -s "$r/peers.json" ] || continue
 		echo; echo "## $j beside the peers"
 		python3 bench/compare.py "$r/$j.json" "$r/peers.json" "$r/babelstream.csv" "$r/mixbench.txt"
