@@ -1,5 +1,5 @@
 # Sourced by the bench scripts that time appraisals by their progress
-# lines (bench/oldnew.sh, bench/modes.sh).
+# lines (bench/gpu.sh, bench/modes.sh).
 
 # stamp prefixes each line of its input with the epoch seconds it was read.
 stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done; }

@@ -81,9 +81,9 @@ func Example_scheduler() {
 		fig          schema.PrecisionThroughput
 	}
 	nodes := []struct{ name, run, key string }{
-		{"node-a", "../docs/example-h200-crosscheck", "../docs/example-h200-crosscheck/pub.json"},
-		{"node-b", "../docs/example-h200x2", "../docs/example-h200x2/pub.json"},
-		{"node-c", "../docs/example", "../docs/example-h200x2/pub.json"}, // the wrong key
+		{"node-a", "../docs/archive/2026-11/example-h200-crosscheck", "../docs/archive/2026-11/example-h200-crosscheck/pub.json"},
+		{"node-b", "../docs/archive/2026-11/example-h200x2", "../docs/archive/2026-11/example-h200x2/pub.json"},
+		{"node-c", "../docs/example", "../docs/archive/2026-11/example-h200x2/pub.json"}, // the wrong key
 		{"node-d", "../docs/example", "../docs/example/public.json"},
 	}
 	var ranked []candidate
@@ -164,7 +164,7 @@ func price(c schema.CapabilityVector) (dollars float64, verdict string) {
 // H200's, changed in memory to show each case: every figure at 60 % (the
 // ratios, being ratios, do not move), and the compute at the ridge at half.
 func Example_pricing() {
-	cards, err := verifiedCards("../docs/example-h200x2", "../docs/example-h200x2/pub.json")
+	cards, err := verifiedCards("../docs/archive/2026-11/example-h200x2", "../docs/archive/2026-11/example-h200x2/pub.json")
 	if err != nil {
 		fmt.Println(err)
 		return

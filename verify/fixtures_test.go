@@ -55,13 +55,13 @@ func loadTemplates(t testing.TB) templates {
 		}
 		return b
 	}
-	box, _, err := schema.ReadBox(read("example-h200x2/box-e41630067bcc.appraisal.json"))
+	box, _, err := schema.ReadBox(read("archive/2026-11/example-h200x2/box-e41630067bcc.appraisal.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tm.h200Box = *box
 	for _, n := range []string{"06", "07"} {
-		c, _, err := schema.ReadCard(read("example-h200x2/card-6db1659cde1985c6-0000-00-" + n + ".0.appraisal.json"))
+		c, _, err := schema.ReadCard(read("archive/2026-11/example-h200x2/card-6db1659cde1985c6-0000-00-" + n + ".0.appraisal.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func TestExportInTotoCosign(t *testing.T) {
 	cosign := tooltest.Built(t, "cosign")
 	dir := t.TempDir()
 	runDir := filepath.Join(dir, "run")
-	if err := copyDir("../../docs/example-h200", runDir); err != nil {
+	if err := copyDir("../../docs/archive/2026-11/example-h200", runDir); err != nil {
 		t.Fatal(err)
 	}
 	card := filepath.Join(runDir, "card-6db1659cde1985c6.appraisal.json")

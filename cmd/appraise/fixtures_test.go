@@ -31,7 +31,7 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 // two-H200 run whose second card overwrote the first (both were named
 // after the same VBIOS hash), which verify must refuse as a run.
 func writeFixtures(e *testscript.Env) error {
-	for _, d := range []string{"../../docs/example", "../../docs/example-h200", "../../docs/example-h200x2", "../../docs/example-h200-crosscheck", "../../docs/example-h200-bench", "testdata/h200-lost-card"} {
+	for _, d := range []string{"../../docs/example", "../../docs/archive/2026-11/example-h200", "../../docs/archive/2026-11/example-h200x2", "../../docs/archive/2026-11/example-h200-crosscheck", "../../docs/archive/2026-11/example-h200-bench", "testdata/h200-lost-card"} {
 		if err := copyDir(d, filepath.Join(e.WorkDir, filepath.Base(d))); err != nil {
 			return err
 		}

@@ -77,7 +77,7 @@ func TestViewInBrowser(t *testing.T) {
 	t.Parallel()
 	node, chromium := browserTools(t)
 	work := t.TempDir()
-	for _, d := range []string{"../../docs/example", "../../docs/example-h200", "../../docs/example-h200x2", "../../docs/example-h200-crosscheck", "../../docs/example-h200-bench", "testdata/h200-lost-card"} {
+	for _, d := range []string{"../../docs/example", "../../docs/archive/2026-11/example-h200", "../../docs/archive/2026-11/example-h200x2", "../../docs/archive/2026-11/example-h200-crosscheck", "../../docs/archive/2026-11/example-h200-bench", "testdata/h200-lost-card"} {
 		if err := copyDir(d, filepath.Join(work, filepath.Base(d))); err != nil {
 			t.Fatal(err)
 		}

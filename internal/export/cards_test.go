@@ -54,17 +54,19 @@ func mustKey(t *testing.T, v *schema.Verified) *keys.PublicKey {
 // Example cards: a software device, one H200, two H200s of one run.
 const (
 	softwareCard = "docs/example/card-software-0.appraisal.json"
-	h200Card     = "docs/example-h200-crosscheck/card-6db1659cde1985c6.appraisal.json"
-	h200x2Card0  = "docs/example-h200x2/card-6db1659cde1985c6-0000-00-06.0.appraisal.json"
-	h200x2Card1  = "docs/example-h200x2/card-6db1659cde1985c6-0000-00-07.0.appraisal.json"
+	h200Card     = "docs/archive/2026-11/example-h200-crosscheck/card-6db1659cde1985c6.appraisal.json"
+	h200x2Card0  = "docs/archive/2026-11/example-h200x2/card-6db1659cde1985c6-0000-00-06.0.appraisal.json"
+	h200x2Card1  = "docs/archive/2026-11/example-h200x2/card-6db1659cde1985c6-0000-00-07.0.appraisal.json"
 )
 
 // allExamples is every committed example card.
 func allExamples(t *testing.T) []string {
 	t.Helper()
 	m, err := filepath.Glob("../../docs/example*/card-*.appraisal.json")
-	if err != nil || len(m) < 5 {
-		t.Fatalf("example cards: %v %v", m, err)
+	old, err2 := filepath.Glob("../../docs/archive/*/example*/card-*.appraisal.json")
+	m = append(m, old...)
+	if err != nil || err2 != nil || len(m) < 6 {
+		t.Fatalf("example cards: %v %v %v", m, err, err2)
 	}
 	for i := range m {
 		m[i], _ = filepath.Rel("../..", m[i])

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One benchmark call on the two-GPU host (device kind nvidia-h200-x2):
+# One benchmark call on a host with two GPUs (e.g. device kind nvidia-h100-x2):
 # builds BabelStream (main branch) and mixbench-cuda from .peers/, appraises
 # both GPUs at once, then in turn (--serial), then the first alone
 # (bench/modes.sh: wall times, every run verified, figures at once against in
