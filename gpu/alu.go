@@ -113,8 +113,6 @@ type ALUResult struct {
 	// Iterations is the number of dependent counted operations each chain
 	// runs per dispatch (loop trips times the row's PerTrip).
 	Iterations uint64
-	// OpsPerDispatch is the operations one dispatch counts by the table.
-	OpsPerDispatch uint64
 	// DispatchesPerSample is the number of dispatches in one timed sample.
 	DispatchesPerSample int
 	// Checked is the number of invocations whose output was compared with
@@ -131,8 +129,8 @@ type ALUResult struct {
 type ALUSkip struct {
 	// Kernel names the row of ALUKernels.
 	Kernel string
-	// Operation, InputType and AccumulatorType are the row's.
-	Operation, InputType, AccumulatorType string
+	// Operation and InputType are the row's.
+	Operation, InputType string
 	// Reason says precisely why.
 	Reason string
 }
@@ -149,8 +147,8 @@ type aluLimits struct {
 	// MinGroups and MaxGroups bound the workgroups of a dispatch; sizing
 	// starts at MinGroups and grows towards MaxGroups.
 	MinGroups, MaxGroups uint32
-	// MinIters and MaxIters bound the loop trips of a dispatch.
-	MinIters, MaxIters uint32
+	// MinIters is the fewest loop trips of a dispatch.
+	MinIters uint32
 	// MinDispatchS and LaunchFactor: a timed dispatch lasts at least
 	// max(MinDispatchS, LaunchFactor*empty round trip).
 	MinDispatchS, LaunchFactor float64
@@ -177,7 +175,7 @@ func newALULimits(quick bool) aluLimits {
 			MinSampleS: 2e-3, LaunchFactor: 20, MaxDispatchS: 0.1, MinElements: 1, ElementStep: 1,
 			MaxIterations: 4096, BudgetS: 1.0, MinSamples: 5, MaxSamples: 30,
 		},
-		MinGroups: aluMinGroups, MaxGroups: aluMaxGroups, MinIters: aluMinIters, MaxIters: aluMaxIters,
+		MinGroups: aluMinGroups, MaxGroups: aluMaxGroups, MinIters: aluMinIters,
 		MinDispatchS: 2e-3, LaunchFactor: 50, WarmUp: warmUp,
 	}
 	if quick {
@@ -239,7 +237,7 @@ func measureALURows(ctx context.Context, d *Device, rows []ALUKernel, lim aluLim
 		switch {
 		case errors.Is(err, errALUSkip):
 			skips = append(skips, ALUSkip{Kernel: k.Name, Operation: k.Operation, InputType: k.InputType,
-				AccumulatorType: k.AccumulatorType, Reason: skipReason(err)})
+				Reason: skipReason(err)})
 		case err != nil:
 			return nil, nil, fmt.Errorf("alu %s: %w", k.Name, err)
 		default:

@@ -241,7 +241,7 @@ func (r *aluRun) measure(ctx context.Context, k ALUKernel) (ALUResult, error) {
 		Kernel: k.Name, Operation: k.Operation, InputType: k.InputType, AccumulatorType: k.AccumulatorType,
 		OpCounting: k.OpCounting(), OpsPerS: stat, Timing: r.d.timing,
 		Invocations: a.invocations(), ChainsPerInvocation: uint64(k.Chains),
-		Iterations: uint64(a.iters) * uint64(k.PerTrip), OpsPerDispatch: a.opsPerDispatch(),
+		Iterations:          uint64(a.iters) * uint64(k.PerTrip),
 		DispatchesPerSample: cal.Iterations, ErrorKind: "exact",
 	}
 	if err := r.check(a, &res); err != nil {

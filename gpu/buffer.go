@@ -56,11 +56,6 @@ func (d *Device) upload(b *wgpu.Buffer, offset uint64, data []byte) error {
 // submitWait submits cmds (none flushes pending buffer writes) and blocks
 // until the queue has finished them.
 func (d *Device) submitWait(cmds ...*wgpu.CommandBuffer) error {
-	return d.submitWaitBy(waitBlock, cmds...)
-}
-
-// submitWaitBy is submitWait waiting the way w says (wait.go).
-func (d *Device) submitWaitBy(w waitMode, cmds ...*wgpu.CommandBuffer) error {
 	if err := d.alive(); err != nil {
 		return err
 	}
@@ -69,7 +64,7 @@ func (d *Device) submitWaitBy(w waitMode, cmds ...*wgpu.CommandBuffer) error {
 	if err != nil {
 		return err
 	}
-	_, err = d.await(w, done)
+	_, err = d.await(done)
 	return err
 }
 
@@ -96,11 +91,6 @@ func finish(enc *wgpu.CommandEncoder) (*wgpu.CommandBuffer, error) {
 
 // run records work with rec, submits it and waits for it to finish.
 func (d *Device) run(rec func(enc *wgpu.CommandEncoder) error) error {
-	return d.runBy(waitBlock, rec)
-}
-
-// runBy is run waiting the way w says.
-func (d *Device) runBy(w waitMode, rec func(enc *wgpu.CommandEncoder) error) error {
 	enc, err := d.encoder()
 	if err != nil {
 		return err
@@ -114,7 +104,7 @@ func (d *Device) runBy(w waitMode, rec func(enc *wgpu.CommandEncoder) error) err
 		return err
 	}
 	defer cb.Release()
-	return d.submitWaitBy(w, cb)
+	return d.submitWait(cb)
 }
 
 // readBack copies size bytes of src (a buffer with CopySrc usage) to the host
@@ -122,13 +112,7 @@ func (d *Device) runBy(w waitMode, rec func(enc *wgpu.CommandEncoder) error) err
 // each chunk and its byte offset in src. The chunk is only valid during the
 // call. size must be a multiple of 4.
 func (d *Device) readBack(src *wgpu.Buffer, size uint64, visit func(offset uint64, chunk []byte) error) error {
-	return d.readBackChunked(src, size, stagingChunk, visit)
-}
-
-// readBackChunked is readBack through a staging buffer of at most maxChunk
-// bytes (a multiple of 4).
-func (d *Device) readBackChunked(src *wgpu.Buffer, size, maxChunk uint64, visit func(offset uint64, chunk []byte) error) error {
-	return d.readRange(src, 0, size, maxChunk, visit)
+	return d.readRange(src, 0, size, stagingChunk, visit)
 }
 
 // readRange copies the size bytes of src from byte start to the host
@@ -168,7 +152,7 @@ func copyBuffer(enc *wgpu.CommandEncoder, src *wgpu.Buffer, off uint64, dst *wgp
 // mapRead maps the first n bytes of b for reading, passes them to use and
 // unmaps b again.
 func (d *Device) mapRead(b *wgpu.Buffer, n uint64, use func([]byte) error) error {
-	if err := d.mapWait(b, wgpu.MapModeRead, n, waitBlock); err != nil {
+	if err := d.mapWait(b, wgpu.MapModeRead, n); err != nil {
 		return err
 	}
 	useErr := use(b.GetMappedRange(0, uint(n)))
@@ -178,14 +162,14 @@ func (d *Device) mapRead(b *wgpu.Buffer, n uint64, use func([]byte) error) error
 	return useErr
 }
 
-// mapWait maps the first n bytes of b in mode and waits, the way w says,
-// until the mapping is done. The caller unmaps b.
-func (d *Device) mapWait(b *wgpu.Buffer, mode wgpu.MapMode, n uint64, w waitMode) error {
+// mapWait maps the first n bytes of b in mode and waits until the mapping
+// is done. The caller unmaps b.
+func (d *Device) mapWait(b *wgpu.Buffer, mode wgpu.MapMode, n uint64) error {
 	mapped, err := d.mapAsync(b, mode, n)
 	if err != nil {
 		return err
 	}
-	st, err := d.await(w, mapped)
+	st, err := d.await(mapped)
 	if err == nil && st != mapSucceeded {
 		err = fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): status %v", n, wgpu.BufferMapAsyncStatus(st))
 	}

@@ -25,14 +25,6 @@ type HeldMemory struct {
 	sizes []uint64       // bytes of each
 }
 
-// Bytes is the memory held, in bytes.
-func (h *HeldMemory) Bytes() uint64 {
-	if h == nil {
-		return 0
-	}
-	return sumBytes(h.sizes)
-}
-
 // Release frees every chunk still held. Like every buffer release it
 // takes effect as the device gets to it; safe twice and on nil.
 func (h *HeldMemory) Release() {

@@ -46,8 +46,6 @@ type Features struct {
 	TimestampQuery bool
 	// ShaderF16: WGSL f16.
 	ShaderF16 bool
-	// ShaderF64: wgpu-native's f64 in shaders.
-	ShaderF64 bool
 }
 
 // Limits are the device limits the probes size their work by.
@@ -58,8 +56,6 @@ type Limits struct {
 	MaxStorageBindingBytes uint64
 	// MaxWorkgroupsPerDimension bounds each dimension of a dispatch.
 	MaxWorkgroupsPerDimension uint32
-	// MaxInvocationsPerWorkgroup bounds a workgroup's size.
-	MaxInvocationsPerWorkgroup uint32
 }
 
 // Device is an opened adapter: a WebGPU device and its queue, with what the
@@ -154,7 +150,6 @@ func featureSet(dev *wgpu.Device) Features {
 	return Features{
 		TimestampQuery: dev.HasFeature(wgpu.FeatureNameTimestampQuery),
 		ShaderF16:      dev.HasFeature(wgpu.FeatureNameShaderF16),
-		ShaderF64:      dev.HasFeature(wgpu.NativeFeatureShaderF64),
 	}
 }
 
@@ -178,10 +173,9 @@ func wantedLimits(a wgpu.Limits, memLimit uint64) wgpu.Limits {
 // limitsOf extracts the limits the probes use.
 func limitsOf(l wgpu.Limits) Limits {
 	return Limits{
-		MaxBufferBytes:             l.MaxBufferSize,
-		MaxStorageBindingBytes:     l.MaxStorageBufferBindingSize,
-		MaxWorkgroupsPerDimension:  l.MaxComputeWorkgroupsPerDimension,
-		MaxInvocationsPerWorkgroup: l.MaxComputeInvocationsPerWorkgroup,
+		MaxBufferBytes:            l.MaxBufferSize,
+		MaxStorageBindingBytes:    l.MaxStorageBufferBindingSize,
+		MaxWorkgroupsPerDimension: l.MaxComputeWorkgroupsPerDimension,
 	}
 }
 
@@ -212,25 +206,8 @@ func (d *Device) Release() {
 	}
 }
 
-// Info describes the adapter the device was opened on.
-func (d *Device) Info() AdapterInfo { return d.info }
-
-// Features lists the optional features the device has.
-func (d *Device) Features() Features { return d.features }
-
-// Limits returns the device limits the probes size their work by.
-func (d *Device) Limits() Limits { return d.limits }
-
 // MemoryLimit is the most bytes a probe may allocate at once, in bytes.
 func (d *Device) MemoryLimit() uint64 { return d.memLimit }
-
-// Timing says how kernels on this device are timed: TimingGPUTimestamp when
-// the device offers timestamp queries and they passed the sanity check at
-// Open, TimingQueueWallClock otherwise.
-func (d *Device) Timing() schema.TimingMethod { return d.timing }
-
-// TimingNote says why Timing is what it is, in a sentence.
-func (d *Device) TimingNote() string { return d.timingNote }
 
 // progress passes a message to Options.Progress when it is set.
 func (d *Device) progress(format string, args ...any) {

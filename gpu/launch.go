@@ -69,11 +69,11 @@ func (l *launcher) release() {
 	}
 }
 
-// roundTrip times one empty dispatch: encode, submit, wait the way w says.
-func (l *launcher) roundTrip(w waitMode) (float64, error) {
+// roundTrip times one empty dispatch: encode, submit, wait.
+func (l *launcher) roundTrip() (float64, error) {
 	ds := dispatch{k: l.ks.kernels[launchEntry], bg: l.bg, x: 1, y: 1}
 	start := time.Now()
-	if err := l.d.runBy(w, work(ds, 1)); err != nil {
+	if err := l.d.run(work(ds, 1)); err != nil {
 		return 0, err
 	}
 	l.count++
@@ -112,7 +112,7 @@ func (d *Device) emptyRoundTripS(ctx context.Context, n int) (float64, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		t, err := l.roundTrip(waitBlock) // as the probes' own submissions wait
+		t, err := l.roundTrip()
 		if err != nil {
 			return 0, err
 		}

@@ -31,8 +31,6 @@ type RooflineKernel struct {
 	// point, the sweep's most memory-bound, whose rate sets the memory
 	// roof (rooflineRun.entry says why).
 	One string
-	// Counted is the WGSL operation the table counts.
-	Counted string
 	// OpsPerOperation is the operations one counted operation on one
 	// scalar counts for.
 	OpsPerOperation int
@@ -63,9 +61,9 @@ func (k RooflineKernel) Intensity(iters uint32) float64 {
 func RooflineKernels() []RooflineKernel {
 	return []RooflineKernel{
 		{Precision: "fma.fp32", Entry: "roofline_f32", Fill: "roofline_fill_f32", Unroll: 16, Short: "roofline_f32_short", One: "roofline_f32_one",
-			Counted: "fma(x, a, b) on vec4<f32>", OpsPerOperation: 2, BytesPerElement: 8, kind: roofF32},
+			OpsPerOperation: 2, BytesPerElement: 8, kind: roofF32},
 		{Precision: "mad.int32", Entry: "roofline_i32", Fill: "roofline_fill_i32", Unroll: 8, Short: "roofline_i32_short", One: "roofline_i32_one",
-			Counted: "x*a + y on vec2<i32>", OpsPerOperation: 2, BytesPerElement: 8, kind: roofI32},
+			OpsPerOperation: 2, BytesPerElement: 8, kind: roofI32},
 	}
 }
 
@@ -106,8 +104,6 @@ type RooflinePoint struct {
 	Samples int
 	// Elements is the scalar elements one dispatch processes.
 	Elements uint64
-	// DispatchesPerSample is the number of dispatches in one sample.
-	DispatchesPerSample int
 }
 
 // RooflineResult is one precision's sweep. Analyse holds it against its

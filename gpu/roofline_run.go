@@ -383,7 +383,7 @@ func (r *rooflineRun) sample(ctx context.Context, a *roofDispatch, cal calibrati
 	return RooflinePoint{
 		Iters: a.iters, Intensity: a.row.Intensity(a.iters),
 		OpsPerS: s.Median, MinOpsPerS: s.Min, MaxOpsPerS: s.Max, Samples: s.Samples,
-		Elements: a.m * 4, DispatchesPerSample: cal.Iterations,
+		Elements: a.m * 4,
 	}, nil
 }
 

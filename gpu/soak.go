@@ -152,13 +152,10 @@ type soaker struct {
 
 	reps   int         // dispatches per piece
 	groups uint32      // workgroups per dispatch
-	iters  uint32      // loop trips per dispatch
 	slots  []*soakSlot // nil without GPU timestamps
 	n      int         // pieces submitted, for choosing slots
 
 	prevDone time.Time // when the host saw the previous piece done
-	prevEnd  uint64    // the previous piece's end timestamp, 0 if none
-	gaps     []float64 // GPU idle between consecutive pieces, seconds
 }
 
 // soakPiece is one submitted piece.
@@ -208,7 +205,7 @@ func (s *soaker) calibrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.reps, s.groups, s.iters = pieceReps(t), s.a.groups, s.a.iters
+	s.reps, s.groups = pieceReps(t), s.a.groups
 	s.plan.ops = float64(s.a.opsPerDispatch()) * float64(s.reps)
 	s.plan.pieceS = seconds(t * float64(s.reps))
 	return s.newSlots()
@@ -249,13 +246,13 @@ func (s *soaker) release() {
 		if s.d.dev == nil {
 			break
 		}
-		if _, err := s.d.await(waitBlock, p.finished); err != nil {
+		if _, err := s.d.await(p.finished); err != nil {
 			break
 		}
 	}
 	for _, sl := range s.slots {
 		if sl.mapping != nil { // mapped once its piece is done, which was waited for
-			if st, err := s.d.await(waitBlock, sl.mapping); err == nil && st == mapSucceeded {
+			if st, err := s.d.await(sl.mapping); err == nil && st == mapSucceeded {
 				_ = unmap(sl.clock.read)
 			}
 		}
@@ -330,7 +327,7 @@ func (s *soaker) enqueue(p *soakPiece, cb *wgpu.CommandBuffer) error {
 // wait waits until p, a queued piece, is done. Only that submission is
 // waited for; the next stays queued.
 func (s *soaker) wait(p *soakPiece) error {
-	_, err := s.d.await(waitBlock, p.finished)
+	_, err := s.d.await(p.finished)
 	return err
 }
 
@@ -364,17 +361,13 @@ func (s *soaker) gpuTime(p *soakPiece, t0, t1 uint64) (float64, error) {
 	if gpuS > hostS*maxClockRatio+clockSlackS {
 		return 0, fmt.Errorf("gpu: GPU timestamps say %.6g s but the host saw the piece done in %.6g s", gpuS, hostS)
 	}
-	if s.prevEnd != 0 {
-		s.gaps = append(s.gaps, float64(int64(t0-s.prevEnd))*1e-9)
-	}
-	s.prevEnd = t1
 	return gpuS, nil
 }
 
 // readSlot reads the timestamps of a finished piece and unmaps its slot.
 func (s *soaker) readSlot(p *soakPiece) (t0, t1 uint64, err error) {
 	sl := p.slot
-	st, err := s.d.await(waitBlock, sl.mapping) // p is done: this only runs the map callback
+	st, err := s.d.await(sl.mapping) // p is done: this only runs the map callback
 	if err != nil {
 		return 0, 0, err
 	}

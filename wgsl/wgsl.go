@@ -10,11 +10,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 //go:embed *.wgsl
@@ -34,22 +32,6 @@ func Source(name string) (string, error) {
 		return "", fmt.Errorf("%w: %q", ErrUnknownKernel, name)
 	}
 	return string(b), nil
-}
-
-// Names lists the embedded kernel files without their extension, sorted.
-func Names() []string {
-	entries, err := fs.ReadDir(files, ".")
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ext); ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	return names
 }
 
 // Space is the address space and access of a buffer binding.
