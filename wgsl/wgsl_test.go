@@ -3,8 +3,8 @@ package wgsl
 import (
 	"errors"
 	"io/fs"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
