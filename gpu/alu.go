@@ -113,9 +113,9 @@ func newALULimits(quick bool) aluLimits {
 	return l
 }
 
-// MeasureALUKernels measures the rows of ALUKernels named (none means all),
-// each checked exactly, or returns an error wrapping ErrCheckFailed. Rows
-// the device or its WGSL compiler cannot run come back as skips.
+// MeasureALUKernels measures the rows of ALUKernels named (none means all)
+// and checks their output exactly; a failed check returns an error wrapping
+// ErrCheckFailed. Rows the device or its compiler cannot run are skips.
 func MeasureALUKernels(ctx context.Context, d *Device, names []string) ([]ALUResult, []ALUSkip, error) {
 	if err := d.alive(); err != nil {
 		return nil, nil, err

@@ -43,7 +43,8 @@ func (a *Array) checkRange(off, n uint64) error {
 	return nil
 }
 
-// Write copies p into the array at off, a multiple of 4 as is len(p).
+// Write copies p into the array at off and returns once the device has it.
+// off and len(p) must be multiples of 4.
 func (a *Array) Write(off uint64, p []byte) error {
 	if err := a.checkRange(off, uint64(len(p))); err != nil {
 		return err

@@ -88,8 +88,8 @@ func bandwidthLimits(quick bool) calibrationLimits {
 }
 
 // MeasureBandwidthKernels measures the kernels of BandwidthKernels named
-// (none means all), each checked, or returns an error wrapping
-// ErrCheckFailed.
+// (none means all) and checks their output; a failed check returns an
+// error wrapping ErrCheckFailed.
 func MeasureBandwidthKernels(ctx context.Context, d *Device, names []string) ([]BandwidthResult, error) {
 	ks, err := selectRows(BandwidthKernels(), names, func(k BandwidthKernel) string { return k.Name })
 	if err != nil {

@@ -14,7 +14,8 @@ import (
 
 // bandwidthRun is one run of the bandwidth probe. Each kernel rewrites its
 // whole output from inputs fixed while it is timed, so the last sample's
-// output is the one checked; copy restores c, which triad reads.
+// output is the one checked. triad reads c as copy (run by prepare too)
+// leaves it.
 type bandwidthRun struct {
 	d      *Device
 	lim    calibrationLimits

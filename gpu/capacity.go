@@ -26,9 +26,9 @@ type CapacityResult struct {
 const (
 	LimitedDriverRefused = "driver refused" // even the smallest chunk
 	LimitedBudget        = "budget"         // CapacityOptions.BudgetBytes
-	LimitedMemoryLimit   = "memory limit"   // the device's memory limit
-	LimitedSlowMemory    = "slow memory"    // even the smallest chunk, far slower than the first
-	LimitedChunkCount    = "chunk count"
+	LimitedMemoryLimit   = "memory limit"   // Options.MemoryLimit, 1 GiB on a software adapter when unset
+	LimitedSlowMemory    = "slow memory"    // even the smallest chunk cleared far slower than the fastest
+	LimitedChunkCount    = "chunk count"    // capacityMaxChunks chunks
 )
 
 const (
@@ -41,9 +41,9 @@ const (
 )
 
 // MeasureCapacity allocates device-local chunks, each cleared and timed,
-// until the driver refuses, a chunk is slow, or the next would pass the
-// budget or memory limit. The chunks are released unless opts.Hold takes
-// them.
+// until the driver refuses, a chunk is slow, or the next would pass a cap
+// (LimitedBudget, LimitedMemoryLimit). A refusal leaves the device usable.
+// The chunks are released unless opts.Hold takes them.
 func MeasureCapacity(ctx context.Context, d *Device, opts CapacityOptions) (CapacityResult, error) {
 	if err := d.alive(); err != nil {
 		return CapacityResult{}, err

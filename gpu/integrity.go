@@ -38,7 +38,7 @@ type IntegrityError struct {
 // IntegrityResult is what the integrity probe saw.
 type IntegrityResult struct {
 	Errors      uint64   // mismatching words, counted in each verify step
-	BytesTested uint64   // every element of which every verify step checked
+	BytesTested uint64   // the region, all of which every verify step checked
 	ChunkBytes  uint64   // the largest chunk
 	Chunks      int      // all held at once
 	Passes      int      // times the pattern table ran
