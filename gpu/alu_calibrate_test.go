@@ -17,7 +17,7 @@ func TestALULimits(t *testing.T) {
 			minSamples = 3
 		}
 		if l.WarmUp < 250*time.Millisecond || l.cal.MinSamples < minSamples || l.MinDispatchS < 2e-3 ||
-			l.LaunchFactor < 20 || l.MinGroups > l.MaxGroups || l.MinIters > l.MaxIters {
+			l.LaunchFactor < 20 || l.MinGroups > l.MaxGroups || l.MinIters > aluMaxIters {
 			t.Errorf("quick=%t: limits %+v", quick, l)
 		}
 	}

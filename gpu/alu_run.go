@@ -13,9 +13,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// aluRun holds one run of the ALU probe: the output buffer every kernel
-// writes (one u32 per invocation), the compiled WGSL files and the launch
-// overhead the calibration compares against.
+// aluRun is one run of the ALU probe; kernels write a u32 per invocation.
 type aluRun struct {
 	d      *Device
 	lim    aluLimits
@@ -29,8 +27,7 @@ type aluRun struct {
 	skipped   map[string]error // optional files the compiler rejected
 }
 
-// newALURun creates the output buffer and measures the launch overhead. On
-// error nothing is left behind.
+// newALURun leaves nothing behind on error.
 func newALURun(ctx context.Context, d *Device, lim aluLimits, tamper tamperFunc) (*aluRun, error) {
 	if err := d.alive(); err != nil {
 		return nil, err
@@ -44,7 +41,6 @@ func newALURun(ctx context.Context, d *Device, lim aluLimits, tamper tamperFunc)
 	return r, nil
 }
 
-// setup does newALURun's work; the caller releases r on error.
 func (r *aluRun) setup(ctx context.Context) error {
 	var err error
 	if r.maxGroups, err = aluGroupCap(r.d.limits, r.d.memLimit, r.lim); err != nil {
@@ -57,9 +53,8 @@ func (r *aluRun) setup(ctx context.Context) error {
 	return err
 }
 
-// aluGroupCap is the most workgroups a dispatch may have: lim.MaxGroups,
-// or fewer when the output (4 bytes per invocation) and a staging copy of
-// it would not fit the device's limits or half the memory limit.
+// aluGroupCap is lim.MaxGroups, or fewer where the output and its staging
+// copy would not fit the device's limits or half the memory limit.
 func aluGroupCap(l Limits, memLimit uint64, lim aluLimits) (uint32, error) {
 	const perGroup = aluWG * 4
 	groups := min(uint64(lim.MaxGroups), l.MaxStorageBindingBytes/perGroup, l.MaxBufferBytes/perGroup, memLimit/2/perGroup)
@@ -70,7 +65,7 @@ func aluGroupCap(l Limits, memLimit uint64, lim aluLimits) (uint32, error) {
 	return uint32(groups), nil
 }
 
-// release frees what the run created. Safe on a partial run.
+// release is safe on a partial run.
 func (r *aluRun) release() {
 	for _, s := range r.sets {
 		s.release()
@@ -82,9 +77,7 @@ func (r *aluRun) release() {
 	}
 }
 
-// kernel returns k's pipeline, compiling its file on first use. A kernel
-// whose needs the device or the WGSL compiler do not meet returns an error
-// wrapping errALUSkip.
+// kernel compiles k's file on first use; unmet Needs wrap errALUSkip.
 func (r *aluRun) kernel(k ALUKernel) (*kernel, error) {
 	if k.Needs == needF16 && !r.d.features.ShaderF16 {
 		return nil, skipf("the adapter does not offer the WebGPU shader-f16 feature")
@@ -103,10 +96,7 @@ func (r *aluRun) kernel(k ALUKernel) (*kernel, error) {
 	return s.kernels[k.Entry], nil
 }
 
-// compile compiles k's file with every entry point the table names in it.
-// An optional file is compiled with wgpu-native's log silenced: a compiler
-// that lacks its feature is an expected outcome, reported as a skip, not
-// an error on stderr.
+// compile treats a compiler that rejects an optional file as a skip.
 func (r *aluRun) compile(k ALUKernel) (*kernelSet, error) {
 	var entries []string
 	for _, o := range ALUKernels() {
@@ -129,18 +119,14 @@ func (r *aluRun) compile(k ALUKernel) (*kernelSet, error) {
 	return s, nil
 }
 
-// compileQuietly is compile with wgpu-native's log off for its duration.
-// The log level is process-wide; it is set back to the level NewInstance
-// sets. The error still comes back through the binding's error scope.
+// compileQuietly is compile with wgpu-native's process-wide log off.
 func (d *Device) compileQuietly(file string, entries ...string) (*kernelSet, error) {
 	wgpu.SetLogLevel(wgpu.LogLevelOff)
 	defer wgpu.SetLogLevel(wgpu.LogLevelError)
 	return d.compile(file, entries...)
 }
 
-// compilerSaid picks the compiler's own diagnosis out of a shader-module
-// error (the line naming the parsing or validation error), at most 300
-// characters.
+// compilerSaid is the compiler's diagnosis in err, at most 300 characters.
 func compilerSaid(err error) string {
 	lines := strings.Split(err.Error(), "\n")
 	said := strings.TrimSpace(lines[0])
@@ -156,15 +142,13 @@ func compilerSaid(err error) string {
 	return said
 }
 
-// aluDispatch is one kernel's dispatch with its own Params uniform.
 type aluDispatch struct {
 	dispatch
-	row           ALUKernel // the table row it runs
+	row           ALUKernel
 	params        *wgpu.Buffer
 	groups, iters uint32
 }
 
-// release frees the dispatch's bind group and uniform.
 func (a *aluDispatch) release() {
 	if a.bg != nil {
 		a.bg.Release()
@@ -174,7 +158,6 @@ func (a *aluDispatch) release() {
 	}
 }
 
-// bind creates k's uniform, bind group and dispatch. The caller releases it.
 func (r *aluRun) bind(k ALUKernel) (*aluDispatch, error) {
 	kern, err := r.kernel(k)
 	if err != nil {
@@ -192,7 +175,6 @@ func (r *aluRun) bind(k ALUKernel) (*aluDispatch, error) {
 	return a, nil
 }
 
-// set sizes the dispatch: groups workgroups, iters loop trips.
 func (r *aluRun) set(a *aluDispatch, groups, iters uint32) error {
 	x, y, err := grid(groups, r.maxPerDim)
 	if err != nil {
@@ -202,16 +184,12 @@ func (r *aluRun) set(a *aluDispatch, groups, iters uint32) error {
 	return r.d.upload(a.params, 0, aluParams(a.row.kind, iters, groups))
 }
 
-// invocations is the number of invocations that write output.
 func (a *aluDispatch) invocations() uint64 { return uint64(a.groups) * aluWG }
 
-// opsPerDispatch is what one dispatch counts by the table.
 func (a *aluDispatch) opsPerDispatch() uint64 {
 	return a.invocations() * uint64(a.row.Chains) * uint64(a.iters) * uint64(a.row.PerTrip) * a.row.OpsPerOperation()
 }
 
-// measure sizes, warms up, samples and checks one kernel. On a failed check
-// it returns only the error.
 func (r *aluRun) measure(ctx context.Context, k ALUKernel) (ALUResult, error) {
 	a, err := r.bind(k)
 	if err != nil {
@@ -241,7 +219,7 @@ func (r *aluRun) measure(ctx context.Context, k ALUKernel) (ALUResult, error) {
 		Kernel: k.Name, Operation: k.Operation, InputType: k.InputType, AccumulatorType: k.AccumulatorType,
 		OpCounting: k.OpCounting(), OpsPerS: stat, Timing: r.d.timing,
 		Invocations: a.invocations(), ChainsPerInvocation: uint64(k.Chains),
-		Iterations: uint64(a.iters) * uint64(k.PerTrip), OpsPerDispatch: a.opsPerDispatch(),
+		Iterations:          uint64(a.iters) * uint64(k.PerTrip),
 		DispatchesPerSample: cal.Iterations, ErrorKind: "exact",
 	}
 	if err := r.check(a, &res); err != nil {
@@ -250,10 +228,7 @@ func (r *aluRun) measure(ctx context.Context, k ALUKernel) (ALUResult, error) {
 	return res, nil
 }
 
-// size finds the dispatch's workgroups and loop trips: starting from
-// MinGroups workgroups at MinIters trips, it grows the grid (at most 64x a
-// step) until a trial dispatch takes a quarter of MaxDispatchS or the grid
-// reaches its cap, then sets the trips for the target dispatch time.
+// size grows the grid (growGroups), then sets the loop trips (itersFor).
 func (r *aluRun) size(ctx context.Context, a *aluDispatch) error {
 	groups := min(r.lim.MinGroups, r.maxGroups)
 	iters := min(r.lim.MinIters, a.row.kind.maxIters())
@@ -276,8 +251,7 @@ func (r *aluRun) size(ctx context.Context, a *aluDispatch) error {
 	}
 }
 
-// trial times one dispatch twice and keeps the faster: the first run of a
-// pipeline or a size may pay one-off costs.
+// trial is the faster of two timed dispatches.
 func (r *aluRun) trial(a *aluDispatch) (float64, error) {
 	best := math.Inf(1)
 	for i := 0; i < 2; i++ {
@@ -290,10 +264,9 @@ func (r *aluRun) trial(a *aluDispatch) (float64, error) {
 	return best, nil
 }
 
-// growGroups is the next grid size to try after a dispatch of groups
-// workgroups took t seconds: unchanged once t reaches maxDispatchS/4 or
-// groups reaches maxGroups, otherwise groups times the power of two (2 to
-// 64) that brings t nearest maxDispatchS/2 without passing it.
+// growGroups is groups once t reaches maxDispatchS/4 or groups maxGroups,
+// else groups times the power of two (2 to 64) that brings t nearest
+// maxDispatchS/2 without passing it.
 func growGroups(groups uint32, t float64, maxGroups uint32, maxDispatchS float64) uint32 {
 	if groups >= maxGroups || !(t < maxDispatchS/4) {
 		return groups
@@ -305,9 +278,8 @@ func growGroups(groups uint32, t float64, maxGroups uint32, maxDispatchS float64
 	return uint32(min(uint64(maxGroups), uint64(groups)*f))
 }
 
-// itersFor is the loop trips that make a dispatch last at least
-// max(MinDispatchS, LaunchFactor*launchS) when one trip takes perIterS,
-// within [MinIters, maxIters].
+// itersFor is the loop trips, within [MinIters, maxIters], that make a
+// dispatch last max(MinDispatchS, LaunchFactor*launchS).
 func itersFor(perIterS, launchS float64, lim aluLimits, maxIters uint32) uint32 {
 	lo := min(lim.MinIters, maxIters)
 	if !positiveFinite(perIterS) {
@@ -325,9 +297,8 @@ func itersFor(perIterS, launchS float64, lim aluLimits, maxIters uint32) uint32 
 	}
 }
 
-// retune re-derives the loop trips from a warm dispatch that took per
-// seconds (the sizing trial may have run at idle clocks) and returns the
-// expected time of one dispatch.
+// retune resizes from a warm dispatch of per seconds and returns the new
+// dispatch's expected time.
 func (r *aluRun) retune(a *aluDispatch, per float64) (float64, error) {
 	perIter := per / float64(a.iters)
 	iters := itersFor(perIter, r.launchS, r.lim, a.row.kind.maxIters())
@@ -339,9 +310,8 @@ func (r *aluRun) retune(a *aluDispatch, per float64) (float64, error) {
 	return perIter * float64(iters), nil
 }
 
-// sample times cal.Samples submissions of cal.Iterations dispatches and
-// summarises them in operations/s. The output is cleared (untimed) before
-// the last sample, so the output checked afterwards is that sample's.
+// sample returns operations/s; the output is cleared before the last
+// sample, so the check sees its output.
 func (r *aluRun) sample(ctx context.Context, a *aluDispatch, cal calibration) (schema.Stat, error) {
 	ops := float64(a.opsPerDispatch()) * float64(cal.Iterations)
 	rates := make([]float64, 0, cal.Samples)
@@ -363,7 +333,6 @@ func (r *aluRun) sample(ctx context.Context, a *aluDispatch, cal calibration) (s
 	return stats.Summarize(rates)
 }
 
-// clearOut zeroes the output words a's dispatch writes.
 func (r *aluRun) clearOut(a *aluDispatch) error {
 	return r.d.run(func(enc *wgpu.CommandEncoder) error {
 		if err := enc.ClearBuffer(r.out, 0, a.invocations()*4); err != nil {
@@ -373,8 +342,6 @@ func (r *aluRun) clearOut(a *aluDispatch) error {
 	})
 }
 
-// check reads every invocation's output back and compares it exactly with
-// the CPU reference, filling in the result's check fields.
 func (r *aluRun) check(a *aluDispatch, res *ALUResult) error {
 	want := aluReference(a.row.kind, a.iters)
 	total := refcheck.New()
@@ -389,7 +356,6 @@ func (r *aluRun) check(a *aluDispatch, res *ALUResult) error {
 	return wordsErr(a.row.Name, total)
 }
 
-// view applies the test hook, if any, to a read-back chunk.
 func (r *aluRun) view(kernel string, off uint64, chunk []byte) []byte {
 	if r.tamper == nil {
 		return chunk

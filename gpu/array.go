@@ -7,18 +7,15 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// Array is a plain device buffer that data is written to and read from by
-// the host, for probes that move data between devices through host memory
-// (the host-staged peer link). Create it with (*Device).NewArray; Release
-// it before its Device. Like its Device, it is not safe for concurrent use.
+// Array is a device buffer the host writes and reads. Release it before its
+// Device; it is not safe for concurrent use.
 type Array struct {
 	d    *Device
 	buf  *wgpu.Buffer
 	size uint64
 }
 
-// NewArray creates a device buffer of size bytes (a positive multiple of
-// 4). Its contents are undefined until written.
+// NewArray creates an array of size bytes, a positive multiple of 4.
 func (d *Device) NewArray(size uint64) (*Array, error) {
 	if size == 0 || size%4 != 0 {
 		return nil, fmt.Errorf("gpu: array of %d bytes: want a positive multiple of 4", size)
@@ -36,7 +33,6 @@ func (d *Device) NewArray(size uint64) (*Array, error) {
 // Size is the array's size in bytes.
 func (a *Array) Size() uint64 { return a.size }
 
-// checkRange validates n bytes at off.
 func (a *Array) checkRange(off, n uint64) error {
 	if a.buf == nil {
 		return fmt.Errorf("gpu: array used after Release")
@@ -47,8 +43,8 @@ func (a *Array) checkRange(off, n uint64) error {
 	return nil
 }
 
-// Write copies p into the array at off and returns once the device has
-// it. off and len(p) must be multiples of 4.
+// Write copies p into the array at off and returns once the device has it.
+// off and len(p) must be multiples of 4.
 func (a *Array) Write(off uint64, p []byte) error {
 	if err := a.checkRange(off, uint64(len(p))); err != nil {
 		return err
@@ -62,8 +58,7 @@ func (a *Array) Write(off uint64, p []byte) error {
 	return a.d.submitWait()
 }
 
-// Read copies len(p) bytes of the array at off into p, through staging
-// buffers of at most 64 MiB. off and len(p) must be multiples of 4.
+// Read copies len(p) bytes of the array at off into p, as Write.
 func (a *Array) Read(p []byte, off uint64) error {
 	n := uint64(len(p))
 	if err := a.checkRange(off, n); err != nil {
@@ -78,8 +73,7 @@ func (a *Array) Read(p []byte, off uint64) error {
 	})
 }
 
-// Fill sets every 32-bit word of the array to word (little-endian), through
-// host writes of at most 64 MiB at a time.
+// Fill sets every 32-bit word of the array to word, little-endian.
 func (a *Array) Fill(word uint32) error {
 	if err := a.checkRange(0, a.size); err != nil {
 		return err

@@ -10,61 +10,27 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ElementBytes is the size of one array element of the bandwidth kernels:
-// a vec4<f32>.
+// ElementBytes is the size of a bandwidth array element, a vec4<f32>.
 const ElementBytes = 16
 
-// BandwidthKernel is one row of the bandwidth table (BabelStream's
-// benchmark.h): what a kernel does and how many arrays it reads and writes
-// per element. The table drives both the bandwidth formula and the docs.
+// BandwidthKernel is one row of the bandwidth table.
 type BandwidthKernel struct {
-	// Name is the kernel's name in results: "read", "write", "copy", "triad".
-	Name string
-	// Entry is its entry point in wgsl/bandwidth.wgsl.
-	Entry string
-	// Operation is what it computes per element.
-	Operation string
-	// Reads and Writes count the arrays read and written per element.
-	Reads, Writes int
-	// PerInvocation is how many elements one invocation handles, walking
-	// the array grid-stride (1 would be one element per invocation): the
-	// count the kernel starts from.
-	PerInvocation int
-	// PerInvocationCandidates, when it lists more than one count, are the
-	// counts a short timed trial on the device chooses from before the
-	// samples (PerInvocation among them).
+	Name          string // "read", "write", "copy" or "triad"
+	Entry         string // in wgsl/bandwidth.wgsl
+	Operation     string // per element
+	Reads, Writes int    // arrays read and written per element
+	// PerInvocation is the elements one invocation handles, grid-stride,
+	// unless a timed trial picks one of several PerInvocationCandidates.
+	PerInvocation           int
 	PerInvocationCandidates []int
 }
 
-// BytesPerElement is the bytes one element of the kernel moves:
-// (Reads+Writes) * ElementBytes.
+// BytesPerElement is (Reads+Writes) * ElementBytes.
 func (k BandwidthKernel) BytesPerElement() uint64 {
 	return uint64(k.Reads+k.Writes) * ElementBytes
 }
 
-// BandwidthKernels returns the table, in the order the probe runs the
-// kernels:
-//
-//	kernel  operation                    reads  writes  bytes/element  elements/invocation
-//	read    sum += a[i]                  1      0       16             16
-//	write   c[i] = pattern(i)            0      1       16             1, 2, 4 or 8 (trial)
-//	copy    c[i] = a[i]                  1      1       32             1, 2, 4 or 8 (trial)
-//	triad   a[i] = b[i] + scalar*c[i]    2      1       48             1, 2, 4 or 8 (trial)
-//
-// An element is a vec4<f32> (ElementBytes). Every kernel walks its arrays
-// grid-stride with a fixed number of elements per invocation, so the grid
-// follows the array size only (a 1 GiB array gives 65,536 workgroups of
-// 256 for copy at 4 per invocation).
-//
-// No one count suits every device, so write, copy and triad take theirs
-// from a short timed trial on the device (choosePer), starting from 4: a
-// software adapter runs each workgroup as a loop on one CPU thread, where
-// a few elements per invocation amortise the per-workgroup cost but many
-// make each workgroup hop between pages far apart, while a GPU may do best
-// with one (docs/performance.md has the counts measured). read pays an
-// 8-step barrier-separated tree reduction per workgroup, so it wants more
-// work per workgroup and keeps 16 (its partial sums, one vec4 per 4096
-// elements, are not counted, which understates it by 1/4096).
+// BandwidthKernels returns the table in the order the probe runs it.
 func BandwidthKernels() []BandwidthKernel {
 	trial := []int{1, 2, 4, 8}
 	return []BandwidthKernel{
@@ -77,54 +43,31 @@ func BandwidthKernels() []BandwidthKernel {
 
 // BandwidthResult is one kernel's measured bandwidth.
 type BandwidthResult struct {
-	// Kernel names the row of BandwidthKernels.
-	Kernel string
-	// ArrayBytes is the size of each array, in bytes.
-	ArrayBytes uint64
-	// PerInvocation is the elements each invocation handled.
-	PerInvocation int
-	// BytesPerDispatch is what one dispatch moves by the table, in bytes.
+	Kernel           string // the row of BandwidthKernels
+	ArrayBytes       uint64 // each array's size
+	PerInvocation    int    // elements each invocation handled
 	BytesPerDispatch uint64
-	// Iterations is the number of dispatches in one timed sample.
-	Iterations int
-	// BytesPerS is BytesPerDispatch*Iterations over each sample's time, in
-	// bytes/s (decimal: 1e9 bytes/s is 1 GB/s).
-	BytesPerS schema.Stat
-	// Timing says how the samples were timed.
-	Timing schema.TimingMethod
-	// Checked counts the float32 values compared with the CPU reference: four
-	// per array element, or four per workgroup partial sum for read (whose
-	// partial sums together cover every element).
-	Checked uint64
-	// MaxRelError is the largest relative error the check saw.
-	MaxRelError float64
-	// Tolerance is the relative error the check allowed (0: exact).
-	Tolerance float64
+	Iterations       int         // dispatches per timed sample
+	BytesPerS        schema.Stat // decimal: 1e9 bytes/s is 1 GB/s
+	Timing           schema.TimingMethod
+	Checked          uint64 // float32 values compared (read: of its partial sums)
+	MaxRelError      float64
+	Tolerance        float64 // relative; 0 is exact
 }
 
-// Sizing and timing rules of the bandwidth probe.
 const (
-	// maxArrayBytes caps each array; minArrayBytes is the smallest array the
-	// probe accepts (smaller ones could sit in a last-level cache).
 	maxArrayBytes = 1 << 30
-	minArrayBytes = 64 << 20
-	// wgSize is the workgroup size of bandwidth.wgsl.
-	wgSize = 256
-	// warmUp is the sustained load before each kernel's samples (GPUs idle
-	// at low clocks); warmUpBatchS is the longest warm-up submission.
-	warmUp       = 250 * time.Millisecond
-	warmUpBatchS = 50e-3
+	minArrayBytes = 64 << 20 // smaller could sit in a last-level cache
+	wgSize        = 256
+	warmUp        = 250 * time.Millisecond // before each kernel's samples
+	warmUpBatchS  = 50e-3
 )
 
-// SoftwareWarmUp caps every warm-up on a software adapter. A warm-up
-// brings a GPU's clocks up from idle and lets a driver finish a pipeline
-// at its first dispatch; a software adapter runs on the host's cores,
-// which have no clocks of the device's own to bring up, so it needs only
-// the first dispatches, which touch the memory and start its threads.
+// SoftwareWarmUp caps every warm-up on a software adapter, which has no
+// clocks of its own to bring up.
 const SoftwareWarmUp = 50 * time.Millisecond
 
-// warmUpTime is how long d warms up where a GPU warms up for dur: dur,
-// or at most SoftwareWarmUp on a software adapter.
+// warmUpTime is dur, at most SoftwareWarmUp on a software adapter.
 func (d *Device) warmUpTime(dur time.Duration) time.Duration {
 	if d.info.Software {
 		return min(dur, SoftwareWarmUp)
@@ -132,7 +75,6 @@ func (d *Device) warmUpTime(dur time.Duration) time.Duration {
 	return dur
 }
 
-// bandwidthLimits are the calibration limits of the bandwidth probe.
 func bandwidthLimits(quick bool) calibrationLimits {
 	l := calibrationLimits{
 		MinSampleS: 2e-3, LaunchFactor: 20, MaxDispatchS: 0.1,
@@ -145,11 +87,9 @@ func bandwidthLimits(quick bool) calibrationLimits {
 	return l
 }
 
-// MeasureBandwidthKernels measures the bandwidth of the kernels of
-// BandwidthKernels named (none named means all), in table order, over
-// arrays sized from the device's limits and memory limit (up to 1 GiB
-// each), after a warm-up, and checks every kernel's output against the
-// CPU reference. A failed check returns an error wrapping ErrCheckFailed.
+// MeasureBandwidthKernels measures the kernels of BandwidthKernels named
+// (none means all) and checks their output; a failed check returns an
+// error wrapping ErrCheckFailed.
 func MeasureBandwidthKernels(ctx context.Context, d *Device, names []string) ([]BandwidthResult, error) {
 	ks, err := selectRows(BandwidthKernels(), names, func(k BandwidthKernel) string { return k.Name })
 	if err != nil {
@@ -161,7 +101,6 @@ func MeasureBandwidthKernels(ctx context.Context, d *Device, names []string) ([]
 // tamperFunc lets a test alter read-back data before the check.
 type tamperFunc func(kernel string, offset uint64, chunk []byte) []byte
 
-// measureBandwidth is MeasureBandwidthKernels with a test hook.
 func measureBandwidth(ctx context.Context, d *Device, ks []BandwidthKernel, tamper tamperFunc) ([]BandwidthResult, error) {
 	r, err := newBandwidthRun(ctx, d, tamper)
 	if err != nil {
@@ -180,8 +119,7 @@ func measureBandwidth(ctx context.Context, d *Device, ks []BandwidthKernel, tamp
 	return results, nil
 }
 
-// newBandwidthRun sizes the arrays, creates them and every dispatch, and
-// fills them (prepare); on error nothing is left behind.
+// newBandwidthRun leaves nothing behind on error.
 func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwidthRun, error) {
 	if err := d.alive(); err != nil {
 		return nil, err
@@ -207,20 +145,12 @@ func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwi
 	return r, nil
 }
 
-// arrayElements sizes each array, in vec4 elements: as large as maxBytes
-// (maxArrayBytes, or minArrayBytes for a --quick software adapter, whose
-// arrays are host RAM: the smallest the probe accepts, as the quick
-// roofline's; a host whose last-level cache is larger holds part of them,
-// but lavapipe's loads and stores, not the memory, bound its figures,
-// which the default run's larger arrays repeat within noise,
-// docs/performance.md), the device's buffer and binding limits and the memory limit
-// allow (three arrays, read's partial sums and one staging chunk must
-// fit), in whole workgroups. It fails below minArrayBytes.
+// arrayElements sizes each array, in vec4 elements, up to maxBytes and the
+// limits, in whole workgroups; it fails below minArrayBytes.
 func arrayElements(l Limits, memLimit, maxBytes uint64) (uint64, error) {
 	bytes := min(maxBytes, l.MaxStorageBindingBytes, l.MaxBufferBytes)
 	if memLimit > stagingChunk {
-		// 3 arrays + partials (at most 1/256 of an array) + staging:
-		// S*(3+1/256) + chunk.
+		// three arrays, read's partials (S/256) and a staging chunk
 		bytes = min(bytes, (memLimit-stagingChunk)*wgSize/(3*wgSize+1))
 	} else {
 		bytes = 0
@@ -233,14 +163,11 @@ func arrayElements(l Limits, memLimit, maxBytes uint64) (uint64, error) {
 	return elems, nil
 }
 
-// groupsFor is the number of workgroups a bandwidth dispatch over n
-// elements uses when each invocation handles perInvocation of them.
 func groupsFor(n, perInvocation uint64) uint32 {
 	per := wgSize * max(perInvocation, 1)
 	return uint32((n + per - 1) / per)
 }
 
-// bandwidthParams encodes the Params uniform of bandwidth.wgsl.
 func bandwidthParams(n uint64, groups, seed uint32) []byte {
 	b := make([]byte, 16)
 	binary.LittleEndian.PutUint32(b[0:], uint32(n))

@@ -12,16 +12,10 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// bandwidthRun holds one run of the bandwidth probe: the compiled kernels,
-// three arrays a, b, c, the read kernel's partial sums, and a dispatch for
-// each kernel. Every kernel rewrites its whole output from inputs that stay
-// fixed while it is timed, so the last sample's output is the one checked:
-//
-//	init   a, b, c = pattern(seedA), pattern(seedB), pattern(seedC)
-//	read   partial[g] = sum of group g's share of a
-//	write  c = pattern(seedWrite)
-//	copy   c = a                  (c = pattern(seedA) again)
-//	triad  a = b + scalar*c
+// bandwidthRun is one run of the bandwidth probe. Each kernel rewrites its
+// whole output from inputs fixed while it is timed, so the last sample's
+// output is the one checked. triad reads c as copy (run by prepare too)
+// leaves it.
 type bandwidthRun struct {
 	d      *Device
 	lim    calibrationLimits
@@ -39,7 +33,6 @@ type bandwidthRun struct {
 	maxPerDim uint32 // workgroups per grid dimension; tests lower it
 }
 
-// bwDispatch is a bandwidth dispatch with its own Params uniform.
 type bwDispatch struct {
 	dispatch
 	params        *wgpu.Buffer
@@ -48,7 +41,6 @@ type bwDispatch struct {
 	groups        uint32
 }
 
-// release frees everything the run created.
 func (r *bandwidthRun) release() {
 	for _, bg := range r.bgs {
 		bg.Release()
@@ -61,7 +53,6 @@ func (r *bandwidthRun) release() {
 	}
 }
 
-// keep records a created buffer for release and passes it on.
 func (r *bandwidthRun) keep(b *wgpu.Buffer, err error) (*wgpu.Buffer, error) {
 	if err == nil {
 		r.buffers = append(r.buffers, b)
@@ -69,7 +60,6 @@ func (r *bandwidthRun) keep(b *wgpu.Buffer, err error) (*wgpu.Buffer, error) {
 	return b, err
 }
 
-// setup compiles the kernels and creates arrays of elems elements.
 func (r *bandwidthRun) setup(elems uint64) error {
 	var err error
 	if r.ks, err = r.d.compile("bandwidth", probeKernels()["bandwidth"]...); err != nil {
@@ -90,7 +80,6 @@ func (r *bandwidthRun) setup(elems uint64) error {
 	return r.resize(elems)
 }
 
-// bwSpec says how to build one dispatch of the run.
 type bwSpec struct {
 	name, entry   string
 	seed          uint32
@@ -98,8 +87,7 @@ type bwSpec struct {
 	bind          []binding // without the Params uniform at slot 0
 }
 
-// specs lists the run's dispatches: the three array fills (the write
-// kernel with other seeds), then one per row of BandwidthKernels.
+// specs lists the array fills, then one dispatch per kernel.
 func (r *bandwidthRun) specs() []bwSpec {
 	bind := map[string][]binding{
 		"read":  {{1, r.a}, {3, r.partial}},
@@ -123,7 +111,6 @@ func (r *bandwidthRun) specs() []bwSpec {
 	return append(fills, ss...)
 }
 
-// bindAll creates the Params uniform, bind group and dispatch of every spec.
 func (r *bandwidthRun) bindAll() error {
 	r.disp = map[string]*bwDispatch{}
 	for _, s := range r.specs() {
@@ -143,8 +130,6 @@ func (r *bandwidthRun) bindAll() error {
 	return nil
 }
 
-// resize sets the elements in use, rewriting every dispatch's grid and
-// Params uniform to match.
 func (r *bandwidthRun) resize(n uint64) error {
 	r.n = n
 	for _, ds := range r.disp {
@@ -155,8 +140,6 @@ func (r *bandwidthRun) resize(n uint64) error {
 	return nil
 }
 
-// shape sets ds's grid and Params uniform for r.n elements at its
-// elements per invocation.
 func (r *bandwidthRun) shape(ds *bwDispatch) error {
 	ds.groups = groupsFor(r.n, ds.perInvocation)
 	x, y, err := grid(ds.groups, r.maxPerDim)
@@ -167,19 +150,16 @@ func (r *bandwidthRun) shape(ds *bwDispatch) error {
 	return r.d.upload(ds.params, 0, bandwidthParams(r.n, ds.groups, ds.seed))
 }
 
-// setPer makes ds handle per elements per invocation.
 func (r *bandwidthRun) setPer(ds *bwDispatch, per uint64) error {
 	ds.perInvocation = per
 	return r.shape(ds)
 }
 
-// work records reps dispatches of ds.
 func work(ds dispatch, reps int) func(*wgpu.CommandEncoder) error {
 	return func(enc *wgpu.CommandEncoder) error { return record(enc, []dispatch{ds}, reps) }
 }
 
-// prepare measures the launch round trip, fills the arrays, and shrinks
-// them if one copy dispatch would take longer than the limits allow.
+// prepare shrinks the arrays while a copy would exceed MaxDispatchS.
 func (r *bandwidthRun) prepare(ctx context.Context) error {
 	var err error
 	if r.launchS, err = r.d.emptyRoundTripS(ctx, 20); err != nil {
@@ -203,15 +183,11 @@ func (r *bandwidthRun) prepare(ctx context.Context) error {
 	return nil
 }
 
-// fill fills a, b and c with their patterns.
 func (r *bandwidthRun) fill() error {
 	inits := []dispatch{r.disp["init-a"].dispatch, r.disp["init-b"].dispatch, r.disp["init-c"].dispatch}
 	return r.d.run(func(enc *wgpu.CommandEncoder) error { return record(enc, inits, 1) })
 }
 
-// measure warms up, picks the elements per invocation (for the kernels
-// that have candidates), calibrates, samples and checks one kernel. On a
-// failed check it returns only the error.
 func (r *bandwidthRun) measure(ctx context.Context, k BandwidthKernel) (BandwidthResult, error) {
 	bd := r.disp[k.Name]
 	one, err := r.d.warmUp(ctx, bd.dispatch, warmUp, r.lim.MaxIterations)
@@ -242,19 +218,13 @@ func (r *bandwidthRun) measure(ctx context.Context, k BandwidthKernel) (Bandwidt
 	return res, nil
 }
 
-// Trial of the elements-per-invocation candidates: rounds of one timed
-// submission of each candidate, round robin so that drift in the device
-// hits them alike.
+// Rounds of the elements-per-invocation trial, candidates in turn.
 const (
 	perTrialRounds      = 3
 	perTrialQuickRounds = 2
 )
 
-// choosePer times each candidate count of elements per invocation for ds
-// (one dispatch takes about one seconds, warm) and keeps the one with the
-// lowest median time per dispatch, which it returns. The output of the
-// kept count is the one measure checks: its samples run after the trial
-// and rewrite the whole output.
+// choosePer keeps the candidate of lowest median time per dispatch.
 func (r *bandwidthRun) choosePer(ctx context.Context, ds *bwDispatch, cands []int, one float64) (float64, error) {
 	cal, err := plan(one, r.launchS, r.lim)
 	if err != nil {
@@ -289,8 +259,6 @@ func (r *bandwidthRun) choosePer(ctx context.Context, ds *bwDispatch, cands []in
 	return stats.Median(times[best]), r.setPer(ds, uint64(cands[best]))
 }
 
-// sample times cal.Samples submissions of cal.Iterations dispatches that
-// each move bytes, and summarises them in bytes/s.
 func (r *bandwidthRun) sample(ctx context.Context, ds dispatch, cal calibration, bytes uint64) (schema.Stat, error) {
 	rates := make([]float64, 0, cal.Samples)
 	for i := 0; i < cal.Samples; i++ {
@@ -306,8 +274,6 @@ func (r *bandwidthRun) sample(ctx context.Context, ds dispatch, cal calibration,
 	return stats.Summarize(rates)
 }
 
-// check reads the kernel's output back and compares it with the CPU
-// reference, filling in the result's check fields.
 func (r *bandwidthRun) check(kernel string, res *BandwidthResult) error {
 	var cr refcheck.Result
 	var err error
@@ -333,7 +299,6 @@ func (r *bandwidthRun) check(kernel string, res *BandwidthResult) error {
 	return cr.Err(ErrCheckFailed, kernel, res.Tolerance)
 }
 
-// view applies the test hook, if any, to a read-back chunk.
 func (r *bandwidthRun) view(kernel string, off uint64, chunk []byte) []byte {
 	if r.tamper == nil {
 		return chunk
@@ -341,7 +306,6 @@ func (r *bandwidthRun) view(kernel string, off uint64, chunk []byte) []byte {
 	return r.tamper(kernel, off, append([]byte(nil), chunk...))
 }
 
-// checkBuffer compares the n elements in use of buf with want.
 func (r *bandwidthRun) checkBuffer(kernel string, buf *wgpu.Buffer, want wantFunc, tol float64) (refcheck.Result, error) {
 	total := refcheck.New()
 	err := r.d.readBack(buf, r.n*ElementBytes, func(off uint64, chunk []byte) error {
@@ -351,7 +315,6 @@ func (r *bandwidthRun) checkBuffer(kernel string, buf *wgpu.Buffer, want wantFun
 	return total, err
 }
 
-// checkRead compares every workgroup's partial sums with the reference.
 func (r *bandwidthRun) checkRead(tol float64) (refcheck.Result, error) {
 	groups := r.disp["read"].groups
 	raw := make([]byte, 0, uint64(groups)*ElementBytes)

@@ -6,11 +6,9 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// stagingChunk is the most bytes read back through one staging buffer at a
-// time, so a readback never needs a second copy of a large array.
+// stagingChunk is the most bytes read back through one staging buffer.
 const stagingChunk = 64 << 20
 
-// newBuffer creates a buffer of size bytes. The caller releases it.
 func (d *Device) newBuffer(label string, size uint64, usage wgpu.BufferUsage) (*wgpu.Buffer, error) {
 	if err := d.alive(); err != nil {
 		return nil, err
@@ -25,13 +23,10 @@ func (d *Device) newBuffer(label string, size uint64, usage wgpu.BufferUsage) (*
 	return b, nil
 }
 
-// storageBuffer creates a buffer a kernel can read and write and that can be
-// copied to and from. The caller releases it.
 func (d *Device) storageBuffer(label string, size uint64) (*wgpu.Buffer, error) {
 	return d.newBuffer(label, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst)
 }
 
-// uniformBuffer creates a uniform buffer holding data. The caller releases it.
 func (d *Device) uniformBuffer(label string, data []byte) (*wgpu.Buffer, error) {
 	b, err := d.newBuffer(label, uint64(len(data)), wgpu.BufferUsageUniform|wgpu.BufferUsageCopyDst)
 	if err != nil {
@@ -44,8 +39,7 @@ func (d *Device) uniformBuffer(label string, data []byte) (*wgpu.Buffer, error) 
 	return b, nil
 }
 
-// upload queues a write of data into b at offset. Like every WebGPU buffer
-// write it takes effect at the next submit.
+// upload's write takes effect at the next submit.
 func (d *Device) upload(b *wgpu.Buffer, offset uint64, data []byte) error {
 	if err := d.queue.WriteBuffer(b, offset, data); err != nil {
 		return fmt.Errorf("webgpu: WriteBuffer (%d bytes): %w", len(data), err)
@@ -53,14 +47,8 @@ func (d *Device) upload(b *wgpu.Buffer, offset uint64, data []byte) error {
 	return nil
 }
 
-// submitWait submits cmds (none flushes pending buffer writes) and blocks
-// until the queue has finished them.
+// submitWait submits cmds (none flushes uploads) and waits for them.
 func (d *Device) submitWait(cmds ...*wgpu.CommandBuffer) error {
-	return d.submitWaitBy(waitBlock, cmds...)
-}
-
-// submitWaitBy is submitWait waiting the way w says (wait.go).
-func (d *Device) submitWaitBy(w waitMode, cmds ...*wgpu.CommandBuffer) error {
 	if err := d.alive(); err != nil {
 		return err
 	}
@@ -69,11 +57,10 @@ func (d *Device) submitWaitBy(w waitMode, cmds ...*wgpu.CommandBuffer) error {
 	if err != nil {
 		return err
 	}
-	_, err = d.await(w, done)
+	_, err = d.await(done)
 	return err
 }
 
-// encoder creates a command encoder. The caller releases it.
 func (d *Device) encoder() (*wgpu.CommandEncoder, error) {
 	if err := d.alive(); err != nil {
 		return nil, err
@@ -85,7 +72,6 @@ func (d *Device) encoder() (*wgpu.CommandEncoder, error) {
 	return enc, nil
 }
 
-// finish ends enc into a command buffer. The caller releases it.
 func finish(enc *wgpu.CommandEncoder) (*wgpu.CommandBuffer, error) {
 	cb, err := enc.Finish(nil)
 	if err != nil {
@@ -94,13 +80,7 @@ func finish(enc *wgpu.CommandEncoder) (*wgpu.CommandBuffer, error) {
 	return cb, nil
 }
 
-// run records work with rec, submits it and waits for it to finish.
 func (d *Device) run(rec func(enc *wgpu.CommandEncoder) error) error {
-	return d.runBy(waitBlock, rec)
-}
-
-// runBy is run waiting the way w says.
-func (d *Device) runBy(w waitMode, rec func(enc *wgpu.CommandEncoder) error) error {
 	enc, err := d.encoder()
 	if err != nil {
 		return err
@@ -114,27 +94,16 @@ func (d *Device) runBy(w waitMode, rec func(enc *wgpu.CommandEncoder) error) err
 		return err
 	}
 	defer cb.Release()
-	return d.submitWaitBy(w, cb)
+	return d.submitWait(cb)
 }
 
-// readBack copies size bytes of src (a buffer with CopySrc usage) to the host
-// through a staging buffer of at most stagingChunk bytes and calls visit with
-// each chunk and its byte offset in src. The chunk is only valid during the
-// call. size must be a multiple of 4.
+// readBack calls visit with each chunk of src, valid during the call, and
+// its offset; size is a multiple of 4.
 func (d *Device) readBack(src *wgpu.Buffer, size uint64, visit func(offset uint64, chunk []byte) error) error {
-	return d.readBackChunked(src, size, stagingChunk, visit)
+	return d.readRange(src, 0, size, stagingChunk, visit)
 }
 
-// readBackChunked is readBack through a staging buffer of at most maxChunk
-// bytes (a multiple of 4).
-func (d *Device) readBackChunked(src *wgpu.Buffer, size, maxChunk uint64, visit func(offset uint64, chunk []byte) error) error {
-	return d.readRange(src, 0, size, maxChunk, visit)
-}
-
-// readRange copies the size bytes of src from byte start to the host
-// through a staging buffer of at most maxChunk bytes and calls visit with
-// each chunk and its byte offset in src. start, size and maxChunk are
-// multiples of 4.
+// readRange is readBack from start in chunks of maxChunk, multiples of 4.
 func (d *Device) readRange(src *wgpu.Buffer, start, size, maxChunk uint64, visit func(offset uint64, chunk []byte) error) error {
 	chunk := min(size, maxChunk)
 	staging, err := d.newBuffer("staging", chunk, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)
@@ -157,7 +126,6 @@ func (d *Device) readRange(src *wgpu.Buffer, start, size, maxChunk uint64, visit
 	return nil
 }
 
-// copyBuffer records a copy of n bytes from src at off to the start of dst.
 func copyBuffer(enc *wgpu.CommandEncoder, src *wgpu.Buffer, off uint64, dst *wgpu.Buffer, n uint64) error {
 	if err := enc.CopyBufferToBuffer(src, off, dst, 0, n); err != nil {
 		return fmt.Errorf("webgpu: CopyBufferToBuffer (%d bytes): %w", n, err)
@@ -165,10 +133,8 @@ func copyBuffer(enc *wgpu.CommandEncoder, src *wgpu.Buffer, off uint64, dst *wgp
 	return nil
 }
 
-// mapRead maps the first n bytes of b for reading, passes them to use and
-// unmaps b again.
 func (d *Device) mapRead(b *wgpu.Buffer, n uint64, use func([]byte) error) error {
-	if err := d.mapWait(b, wgpu.MapModeRead, n, waitBlock); err != nil {
+	if err := d.mapWait(b, wgpu.MapModeRead, n); err != nil {
 		return err
 	}
 	useErr := use(b.GetMappedRange(0, uint(n)))
@@ -178,21 +144,19 @@ func (d *Device) mapRead(b *wgpu.Buffer, n uint64, use func([]byte) error) error
 	return useErr
 }
 
-// mapWait maps the first n bytes of b in mode and waits, the way w says,
-// until the mapping is done. The caller unmaps b.
-func (d *Device) mapWait(b *wgpu.Buffer, mode wgpu.MapMode, n uint64, w waitMode) error {
+// mapWait maps b's first n bytes; the caller unmaps b.
+func (d *Device) mapWait(b *wgpu.Buffer, mode wgpu.MapMode, n uint64) error {
 	mapped, err := d.mapAsync(b, mode, n)
 	if err != nil {
 		return err
 	}
-	st, err := d.await(w, mapped)
+	st, err := d.await(mapped)
 	if err == nil && st != mapSucceeded {
 		err = fmt.Errorf("webgpu: Buffer.MapAsync (%d bytes): status %v", n, wgpu.BufferMapAsyncStatus(st))
 	}
 	return err
 }
 
-// unmap unmaps b.
 func unmap(b *wgpu.Buffer) error {
 	if err := b.Unmap(); err != nil {
 		return fmt.Errorf("webgpu: Buffer.Unmap: %w", err)

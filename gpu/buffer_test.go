@@ -53,14 +53,14 @@ func TestBufferOverLimitFails(t *testing.T) {
 	}
 }
 
-// TestSpinSeesWorkInFlight: Poll(false) does not call the queue empty while
-// work runs, and a spinning wait ends only once the work is done. Each is
+// TestPollSeesWorkInFlight: Poll(false) does not call the queue empty while
+// work runs, and submitWait ends only once the work is done. Each is
 // an ordering within one run, whatever the host's load: the GPU's own
 // timestamps of the work fit inside the host's time from the submission
 // to the queue reported empty (or to the end of the wait). Without trusted
 // GPU timestamps there is no clock but the host's to compare with, and
 // only the queue being empty after the wait is checked.
-func TestSpinSeesWorkInFlight(t *testing.T) {
+func TestPollSeesWorkInFlight(t *testing.T) {
 	d := newDevice(t)
 	const size = 16 << 20
 	b, err := d.storageBuffer("spin", size)
@@ -84,11 +84,11 @@ func TestSpinSeesWorkInFlight(t *testing.T) {
 		}
 		return nil
 	}
-	waited := func(cb *wgpu.CommandBuffer) error { return d.submitWaitBy(waitSpin, cb) }
+	waited := func(cb *wgpu.CommandBuffer) error { return d.submitWait(cb) }
 	for _, c := range []struct {
 		name   string
 		submit func(*wgpu.CommandBuffer) error
-	}{{"Poll(false) until empty", polled}, {"spinning wait", waited}} {
+	}{{"Poll(false) until empty", polled}, {"submitWait", waited}} {
 		hostS, gpuS, err := submitTimed(d, clear(reps), c.submit)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -137,4 +137,10 @@ func fillUpload(data []byte, k uint32) {
 	for i := 0; i+4 <= len(data); i += 4 {
 		binary.LittleEndian.PutUint32(data[i:], uint32(i)*0x9E3779B1+k*0x85EBCA6B+1)
 	}
+}
+
+// readBackChunked is readBack through a staging buffer of at most maxChunk
+// bytes (a multiple of 4).
+func (d *Device) readBackChunked(src *wgpu.Buffer, size, maxChunk uint64, visit func(offset uint64, chunk []byte) error) error {
+	return d.readRange(src, 0, size, maxChunk, visit)
 }

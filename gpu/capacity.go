@@ -10,80 +10,40 @@ import (
 
 // CapacityOptions says how far MeasureCapacity may allocate.
 type CapacityOptions struct {
-	// BudgetBytes is the device memory the driver says this process may
-	// use (for example VK_EXT_memory_budget's heapBudget of the
-	// device-local heap), in bytes; 0 when unknown.
-	BudgetBytes uint64
-	// Hold, when not nil, receives the chunks held at the end instead of
-	// their release, for the memtest to test in place (HeldMemory); it
-	// must hold nothing yet.
-	Hold *HeldMemory
+	BudgetBytes uint64      // the memory the driver says this process may use; 0 when unknown
+	Hold        *HeldMemory // when not nil and empty, receives the chunks instead of their release
 }
 
-// CapacityResult is how much device memory could be allocated, touched and
-// held at once.
+// CapacityResult is how much device memory could be held at once.
 type CapacityResult struct {
-	// UsableBytes is the total size of the chunks held at once, in bytes.
-	UsableBytes uint64
-	// Chunks is the number of buffers held at once.
-	Chunks int
-	// ChunkBytes is the size of the first, largest chunk, in bytes. Later
-	// chunks are smaller where a cap or a refusal was near.
-	ChunkBytes uint64
-	// Limited says why allocation stopped: one of the Limited* constants.
-	Limited string
+	UsableBytes uint64 // the chunks held at once
+	Chunks      int
+	ChunkBytes  uint64 // the first, largest chunk
+	Limited     string // one of the Limited* constants
 }
 
 // Why MeasureCapacity stopped allocating.
 const (
-	// LimitedDriverRefused: the driver refused even the smallest chunk.
-	LimitedDriverRefused = "driver refused"
-	// LimitedBudget: the next chunk would have passed CapacityOptions.BudgetBytes.
-	LimitedBudget = "budget"
-	// LimitedMemoryLimit: the next chunk would have passed Options.MemoryLimit
-	// (or, when that is unset on a software adapter, its 1 GiB default).
-	LimitedMemoryLimit = "memory limit"
-	// LimitedSlowMemory: even the smallest chunk landed in memory far slower
-	// than the chunks before it. Once device memory is full, wgpu's
-	// allocator falls back to host memory the device reaches over the bus,
-	// which is not VRAM.
-	LimitedSlowMemory = "slow memory"
-	// LimitedChunkCount: capacityMaxChunks chunks are held.
-	LimitedChunkCount = "chunk count"
+	LimitedDriverRefused = "driver refused" // even the smallest chunk
+	LimitedBudget        = "budget"         // CapacityOptions.BudgetBytes
+	LimitedMemoryLimit   = "memory limit"   // Options.MemoryLimit, 1 GiB on a software adapter when unset
+	LimitedSlowMemory    = "slow memory"    // even the smallest chunk cleared far slower than the fastest
+	LimitedChunkCount    = "chunk count"    // capacityMaxChunks chunks
 )
 
-// Sizing and spill detection of the capacity probe.
 const (
-	// capacityChunkMax caps the first chunk (also capped by the device's
-	// buffer limit). A chunk is cleared here and bound by the memtest in
-	// parts of at most the storage-binding limit (planIntegrity), so that
-	// limit does not apply; but a driver may refuse one allocation of
-	// several GiB on an empty device that takes the same bytes in 1 GiB
-	// pieces (wgpu on an H200 refuses 4 GiB), and a refusal on the way
-	// costs a round trip: 1 GiB chunks.
-	capacityChunkMax = 1 << 30
-	// capacityShrink: after a refusal the chunk halves, down to the first
-	// chunk over capacityShrink (and not below capacityLeastChunk).
-	capacityShrink     = 16
+	capacityChunkMax   = 1 << 30
+	capacityShrink     = 16 // a refused chunk halves down to the first over this
 	capacityLeastChunk = 1 << 20
-	// capacityMaxChunks bounds the loop on a device that never refuses.
-	capacityMaxChunks = 1 << 14
-	// A chunk is slow when clearing it takes more than spillRatio times
-	// what the fastest chunk so far would take, plus spillSlackS for fixed
-	// costs; it is timed twice before it is called slow.
-	spillRatio  = 4
-	spillSlackS = 1e-3
+	capacityMaxChunks  = 1 << 14
+	spillRatio         = 4 // see isSlow
+	spillSlackS        = 1e-3
 )
 
-// MeasureCapacity allocates device-local storage buffers in chunks until
-// the driver refuses, a chunk lands in slow memory, or the next chunk would
-// pass the cap: the smaller of opts.BudgetBytes and Options.MemoryLimit
-// when set (on a software adapter without a MemoryLimit, 1 GiB). Each
-// chunk is cleared, timed, so its memory is really there. All chunks are
-// released at once before it returns, unless opts.Hold takes them over
-// (released there on every path that fails). Out-of-memory errors are caught in
-// error scopes (wgpu_gap.go), so a refusal is an outcome and the device
-// stays usable.
+// MeasureCapacity allocates device-local chunks, each cleared and timed,
+// until the driver refuses, a chunk is slow, or the next would pass a cap
+// (LimitedBudget, LimitedMemoryLimit). A refusal leaves the device usable.
+// The chunks are released unless opts.Hold takes them.
 func MeasureCapacity(ctx context.Context, d *Device, opts CapacityOptions) (CapacityResult, error) {
 	if err := d.alive(); err != nil {
 		return CapacityResult{}, err
@@ -91,8 +51,6 @@ func MeasureCapacity(ctx context.Context, d *Device, opts CapacityOptions) (Capa
 	return measureCapacity(ctx, newCapacityRun(d, opts))
 }
 
-// measureCapacity is MeasureCapacity with the run given, so that tests
-// can stand in for the driver or the clock.
 func measureCapacity(ctx context.Context, r *capacityRun) (CapacityResult, error) {
 	d := r.d
 	defer r.release()
@@ -112,8 +70,8 @@ func measureCapacity(ctx context.Context, r *capacityRun) (CapacityResult, error
 	return res, nil
 }
 
-// capacityCap is the most MeasureCapacity may hold and the Limited reason
-// for reaching it; 0 when only the driver limits it.
+// capacityCap is the most MeasureCapacity may hold and the Limited reason;
+// 0 when only the driver limits it.
 func capacityCap(memoryLimit uint64, software bool, budget uint64) (uint64, string) {
 	if memoryLimit == 0 && software {
 		memoryLimit = softwareMemoryLimit
@@ -127,9 +85,6 @@ func capacityCap(memoryLimit uint64, software bool, budget uint64) (uint64, stri
 	return 0, ""
 }
 
-// capacityChunks is the first chunk's size (capacityChunkMax, the device's
-// buffer limit and the cap, whichever is least, in whole 256-byte units)
-// and the least chunk a refusal may halve it to.
 func capacityChunks(l Limits, cap uint64) (first, least uint64) {
 	first = min(capacityChunkMax, l.MaxBufferBytes)
 	if cap > 0 {
@@ -140,33 +95,28 @@ func capacityChunks(l Limits, cap uint64) (first, least uint64) {
 	return first, least
 }
 
-// isSlow reports whether clearing size bytes in t seconds is slow next to
-// the fastest clear so far, in bytes/s (0: none yet).
+// isSlow reports whether a clear of t seconds took over spillRatio times
+// the fastest rate's time plus spillSlackS; fastest 0 is none yet.
 func isSlow(size uint64, t, fastest float64) bool {
 	return fastest > 0 && t > spillRatio*float64(size)/fastest+spillSlackS
 }
 
-// capacityRun holds the chunks of one MeasureCapacity. alloc and touch
-// are fields so that tests can stand in for a driver that refuses or for
-// slow memory.
+// capacityRun is one MeasureCapacity; tests replace alloc and touch.
 type capacityRun struct {
 	d            *Device
 	cap          uint64
 	capReason    string
 	first, least uint64
-	hold         *HeldMemory // nil: release the chunks at the end
-	// alloc creates a chunk, or returns an error wrapping ErrOutOfMemory.
-	alloc func(size uint64) (*wgpu.Buffer, error)
-	// touch clears a chunk and returns how long that took, in seconds.
-	touch func(b *wgpu.Buffer, size uint64) (float64, error)
+	hold         *HeldMemory
+	alloc        func(size uint64) (*wgpu.Buffer, error)            // may wrap ErrOutOfMemory
+	touch        func(b *wgpu.Buffer, size uint64) (float64, error) // seconds
 
 	held    []*wgpu.Buffer
-	sizes   []uint64 // of each held chunk, in bytes
+	sizes   []uint64
 	total   uint64
-	fastest float64 // bytes/s of the fastest clear so far
+	fastest float64 // bytes/s
 }
 
-// newCapacityRun sizes a run on d within opts.
 func newCapacityRun(d *Device, opts CapacityOptions) *capacityRun {
 	r := &capacityRun{d: d, hold: opts.Hold}
 	r.cap, r.capReason = capacityCap(d.opts.MemoryLimit, d.info.Software, opts.BudgetBytes)
@@ -175,8 +125,7 @@ func newCapacityRun(d *Device, opts CapacityOptions) *capacityRun {
 	return r
 }
 
-// fill allocates chunks until something stops it and says what did. A
-// refusal or a slow chunk halves the chunk size, down to r.least.
+// fill allocates chunks until something stops it and says what did.
 func (r *capacityRun) fill(ctx context.Context) (string, error) {
 	size := r.first
 	for {
@@ -206,8 +155,7 @@ func (r *capacityRun) fill(ctx context.Context) (string, error) {
 	}
 }
 
-// grow adds one chunk of size bytes. It returns why not, LimitedDriverRefused
-// or LimitedSlowMemory, when the chunk was refused or slow (and released).
+// grow adds one chunk, or says why not.
 func (r *capacityRun) grow(size uint64) (string, error) {
 	b, err := r.alloc(size)
 	if errors.Is(err, ErrOutOfMemory) {
@@ -226,8 +174,7 @@ func (r *capacityRun) grow(size uint64) (string, error) {
 	return "", nil
 }
 
-// touchChunk clears b, timed; a slow clear is timed once more before the
-// chunk is called slow (the first touch of memory may pay page faults).
+// touchChunk times a slow clear twice before calling the chunk slow.
 func (r *capacityRun) touchChunk(b *wgpu.Buffer, size uint64) (bool, error) {
 	for try := 0; try < 2; try++ {
 		t, err := r.touch(b, size)
@@ -242,13 +189,10 @@ func (r *capacityRun) touchChunk(b *wgpu.Buffer, size uint64) (bool, error) {
 	return true, nil
 }
 
-// allocChunk creates a storage buffer inside error scopes, so that the
-// driver's refusal comes back as ErrOutOfMemory.
 func (r *capacityRun) allocChunk(size uint64) (*wgpu.Buffer, error) {
 	return r.d.scopedBuffer("capacity", size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
 }
 
-// clearChunk clears b by the device's timing method.
 func (r *capacityRun) clearChunk(b *wgpu.Buffer, size uint64) (float64, error) {
 	return r.d.timeWork(func(enc *wgpu.CommandEncoder) error {
 		if err := enc.ClearBuffer(b, 0, size); err != nil {
@@ -258,8 +202,7 @@ func (r *capacityRun) clearChunk(b *wgpu.Buffer, size uint64) (float64, error) {
 	})
 }
 
-// release frees every chunk at once and waits for the device to let their
-// memory go. Safe twice.
+// release frees every chunk and waits for the device. Safe twice.
 func (r *capacityRun) release() error {
 	if len(r.held) == 0 {
 		return nil
@@ -271,7 +214,6 @@ func (r *capacityRun) release() error {
 	return r.d.submitWait()
 }
 
-// handOver moves the chunks to r.hold, or releases them without one.
 func (r *capacityRun) handOver() error {
 	if r.hold == nil {
 		return r.release()

@@ -7,34 +7,16 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// HeldMemory is device memory the capacity probe allocated, cleared and
-// kept, so that the memtest tests it in place instead of allocating as
-// much again: on a large device, allocating and releasing most of its
-// memory costs seconds each time. The zero value holds nothing.
-//
-// The caller makes one per device and gives it first to MeasureCapacity
-// (CapacityOptions.Hold), which leaves its chunks in it instead of
-// releasing them, then to MeasureIntegrity (IntegrityOptions.Held), which
-// takes the chunks it tests (and releases them when it is done) and
-// releases the others before it allocates anything. The caller releases
-// it once both have run: that frees whatever a path that stopped between
-// them left held, and nothing otherwise.
+// HeldMemory is memory MeasureCapacity kept (CapacityOptions.Hold) for
+// MeasureIntegrity to test in place (IntegrityOptions.Held); release it once
+// both have run. The zero value holds nothing.
 type HeldMemory struct {
 	d     *Device
 	bufs  []*wgpu.Buffer // in the order capacity allocated them
-	sizes []uint64       // bytes of each
+	sizes []uint64
 }
 
-// Bytes is the memory held, in bytes.
-func (h *HeldMemory) Bytes() uint64 {
-	if h == nil {
-		return 0
-	}
-	return sumBytes(h.sizes)
-}
-
-// Release frees every chunk still held. Like every buffer release it
-// takes effect as the device gets to it; safe twice and on nil.
+// Release frees every chunk still held. Safe twice and on nil.
 func (h *HeldMemory) Release() {
 	if h == nil {
 		return
@@ -45,7 +27,6 @@ func (h *HeldMemory) Release() {
 	h.d, h.bufs, h.sizes = nil, nil, nil
 }
 
-// hold takes over bufs, of the given sizes, allocated on d.
 func (h *HeldMemory) hold(d *Device, bufs []*wgpu.Buffer, sizes []uint64) error {
 	if len(h.bufs) > 0 {
 		return errors.New("gpu: memory held already")
@@ -54,8 +35,7 @@ func (h *HeldMemory) hold(d *Device, bufs []*wgpu.Buffer, sizes []uint64) error 
 	return nil
 }
 
-// sizesOn is the sizes of the chunks held, in order, or an error when they
-// were allocated on a device other than d.
+// sizesOn fails when the chunks held are not d's.
 func (h *HeldMemory) sizesOn(d *Device) ([]uint64, error) {
 	if h == nil || len(h.bufs) == 0 {
 		return nil, nil
@@ -66,10 +46,8 @@ func (h *HeldMemory) sizesOn(d *Device) ([]uint64, error) {
 	return h.sizes, nil
 }
 
-// take hands the first n chunks to the caller, who releases them, and
-// releases the others, waiting until the device has let them go so that
-// what the caller allocates next has their room. The chunks are the
-// caller's even when the wait fails.
+// take hands the first n chunks to the caller, even on error, and releases
+// the others, waiting for the device.
 func (h *HeldMemory) take(n int) ([]*wgpu.Buffer, error) {
 	if h == nil || len(h.bufs) == 0 {
 		return nil, nil

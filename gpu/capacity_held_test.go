@@ -203,3 +203,11 @@ func TestMemoryProbesHandOver(t *testing.T) {
 		t.Errorf("memtest %+v of %d bytes; %d bytes still held", in, m.target(), h.Bytes())
 	}
 }
+
+// Bytes is the memory held, in bytes.
+func (h *HeldMemory) Bytes() uint64 {
+	if h == nil {
+		return 0
+	}
+	return sumBytes(h.sizes)
+}

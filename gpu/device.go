@@ -9,61 +9,40 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrCheckFailed is wrapped by every error a probe returns because a
-// kernel's output disagreed with its CPU reference.
+// ErrCheckFailed is wrapped by the error of a kernel whose output disagreed
+// with its reference.
 var ErrCheckFailed = errors.New("gpu: kernel result check failed")
 
-// ErrDeviceHung is wrapped by the error of a wait for submitted work that
-// did not end within the hang limit (wait.go).
+// ErrDeviceHung is wrapped by the error of a wait past the hang limit.
 var ErrDeviceHung = errors.New("gpu: device hung")
 
 // Options says how a device may be used.
 type Options struct {
-	// MemoryLimit is the most bytes any probe may allocate on the device at
-	// once. Zero means the default: 1 GiB on a software adapter, 4 GiB
-	// otherwise. Callers should set at most 1 GiB for software adapters, whose
-	// "device memory" is the host's RAM.
-	MemoryLimit uint64
-	// Quick asks probes for fewer samples and shorter budgets.
-	Quick bool
-	// Progress, when not nil, receives short progress messages.
-	Progress func(msg string)
+	MemoryLimit uint64           // bytes a probe may hold; 0 is 1 GiB on a software adapter, else 4 GiB
+	Quick       bool             // fewer samples and shorter budgets
+	Progress    func(msg string) // when not nil, receives progress messages
 }
 
-// Memory limits used when Options.MemoryLimit is zero, and the cap on the
-// buffer limits requested from the device (wgpu reads 2^64-1 as "undefined"
-// and keeps its 256 MiB default, so a concrete value must be asked for).
 const (
 	softwareMemoryLimit = 1 << 30
 	defaultMemoryLimit  = 4 << 30
-	requestedLimitCap   = 4 << 30
+	requestedLimitCap   = 4 << 30 // wgpu reads "undefined" as 256 MiB
 )
 
 // Features lists the optional WebGPU features the device was opened with.
 type Features struct {
-	// TimestampQuery: GPU timestamp queries (used only if they also pass the
-	// sanity check in timing.go; see Device.Timing).
 	TimestampQuery bool
-	// ShaderF16: WGSL f16.
-	ShaderF16 bool
-	// ShaderF64: wgpu-native's f64 in shaders.
-	ShaderF64 bool
+	ShaderF16      bool
 }
 
 // Limits are the device limits the probes size their work by.
 type Limits struct {
-	// MaxBufferBytes is the largest buffer the device accepts, in bytes.
-	MaxBufferBytes uint64
-	// MaxStorageBindingBytes is the largest storage-buffer binding, in bytes.
-	MaxStorageBindingBytes uint64
-	// MaxWorkgroupsPerDimension bounds each dimension of a dispatch.
+	MaxBufferBytes            uint64
+	MaxStorageBindingBytes    uint64
 	MaxWorkgroupsPerDimension uint32
-	// MaxInvocationsPerWorkgroup bounds a workgroup's size.
-	MaxInvocationsPerWorkgroup uint32
 }
 
-// Device is an opened adapter: a WebGPU device and its queue, with what the
-// probes need to know about it. Create it with Open; Release it when done.
+// Device is an opened adapter. Create it with Open; Release it when done.
 type Device struct {
 	info     AdapterInfo
 	opts     Options
@@ -72,7 +51,7 @@ type Device struct {
 	limits   Limits
 
 	adapter *wgpu.Adapter
-	sink    *errorSink // uncaptured errors and device loss (wgpu_gap.go)
+	sink    *errorSink
 	dev     *wgpu.Device
 	queue   *wgpu.Queue
 	clock   *gpuClock // nil when kernels are timed by the host clock
@@ -80,17 +59,12 @@ type Device struct {
 	timing     schema.TimingMethod
 	timingNote string
 
-	hung      bool          // a wait outlasted the hang limit (wait.go)
-	hangAfter time.Duration // the hang limit when not zero; tests shorten it
+	hung      bool          // a wait outlasted the hang limit
+	hangAfter time.Duration // the hang limit when not zero
 }
 
-// Open opens adapter a of inst. It requests concrete buffer limits (the
-// adapter's, capped at 4 GiB and at the memory limit), the compute limits the
-// adapter reports, and the timestamp-query, shader-f16 and shader-f64
-// features where offered; then it checks whether GPU timestamps can be
-// trusted (see Timing). Uncaptured WebGPU errors and device loss are
-// recorded (wgpu_gap.go) and returned by the next wait instead of ending
-// the process. A failure part way releases what was made.
+// Open opens adapter a of inst and decides whether GPU timestamps can be
+// trusted. Uncaptured errors and device loss are returned by the next wait.
 func Open(inst *Instance, a AdapterInfo, opts Options) (*Device, error) {
 	if inst == nil || inst.inst == nil {
 		return nil, errors.New("gpu: Open on a released instance")
@@ -103,7 +77,6 @@ func Open(inst *Instance, a AdapterInfo, opts Options) (*Device, error) {
 	return d, nil
 }
 
-// open does Open's work on d; the caller releases d on error.
 func (d *Device) open(inst *Instance) error {
 	adapter, err := inst.adapterFor(d.info)
 	if err != nil {
@@ -124,7 +97,6 @@ func (d *Device) open(inst *Instance) error {
 	return d.setupTiming()
 }
 
-// memoryLimit is opts.MemoryLimit, or the default for the adapter's kind.
 func memoryLimit(a AdapterInfo, opts Options) uint64 {
 	switch {
 	case opts.MemoryLimit > 0:
@@ -136,8 +108,6 @@ func memoryLimit(a AdapterInfo, opts Options) uint64 {
 	}
 }
 
-// wantedFeatures lists the optional features the adapter offers that the
-// probes can use.
 func wantedFeatures(a *wgpu.Adapter) []wgpu.FeatureName {
 	var fs []wgpu.FeatureName
 	for _, f := range []wgpu.FeatureName{wgpu.FeatureNameTimestampQuery,
@@ -149,17 +119,13 @@ func wantedFeatures(a *wgpu.Adapter) []wgpu.FeatureName {
 	return fs
 }
 
-// featureSet reads back which features the device has.
 func featureSet(dev *wgpu.Device) Features {
 	return Features{
 		TimestampQuery: dev.HasFeature(wgpu.FeatureNameTimestampQuery),
 		ShaderF16:      dev.HasFeature(wgpu.FeatureNameShaderF16),
-		ShaderF64:      dev.HasFeature(wgpu.NativeFeatureShaderF64),
 	}
 }
 
-// wantedLimits starts from WebGPU's defaults and asks for the adapter's own
-// buffer and compute limits, with concrete (capped) buffer sizes.
 func wantedLimits(a wgpu.Limits, memLimit uint64) wgpu.Limits {
 	l := wgpu.DefaultLimits()
 	bufCap := min(uint64(requestedLimitCap), memLimit)
@@ -175,19 +141,15 @@ func wantedLimits(a wgpu.Limits, memLimit uint64) wgpu.Limits {
 	return l
 }
 
-// limitsOf extracts the limits the probes use.
 func limitsOf(l wgpu.Limits) Limits {
 	return Limits{
-		MaxBufferBytes:             l.MaxBufferSize,
-		MaxStorageBindingBytes:     l.MaxStorageBufferBindingSize,
-		MaxWorkgroupsPerDimension:  l.MaxComputeWorkgroupsPerDimension,
-		MaxInvocationsPerWorkgroup: l.MaxComputeInvocationsPerWorkgroup,
+		MaxBufferBytes:            l.MaxBufferSize,
+		MaxStorageBindingBytes:    l.MaxStorageBufferBindingSize,
+		MaxWorkgroupsPerDimension: l.MaxComputeWorkgroupsPerDimension,
 	}
 }
 
-// Release frees the device and everything it holds. It is safe to call
-// twice. A hung device is left allocated, and so is everything wgpu still
-// holds for it: work it never finished may still use them.
+// Release frees the device; safe twice. A hung device is left allocated.
 func (d *Device) Release() {
 	if d == nil || d.hung {
 		return
@@ -204,7 +166,7 @@ func (d *Device) Release() {
 		d.dev.Release()
 		d.dev = nil
 	}
-	d.sink.free() // the device, and its callbacks, are gone
+	d.sink.free()
 	d.sink = nil
 	if d.adapter != nil {
 		d.adapter.Release()
@@ -212,35 +174,15 @@ func (d *Device) Release() {
 	}
 }
 
-// Info describes the adapter the device was opened on.
-func (d *Device) Info() AdapterInfo { return d.info }
-
-// Features lists the optional features the device has.
-func (d *Device) Features() Features { return d.features }
-
-// Limits returns the device limits the probes size their work by.
-func (d *Device) Limits() Limits { return d.limits }
-
 // MemoryLimit is the most bytes a probe may allocate at once, in bytes.
 func (d *Device) MemoryLimit() uint64 { return d.memLimit }
 
-// Timing says how kernels on this device are timed: TimingGPUTimestamp when
-// the device offers timestamp queries and they passed the sanity check at
-// Open, TimingQueueWallClock otherwise.
-func (d *Device) Timing() schema.TimingMethod { return d.timing }
-
-// TimingNote says why Timing is what it is, in a sentence.
-func (d *Device) TimingNote() string { return d.timingNote }
-
-// progress passes a message to Options.Progress when it is set.
 func (d *Device) progress(format string, args ...any) {
 	if d.opts.Progress != nil {
 		d.opts.Progress(fmt.Sprintf(format, args...))
 	}
 }
 
-// alive returns an error when the device has been released, lost, or has
-// reported an uncaptured error.
 func (d *Device) alive() error {
 	if d == nil || d.dev == nil {
 		return errors.New("gpu: device is released")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/everycycle/appraise/schema"
 )
 
 // newDevice opens the first adapter, software ones included, in quick mode
@@ -63,3 +65,18 @@ func TestOpenAndReleaseTwice(t *testing.T) {
 		t.Error("emptyRoundTripS on a released device did not fail")
 	}
 }
+
+// Info describes the adapter the device was opened on.
+func (d *Device) Info() AdapterInfo { return d.info }
+
+// Features lists the optional features the device has.
+func (d *Device) Features() Features { return d.features }
+
+// Limits returns the device limits the probes size their work by.
+func (d *Device) Limits() Limits { return d.limits }
+
+// Timing says how kernels on this device are timed.
+func (d *Device) Timing() schema.TimingMethod { return d.timing }
+
+// TimingNote says why Timing is what it is, in a sentence.
+func (d *Device) TimingNote() string { return d.timingNote }

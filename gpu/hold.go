@@ -7,10 +7,9 @@ import (
 )
 
 // Hold allocates size bytes of device-local memory on d and clears it, so
-// the allocation is resident, and returns a function that releases it.
-// It exists to prove which raw-Vulkan physical device stands behind an
-// adapter: the caller holds memory here and watches which device's memory
-// usage rises, instead of guessing from names or enumeration order.
+// that it is resident, and returns a function that releases it, safe
+// twice. A caller watching which device's memory use rises learns which
+// physical device stands behind an adapter.
 func Hold(d *Device, size uint64) (release func(), err error) {
 	if err := d.alive(); err != nil {
 		return nil, err

@@ -18,12 +18,7 @@ type Instance struct {
 }
 
 // NewInstance creates a WebGPU instance on the platform's native backend
-// (Vulkan on Linux). It is created in wgpu_gap.go: the binding's
-// CreateInstance passes uninitialised fields to wgpu-native.
-//
-// wgpu-native's own log is limited to errors: its warnings (a missing
-// swapchain extension on a headless host) are noise on stderr, and every
-// error that matters comes back through the returned errors as well.
+// (Vulkan on Linux). It limits wgpu-native's process-wide log to errors.
 func NewInstance() (*Instance, error) {
 	wgpu.SetLogLevel(wgpu.LogLevelError)
 	i, err := createInstance(backends())
@@ -33,14 +28,10 @@ func NewInstance() (*Instance, error) {
 	return &Instance{inst: i}, nil
 }
 
-// enumerate lists the instance's adapters on the native backend. The
-// caller releases them.
 func (i *Instance) enumerate() []*wgpu.Adapter {
 	return i.inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: backends()})
 }
 
-// backends picks the native backend: Vulkan on Linux, the primary set
-// (Vulkan, Metal, D3D12) elsewhere.
 func backends() wgpu.InstanceBackend {
 	if runtime.GOOS == "linux" {
 		return wgpu.InstanceBackendVulkan
@@ -59,31 +50,18 @@ func (i *Instance) Release() {
 
 // AdapterInfo describes one adapter as WebGPU reports it.
 type AdapterInfo struct {
-	// Index is the adapter's position in the enumeration; Open uses it.
-	Index int
-	// Name is the device name the driver gives. It can be a bare "0x0" on
-	// some drivers; DisplayName falls back to DriverDescription then.
-	Name string
-	// DriverDescription is the driver's free-text description.
+	Index             int    // position in the enumeration
+	Name              string // as the driver gives it; may be a bare "0x0"
 	DriverDescription string
-	// Architecture is the driver's architecture string (often empty).
-	Architecture string
-	// VendorID is the PCI vendor ID (or a Khronos vendor ID for software).
-	VendorID uint32
-	// DeviceID is the PCI device ID.
-	DeviceID uint32
-	// Type is "discrete-gpu", "integrated-gpu", "virtual-gpu", "cpu" or
-	// "unknown". wgpu-native folds virtual GPUs into "unknown", so
-	// "virtual-gpu" does not occur with this binding.
-	Type string
-	// Backend is the WebGPU backend, e.g. "vulkan".
-	Backend string
-	// Software is true when the adapter is not a GPU: see IsSoftware.
-	Software bool
+	Architecture      string // often empty
+	VendorID          uint32 // PCI vendor ID, or a Khronos vendor ID for software
+	DeviceID          uint32
+	Type              string // "discrete-gpu", "integrated-gpu", "cpu" or "unknown"
+	Backend           string // e.g. "vulkan"
+	Software          bool   // not a GPU: see IsSoftware
 }
 
-// DisplayName is Name, or DriverDescription when Name is empty or a bare
-// hexadecimal ID such as "0x0".
+// DisplayName is Name, or DriverDescription for an empty or hex-ID Name.
 func (a AdapterInfo) DisplayName() string {
 	n := strings.TrimSpace(a.Name)
 	if (n == "" || isHexID(n)) && a.DriverDescription != "" {
@@ -92,7 +70,6 @@ func (a AdapterInfo) DisplayName() string {
 	return n
 }
 
-// isHexID reports whether s is "0x" followed by hex digits only.
 func isHexID(s string) bool {
 	h, ok := strings.CutPrefix(strings.ToLower(s), "0x")
 	if !ok || h == "" {
@@ -101,18 +78,14 @@ func isHexID(s string) bool {
 	return strings.Trim(h, "0123456789abcdef") == ""
 }
 
-// softwareRasterisers are substrings that name a CPU implementation of a
-// graphics API in an adapter's name or driver description.
 func softwareRasterisers() []string {
 	return []string{"llvmpipe", "lavapipe", "swiftshader", "softpipe",
 		"microsoft basic render driver"}
 }
 
-// IsSoftware reports whether an adapter is a CPU implementation rather than a
-// GPU: its type is "cpu", or its name or driver description names a software
-// rasteriser (llvmpipe/lavapipe, SwiftShader, softpipe, Microsoft Basic Render Driver). This is a
-// "not a GPU" test, not a table of models: it never chooses sizes or expected
-// figures.
+// IsSoftware reports whether an adapter is a CPU implementation rather than
+// a GPU: its type is "cpu", or its name or driver description names a
+// software rasteriser.
 func IsSoftware(typ, name, driver string) bool {
 	if typ == "cpu" {
 		return true
@@ -126,8 +99,7 @@ func IsSoftware(typ, name, driver string) bool {
 	return false
 }
 
-// containsWord reports whether word occurs in text not glued to letters on
-// either side (so "softpipe" does not match "softpipes").
+// containsWord reports whether word occurs in text between non-letters.
 func containsWord(text, word string) bool {
 	for i := 0; ; {
 		j := strings.Index(text[i:], word)
@@ -142,7 +114,6 @@ func containsWord(text, word string) bool {
 	}
 }
 
-// isLetter reports whether text[i] exists and is an ASCII letter.
 func isLetter(text string, i int) bool {
 	if i < 0 || i >= len(text) {
 		return false
@@ -151,7 +122,6 @@ func isLetter(text string, i int) bool {
 	return c >= 'a' && c <= 'z'
 }
 
-// adapterType names a wgpu adapter type.
 func adapterType(t wgpu.AdapterType) string {
 	switch t {
 	case wgpu.AdapterTypeDiscreteGPU:
@@ -165,7 +135,6 @@ func adapterType(t wgpu.AdapterType) string {
 	}
 }
 
-// describe turns the binding's adapter info into an AdapterInfo.
 func describe(index int, a *wgpu.Adapter) AdapterInfo {
 	w := a.GetInfo()
 	info := AdapterInfo{
@@ -182,8 +151,7 @@ func describe(index int, a *wgpu.Adapter) AdapterInfo {
 	return info
 }
 
-// Adapters lists every adapter the instance finds, software ones included. It
-// returns ErrNoAdapter when there is none.
+// Adapters lists every adapter, software ones included, or ErrNoAdapter.
 func (i *Instance) Adapters() ([]AdapterInfo, error) {
 	if i == nil || i.inst == nil {
 		return nil, errors.New("gpu: Adapters on a released instance")
@@ -200,15 +168,13 @@ func (i *Instance) Adapters() ([]AdapterInfo, error) {
 	return infos, nil
 }
 
-// releaseAdapters releases every adapter in the list.
 func releaseAdapters(adapters []*wgpu.Adapter) {
 	for _, a := range adapters {
 		a.Release()
 	}
 }
 
-// adapterFor enumerates again and returns the adapter that a describes,
-// checking that it is still the same device. The caller releases it.
+// adapterFor returns the adapter a describes if still the same.
 func (i *Instance) adapterFor(a AdapterInfo) (*wgpu.Adapter, error) {
 	adapters := i.enumerate()
 	if len(adapters) == 0 {

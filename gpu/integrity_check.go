@@ -9,17 +9,6 @@ import (
 	"time"
 )
 
-// How the integrity probe runs its passes and checks what each verify step
-// reports. A verify step leaves, in the status buffer, per chunk the
-// mismatching words and the elements it checked, plus up to
-// MaxIntegrityErrors records (each invocation that saw a mismatch records
-// the bad words of the first bad element it saw). The host trusts none of
-// it blindly: every chunk must report every one of its elements checked,
-// the number of records must be consistent with the error count, and each
-// record must name a word inside its chunk whose expected value matches the
-// CPU reference and whose actual value differs from it. Anything else is
-// the kernels' fault and fails the probe with ErrCheckFailed.
-
 // integrityStatus is a verify step's status buffer, decoded.
 type integrityStatus struct {
 	claimed uint32           // records claimed, may exceed MaxIntegrityErrors
@@ -28,8 +17,6 @@ type integrityStatus struct {
 	checked []uint64         // elements, per chunk
 }
 
-// parseStatus decodes a status buffer of chunks chunks (layout in
-// integrity.wgsl).
 func parseStatus(b []byte, chunks int) integrityStatus {
 	word := func(i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
 	st := integrityStatus{claimed: word(0), errors: make([]uint64, chunks), checked: make([]uint64, chunks)}
@@ -48,9 +35,9 @@ func parseStatus(b []byte, chunks int) integrityStatus {
 	return st
 }
 
-// verifyStatus checks a verify step's status of pattern p (seed, step s)
-// against the chunks' sizes (in elements) and the CPU reference, and
-// returns its error count and records, sorted by chunk and word.
+// verifyStatus returns a step's error count and records by chunk and word,
+// or ErrCheckFailed unless every element was checked and each record agrees
+// with the count, its chunk and the reference.
 func verifyStatus(st integrityStatus, sizes []uint64, p IntegrityPattern, seed uint32, s integrityStep) (uint64, []IntegrityError, error) {
 	var total uint64
 	for c, n := range sizes {
@@ -59,9 +46,7 @@ func verifyStatus(st integrityStatus, sizes []uint64, p IntegrityPattern, seed u
 		}
 		total += st.errors[c]
 	}
-	// Each invocation that saw mismatches records those of its first bad
-	// element: some records when there are errors, none when there are not,
-	// never more than the errors.
+	// An invocation that saw mismatches records its first bad element's.
 	if c := uint64(st.claimed); c > total || (c == 0) != (total == 0) {
 		return 0, nil, fmt.Errorf("%w: verify claimed %d error records for %d errors", ErrCheckFailed, c, total)
 	}
@@ -85,13 +70,11 @@ func verifyStatus(st integrityStatus, sizes []uint64, p IntegrityPattern, seed u
 	return total, recs, nil
 }
 
-// integrityTally is what the steps have found and moved so far.
 type integrityTally struct {
 	res         IntegrityResult
 	done, total uint64 // bytes moved by the table
 }
 
-// runPasses runs every pattern of the table plan.passes times and sums up.
 func (r *integrityRun) runPasses(ctx context.Context) (IntegrityResult, error) {
 	pats := IntegrityPatterns()
 	words := r.plan.total / 4
@@ -117,8 +100,6 @@ func (r *integrityRun) runPasses(ctx context.Context) (IntegrityResult, error) {
 	return res, nil
 }
 
-// runPattern runs pattern p's steps for pass pass, injecting faults after
-// the fill when the test hook is set.
 func (r *integrityRun) runPattern(ctx context.Context, p IntegrityPattern, pass int, t *integrityTally) error {
 	seed := seedFor(p.kind, pass)
 	sizes := make([]uint64, len(r.chunks))
@@ -153,8 +134,6 @@ func (r *integrityRun) runPattern(ctx context.Context, p IntegrityPattern, pass 
 	return nil
 }
 
-// add counts a verify step's errors and keeps its records while there is
-// room in FirstErrors.
 func (t *integrityTally) add(errs uint64, recs []IntegrityError) {
 	t.res.Errors += errs
 	room := MaxIntegrityErrors - len(t.res.FirstErrors)

@@ -2,39 +2,23 @@ package gpu
 
 import "math/bits"
 
-// The pattern table of the integrity probe and the CPU reference of the
-// words its kernels (wgsl/integrity.wgsl) write. The host never reads the
-// tested memory; it uses the reference to check the expected value of every
-// mismatch the GPU records, so a kernel that computes a wrong pattern fails
-// the probe instead of reporting errors the memory does not have.
-
-// IntegrityPattern is one row of the integrity table (like BabelStream's
-// benchmark.h for bandwidth): what every word holds, the steps that write
-// and verify it, and how many full sweeps of the region they read and
-// write.
+// IntegrityPattern is one row of the integrity table.
 type IntegrityPattern struct {
-	// Name is the pattern's name in results.
-	Name string
-	// Word is the value word w (its index within chunk c) holds in pass p.
-	Word string
-	// Steps lists the steps in order; each runs over all chunks.
-	Steps string
-	// Reads and Writes count the full sweeps of the region the steps read
-	// and write per pass.
-	Reads, Writes int
+	Name          string
+	Word          string // what word w of chunk c holds in pass p
+	Steps         string // in order; each runs over all chunks
+	Reads, Writes int    // sweeps of the region per pass
 
-	kind  uint32 // the PAT_* constant of integrity.wgsl
+	kind  uint32 // PAT_* of integrity.wgsl
 	steps []integrityStep
 }
 
-// BytesPerWord is the bytes the pattern moves per 32-bit word tested per
-// pass: 4*(Reads+Writes).
+// BytesPerWord is 4*(Reads+Writes).
 func (p IntegrityPattern) BytesPerWord() uint64 {
 	return 4 * uint64(p.Reads+p.Writes)
 }
 
-// integrityStep is one submission over all chunks: a fill, or a verify
-// that may walk down and may write the inverse back.
+// integrityStep is one submission over all chunks.
 type integrityStep struct {
 	verify     bool
 	invert     bool // the expected word is the pattern's inverse
@@ -42,7 +26,6 @@ type integrityStep struct {
 	rewrite    bool // verify writes the inverse of the expected word back
 }
 
-// bytesPerWord is what the step moves per word.
 func (s integrityStep) bytesPerWord() uint64 {
 	if s.verify && s.rewrite {
 		return 8
@@ -50,7 +33,6 @@ func (s integrityStep) bytesPerWord() uint64 {
 	return 4
 }
 
-// PAT_* of integrity.wgsl.
 const (
 	patAddress uint32 = 0
 	patWalk    uint32 = 1
@@ -58,33 +40,15 @@ const (
 	patRandom  uint32 = 3
 )
 
-// integritySeed is the random pattern's seed in pass 0; pass p adds
-// p*integritySeedStep.
+// The random pattern's seed in pass p is integritySeed + p*integritySeedStep.
 const (
 	integritySeed     uint32 = 0x5EED1DEA
 	integritySeedStep uint32 = 0x9E3779B9
 )
 
-// IntegrityPatterns returns the table, in the order the probe runs it:
-//
-//	pattern            word w of chunk c, pass p             steps                                 reads writes bytes/word
-//	address            w ^ c*0x9E3779B1                      fill; verify                          1     1      8
-//	walking-ones       1 << ((w+p) mod 32)                   fill; verify                          1     1      8
-//	walking-zeros      ^(1 << ((w+p) mod 32))                fill; verify                          1     1      8
-//	moving-inversions  0x55555555 (w even), 0xAAAAAAAA (odd) fill; verify+write ^ up; verify ^ down 2     2      16
-//	random             h(w + h(seed_p ^ h(c))), h=lowbias32  fill; verify                          1     1      8
-//	total                                                                                          6     6      48
-//
-// Every step runs over all chunks before the next begins, so the whole
-// region is written before any of it is read back: address-in-address then
-// catches two addresses (in one chunk or in two) that reach the same cell.
-// Moving inversions verifies the checkerboard while writing its inverse
-// walking up, then verifies the inverse walking down (workgroups take the
-// top of the chunk first and chunks run last to first; a GPU has no single
-// address order, so "down" is the order work is handed out). The random
-// words come from a hash of the word index, regenerated on the GPU to
-// check them. A pass over N bytes moves 12*N bytes: on a GPU at 4 TB/s,
-// 140 GB take about 0.4 s.
+// IntegrityPatterns returns the table in the order the probe runs it. Each
+// step covers all chunks before the next, so address catches two addresses
+// that reach one cell; "descending" is the order work is handed out.
 func IntegrityPatterns() []IntegrityPattern {
 	fillStep, verifyStep := integrityStep{}, integrityStep{verify: true}
 	fv := []integrityStep{fillStep, verifyStep}
@@ -105,7 +69,6 @@ func IntegrityPatterns() []IntegrityPattern {
 	}
 }
 
-// seedFor is the Step seed of pattern kind in pass p.
 func seedFor(kind uint32, pass int) uint32 {
 	switch kind {
 	case patWalk:
@@ -117,7 +80,6 @@ func seedFor(kind uint32, pass int) uint32 {
 	}
 }
 
-// lowbias32 is lowbias32() of integrity.wgsl.
 func lowbias32(x uint32) uint32 {
 	x ^= x >> 16
 	x *= 0x7feb352d
@@ -127,8 +89,7 @@ func lowbias32(x uint32) uint32 {
 	return x
 }
 
-// integrityWord is expect() of integrity.wgsl: the word w of chunk c holds
-// for pattern kind with the step's seed, inverted when invert is set.
+// integrityWord is expect() of integrity.wgsl.
 func integrityWord(kind, seed uint32, invert bool, chunk, w uint32) uint32 {
 	var v uint32
 	switch kind {

@@ -2,43 +2,29 @@ package gpu
 
 import "fmt"
 
-// integrityPlan is how the region is laid out: its chunks in order, each a
-// buffer of its own or a part of a held one.
+// integrityPlan lays the region out in chunks, each a buffer of its own or
+// a part of a held one.
 type integrityPlan struct {
 	total  uint64 // bytes tested, a multiple of integrityElement
 	pieces []integrityPiece
-	// keep is how many of the held buffers, the first ones, the region
-	// lies in; the others are released before anything is allocated.
-	keep   int
+	keep   int // the first held buffers, which the region lies in
 	passes int
 }
 
-// integrityPiece is one chunk of the region: bytes [offset, offset+size)
-// of held buffer held, or, when held is -1, a buffer of size bytes
-// allocated for it.
+// integrityPiece is bytes [offset, offset+size) of held buffer held, or,
+// when held is -1, a buffer allocated for it.
 type integrityPiece struct {
 	size, offset uint64
 	held         int
 }
 
-// chunks is the number of chunks.
 func (p integrityPlan) chunks() int { return len(p.pieces) }
 
-// chunkSize is the size of chunk c in bytes.
 func (p integrityPlan) chunkSize(c int) uint64 { return p.pieces[c].size }
 
-// planIntegrity sizes the region and its chunks from the options, the
-// device's limits, its memory limit, which must hold the region plus the
-// probe's bookkeeping buffers, and held, the sizes of the buffers
-// o.Held holds (none: every chunk is allocated).
-//
-// The region lies over the held buffers in order. The last one it reaches
-// is kept only where what the others free leaves room for the
-// bookkeeping, within the memory limit: a device the capacity probe
-// filled has no room otherwise. Where it is not kept, its part of the
-// region is allocated afresh after it is released, so the probe holds the
-// region and its bookkeeping and no more, as it would without held
-// memory.
+// planIntegrity lays the region over the held buffers, of sizes held, in
+// order. The last one it reaches is kept only where the others' release
+// leaves room for the bookkeeping; else its part is allocated afresh.
 func planIntegrity(l Limits, memLimit uint64, o IntegrityOptions, held []uint64) (integrityPlan, error) {
 	if o.Passes < 0 {
 		return integrityPlan{}, fmt.Errorf("gpu: integrity: %d passes", o.Passes)
@@ -71,9 +57,6 @@ func planIntegrity(l Limits, memLimit uint64, o IntegrityOptions, held []uint64)
 	return p, nil
 }
 
-// lay splits the region into chunks of at most chunk bytes: over the held
-// buffers in order, each cut at multiples of chunk, then over buffers of
-// its own for what they do not cover.
 func (p *integrityPlan) lay(chunk uint64, held []uint64) {
 	left := p.total
 	for i, size := range held {
@@ -94,7 +77,6 @@ func (p *integrityPlan) lay(chunk uint64, held []uint64) {
 	}
 }
 
-// unkeepLast gives the last kept held buffer's chunks buffers of their own.
 func (p *integrityPlan) unkeepLast() {
 	p.keep--
 	for i := range p.pieces {
@@ -104,10 +86,8 @@ func (p *integrityPlan) unkeepLast() {
 	}
 }
 
-// heldBytes is the size of the held buffers the plan keeps.
 func (p integrityPlan) heldBytes(held []uint64) uint64 { return sumBytes(held[:p.keep]) }
 
-// freshBytes is the size of the buffers the plan allocates for chunks.
 func (p integrityPlan) freshBytes() uint64 {
 	var n uint64
 	for _, c := range p.pieces {
@@ -118,7 +98,6 @@ func (p integrityPlan) freshBytes() uint64 {
 	return n
 }
 
-// largest is the size of the largest chunk.
 func (p integrityPlan) largest() uint64 {
 	var n uint64
 	for _, c := range p.pieces {
@@ -127,10 +106,8 @@ func (p integrityPlan) largest() uint64 {
 	return n
 }
 
-// overhead is the bytes of the plan's bookkeeping buffers.
 func (p integrityPlan) overhead() uint64 { return integrityOverhead(uint64(p.chunks())) }
 
-// sumBytes is the sum of sizes.
 func sumBytes(sizes []uint64) uint64 {
 	var n uint64
 	for _, s := range sizes {
@@ -139,8 +116,7 @@ func sumBytes(sizes []uint64) uint64 {
 	return n
 }
 
-// integrityOverhead is the bytes of the bookkeeping buffers for n chunks:
-// status and its staging copy, the uniforms, and the fault list.
+// integrityOverhead is the bytes of the bookkeeping buffers for n chunks.
 func integrityOverhead(n uint64) uint64 {
 	status := 4 * (integrityCounts + integrityPerChunk*n)
 	return 2*status + n*integrityChunkBytes + integrityStepBytes + (integrityMaxFaults+1)*16

@@ -9,36 +9,31 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// integrityRun holds one run of the integrity probe: the compiled kernels,
-// every chunk of the region (all held at once), the shared Step uniform,
-// and the status buffer with its staging copy.
 type integrityRun struct {
 	d         *Device
 	plan      integrityPlan
 	opts      IntegrityOptions
-	maxPerDim uint32 // workgroups per grid dimension
+	maxPerDim uint32
 
 	ks      *kernelSet
 	held    []*wgpu.Buffer // taken from opts.Held; also in buffers
 	buffers []*wgpu.Buffer
 	bgs     []*wgpu.BindGroup
 	chunks  []integrityChunk
-	step    *wgpu.Buffer // the Step uniform
+	step    *wgpu.Buffer
 	status  *wgpu.Buffer
 	staging *wgpu.Buffer
 	faults  *wgpu.Buffer // nil without the injection hook
 }
 
-// integrityKernels lists the entry points of integrity.wgsl.
 func integrityKernels() []string { return []string{"fill", "verify", "corrupt"} }
 
-// integrityChunk is one chunk of the region and its dispatches.
 type integrityChunk struct {
 	n                     uint64 // vec4 elements
 	fill, verify, corrupt dispatch
 }
 
-// release frees everything the run created. Safe on a partial run.
+// release is safe on a partial run.
 func (r *integrityRun) release() {
 	for _, bg := range r.bgs {
 		bg.Release()
@@ -54,7 +49,6 @@ func (r *integrityRun) release() {
 	}
 }
 
-// keep records a created buffer for release and passes it on.
 func (r *integrityRun) keep(b *wgpu.Buffer, err error) (*wgpu.Buffer, error) {
 	if err == nil {
 		r.buffers = append(r.buffers, b)
@@ -62,14 +56,10 @@ func (r *integrityRun) keep(b *wgpu.Buffer, err error) (*wgpu.Buffer, error) {
 	return b, err
 }
 
-// statusBytes is the size of the status buffer.
 func (r *integrityRun) statusBytes() uint64 {
 	return 4 * (integrityCounts + integrityPerChunk*uint64(r.plan.chunks()))
 }
 
-// setup compiles the kernels, creates the bookkeeping buffers, then
-// every chunk's uniform and bind groups, allocating the chunks that lie
-// in no held buffer.
 func (r *integrityRun) setup() error {
 	var err error
 	if r.ks, err = r.d.compile("integrity", integrityKernels()...); err != nil {
@@ -97,8 +87,6 @@ func (r *integrityRun) setup() error {
 	return r.d.alive()
 }
 
-// addChunk makes chunk c's Chunk uniform and bind groups, allocating the
-// chunk where it lies in no held buffer.
 func (r *integrityRun) addChunk(c int) error {
 	pc := r.plan.pieces[c]
 	n := pc.size / integrityElement
@@ -132,8 +120,6 @@ func (r *integrityRun) addChunk(c int) error {
 	return nil
 }
 
-// chunkBuffer is the buffer chunk pc lies in: a held one, or one
-// allocated for it.
 func (r *integrityRun) chunkBuffer(pc integrityPiece) (*wgpu.Buffer, error) {
 	if pc.held >= 0 {
 		return r.held[pc.held], nil
@@ -141,8 +127,6 @@ func (r *integrityRun) chunkBuffer(pc integrityPiece) (*wgpu.Buffer, error) {
 	return r.keep(r.d.storageBuffer("integrity-chunk", pc.size))
 }
 
-// bind makes a dispatch of entry over an x by y grid with the bindings,
-// the slots in at bound to a range of their buffer.
 func (r *integrityRun) bind(entry string, x, y uint32, at map[uint32]boundRange, bs ...binding) (dispatch, error) {
 	k := r.ks.kernels[entry]
 	bg, err := r.d.bindGroupAt(k, at, bs...)
@@ -153,7 +137,6 @@ func (r *integrityRun) bind(entry string, x, y uint32, at map[uint32]boundRange,
 	return dispatch{k: k, bg: bg, x: x, y: y}, nil
 }
 
-// chunkParams encodes the Chunk uniform of integrity.wgsl.
 func chunkParams(c int, n uint64, groups uint32) []byte {
 	b := make([]byte, integrityChunkBytes)
 	binary.LittleEndian.PutUint32(b[0:], uint32(c))
@@ -162,7 +145,6 @@ func chunkParams(c int, n uint64, groups uint32) []byte {
 	return b
 }
 
-// stepParams encodes the Step uniform of integrity.wgsl.
 func stepParams(kind, seed uint32, s integrityStep) []byte {
 	var invert, descending, rewrite uint32
 	if s.invert {
@@ -181,12 +163,7 @@ func stepParams(kind, seed uint32, s integrityStep) []byte {
 	return b
 }
 
-// prepare fills every chunk with the address pattern, which makes the
-// chunks allocated here resident (wgpu also zeroes each before its first
-// use; held chunks were cleared by the capacity probe), and keeps doing so
-// until the device has been busy for warmUp: GPUs idle at low clocks, and
-// some drivers finish compiling a pipeline at its first dispatch. Nothing
-// is verified here; the timed steps write every word before they read it.
+// prepare fills the chunks until the device has been busy for warmUp.
 func (r *integrityRun) prepare(ctx context.Context) error {
 	r.d.progress("integrity: filling %d chunks (%d MiB) to warm up", len(r.chunks), r.plan.total>>20)
 	if err := r.d.upload(r.step, 0, stepParams(patAddress, 0, integrityStep{})); err != nil {
@@ -205,8 +182,6 @@ func (r *integrityRun) prepare(ctx context.Context) error {
 	return nil
 }
 
-// stepDispatches lists the dispatches of step s, one per chunk, in
-// ascending chunk order or, for a descending step, descending.
 func (r *integrityRun) stepDispatches(s integrityStep) []dispatch {
 	ds := make([]dispatch, len(r.chunks))
 	for i, ch := range r.chunks {
@@ -221,8 +196,6 @@ func (r *integrityRun) stepDispatches(s integrityStep) []dispatch {
 	return ds
 }
 
-// runStep runs one step of pattern kind over every chunk and, for a verify,
-// returns the status it left.
 func (r *integrityRun) runStep(kind, seed uint32, s integrityStep) (integrityStatus, error) {
 	if err := r.d.upload(r.step, 0, stepParams(kind, seed, s)); err != nil {
 		return integrityStatus{}, err
@@ -252,8 +225,6 @@ func (r *integrityRun) runStep(kind, seed uint32, s integrityStep) (integritySta
 	return st, err
 }
 
-// inject asks the hook for the words to corrupt in pattern and flips them
-// with the corrupt kernel, one dispatch per chunk.
 func (r *integrityRun) inject(pattern string) error {
 	fs := r.opts.inject(pattern)
 	if len(fs) == 0 {
@@ -273,8 +244,6 @@ func (r *integrityRun) inject(pattern string) error {
 	return r.d.run(func(enc *wgpu.CommandEncoder) error { return record(enc, ds, 1) })
 }
 
-// faultList encodes faults for the corrupt kernel: a count, then one
-// (chunk, word, flip, 0) vec4 per fault.
 func (r *integrityRun) faultList(fs []integrityFault) ([]byte, error) {
 	if len(fs) > integrityMaxFaults {
 		return nil, fmt.Errorf("gpu: integrity: %d faults to inject, at most %d", len(fs), integrityMaxFaults)

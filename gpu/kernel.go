@@ -7,8 +7,6 @@ import (
 	"github.com/everycycle/appraise/wgsl"
 )
 
-// kernel is one compiled entry point: a compute pipeline over its set's
-// explicit layout.
 type kernel struct {
 	entry    string
 	pipeline *wgpu.ComputePipeline
@@ -16,13 +14,9 @@ type kernel struct {
 }
 
 // kernelSet is one WGSL file compiled once, with a pipeline per entry point
-// and one explicit layout for all of them: every group-0 binding the file
-// declares (wgsl.Bindings). Layouts are explicit because wgpu-native v22
-// never frees a pipeline with a derived layout, and a device kept alive
-// that way puts the instance's device and queue ids out of step: the next
-// device opened on the instance then fails every submit ("a resource with
-// a different device"). A binding an entry point does not use is bound to
-// a small placeholder buffer of the set's.
+// over one explicit layout of every binding the file declares: wgpu-native
+// never frees a pipeline with a derived layout. A binding an entry point
+// does not use is bound to a placeholder buffer.
 type kernelSet struct {
 	module   *wgpu.ShaderModule
 	bindings []wgsl.Binding
@@ -32,12 +26,10 @@ type kernelSet struct {
 	kernels  map[string]*kernel
 }
 
-// placeholderBytes is the size of a buffer bound where an entry point uses
-// no binding: larger than any uniform struct or array element of ours.
+// placeholderBytes exceeds any uniform struct or array element of ours.
 const placeholderBytes = 256
 
-// release frees every pipeline, the layouts, placeholders and the shader
-// module. Safe on a partial set.
+// release is safe on a partial set.
 func (s *kernelSet) release() {
 	for _, k := range s.kernels {
 		if k.pipeline != nil {
@@ -63,7 +55,7 @@ func (s *kernelSet) release() {
 	}
 }
 
-// compile compiles the embedded WGSL file and a pipeline for each entry
+// compile compiles the embedded WGSL file with a pipeline for each entry
 // point. The caller releases the set; on error nothing is left behind.
 func (d *Device) compile(file string, entries ...string) (*kernelSet, error) {
 	src, err := wgsl.Source(file)
@@ -81,7 +73,6 @@ func (d *Device) compile(file string, entries ...string) (*kernelSet, error) {
 	return s, nil
 }
 
-// buildSet fills s; the caller releases s on error.
 func (d *Device) buildSet(s *kernelSet, file, src string, entries []string) error {
 	var err error
 	s.module, err = d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
@@ -125,25 +116,23 @@ func (d *Device) buildSet(s *kernelSet, file, src string, entries []string) erro
 	return nil
 }
 
-// binding puts a whole buffer at a binding slot of group 0.
 type binding struct {
 	slot uint32
 	buf  *wgpu.Buffer
 }
 
-// bindGroup binds buffers to k's group 0, and placeholders to the slots of
-// k's file that bs leaves out. The caller releases it.
+// bindGroup binds buffers to k's group 0, placeholders to the slots bs
+// leaves out. The caller releases it.
 func (d *Device) bindGroup(k *kernel, bs ...binding) (*wgpu.BindGroup, error) {
 	return d.bindGroupAt(k, nil, bs...)
 }
 
 // boundRange is the part of a buffer bound to a slot, in bytes: offset a
-// multiple of the device's storage offset alignment (256), size a multiple
-// of the slot's element size.
+// multiple of 256, size of the slot's element size.
 type boundRange struct{ offset, size uint64 }
 
 // bindGroupAt is bindGroup with the slots in at bound to a range of their
-// buffer instead of the whole of it.
+// buffer.
 func (d *Device) bindGroupAt(k *kernel, at map[uint32]boundRange, bs ...binding) (*wgpu.BindGroup, error) {
 	given := map[uint32]*wgpu.Buffer{}
 	for _, b := range bs {
@@ -173,17 +162,14 @@ func (d *Device) bindGroupAt(k *kernel, at map[uint32]boundRange, bs ...binding)
 	return bg, nil
 }
 
-// dispatch is one kernel launch: a pipeline, its bind group and a grid of
-// x by y workgroups.
 type dispatch struct {
 	k    *kernel
 	bg   *wgpu.BindGroup
 	x, y uint32
 }
 
-// record records repeat rounds of the dispatches in one compute pass.
-// WebGPU orders dispatches in a pass and makes each one's writes visible to
-// the next, so the rounds run back to back like separate kernel launches.
+// record records repeat rounds of the dispatches in one compute pass; each
+// dispatch sees the writes of the one before.
 func record(enc *wgpu.CommandEncoder, ds []dispatch, repeat int) error {
 	pass := enc.BeginComputePass(nil)
 	defer pass.Release()
@@ -200,10 +186,9 @@ func record(enc *wgpu.CommandEncoder, ds []dispatch, repeat int) error {
 	return nil
 }
 
-// grid lays groups workgroups out as x by y, both at most maxPerDim, using
-// as few rows as possible and spreading the groups evenly over them, so
-// x*y >= groups with a surplus below y. Kernels skip workgroups whose
-// flattened index is >= groups.
+// grid lays groups workgroups out as x by y, both at most maxPerDim, in as
+// few rows as possible, with a surplus below y. Kernels skip workgroups
+// whose flattened index is >= groups.
 func grid(groups, maxPerDim uint32) (x, y uint32, err error) {
 	if groups == 0 || maxPerDim == 0 {
 		return 0, 0, fmt.Errorf("gpu: grid of %d workgroups with at most %d per dimension", groups, maxPerDim)
@@ -216,7 +201,6 @@ func grid(groups, maxPerDim uint32) (x, y uint32, err error) {
 	return x, y, nil
 }
 
-// probeKernels lists, by WGSL file, the entry points each probe compiles.
 func probeKernels() map[string][]string {
 	var bw []string
 	for _, k := range BandwidthKernels() {

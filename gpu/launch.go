@@ -11,11 +11,10 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
-// launchEntry is the counter kernel's entry point in wgsl/launch.wgsl.
 const launchEntry = "touch"
 
-// launcher runs the one-invocation counter kernel whose round trip the
-// calibration takes as the device's launch overhead.
+// launcher runs the one-invocation counter kernel whose round trip
+// calibrations take as the launch overhead.
 type launcher struct {
 	d       *Device
 	tamper  tamperFunc
@@ -25,8 +24,7 @@ type launcher struct {
 	count   uint64 // dispatches submitted
 }
 
-// newLauncher compiles the counter kernel and creates its buffer. On
-// error nothing is left behind.
+// newLauncher leaves nothing behind on error.
 func newLauncher(d *Device, tamper tamperFunc) (*launcher, error) {
 	if err := d.alive(); err != nil {
 		return nil, err
@@ -39,13 +37,12 @@ func newLauncher(d *Device, tamper tamperFunc) (*launcher, error) {
 	return l, nil
 }
 
-// setup does newLauncher's work; the caller releases l on error.
 func (l *launcher) setup() error {
 	var err error
 	if l.ks, err = l.d.compile("launch", probeKernels()["launch"]...); err != nil {
 		return err
 	}
-	// 16 bytes: a whole copy and map unit; the kernel uses the first word.
+	// The kernel uses the first word of a 16-byte copy unit.
 	if l.counter, err = l.d.storageBuffer("counter", 16); err != nil {
 		return err
 	}
@@ -56,7 +53,7 @@ func (l *launcher) setup() error {
 	return err
 }
 
-// release frees what the launcher created. Safe on a partial launcher.
+// release is safe on a partial launcher.
 func (l *launcher) release() {
 	if l.bg != nil {
 		l.bg.Release()
@@ -69,18 +66,17 @@ func (l *launcher) release() {
 	}
 }
 
-// roundTrip times one empty dispatch: encode, submit, wait the way w says.
-func (l *launcher) roundTrip(w waitMode) (float64, error) {
+func (l *launcher) roundTrip() (float64, error) {
 	ds := dispatch{k: l.ks.kernels[launchEntry], bg: l.bg, x: 1, y: 1}
 	start := time.Now()
-	if err := l.d.runBy(w, work(ds, 1)); err != nil {
+	if err := l.d.run(work(ds, 1)); err != nil {
 		return 0, err
 	}
 	l.count++
 	return time.Since(start).Seconds(), nil
 }
 
-// checkCounter reads the counter back: it must equal the dispatches sent.
+// checkCounter checks that the kernel counted every dispatch sent.
 func (l *launcher) checkCounter() error {
 	var got uint32
 	err := l.d.readBack(l.counter, 16, func(off uint64, chunk []byte) error {
@@ -100,7 +96,7 @@ func (l *launcher) checkCounter() error {
 }
 
 // emptyRoundTripS is the median of n checked empty-dispatch round trips,
-// after n discarded ones; calibration uses it as the launch overhead.
+// after n discarded ones.
 func (d *Device) emptyRoundTripS(ctx context.Context, n int) (float64, error) {
 	l, err := newLauncher(d, nil)
 	if err != nil {
@@ -112,7 +108,7 @@ func (d *Device) emptyRoundTripS(ctx context.Context, n int) (float64, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		t, err := l.roundTrip(waitBlock) // as the probes' own submissions wait
+		t, err := l.roundTrip()
 		if err != nil {
 			return 0, err
 		}

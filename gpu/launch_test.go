@@ -31,7 +31,7 @@ func TestLauncherCatchesLostDispatch(t *testing.T) {
 	}
 	defer l.release()
 	for range 3 {
-		if _, err := l.roundTrip(waitBlock); err != nil {
+		if _, err := l.roundTrip(); err != nil {
 			t.Fatal(err)
 		}
 	}

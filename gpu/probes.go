@@ -7,11 +7,6 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// The probes of this package, as the orchestrator runs them: each
-// implements probe.Probe[*Device] and returns what its Measure function
-// measured as a probe.Contribution, every figure carrying the check its
-// kernel passed. A Measure function returns an error, never a result,
-// when a check fails; so a figure here always records a passed check.
 var (
 	_ probe.PartProbe[*Device] = StreamProbe{}
 	_ probe.PartProbe[*Device] = ALUProbe{}
@@ -21,7 +16,7 @@ var (
 	_ probe.Probe[*Device]     = SoakProbe{}
 )
 
-// StreamProbe records sustained device-memory bandwidth per kernel of
+// StreamProbe records device-memory bandwidth per kernel of
 // BandwidthKernels (MeasureBandwidthKernels).
 type StreamProbe struct{}
 
@@ -58,8 +53,6 @@ func (p StreamProbe) RunParts(ctx context.Context, d *Device, kernels []string) 
 	return c, nil
 }
 
-// check is the relative-error check against the CPU reference the
-// kernel's output passed; a zero tolerance means it was exact.
 func (r BandwidthResult) check() schema.Check {
 	kind := "relative"
 	if r.Tolerance == 0 {
@@ -68,7 +61,6 @@ func (r BandwidthResult) check() schema.Check {
 	return schema.Check{Reference: "cpu", Elements: r.Checked, ErrorKind: kind, MaxError: r.MaxRelError, Tolerance: r.Tolerance, Passed: true}
 }
 
-// kernelBytes is the bytes per element of the bandwidth kernel named.
 func kernelBytes(name string) uint64 {
 	for _, k := range BandwidthKernels() {
 		if k.Name == name {
@@ -78,9 +70,8 @@ func kernelBytes(name string) uint64 {
 	return 0
 }
 
-// ALUProbe records vector-ALU throughput per row of ALUKernels
-// (matrix_engine false), and why a row the binding cannot compile was
-// skipped (MeasureALUKernels).
+// ALUProbe records vector-ALU throughput per row of ALUKernels, and why a
+// row was skipped (MeasureALUKernels).
 type ALUProbe struct{}
 
 // Name is the probe's name on the card.
@@ -114,7 +105,6 @@ func (p ALUProbe) RunParts(ctx context.Context, d *Device, kernels []string) (*p
 	return c, nil
 }
 
-// check is the ALU kernel's check against the closed form of its chains.
 func (r ALUResult) check() schema.Check {
 	return schema.Check{Reference: "closed-form", Elements: r.Checked, ErrorKind: r.ErrorKind, MaxError: r.MaxError, Tolerance: r.Tolerance, Passed: true}
 }

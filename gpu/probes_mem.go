@@ -9,15 +9,11 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// CapacityProbe records how much device memory could really be allocated
+// CapacityProbe records how much device memory could be allocated
 // (MeasureCapacity), and what stopped it.
 type CapacityProbe struct {
-	// BudgetBytes is the driver's memory budget for the device-local
-	// heap, 0 when unknown.
-	BudgetBytes uint64
-	// Hold, when not nil, keeps the chunks for the memtest
-	// (IntegrityProbe.Held) instead of releasing them.
-	Hold *HeldMemory
+	BudgetBytes uint64      // as CapacityOptions.BudgetBytes
+	Hold        *HeldMemory // as CapacityOptions.Hold
 }
 
 // Name is the probe's name on the card.
@@ -39,12 +35,7 @@ func (p CapacityProbe) Run(ctx context.Context, d *Device) (*probe.Contribution,
 	return &probe.Contribution{Usable: &probe.Usable{Bytes: r.UsableBytes, LimitedBy: why}}, nil
 }
 
-// usableLimitedBy names, in the card's terms (schema.Memory's
-// usable_limited_by), what stopped the capacity probe: the device (a
-// refusal, memory that spilled to the host), the driver's budget, or one
-// of our own caps (the memory limit, e.g. 1 GiB on a software adapter, or
-// the chunk count), so that a capped figure is not read as the device's
-// capacity. "" for a reason the card has no name for.
+// usableLimitedBy is limited as schema.Memory's usable_limited_by, or "".
 func usableLimitedBy(limited string) string {
 	switch limited {
 	case LimitedDriverRefused:
@@ -64,26 +55,18 @@ func usableLimitedBy(limited string) string {
 // IntegrityShare is the share of usable memory the integrity probe tests.
 const IntegrityShare = 0.95
 
-// IntegrityProbe runs the memtest patterns (MeasureIntegrity) over
-// IntegrityShare of the usable memory the capacity probe measured, or of
-// a slice of it, at most CapBytes; the card states the share tested by
-// its usable_fraction.
+// IntegrityProbe runs the memtest (MeasureIntegrity) over IntegrityShare
+// of the usable memory, or of a slice of it, at most CapBytes.
 type IntegrityProbe struct {
-	// UsableBytes is the usable device memory the capacity probe
-	// measured: the card's usable_fraction is the share of it tested.
+	// UsableBytes is the usable memory the capacity probe measured; the
+	// card's usable_fraction is the share of it tested.
 	UsableBytes uint64
-	// SliceBytes, when not zero, is the part of UsableBytes the test
-	// takes its share of instead (a health check's short memtest).
-	SliceBytes uint64
-	// CapBytes, when not zero, caps the tested region.
-	CapBytes uint64
-	// Steps, when not nil, is told how far the test has come: the probe's
-	// name, bytes moved and bytes to move.
+	SliceBytes  uint64 // when not zero, the part of UsableBytes to take the share of
+	CapBytes    uint64 // when not zero, caps the tested region
+	// Steps, when not nil, is told the probe's name, bytes moved and bytes
+	// to move.
 	Steps func(stage string, done, total float64)
-	// Held, when not nil, is the memory the capacity probe kept
-	// (CapacityProbe.Hold): the test lies in it rather than allocating,
-	// and releases what it does not test first.
-	Held *HeldMemory
+	Held  *HeldMemory // as IntegrityOptions.Held
 }
 
 // Name is the probe's name on the card.
@@ -92,7 +75,6 @@ func (IntegrityProbe) Name() string { return "webgpu-memtest" }
 // Version changes when what the probe measures, or how, changes.
 func (IntegrityProbe) Version() string { return "2" }
 
-// target is how many bytes the test covers.
 func (p IntegrityProbe) target() uint64 {
 	region := p.UsableBytes
 	if p.SliceBytes > 0 && p.SliceBytes < region {

@@ -9,22 +9,10 @@ import (
 )
 
 // CPU reference of wgsl/roofline.wgsl. Every input is a pattern of its
-// scalar index and every output a closed form of its input and the point's
-// operation count, so the host checks each element in O(1) without a copy
-// of the arrays:
-//
-//   - fp32: input k*g with k = (i*0x9E3779B1 + seed mod 2^21) - 2^20 and g
-//     a power of two; after iters FMAs (iters/2 pairs adding g each, then
-//     fma(x, 2, 6g) when iters is odd) the output is (k + iters/2)*g, or
-//     (2(k + iters/2) + 6)*g. Every value stays an integer multiple of g
-//     below 2^23 g in magnitude, so no operation ever rounds and the
-//     output is exact whether or not the GPU fuses (alu_ref.go's argument).
-//   - int32: input words i*0x9E3779B1 + seed; each vec4 element is two
-//     chains (x, y) = (lanes 0-1, lanes 2-3) advanced iters times by the
-//     linear map [[a, 1], [a, a+1]] modulo 2^32 (i32Round), whose power
-//     gives the output.
+// scalar index and every output a closed form of it: fp32 inputs are k*g
+// that stay exact multiples of a power of two g (as in the ALU kernels),
+// int32 elements are two chains advanced by a matrix power mod 2^32.
 
-// rooflineKind selects a sweep kernel's reference.
 type rooflineKind int
 
 const (
@@ -32,33 +20,25 @@ const (
 	roofI32
 )
 
-// Constants of the kernels: the fp32 grid, the input seed and the int32
-// multiplier (odd, so the map is invertible and no chain collapses).
 const (
 	roofGrid        = 0x1p-8
 	roofSeed uint32 = 0x500F11E5
-	roofMult uint32 = 0x2C9277B5
-	// roofSpan: fp32 inputs are k*g with k in [-roofSpan, roofSpan).
-	roofSpan = 1 << 20
+	roofMult uint32 = 0x2C9277B5 // odd, so no chain collapses
+	roofSpan        = 1 << 20    // fp32 inputs are k*g, k in [-roofSpan, roofSpan)
 )
 
-// rooflineParams encodes the Params uniform of roofline.wgsl for a
-// dispatch of groups workgroups running iters counted operations and
-// hidden uncounted FMA quads per scalar.
 func rooflineParams(groups, iters, hidden uint32) []byte {
 	g := roofGrid
 	return words(groups, iters, hidden, roofSeed, roofMult, f32(g),
 		f32(floatA), f32(floatC), f32(6*g), f32(-2*g), 0, 0)
 }
 
-// roofWord is word() of roofline.wgsl: the input pattern of scalar index i.
+// roofWord is word() of roofline.wgsl.
 func roofWord(i uint32) uint32 { return i*roofStep + roofSeed }
 
-// roofK is the integer k of the fp32 input k*g at scalar index i.
 func roofK(i uint32) int64 { return int64(roofWord(i)&(2*roofSpan-1)) - roofSpan }
 
-// rooflineReference returns the expected output word at scalar index i of
-// a kernel of kind k after iters counted operations per scalar.
+// rooflineReference returns the expected output word of each scalar index.
 func rooflineReference(k rooflineKind, iters uint32) func(i uint64) uint32 {
 	if k == roofI32 {
 		m := i32Round(roofMult).pow(uint64(iters))
@@ -75,12 +55,8 @@ func rooflineReference(k rooflineKind, iters uint32) func(i uint64) uint32 {
 	}
 }
 
-// checkRoofline compares a chunk of output words, the first at scalar
-// index first, exactly with rooflineReference(k, iters), as checkWords
-// would, with the reference computed inline: the input pattern advances
-// by one multiplication constant per scalar, so each word costs a few
-// integer operations and no call. Every word is compared; the result
-// names the first that differs.
+// checkRoofline compares output words, the first at scalar index first,
+// exactly with rooflineReference(k, iters), computed inline.
 func checkRoofline(k rooflineKind, iters uint32, chunk []byte, first uint64) refcheck.Result {
 	var m mat2
 	if k == roofI32 {
@@ -105,13 +81,10 @@ func checkRoofline(k rooflineKind, iters uint32, chunk []byte, first uint64) ref
 	})
 }
 
-// roofStep is how roofWord advances from one scalar index to the next.
 const roofStep uint32 = 0x9E3779B1
 
-// firstBadF32 is the index in ws of the first word that is not the fp32
-// output of its scalar (index i0 for ws[0]) after iters operations, or -1.
-// k and the output are exact in float32 (roofMaxIters), so the float32
-// product is the float64 one of rooflineReference.
+// firstBadF32 is the index in ws of the first wrong fp32 output, or -1;
+// ws[0] is scalar i0.
 func firstBadF32(ws []byte, i0, iters uint32) int {
 	pairs, odd := int32(iters/2), int32(iters%2)
 	word := roofWord(i0)
@@ -126,10 +99,8 @@ func firstBadF32(ws []byte, i0, iters uint32) int {
 	return -1
 }
 
-// firstBadI32 is the index in ws of the first word that is not the int32
-// output of its scalar (index i0 for ws[0]) with each chain advanced by m,
-// or -1: roofI32Output, inline, a vec4 element (four scalars, two chains)
-// at a time between a partial element at either end.
+// firstBadI32 is the index in ws of the first wrong int32 output, or -1;
+// ws[0] is scalar i0.
 func firstBadI32(ws []byte, i0 uint32, m mat2) int {
 	n := len(ws) / 4
 	j := 0
@@ -157,9 +128,8 @@ func firstBadI32(ws []byte, i0 uint32, m mat2) int {
 	return -1
 }
 
-// roofI32Output is the int32 output at scalar index i when each chain has
-// been advanced by the matrix m: lanes 0 and 1 are x of their chain, lanes
-// 2 and 3 its y.
+// roofI32Output is the output at scalar index i: lanes 0 and 1 hold x of
+// their chain, lanes 2 and 3 its y.
 func roofI32Output(i uint32, m mat2) uint32 {
 	base, lane := i&^3, i&3
 	x, y := roofWord(base+lane%2), roofWord(base+lane%2+2)
@@ -170,12 +140,10 @@ func roofI32Output(i uint32, m mat2) uint32 {
 }
 
 // roofMaxIters is the most counted operations per scalar an fp32 point may
-// run and stay exact: the first FMA of a pair doubles (k + pairs), which
-// must stay below 2^24 in magnitude: 2(2^20 + iters/2) + 6 < 2^24.
+// run and stay exact: 2(2^20 + iters/2) + 6 < 2^24.
 const roofMaxIters = 1 << 23
 
-// rooflineErr turns a failed exact check of a kernel of kind k into an
-// error wrapping ErrCheckFailed; the caller names the precision and point.
+// rooflineErr wraps ErrCheckFailed for a failed check.
 func rooflineErr(k rooflineKind, r refcheck.Result) error {
 	if r.Bad < 0 {
 		return nil

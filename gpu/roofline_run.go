@@ -11,12 +11,9 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
-// rooflineRun holds one run of the roofline probe: the compiled kernels,
-// the input array src and the output array dst (n vec4 elements each), a
-// Params uniform and bind groups for the fill and the sweep kernels.
-// src stays fixed while a precision is swept and every dispatch rewrites
-// the elements in use of dst from it, so the last sample's output is the
-// one checked.
+// rooflineRun is one run of the roofline probe. src stays fixed while a
+// precision is swept and every dispatch rewrites dst's elements in use from
+// it, so the last sample's output is the one checked.
 type rooflineRun struct {
 	d      *Device
 	lim    rooflineLimits
@@ -26,13 +23,13 @@ type rooflineRun struct {
 	src, dst  *wgpu.Buffer
 	params    *wgpu.Buffer
 	fill      map[string]*wgpu.BindGroup // by entry point
-	sweepBG   map[string]*wgpu.BindGroup // by entry point
-	n         uint64                     // vec4 elements in each array
+	sweepBG   map[string]*wgpu.BindGroup
+	n         uint64 // vec4 elements in each array
 	launchS   float64
 	maxPerDim uint32 // workgroups per grid dimension; tests lower it
 }
 
-// release frees everything the run created. Safe on a partial run.
+// release is safe on a partial run.
 func (r *rooflineRun) release() {
 	for _, m := range []map[string]*wgpu.BindGroup{r.fill, r.sweepBG} {
 		for _, bg := range m {
@@ -52,8 +49,6 @@ func (r *rooflineRun) release() {
 	}
 }
 
-// entries are the entry points the run compiles: every row's sweep and
-// fill kernel, and the degraded variant when the test hook asks for it.
 func (r *rooflineRun) entries() []string {
 	var es []string
 	for _, k := range RooflineKernels() {
@@ -65,8 +60,6 @@ func (r *rooflineRun) entries() []string {
 	return es
 }
 
-// setup compiles the kernels, creates the arrays of n vec4 elements and
-// the bind groups, and measures the launch overhead.
 func (r *rooflineRun) setup(ctx context.Context, n uint64) error {
 	for _, it := range r.lim.Iters {
 		if it == 0 || it > roofMaxIters {
@@ -94,8 +87,7 @@ func (r *rooflineRun) setup(ctx context.Context, n uint64) error {
 	return err
 }
 
-// bindAll creates the bind group of every entry point: fills write src,
-// sweeps read src and write dst.
+// bindAll binds fills to src, sweeps to src and dst.
 func (r *rooflineRun) bindAll() error {
 	r.fill, r.sweepBG = map[string]*wgpu.BindGroup{}, map[string]*wgpu.BindGroup{}
 	for _, e := range r.entries() {
@@ -120,7 +112,6 @@ func (r *rooflineRun) bindAll() error {
 	return nil
 }
 
-// isRooflineFill reports whether entry is one of the fill kernels.
 func isRooflineFill(entry string) bool {
 	for _, k := range RooflineKernels() {
 		if k.Fill == entry {
@@ -130,8 +121,7 @@ func isRooflineFill(entry string) bool {
 	return false
 }
 
-// roofDispatch is the sweep dispatch of one point: over m vec4 elements,
-// iters counted and hidden uncounted operations per scalar.
+// roofDispatch is one point's dispatch over m vec4 elements.
 type roofDispatch struct {
 	dispatch
 	row    RooflineKernel
@@ -140,13 +130,11 @@ type roofDispatch struct {
 	hidden uint32
 }
 
-// opsPerDispatch is the operations one dispatch counts by the table.
 func (a *roofDispatch) opsPerDispatch() float64 {
 	return float64(a.m*4) * float64(a.iters) * float64(a.row.OpsPerOperation)
 }
 
-// set points the dispatch at m elements (a multiple of roofBlock) and
-// uploads its uniform.
+// set points a at m elements, a multiple of roofBlock.
 func (r *rooflineRun) set(a *roofDispatch, m uint64) error {
 	groups := uint32(m / roofBlock)
 	x, y, err := grid(groups, r.maxPerDim)
@@ -157,7 +145,6 @@ func (r *rooflineRun) set(a *roofDispatch, m uint64) error {
 	return r.d.upload(r.params, 0, rooflineParams(groups, a.iters, a.hidden))
 }
 
-// newDispatch is the dispatch of row k's point at iters over m elements.
 func (r *rooflineRun) newDispatch(k RooflineKernel, iters uint32, m uint64) (*roofDispatch, error) {
 	entry := r.entry(k, iters)
 	a := &roofDispatch{row: k, iters: iters}
@@ -168,26 +155,10 @@ func (r *rooflineRun) newDispatch(k RooflineKernel, iters uint32, m uint64) (*ro
 	return a, r.set(a, m)
 }
 
-// entry is the sweep kernel of row k's point at iters: on a software
-// adapter, k.One for the 1-op point and k.Short for the other points of
-// fewer operations than k.Unroll; k.Entry otherwise.
-//
-// A software adapter (lavapipe) runs invocations as the SIMD lanes of
-// the host's cores, and whatever a kernel does per element, those cores
-// do one instruction after another: its loads and stores of device
-// memory (lane by lane, each bounds-checked) take most of a
-// memory-bound point's time, and what else it does per element adds to
-// that time instead of hiding under it as on a GPU. Every loop body of
-// k.Entry runs, masked off, even with no trip to make, hence k.Short
-// below k.Unroll. At the 1-op point, whose bytes/s set the memory roof
-// that the consistency rules hold to the copy kernel's (whose loop
-// carries only its index), even k.Short's loop costs a sixth of the
-// time: each trip reads the trip count and the constants again, lane by
-// lane, from the uniform buffer and splits each FMA into a multiply, an
-// add and a blend with the mask, and the body runs once more, masked
-// off, before the loop ends. k.One runs the point's one operation with
-// no loop, so what that point's time measures is its loads and stores
-// (docs/history.md).
+// entry is the sweep kernel of row k's point at iters. A software adapter
+// runs every loop body, masked off, even with no trip to make, and spends
+// a loop's control lane by lane: there k.One runs the 1-op point and
+// k.Short the points below k.Unroll.
 func (r *rooflineRun) entry(k RooflineKernel, iters uint32) string {
 	switch {
 	case !r.d.info.Software || r.lim.noShort:
@@ -200,7 +171,6 @@ func (r *rooflineRun) entry(k RooflineKernel, iters uint32) string {
 	return k.Entry
 }
 
-// fillSrc writes row k's input pattern over all of src.
 func (r *rooflineRun) fillSrc(k RooflineKernel) error {
 	groups := uint32(r.n / roofBlock)
 	x, y, err := grid(groups, r.maxPerDim)
@@ -215,12 +185,9 @@ func (r *rooflineRun) fillSrc(k RooflineKernel) error {
 }
 
 // sweep fills the input, warms up at the middle point, then measures and
-// checks each point in increasing intensity. Each point starts with the
-// elements the previous one used; one whose compute dominates it
-// (pointSizes) runs over a prefix of them, halved (not below
-// MinArrayBytes) while a dispatch would exceed MaxDispatchS. The first
-// point, the most memory-bound, runs over the whole arrays, and its time
-// says what memory costs.
+// checks each point in increasing intensity. A compute-bound point
+// (pointSizes) runs over a prefix of the arrays, halved while a dispatch
+// would exceed MaxDispatchS; the memory-bound points run over all of them.
 func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResult, error) {
 	res := RooflineResult{Precision: k.Precision, Timing: r.d.timing, ArrayBytes: r.n * ElementBytes}
 	if err := r.fillSrc(k); err != nil {
@@ -246,8 +213,7 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 		if err != nil {
 			return RooflineResult{}, fmt.Errorf("%d operations per element: %w", it, err)
 		}
-		// One dispatch of the point over the whole arrays, at its fastest
-		// sample's rate: load from outside only ever slows a sample.
+		// The fastest sample: outside load only ever slows one.
 		sizes.measured(it, float64(r.n*4)*float64(it)*float64(k.OpsPerOperation)/p.MaxOpsPerS)
 		res.Points = append(res.Points, p)
 		res.Checked += checked
@@ -255,27 +221,19 @@ func (r *rooflineRun) sweep(ctx context.Context, k RooflineKernel) (RooflineResu
 	return res, nil
 }
 
-// roofComputeBound is how many times the first point's dispatch time
-// over the whole arrays a point's compute alone must take before the
-// point may run over a prefix of them: compute then takes most of its
-// time, and a cache the prefix fits in changes little of it. The
-// memory-bound points, whose rates set the memory roof, run over the
-// whole arrays however long a dispatch takes (on a loaded host a software
-// adapter's dispatches can take many times their usual time).
+// roofComputeBound is how many times the first point's dispatch time a
+// point's compute alone must take before it may run over a prefix of the
+// arrays.
 const roofComputeBound = 4
 
 // pointSizes is what a sweep has learnt of its dispatch times over the
-// whole arrays, from each point's fastest sample (a single dispatch, as
-// a warm-up times, can be slowed many times by a loaded host): memS, the
-// first point's (what memory costs), and computeS, the time per counted
-// operation per element beyond it, from the latest point (0 until two
-// points are measured).
+// whole arrays: memS, the first point's, and computeS, the time per counted
+// operation per element beyond it at the latest point (0 until two are
+// measured).
 type pointSizes struct {
 	memS, computeS float64
 }
 
-// measured records a point of it operations per element whose dispatch
-// over the whole arrays takes fullS.
 func (s *pointSizes) measured(it uint32, fullS float64) {
 	if s.memS == 0 {
 		s.memS = fullS
@@ -284,36 +242,28 @@ func (s *pointSizes) measured(it uint32, fullS float64) {
 	s.computeS = max(0, fullS-s.memS) / float64(it)
 }
 
-// computeBound reports whether the point of it operations per element
-// may run over a prefix of the arrays: its compute alone, at the latest
-// point's rate (which any overlap with memory only adds to), takes more
-// than roofComputeBound times memS.
+// computeBound reports whether the point's compute alone, at the latest
+// point's rate, takes more than roofComputeBound times memS.
 func (s pointSizes) computeBound(it uint32) bool {
 	return s.memS > 0 && s.computeS*float64(it) > roofComputeBound*s.memS
 }
 
-// start is the elements a compute-bound point starts from, before its
-// warm-up: m, where the point before left off, halved while its compute
-// at the latest point's rate would exceed MaxDispatchS (shrinkElements),
-// so that its warm-up runs over the elements it keeps, not twice as many
-// or more.
+// start is the elements a compute-bound point warms up over: m halved
+// while its compute would exceed MaxDispatchS.
 func (s pointSizes) start(it uint32, m, n uint64, lim calibrationLimits) uint64 {
 	m, _ = shrinkElements(s.computeS*float64(it)*float64(m)/float64(n), m, lim)
 	return m
 }
 
-// shrinkLimits are the calibration limits by which a point shrinks the
-// elements it runs over: halving while a dispatch exceeds MaxDispatchS, in
-// whole workgroup blocks, never below MinArrayBytes.
+// shrinkLimits keep a shrunk point in whole blocks, at least MinArrayBytes.
 func (l rooflineLimits) shrinkLimits() calibrationLimits {
 	s := l.cal
 	s.MinElements = max(l.MinArrayBytes/ElementBytes, roofBlock)
 	return s
 }
 
-// point measures one intensity over the first *m elements, shrinking *m,
-// when shrink allows (a compute-bound point), while a dispatch would be
-// too long, and checks its output.
+// point measures and checks one intensity over the first *m elements,
+// shrinking *m when shrink allows and a dispatch would be too long.
 func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32, m *uint64, shrink bool) (RooflinePoint, uint64, error) {
 	a, err := r.newDispatch(k, iters, *m)
 	if err != nil {
@@ -344,10 +294,8 @@ func (r *rooflineRun) point(ctx context.Context, k RooflineKernel, iters uint32,
 	return p, checked, err
 }
 
-// pointWarmUp is the load before a point's samples: PointWarmUp on a
-// GPU, whose clocks can drop while the host checks the point before; on
-// a software adapter, which has no clocks of its own and has just run
-// the point before, none: one dispatch, whose time plans the samples.
+// pointWarmUp is none on a software adapter, which has no clocks to drop:
+// one dispatch, whose time plans the samples.
 func (r *rooflineRun) pointWarmUp() time.Duration {
 	if r.d.info.Software {
 		return 0
@@ -355,9 +303,8 @@ func (r *rooflineRun) pointWarmUp() time.Duration {
 	return r.lim.PointWarmUp
 }
 
-// sample times cal.Samples submissions of cal.Iterations dispatches and
-// summarises them in operations/s. dst is cleared (untimed) before the
-// last sample, so the output checked afterwards is that sample's.
+// sample summarises cal.Samples timed submissions in operations/s. dst is
+// cleared, untimed, before the last, so the check sees its output.
 func (r *rooflineRun) sample(ctx context.Context, a *roofDispatch, cal calibration) (RooflinePoint, error) {
 	ops := a.opsPerDispatch() * float64(cal.Iterations)
 	rates := make([]float64, 0, cal.Samples)
@@ -383,11 +330,10 @@ func (r *rooflineRun) sample(ctx context.Context, a *roofDispatch, cal calibrati
 	return RooflinePoint{
 		Iters: a.iters, Intensity: a.row.Intensity(a.iters),
 		OpsPerS: s.Median, MinOpsPerS: s.Min, MaxOpsPerS: s.Max, Samples: s.Samples,
-		Elements: a.m * 4, DispatchesPerSample: cal.Iterations,
+		Elements: a.m * 4,
 	}, nil
 }
 
-// clearDst zeroes the first m vec4 elements of dst.
 func (r *rooflineRun) clearDst(m uint64) error {
 	return r.d.run(func(enc *wgpu.CommandEncoder) error {
 		if err := enc.ClearBuffer(r.dst, 0, m*ElementBytes); err != nil {
@@ -397,8 +343,8 @@ func (r *rooflineRun) clearDst(m uint64) error {
 	})
 }
 
-// check reads the dispatch's output back and compares every scalar
-// exactly with the closed form. It returns the scalars compared.
+// check compares every scalar of a's output exactly with the closed form
+// and returns how many it compared.
 func (r *rooflineRun) check(a *roofDispatch) (uint64, error) {
 	total := refcheck.New()
 	err := r.d.readBack(r.dst, a.m*ElementBytes, func(off uint64, chunk []byte) error {
@@ -411,7 +357,6 @@ func (r *rooflineRun) check(a *roofDispatch) (uint64, error) {
 	return total.Checked, rooflineErr(a.row.kind, total)
 }
 
-// view applies the test hook, if any, to a read-back chunk.
 func (r *rooflineRun) view(precision string, off uint64, chunk []byte) []byte {
 	if r.tamper == nil {
 		return chunk

@@ -8,11 +8,9 @@ import (
 )
 
 // RooflineProbe sweeps arithmetic intensity per row of RooflineKernels
-// (MeasureRoofline) and records how close each point sits to the
-// roofline drawn from the sweep's own roofs.
+// (MeasureRoofline) and records each sweep against its own roofline.
 type RooflineProbe struct {
-	// MaxArrayBytes caps each array (RooflineOptions); 0 is the default.
-	MaxArrayBytes uint64
+	MaxArrayBytes uint64 // as RooflineOptions.MaxArrayBytes
 }
 
 // Name is the probe's name on the card.
@@ -26,8 +24,7 @@ func (p RooflineProbe) Run(ctx context.Context, d *Device) (*probe.Contribution,
 	return p.RunParts(ctx, d, nil)
 }
 
-// RunParts sweeps the precisions named (all when none are). A run that
-// swept nothing says so: the roofline is then absent, with that reason.
+// RunParts sweeps the precisions named (all when none are).
 func (p RooflineProbe) RunParts(ctx context.Context, d *Device, precisions []string) (*probe.Contribution, error) {
 	rs, err := MeasureRoofline(ctx, d, RooflineOptions{Precisions: precisions, MaxArrayBytes: p.MaxArrayBytes})
 	if err != nil {
@@ -36,7 +33,6 @@ func (p RooflineProbe) RunParts(ctx context.Context, d *Device, precisions []str
 	return rooflineContribution(rs)
 }
 
-// rooflineContribution is the sweeps rs as the card records them.
 func rooflineContribution(rs []RooflineResult) (*probe.Contribution, error) {
 	c := &probe.Contribution{}
 	if len(rs) == 0 {
@@ -53,10 +49,8 @@ func rooflineContribution(rs []RooflineResult) (*probe.Contribution, error) {
 	return c, nil
 }
 
-// SchemaRatio is the sweep as the capability vector carries it: the
-// roofline model and ratios of internal/roofline (see its package doc for
-// what they can and cannot detect), every point with its model value, and
-// the exact closed-form check every point passed.
+// SchemaRatio is the sweep as the card records it, with its roofline
+// model, ratios and check.
 func (r RooflineResult) SchemaRatio() (schema.RooflineRatio, error) {
 	a, err := r.Analyse()
 	if err != nil {

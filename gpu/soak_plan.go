@@ -7,19 +7,13 @@ import (
 
 // soakDevice is the device's side of a soak, as the plan drives it.
 type soakDevice interface {
-	// submit queues one piece, the last one when last is set, and returns
-	// it with its submission time.
 	submit(last bool) (*soakPiece, error)
-	// wait blocks until p, the oldest queued piece, is done.
-	wait(p *soakPiece) error
-	// pieceTime is the duration of p, done, in seconds.
+	wait(p *soakPiece) error // blocks until p, the oldest queued piece, is done
 	pieceTime(p *soakPiece) (float64, error)
 }
 
-// soakPlan schedules a soak's pieces: it keeps soakDepth of them queued,
-// decides which is the last from the piece times seen so far, and turns
-// each finished piece into a point. Its clock and its device are fields, so
-// that tests can drive it with a simulated queue and clock.
+// soakPlan keeps soakDepth pieces queued, decides which is the last from
+// the piece times so far, and turns each finished piece into a point.
 type soakPlan struct {
 	o   SoakOptions
 	now func() time.Time
@@ -27,18 +21,17 @@ type soakPlan struct {
 	res SoakResult
 
 	ops    float64       // operations per piece
-	pieceS time.Duration // latest piece's duration, for planning the end
+	pieceS time.Duration // latest piece's duration
 	queue  []*soakPiece  // submitted, not yet waited for; oldest first
-	n      int           // pieces submitted
-	ended  bool          // the last piece is submitted
+	n      int
+	ended  bool // the last piece is submitted
 
 	start     time.Time // first submission
-	queuedEnd time.Time // when the queued work should end
+	queuedEnd time.Time
 }
 
-// run keeps soakDepth pieces queued until the last one is done, and
-// records a point for each. A cancelled ctx stops it before the next
-// piece is waited for; nothing is submitted once ctx is cancelled.
+// run records a point for each piece until the last is done. Nothing is
+// submitted or waited for once ctx is cancelled.
 func (p *soakPlan) run(ctx context.Context) error {
 	if err := p.fill(ctx); err != nil {
 		return err
@@ -61,9 +54,9 @@ func (p *soakPlan) run(ctx context.Context) error {
 	return ctx.Err() // cancelled before the first piece
 }
 
-// fill submits pieces until soakDepth are queued or the last one is. A
-// piece is the last when the queued work would end within half a piece of
-// Duration after the first submission.
+// fill submits pieces until soakDepth are queued or the last one is: the
+// one after which the queued work would end within half a piece of
+// Duration.
 func (p *soakPlan) fill(ctx context.Context) error {
 	for len(p.queue) < soakDepth && !p.ended && ctx.Err() == nil {
 		now := p.now()
@@ -83,12 +76,9 @@ func (p *soakPlan) fill(ctx context.Context) error {
 	return nil
 }
 
-// wait waits for the oldest queued piece, notes when the host saw it done
-// and takes it off the queue. The pieces still queued are then expected to
-// end a piece each after it: fill decides on the last piece before the
-// piece just done is timed, and an end estimated from the submissions
-// alone would carry a stale estimate (a calibration trial slowed by a
-// busy host) forward a whole piece.
+// wait takes the oldest piece off the queue once done. The queued work is
+// then expected to end a piece each after it, not as the submissions
+// estimated.
 func (p *soakPlan) wait() (*soakPiece, error) {
 	pc := p.queue[0]
 	err := p.dev.wait(pc)
@@ -98,9 +88,8 @@ func (p *soakPlan) wait() (*soakPiece, error) {
 	return pc, err
 }
 
-// account times a finished piece, records its point and reports it. The
-// piece's time is the next estimate of a piece, and the queued work is
-// expected to end that many pieces after this one.
+// account records a finished piece's point; its time is the next estimate
+// of a piece.
 func (p *soakPlan) account(pc *soakPiece) error {
 	t, err := p.dev.pieceTime(pc)
 	if err != nil {
@@ -117,7 +106,6 @@ func (p *soakPlan) account(pc *soakPiece) error {
 	return nil
 }
 
-// later is the later of a and b.
 func later(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b

@@ -189,9 +189,8 @@ func TestSoakPlanCancel(t *testing.T) {
 
 // TestSoakPieceTimes: timed by the host, a piece runs from its submission
 // or the previous piece's end, whichever is later, so queued pieces do not
-// count their wait; timed by GPU timestamps, the gaps between pieces are
-// the GPU's idle time, and timestamps that do not increase or that span
-// more than the host saw are refused.
+// count their wait; timed by GPU timestamps, timestamps that do not
+// increase or that span more than the host saw are refused.
 func TestSoakPieceTimes(t *testing.T) {
 	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
 	s := &soaker{}
@@ -214,9 +213,6 @@ func TestSoakPieceTimes(t *testing.T) {
 		if got, err := g.gpuTime(p, ts[0], ts[1]); err != nil || got != 0.1 {
 			t.Errorf("timestamps %v: %v, %v", ts, got, err)
 		}
-	}
-	if len(g.gaps) != 2 || g.gaps[0] != 0 || g.gaps[1] != 3e-3 {
-		t.Errorf("gaps %v, want 0 and 3 ms", g.gaps)
 	}
 	if _, err := g.gpuTime(p, 2000*ms, 2000*ms); err == nil {
 		t.Error("timestamps that do not increase were accepted")

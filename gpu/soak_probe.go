@@ -8,17 +8,13 @@ import (
 	"github.com/everycycle/appraise/internal/probe"
 )
 
-// SoakProbe holds the device under the fp32 FMA load (Soak), samples its
-// throughput beside the driver's telemetry, and records the thermal
-// envelope by the rules of internal/platform/thermal.
+// SoakProbe holds the device under the fp32 FMA load (Soak) beside the
+// driver's telemetry and records the thermal envelope.
 type SoakProbe struct {
-	// Duration is how long the load runs; it must be positive.
-	Duration time.Duration
-	// Telemetry is the driver's telemetry of the device; nil when the
-	// driver offers none.
-	Telemetry thermal.Telemetry
-	// Steps, when not nil, is told how far the soak has come: the probe's
-	// name, seconds loaded and seconds to load.
+	Duration  time.Duration     // positive
+	Telemetry thermal.Telemetry // nil when the driver offers none
+	// Steps, when not nil, is told the probe's name, seconds loaded and
+	// seconds to load.
 	Steps func(stage string, done, total float64)
 }
 
@@ -29,7 +25,7 @@ func (SoakProbe) Name() string { return "webgpu-soak" }
 func (SoakProbe) Version() string { return "2" }
 
 // Run holds the load for p.Duration. A soak too short to judge leaves
-// the envelope absent with the reason (thermal.Card).
+// the envelope absent with the reason.
 func (p SoakProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, error) {
 	var onPoint func(at time.Duration, _ float64)
 	if p.Steps != nil {
@@ -48,9 +44,6 @@ func (p SoakProbe) Run(ctx context.Context, d *Device) (*probe.Contribution, err
 	for i, pt := range res.Points {
 		points[i] = thermal.Point{At: pt.At, OpsPerS: pt.OpsPerS}
 	}
-	// Soak returned, so its last piece's output passed the exact
-	// closed-form check; the envelope carries that check, as the GEMM
-	// soak's carries its own.
 	chk := res.check()
 	t, absent, err := thermal.Card(thermal.Soak{Duration: res.Duration, Points: points, Workload: res.Kernel, Probe: p.Name(), Check: &chk}, readings, p.Telemetry)
 	if err != nil {

@@ -111,8 +111,7 @@ func checkWallTimes(t *testing.T, res SoakResult, ops float64) {
 	}
 }
 
-// logSoak logs the soak's figures and, with GPU timestamps, the GPU's
-// idle time between pieces (on a busy host the host may fall behind).
+// logSoak logs the soak's figures.
 func logSoak(t *testing.T, s *soaker) {
 	res := s.plan.res
 	rates := make([]float64, len(res.Points))
@@ -120,21 +119,8 @@ func logSoak(t *testing.T, s *soaker) {
 		rates[i] = p.OpsPerS
 	}
 	st, _ := stats.Summarize(rates)
-	t.Logf("%s, %d pieces of %d dispatches (%d groups x %d trips), last piece %v, over %v: median %.4g ops/s (min %.4g, max %.4g), %d invocations checked",
-		res.Timing, len(rates), s.reps, s.groups, s.iters, s.plan.pieceS, res.Duration, st.Median, st.Min, st.Max, res.Checked)
-	if len(s.gaps) > 0 {
-		t.Logf("GPU idle between pieces: median %.3g ms, max %.3g ms, %.3g ms in all over %d gaps",
-			1e3*stats.Median(s.gaps), 1e3*slices.Max(s.gaps), 1e3*sum(s.gaps), len(s.gaps))
-	}
-}
-
-// sum adds xs.
-func sum(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s
+	t.Logf("%s, %d pieces of %d dispatches, last piece %v, over %v: median %.4g ops/s (min %.4g, max %.4g), %d invocations checked",
+		res.Timing, len(rates), s.reps, s.plan.pieceS, res.Duration, st.Median, st.Min, st.Max, res.Checked)
 }
 
 // TestSoakCancel: cancelling the context from OnPoint stops the soak with

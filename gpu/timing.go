@@ -11,33 +11,27 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// How GPU timestamps are vetted before they are trusted. wgpu-native v0.23's
-// C API resolves raw ticks and has no call for the timestamp period, so
-// ticks are taken as nanoseconds (the WebGPU contract) only after a workload
-// of at least clockCheckS seconds, timed both ways clockCheckTrials times,
-// shows GPU time within the host's submit-to-done time and not below
-// minClockRatio of it. A device whose ticks are not nanoseconds fails that
-// and falls back to the host clock.
+// GPU timestamp ticks are taken as nanoseconds only after a workload of at
+// least clockCheckS, timed both ways clockCheckTrials times, shows GPU time
+// within the host's submit-to-done time and at least minClockRatio of it.
+// GPU time may exceed host time by maxClockRatio plus clockSlackS, for the
+// host clock's granularity.
 const (
 	clockCheckS      = 20e-3
 	clockCheckTrials = 3
 	minClockRatio    = 0.5
-	// maxClockRatio and clockSlackS allow for host-clock granularity: GPU
-	// time may exceed host time by 1 % plus 10 µs and no more.
-	maxClockRatio = 1.01
-	clockSlackS   = 10e-6
-	// clockScratch is the buffer cleared repeatedly as the check workload.
-	clockScratch = 64 << 20
+	maxClockRatio    = 1.01
+	clockSlackS      = 10e-6
+	clockScratch     = 64 << 20
 )
 
-// gpuClock is what GPU timestamps around a compute pass need.
+// gpuClock is a two-entry timestamp query set and its buffers.
 type gpuClock struct {
 	qs      *wgpu.QuerySet
 	resolve *wgpu.Buffer
 	read    *wgpu.Buffer
 }
 
-// release frees the clock's query set and buffers.
 func (c *gpuClock) release() {
 	for _, b := range []*wgpu.Buffer{c.read, c.resolve} {
 		if b != nil {
@@ -49,7 +43,6 @@ func (c *gpuClock) release() {
 	}
 }
 
-// newClock creates a two-entry timestamp query set and its buffers.
 func (d *Device) newClock() (*gpuClock, error) {
 	qs, err := d.dev.CreateQuerySet(&wgpu.QuerySetDescriptor{Label: "timestamps", Type: wgpu.QueryTypeTimestamp, Count: 2})
 	if err != nil {
@@ -67,15 +60,13 @@ func (d *Device) newClock() (*gpuClock, error) {
 	return c, nil
 }
 
-// sample is one timed submission as the host and, with a clock, the GPU saw it.
 type sample struct {
 	wallS float64
 	gpuS  float64 // zero without a clock
 }
 
-// measure records work, submits it and waits, timing the submission with the
-// host's monotonic clock and, when c is not nil, with GPU timestamps written
-// before and after the work.
+// measure times one submission of work by the host's clock and, when c is
+// not nil, by GPU timestamps.
 func (d *Device) measure(work func(*wgpu.CommandEncoder) error, c *gpuClock) (sample, error) {
 	enc, err := d.encoder()
 	if err != nil {
@@ -101,7 +92,6 @@ func (d *Device) measure(work func(*wgpu.CommandEncoder) error, c *gpuClock) (sa
 	return s, err
 }
 
-// recordTimed records work between two timestamps when c is not nil.
 func (d *Device) recordTimed(enc *wgpu.CommandEncoder, work func(*wgpu.CommandEncoder) error, c *gpuClock) error {
 	if c == nil {
 		return work(enc)
@@ -121,8 +111,8 @@ func (d *Device) recordTimed(enc *wgpu.CommandEncoder, work func(*wgpu.CommandEn
 	return copyBuffer(enc, c.resolve, 0, c.read, 2*wgpu.QuerySize)
 }
 
-// readClock reads the two resolved timestamps and returns their difference
-// in seconds, taking ticks as nanoseconds. It fails unless they increase.
+// readClock returns the timestamps' difference in seconds. It fails unless
+// they increase.
 func (d *Device) readClock(c *gpuClock) (float64, error) {
 	var t0, t1 uint64
 	err := d.mapRead(c.read, 2*wgpu.QuerySize, func(b []byte) error {
@@ -138,9 +128,8 @@ func (d *Device) readClock(c *gpuClock) (float64, error) {
 	return float64(t1-t0) * 1e-9, nil
 }
 
-// timeWork times one submission of work by the device's timing method and
-// returns its duration in seconds. With GPU timestamps it also insists that
-// the GPU time fits inside the host's submit-to-done time.
+// timeWork times one submission of work, in seconds, by the device's timing
+// method. GPU time must fit inside the host's submit-to-done time.
 func (d *Device) timeWork(work func(*wgpu.CommandEncoder) error) (float64, error) {
 	s, err := d.measure(work, d.clock)
 	if err != nil {
@@ -155,8 +144,6 @@ func (d *Device) timeWork(work func(*wgpu.CommandEncoder) error) (float64, error
 	return s.gpuS, nil
 }
 
-// checkClockSample says why one GPU-timed sample of a long workload cannot
-// be trusted, or returns nil.
 func checkClockSample(s sample) error {
 	ok := s.gpuS > 0 && !math.IsInf(s.gpuS, 0) &&
 		s.gpuS <= s.wallS*maxClockRatio+clockSlackS &&
@@ -167,8 +154,8 @@ func checkClockSample(s sample) error {
 	return nil
 }
 
-// setupTiming chooses how kernels are timed: GPU timestamps when the device
-// has them and they pass the check, the host clock otherwise.
+// setupTiming times kernels by GPU timestamps where the device has them and
+// they pass the check, else by the host clock.
 func (d *Device) setupTiming() error {
 	d.timing = schema.TimingQueueWallClock
 	if !d.features.TimestampQuery {
@@ -192,9 +179,8 @@ func (d *Device) setupTiming() error {
 	return nil
 }
 
-// vetClock times a long workload with both clocks and returns a reason the
-// GPU clock cannot be trusted, or "" when it can. Errors are returned only
-// for failures that are not the timestamps' fault.
+// vetClock returns why the GPU clock cannot be trusted, or "". Errors are
+// failures that are not the timestamps' fault.
 func (d *Device) vetClock(c *gpuClock) (string, error) {
 	size := min(uint64(clockScratch), d.memLimit/4, d.limits.MaxBufferBytes) &^ 3
 	scratch, err := d.storageBuffer("clock-check", size)
@@ -224,8 +210,6 @@ func (d *Device) vetClock(c *gpuClock) (string, error) {
 	return "", nil
 }
 
-// repsFor finds how many repetitions of a workload take at least clockCheckS
-// seconds on the host clock.
 func (d *Device) repsFor(work func(reps int) func(*wgpu.CommandEncoder) error) (int, error) {
 	const maxReps = 1 << 16
 	reps := 1
@@ -242,7 +226,6 @@ func (d *Device) repsFor(work func(reps int) func(*wgpu.CommandEncoder) error) (
 	}
 }
 
-// clearRepeated records reps clears of the first size bytes of b.
 func clearRepeated(enc *wgpu.CommandEncoder, b *wgpu.Buffer, size uint64, reps int) error {
 	for i := 0; i < reps; i++ {
 		if err := enc.ClearBuffer(b, 0, size); err != nil {
@@ -252,11 +235,9 @@ func clearRepeated(enc *wgpu.CommandEncoder, b *wgpu.Buffer, size uint64, reps i
 	return nil
 }
 
-// warmUp keeps ds running for at least dur (at least one dispatch), in
-// submissions that grow to warmUpBatchS each (at most maxBatch
-// dispatches), and returns the time one dispatch took in the last
-// submission. GPUs idle at low clocks; the warm-up samples are discarded.
-// On a software adapter dur is at most SoftwareWarmUp (warmUpTime).
+// warmUp keeps ds running for at least dur (at most SoftwareWarmUp on a
+// software adapter) and returns one dispatch's time in the last
+// submission.
 func (d *Device) warmUp(ctx context.Context, ds dispatch, dur time.Duration, maxBatch int) (float64, error) {
 	dur = d.warmUpTime(dur)
 	start := time.Now()

@@ -159,7 +159,7 @@ func TestWaitHangLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.waitFor(waitBlock, done.seen); err != nil {
+	if err := d.waitFor(done.seen); err != nil {
 		t.Fatal(err)
 	}
 	done.free()
@@ -188,7 +188,7 @@ func TestMapNoticeSurvivesCollection(t *testing.T) {
 		runtime.KeepAlive(garbage)
 		runtime.GC()
 		runtime.GC()
-		if err := d.waitFor(waitBlock, n.seen); err != nil {
+		if err := d.waitFor(n.seen); err != nil {
 			t.Fatal(err)
 		}
 		if st := n.status(); st != uint32(wgpu.BufferMapAsyncStatusSuccess) {

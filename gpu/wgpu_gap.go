@@ -1,23 +1,10 @@
 package gpu
 
-// The gap in the binding lives in this file and wgpu_scope.go, with
-// their C side in wgpu_gap.h and wgpu_gap.c. cogentcore/webgpu v0.23.0's
-// CreateInstance passes a malloc'd WGPUInstanceExtras whose flags, GLES
-// version and DXC path it never sets (wgpu-native aborts on the garbage),
-// so the instance is created here with every field set. Its
-// Adapter.RequestDevice cannot report errors back: its DeviceLostCallback
-// hands C a Go pointer to a Go pointer (cgocheck panics), it has no
-// uncaptured-error callback (wgpu-native then aborts the process on any
-// error outside an error scope, and on device loss), and it passes a
-// malloc'd WGPURequiredLimitsExtras whose maxNonSamplerBindings it never
-// sets. So the device is requested here, from C, with callbacks that write
-// into a C-allocated sink the Go side reads after each wait; then it is
-// wrapped in the binding's *wgpu.Device so everything else goes through the
-// binding. The instance, adapter and device types of the binding are a
-// single C handle each, which the casts here rely on (checked at run time).
-// The declarations in wgpu_gap.h are copied from the binding's
-// lib/webgpu.h and lib/wgpu.h (wgpu-native v22); TestRequestedLimitsArrive
-// checks the layout by reading the limits back.
+// The calls the binding cannot make safely are made from C: creating the
+// instance with every field set, and requesting the device with callbacks
+// that record uncaptured errors and device loss in C memory instead of
+// aborting. The results are wrapped in the binding's types, which must be
+// bare C handles.
 
 // #include "wgpu_gap.h"
 import "C"
@@ -38,7 +25,6 @@ type errorSink struct {
 	c *C.appraiseSink
 }
 
-// newSink allocates a zeroed sink in C memory.
 func newSink() *errorSink {
 	return &errorSink{c: (*C.appraiseSink)(C.calloc(1, C.size_t(unsafe.Sizeof(C.appraiseSink{}))))}
 }
@@ -58,9 +44,7 @@ func (s *errorSink) err() error {
 	return nil
 }
 
-// free releases the sink. Call it only after the last reference to the
-// device is released: wgpu-native drops the device, and with it the
-// callbacks, then.
+// free releases the sink; call it only after the device is released.
 func (s *errorSink) free() {
 	if s == nil || s.c == nil {
 		return
@@ -69,25 +53,22 @@ func (s *errorSink) free() {
 	s.c = nil
 }
 
-// markLost records a device loss as the lost callback would. Tests use it:
-// wgpuDeviceDestroy does not lose the device in this wgpu-native.
+// markLost records a device loss as the lost callback would, for tests.
 func (s *errorSink) markLost(msg string) {
 	cmsg := C.CString(msg)
 	defer C.free(unsafe.Pointer(cmsg))
 	C.appraiseOnLost(1, cmsg, unsafe.Pointer(s.c))
 }
 
-// The binding's Instance, Adapter and Device are a single C handle each;
-// the casts below depend on that, and refuse to run if it changes.
 const handleSize = unsafe.Sizeof(uintptr(0))
 
-// handlesOK reports whether the binding's types still are bare handles.
+// handlesOK reports whether the binding's Instance, Adapter and Device are
+// still bare handles, as the casts here assume.
 func handlesOK() bool {
 	return unsafe.Sizeof(wgpu.Instance{}) == handleSize && unsafe.Sizeof(wgpu.Adapter{}) == handleSize &&
 		unsafe.Sizeof(wgpu.Device{}) == handleSize
 }
 
-// createInstance creates a WebGPU instance limited to backends.
 func createInstance(backends wgpu.InstanceBackend) (*wgpu.Instance, error) {
 	if !handlesOK() {
 		return nil, errors.New("gpu: the webgpu binding's types are no longer bare handles")
@@ -101,8 +82,7 @@ func createInstance(backends wgpu.InstanceBackend) (*wgpu.Instance, error) {
 	return (*wgpu.Instance)(unsafe.Pointer(handle)), nil
 }
 
-// requestDevice requests a device of a with the given features and limits,
-// its callbacks reporting into sink, and wraps it as a *wgpu.Device.
+// requestDevice requests a device of a, its callbacks reporting into sink.
 func requestDevice(a *wgpu.Adapter, features []wgpu.FeatureName, l wgpu.Limits, sink *errorSink) (*wgpu.Device, error) {
 	if !handlesOK() {
 		return nil, errors.New("gpu: the webgpu binding's types are no longer bare handles")
@@ -122,7 +102,6 @@ func requestDevice(a *wgpu.Adapter, features []wgpu.FeatureName, l wgpu.Limits, 
 	return (*wgpu.Device)(unsafe.Pointer(handle)), nil
 }
 
-// cLimits converts the binding's limits to the C struct.
 func cLimits(l wgpu.Limits) C.WGPULimits {
 	return C.WGPULimits{
 		maxTextureDimension1D:                     C.uint32_t(l.MaxTextureDimension1D),
@@ -160,13 +139,12 @@ func cLimits(l wgpu.Limits) C.WGPULimits {
 	}
 }
 
-// deviceHandle is the C handle inside the binding's *wgpu.Device.
 func deviceHandle(d *wgpu.Device) C.WGPUDevice {
 	return *(*C.WGPUDevice)(unsafe.Pointer(d))
 }
 
-// provokeUncapturedError makes the device raise a validation error outside
-// any error scope. For tests of the error path only.
+// provokeUncapturedError raises a validation error outside any error
+// scope, for tests.
 func (d *Device) provokeUncapturedError() {
 	C.appraiseProvokeError(deviceHandle(d.dev))
 }

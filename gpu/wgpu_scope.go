@@ -1,9 +1,5 @@
 package gpu
 
-// Error scopes and deferred callbacks (buffer mappings, queue work done),
-// made from C (wgpu_gap.c) where the binding's own calls would hand C
-// pointers into Go memory or let errors reach the uncaptured path.
-
 // #include "wgpu_gap.h"
 import "C"
 
@@ -18,18 +14,14 @@ import (
 )
 
 // ErrOutOfMemory is wrapped by errors that report the device (or the host,
-// for host-visible memory) out of memory: a clean refusal, after which the
-// device stays usable.
+// for host-visible memory) out of memory; the device stays usable.
 var ErrOutOfMemory = errors.New("gpu: out of memory")
 
-// wgpuOutOfMemory is how wgpu words a device's out-of-memory error
-// (DeviceError::OutOfMemory).
+// wgpuOutOfMemory is how wgpu words DeviceError::OutOfMemory.
 const wgpuOutOfMemory = "Not enough memory left"
 
-// typedRefusal is err from the Go binding's CreateBuffer, wrapping
-// ErrOutOfMemory where it is wgpu's refusal: the binding reports every
-// error of its own callback as untyped text. Every buffer is created
-// through it (newBuffer, scopedBuffer).
+// typedRefusal wraps ErrOutOfMemory around CreateBuffer's error where it is
+// wgpu's refusal, which the binding reports as untyped text.
 func typedRefusal(err error) error {
 	if err != nil && strings.Contains(err.Error(), wgpuOutOfMemory) {
 		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
@@ -37,9 +29,9 @@ func typedRefusal(err error) error {
 	return err
 }
 
-// scopedBuffer creates a buffer inside error scopes, so that the
-// driver's refusal comes back as ErrOutOfMemory and leaves the device
-// usable. The caller releases it.
+// scopedBuffer creates a buffer inside error scopes, so that a refusal
+// wraps ErrOutOfMemory and leaves the device usable. The caller releases
+// it.
 func (d *Device) scopedBuffer(label string, size uint64, usage wgpu.BufferUsage) (*wgpu.Buffer, error) {
 	var b *wgpu.Buffer
 	var createErr error
@@ -59,12 +51,8 @@ func (d *Device) scopedBuffer(label string, size uint64, usage wgpu.BufferUsage)
 }
 
 // scoped runs f, whose WebGPU calls must be on d, inside an out-of-memory
-// and a validation error scope, so that errors f causes come back here
-// instead of through the uncaptured-error path (which would spoil the
-// device for every later probe). It returns an error wrapping
-// ErrOutOfMemory for an out-of-memory error, another error for any other
-// error f caused, or nil. wgpu-native reports a scope's error at the pop,
-// synchronously; the C record lives in C memory for that call.
+// and a validation error scope, so that its errors come back here rather
+// than spoil the device. An out-of-memory error wraps ErrOutOfMemory.
 func (d *Device) scoped(f func()) error {
 	if err := d.alive(); err != nil {
 		return err
@@ -85,27 +73,25 @@ func (d *Device) scoped(f func()) error {
 	}
 }
 
-// notice is a callback wgpu-native will make from inside a later poll,
-// recorded in C memory (appraiseNotice). Free it only once it was seen: an
-// abandoned notice may still be written, so it is left allocated.
+// notice is a callback wgpu-native makes from inside a later poll, recorded
+// in C memory. An unseen notice may still be written, so it stays
+// allocated.
 type notice struct {
 	c *C.appraiseNotice
 }
 
-// newNotice allocates an unseen notice.
 func newNotice() *notice {
 	return &notice{c: (*C.appraiseNotice)(C.calloc(1, C.size_t(unsafe.Sizeof(C.appraiseNotice{}))))}
 }
 
-// seen reports whether the callback has run. Callbacks run inside
-// wgpuDevicePoll on the polling thread, so no other thread writes it while
-// this reads.
+// seen reports whether the callback has run. Callbacks run on the polling
+// thread, so none writes while this reads.
 func (n *notice) seen() bool { return n.c.seen != 0 }
 
-// status is the status the callback passed (0 is success for both kinds).
+// status is the status the callback passed (0 is success).
 func (n *notice) status() uint32 { return uint32(n.c.status) }
 
-// free releases a seen notice; an unseen one is left for C to write.
+// free releases a seen notice.
 func (n *notice) free() {
 	if n.c != nil && n.seen() {
 		C.free(unsafe.Pointer(n.c))
@@ -113,9 +99,8 @@ func (n *notice) free() {
 	}
 }
 
-// refOf returns the C handle the binding keeps in the field "ref" of the
-// struct *p of type T (wgpu.Buffer, wgpu.Queue: a device handle, then the
-// object's own), after checking that the field is a bare handle.
+// refOf returns the C handle the binding keeps in the field "ref" of *p,
+// after checking that the field is a bare handle.
 func refOf[T any](p *T) (unsafe.Pointer, error) {
 	f, ok := reflect.TypeFor[T]().FieldByName("ref")
 	if !ok || f.Type.Size() != handleSize || f.Type.Kind() != reflect.Pointer {
@@ -125,10 +110,7 @@ func refOf[T any](p *T) (unsafe.Pointer, error) {
 }
 
 // mapAsync asks for the first n bytes of b to be mapped in mode once the
-// work that uses b is done, and returns the notice of the outcome. It
-// replaces the binding's Buffer.MapAsync, which hands C a pointer into Go
-// memory that C keeps past the call (the collector may free it before the
-// callback reads it).
+// work that uses b is done, and returns the notice of the outcome.
 func (d *Device) mapAsync(b *wgpu.Buffer, mode wgpu.MapMode, n uint64) (*notice, error) {
 	ref, err := refOf(b)
 	if err != nil {
@@ -144,8 +126,8 @@ func (d *Device) mapAsync(b *wgpu.Buffer, mode wgpu.MapMode, n uint64) (*notice,
 	return nt, nil
 }
 
-// workDone returns a notice that is seen once everything submitted to
-// the queue so far has finished, as the device's fence reports it.
+// workDone returns a notice seen once everything submitted so far has
+// finished.
 func (d *Device) workDone() (*notice, error) {
 	ref, err := refOf(d.queue)
 	if err != nil {

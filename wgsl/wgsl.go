@@ -1,20 +1,15 @@
-// Package wgsl embeds the WGSL compute kernels of appraise's portable probes.
-//
-// There is one file per probe, named after the probe's Go file in package gpu
-// (gpu/bandwidth.go runs bandwidth.wgsl). Source returns a file's text by name;
-// Names lists what is embedded. The kernels are plain text: the device compiles
-// them when a probe creates its pipelines.
+// Package wgsl embeds the WGSL compute kernels of the portable probes in
+// package gpu, one file per probe. Source returns a file's text by name and
+// Bindings the buffer bindings it declares.
 package wgsl
 
 import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 //go:embed *.wgsl
@@ -23,7 +18,6 @@ var files embed.FS
 // ErrUnknownKernel is returned by Source for a name that no embedded file has.
 var ErrUnknownKernel = errors.New("wgsl: unknown kernel file")
 
-// ext is the extension every embedded kernel file has.
 const ext = ".wgsl"
 
 // Source returns the text of the kernel file called name, given without its
@@ -34,22 +28,6 @@ func Source(name string) (string, error) {
 		return "", fmt.Errorf("%w: %q", ErrUnknownKernel, name)
 	}
 	return string(b), nil
-}
-
-// Names lists the embedded kernel files without their extension, sorted.
-func Names() []string {
-	entries, err := fs.ReadDir(files, ".")
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ext); ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	return names
 }
 
 // Space is the address space and access of a buffer binding.
@@ -71,9 +49,8 @@ type Binding struct {
 // bindingRe matches a group-0 buffer binding declaration.
 var bindingRe = regexp.MustCompile(`@group\(0\)\s*@binding\((\d+)\)\s*var<\s*(uniform|storage)\s*(?:,\s*(read|read_write)\s*)?>`)
 
-// Bindings lists the group-0 buffer bindings declared in src, by slot.
-// Every entry point of a file shares one layout built from this list, so
-// the list is what a bind group of any of them must fill.
+// Bindings lists the group-0 buffer bindings declared in src, by slot: what
+// a bind group of any of its entry points must fill.
 func Bindings(src string) []Binding {
 	var out []Binding
 	for _, m := range bindingRe.FindAllStringSubmatch(src, -1) {

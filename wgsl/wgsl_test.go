@@ -2,7 +2,9 @@ package wgsl
 
 import (
 	"errors"
+	"io/fs"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -56,4 +58,20 @@ func TestBindings(t *testing.T) {
 	if b := Bindings("@group(0) @binding(7) var<storage> x: array<u32>;"); len(b) != 1 || b[0] != (Binding{7, SpaceStorageRead}) {
 		t.Errorf("bare storage: %v", b)
 	}
+}
+
+// Names lists the embedded kernel files without their extension, sorted.
+func Names() []string {
+	entries, err := fs.ReadDir(files, ".")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ext); ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
