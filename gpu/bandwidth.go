@@ -61,7 +61,7 @@ func (k BandwidthKernel) BytesPerElement() uint64 {
 // software adapter runs each workgroup as a loop on one CPU thread, where
 // a few elements per invocation amortise the per-workgroup cost but many
 // make each workgroup hop between pages far apart, while a GPU may do best
-// with one (docs/performance.md has the counts measured). read pays an
+// with one. read pays an
 // 8-step barrier-separated tree reduction per workgroup, so it wants more
 // work per workgroup and keeps 16 (its partial sums, one vec4 per 4096
 // elements, are not counted, which understates it by 1/4096).
@@ -208,14 +208,11 @@ func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwi
 }
 
 // arrayElements sizes each array, in vec4 elements: as large as maxBytes
-// (maxArrayBytes, or minArrayBytes for a --quick software adapter, whose
-// arrays are host RAM: the smallest the probe accepts, as the quick
-// roofline's; a host whose last-level cache is larger holds part of them,
-// but lavapipe's loads and stores, not the memory, bound its figures,
-// which the default run's larger arrays repeat within noise,
-// docs/performance.md), the device's buffer and binding limits and the memory limit
-// allow (three arrays, read's partial sums and one staging chunk must
-// fit), in whole workgroups. It fails below minArrayBytes.
+// (maxArrayBytes, or minArrayBytes for a --quick software adapter;
+// docs/measuring.md says why), the device's buffer and binding limits and
+// the memory limit allow (three arrays, read's partial sums and one
+// staging chunk must fit), in whole workgroups. It fails below
+// minArrayBytes.
 func arrayElements(l Limits, memLimit, maxBytes uint64) (uint64, error) {
 	bytes := min(maxBytes, l.MaxStorageBindingBytes, l.MaxBufferBytes)
 	if memLimit > stagingChunk {

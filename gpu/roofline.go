@@ -71,9 +71,8 @@ func RooflineKernels() []RooflineKernel {
 
 // RooflineIters are the counted operations per scalar element of the
 // sweep's points: 1 to 1024, doubling, i.e. 0.25 to 256 operations per byte.
-// That spans memory-bound (below a large GPU's fp32 ridge,
-// docs/performance.md) to well past the ridge of any GPU, where compute
-// binds.
+// That spans memory-bound (below a large GPU's fp32 ridge) to well past
+// the ridge of any GPU, where compute binds.
 func RooflineIters() []uint32 {
 	var its []uint32
 	for it := uint32(1); it <= 1024; it *= 2 {

@@ -170,24 +170,10 @@ func (r *rooflineRun) newDispatch(k RooflineKernel, iters uint32, m uint64) (*ro
 
 // entry is the sweep kernel of row k's point at iters: on a software
 // adapter, k.One for the 1-op point and k.Short for the other points of
-// fewer operations than k.Unroll; k.Entry otherwise.
-//
-// A software adapter (lavapipe) runs invocations as the SIMD lanes of
-// the host's cores, and whatever a kernel does per element, those cores
-// do one instruction after another: its loads and stores of device
-// memory (lane by lane, each bounds-checked) take most of a
-// memory-bound point's time, and what else it does per element adds to
-// that time instead of hiding under it as on a GPU. Every loop body of
-// k.Entry runs, masked off, even with no trip to make, hence k.Short
-// below k.Unroll. At the 1-op point, whose bytes/s set the memory roof
-// that the consistency rules hold to the copy kernel's (whose loop
-// carries only its index), even k.Short's loop costs a sixth of the
-// time: each trip reads the trip count and the constants again, lane by
-// lane, from the uniform buffer and splits each FMA into a multiply, an
-// add and a blend with the mask, and the body runs once more, masked
-// off, before the loop ends. k.One runs the point's one operation with
-// no loop, so what that point's time measures is its loads and stores
-// (docs/history.md).
+// fewer operations than k.Unroll; k.Entry otherwise. There every loop body
+// runs, masked off, even with no trip to make, and the 1-op point, whose
+// bytes/s set the memory roof, must time its loads and stores alone
+// (docs/measuring.md, "The roofline").
 func (r *rooflineRun) entry(k RooflineKernel, iters uint32) string {
 	switch {
 	case !r.d.info.Software || r.lim.noShort:
