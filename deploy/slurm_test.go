@@ -12,9 +12,8 @@ import (
 // stubs writes a stand-in for appraise (it records its arguments, prints
 // $STUB_OUTPUT and exits with $STUB_RC, after $STUB_SLEEP seconds) and one
 // for scontrol (it records its arguments and answers `show node` with
-// $STUB_REASON), and returns their directory. `appraise check` lands
-// separately (part 3 of issue 20); what is tested here is how the wrappers
-// map its exit status to a node state.
+// $STUB_REASON), and returns their directory: what is tested here is how
+// the wrappers map `appraise check`'s exit status to a node state.
 func stubs(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()

@@ -38,7 +38,7 @@ const benchN = 10000
 // them (each card's box looked up among the files beside it, which must
 // stay linear in the number of files, not quadratic). It reports CPU
 // seconds beside wall time, since wall time on a shared machine is noisy;
-// the figures measured are in docs/performance.md. Run it with
+// the figures measured are in docs/performance.md ("Tooling"). Run it with
 //
 //	go test ./verify -run '^$' -bench Files10k -benchtime 1x
 func BenchmarkFiles10k(b *testing.B) {

@@ -65,8 +65,8 @@ func TestAWholeRunVerifies(t *testing.T) {
 	}
 }
 
-// TestEachDeviceNeedsExactlyOneCard: the attack on the two-GPU
-// run (one card deleted, the other copied under a new name) fails, as do
+// TestEachDeviceNeedsExactlyOneCard: an attack on the two-GPU run (one
+// card deleted, the other copied under a new name) fails, as do
 // a missing card and a card for a device the box does not list.
 func TestEachDeviceNeedsExactlyOneCard(t *testing.T) {
 	tm := loadTemplates(t)

@@ -1,5 +1,5 @@
 // Optwalk measures how far a reader must travel to follow one options
-// value through a Go module: the "options walk" of issue 28.
+// value through a Go module: the "options walk".
 //
 // Usage, from the root of the module walked, cgo set up as for a build
 // (it is its own module, so that the product's go.mod gains nothing: build

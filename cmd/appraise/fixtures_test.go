@@ -23,7 +23,7 @@ func (s fixtureSigner) Tenant() string            { return "fixture" }
 // fixtures/c (another driver version), fixtures/plot (a card with a
 // roofline and a soak timeline), fixtures/disagree (a software adapter's
 // run whose card was signed with a consistency check that disagrees),
-// the example reports of docs/ in
+// the example reports of docs/example and docs/archive/2026-11 in
 // example/, example-h200/, example-h200x2/, example-h200-crosscheck/ and
 // example-h200-bench/ (and docs/example/ again under its own path, for the
 // README's tour),

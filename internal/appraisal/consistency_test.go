@@ -41,9 +41,9 @@ func quietH200() *schema.CapabilityVector {
 	return figuresVector(64.7e12, 33.2e12, 64.8e12, 64.8e12, 53.1e12, 33.4e12, 4.07e12, 4.2e12)
 }
 
-// newcomer holds the software card of issue 15: fp32 49.9 against a
-// soak whose cold rate is 50.1 and sustained 93.8, int32 97.3 against a
-// roofline peak of 36.6.
+// newcomer holds a real software card whose rules disagreed: fp32 49.9
+// against a soak whose cold rate is 50.1 and sustained 93.8, int32 97.3
+// against a roofline peak of 36.6.
 func newcomer() *schema.CapabilityVector {
 	return figuresVector(49.9e9, 97.3e9, 50.1e9, 93.8e9, 40e9, 36.6e9, 20e9, 19e9)
 }

@@ -63,8 +63,9 @@ type DevicePlan struct {
 	xc        *crossCheckPlan
 }
 
-// Expected probe times before the soak, in seconds (docs/performance.md);
-// nothing is decided from them.
+// Expected probe times before the soak, in seconds (docs/performance.md,
+// "NVIDIA H200 (nvidia-h200)", "Time of a default and a --quick
+// appraisal"); nothing is decided from them.
 const (
 	expectedSoftwareQuickS   = 20
 	expectedSoftwareFullS    = 110

@@ -96,7 +96,7 @@ func TestAppraiseTwoDevices(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: %.1f s wall", schedule, time.Since(t0).Seconds()) // docs/performance.md, not asserted
+			t.Logf("%s: %.1f s wall", schedule, time.Since(t0).Seconds()) // not asserted: docs/performance.md, "Several devices at once"
 			if len(run.Cards) != 2 || run.Box.HostLinks == nil || len(run.Box.FailedDevices) != 0 {
 				t.Fatalf("%d cards, host links %+v, failed %+v", len(run.Cards), run.Box.HostLinks, run.Box.FailedDevices)
 			}

@@ -209,7 +209,7 @@ func TestOtherVendorBuilds(t *testing.T) {
 }
 
 // h200Figures are our figures of the H200 that the mixbench capture ran
-// on (docs/performance.md, the same machine and driver): fp16 sits 1.33x
+// on (docs/performance.md, "NVIDIA H200"; the same driver): fp16 sits 1.33x
 // above mixbench's half peak, int32 1.20x, fp32 1.08x.
 func h200Figures(scale map[string]float64) schema.CapabilityVector {
 	st := func(m float64) schema.Stat { return schema.Stat{Samples: 5, Median: m, Min: m, Max: m} }
