@@ -28,8 +28,7 @@ const (
 type Encryption struct {
 	Passphrase string          // for age's scrypt recipient
 	Recipients []age.Recipient // see ParseRecipient
-	// ScryptWorkFactor is log2 of scrypt's work factor, 1 to 30, or 0 for
-	// age's default; tests make it small.
+	// ScryptWorkFactor is log2 of scrypt's work factor, 1 to 30, or 0 for age's default.
 	ScryptWorkFactor int
 }
 
@@ -126,8 +125,7 @@ func decryptSeed(armored string, dec Decryption) ([]byte, error) {
 	return seed, nil
 }
 
-// decryptError maps age's "no identity matched" onto the error that says
-// which kind of secret the key needs.
+// decryptError maps age's "no identity matched" onto the secret the key needs.
 func decryptError(err error, dec Decryption) error {
 	var noMatch *age.NoIdentityMatchError
 	if !errors.As(err, &noMatch) {

@@ -1,18 +1,13 @@
-// Package keys manages a tenant's Ed25519 signing key: it generates the key,
-// keeps the private half only age-encrypted on disk, rotates it with signed
-// rotation statements, and signs and verifies bytes.
-//
-// Init creates the first key, LoadSigner unlocks it into a Signer and Rotate
-// replaces it; ParsePublicKeyFile, Verify and Chain serve verifiers. The
-// current key is replaced only whole, by one rename, so at every instant one
-// valid current key exists. A retired key vouches only for the digests its
-// rotation statement lists, taken from the ledger RecordSigned keeps.
+// Package keys manages a tenant's Ed25519 signing key, age-encrypted on
+// disk and rotated with signed statements. Init creates it, LoadSigner
+// unlocks it and Rotate replaces it, whole, by one rename; verifiers use
+// ParsePublicKeyFile, Verify and Chain. A retired key vouches only for the
+// digests its rotation statement lists.
 package keys
 
 import "errors"
 
-// Sentinel errors, wrapped with context; test for them with errors.Is. Each
-// message states its condition.
+// Sentinel errors, wrapped with context; test for them with errors.Is.
 var (
 	ErrKeyExists  = errors.New("a key already exists (rotate it with `appraise keys rotate`)")
 	ErrNoKey      = errors.New("no key (create one with `appraise keys init`)")

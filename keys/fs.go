@@ -63,8 +63,7 @@ func checkDirs(dir string) error {
 	return nil
 }
 
-// writeTemp writes and syncs data in a new 0600 temporary file beside
-// dir/name and returns its path for commit.
+// writeTemp writes and syncs data in a new 0600 temporary file for commit.
 func writeTemp(dir, name string, data []byte) (string, error) {
 	var rnd [8]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
@@ -89,9 +88,8 @@ func writeTemp(dir, name string, data []byte) (string, error) {
 	return tmp, nil
 }
 
-// commit renames tmp to dir/name and syncs dir. Unless replace is set, an
-// existing dir/name with the same bytes makes tmp redundant, and with other
-// bytes is an error.
+// commit renames tmp to dir/name and syncs dir; unless replace is set, an
+// existing dir/name with other bytes is an error.
 func commit(tmp, dir, name string, replace bool) error {
 	final := filepath.Join(dir, name)
 	if !replace {

@@ -16,10 +16,9 @@ import (
 // digestLine is the length of one ledger line: hex digits and "\n".
 const digestLine = 2*sha256.Size + 1
 
-// RecordSigned appends to dir's signing ledger, synced, the SHA-256 of each
-// message s signed since it was unlocked or last recorded, so that Rotate
-// lists them. It returns ErrRotated when s is no longer dir's current key.
-// Callers record before they publish what they signed.
+// RecordSigned appends to dir's ledger the SHA-256 of each message s signed
+// since last recorded, for Rotate to list; callers record before publishing.
+// It returns ErrRotated when s is no longer dir's current key.
 func RecordSigned(dir string, s *Signer) error {
 	s.mu.Lock()
 	pending := slices.Clone(s.signed[s.recorded:])
@@ -57,8 +56,7 @@ func CheckLedger(dir string, s *Signer) error {
 	return appendDigests(dir, s.PublicKey().Fingerprint(), nil)
 }
 
-// appendDigests appends one line per digest to fp's ledger in one synced
-// write, first ending a line a crash cut short.
+// appendDigests appends one line per digest to fp's ledger in one synced write.
 func appendDigests(dir, fp string, digests [][sha256.Size]byte) error {
 	sdir := filepath.Join(dir, signedDirName)
 	if err := os.MkdirAll(sdir, 0o700); err != nil {
@@ -116,8 +114,7 @@ func endsTorn(f *os.File, size int64) (bool, error) {
 	return last[0] != '\n', nil
 }
 
-// readLedger returns fp's recorded digests, sorted without repeats,
-// skipping torn lines.
+// readLedger returns fp's digests, sorted without repeats, skipping torn lines.
 func readLedger(dir, fp string) ([][sha256.Size]byte, error) {
 	b, err := readSecure(filepath.Join(dir, signedDirName, fp))
 	if errors.Is(err, fs.ErrNotExist) {

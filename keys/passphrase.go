@@ -87,9 +87,8 @@ type PassphraseSource struct {
 	TTY    TTY                 // nil when there is no terminal
 }
 
-// Passphrase returns the first passphrase the source yields, asking twice
-// at a prompt when confirm is set. An empty one is ErrEmptyPassphrase, and
-// no source is ErrNoPassphrase.
+// Passphrase returns the source's first passphrase, prompting twice when
+// confirm is set; errors are ErrEmptyPassphrase and ErrNoPassphrase.
 func (s PassphraseSource) Passphrase(prompt string, confirm bool) (string, error) {
 	if s.Getenv != nil {
 		if p := s.Getenv(EnvPassphrase); p != "" {

@@ -112,8 +112,7 @@ type publicFile struct {
 	CreatedAt   string `json:"created_at"`
 }
 
-// ExportPublic returns the public key file that ParsePublicKeyFile reads,
-// an indented JSON object.
+// ExportPublic returns the JSON public key file that ParsePublicKeyFile reads.
 func (i *KeyInfo) ExportPublic() ([]byte, error) {
 	b, err := json.MarshalIndent(publicFile{
 		Format:      publicFormat,
@@ -185,9 +184,8 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// decodeStrict decodes one JSON value into v as strictly as the report
-// reader: no duplicate, unknown or case-folded names, invalid UTF-8 or
-// trailing data.
+// decodeStrict decodes one JSON value into v, refusing duplicate, unknown or
+// case-folded names, invalid UTF-8 and trailing data.
 func decodeStrict(b []byte, v any) error {
 	return jsonv2.Unmarshal(b, v, jsonv2.RejectUnknownMembers(true))
 }

@@ -26,10 +26,8 @@ const (
 type crashFunc func(rotateStep) error
 
 // Rotate replaces the current key in dir, unlocked with dec, by a new key
-// encrypted as enc says, at now (not before the old key's creation), and
-// returns the signed statement that links them. A crash leaves the old or
-// the new key current and the old key on disk; Rotate may then run again,
-// unlocking whichever key LoadPublic says is current.
+// encrypted as enc says, at now, and returns the statement linking them.
+// After a crash, run it again with the key LoadPublic says is current.
 func Rotate(dir string, dec Decryption, enc Encryption, now time.Time) (*RotationStatement, error) {
 	return rotate(dir, dec, enc, now, func(rotateStep) error { return nil })
 }
@@ -62,8 +60,7 @@ func rotate(dir string, dec Decryption, enc Encryption, now time.Time, crash cra
 	return next.rotation, nil
 }
 
-// prepareRotation unlocks the current key and makes its successor, writing
-// nothing but repairs of an earlier crash.
+// prepareRotation unlocks the current key and makes its successor.
 func prepareRotation(dir string, dec Decryption, enc Encryption, now time.Time) (cur, next *storedKey, err error) {
 	if err := removeTemps(dir); err != nil {
 		return nil, nil, err
@@ -153,8 +150,7 @@ func LoadCurrent(dir string) (*KeyInfo, error) {
 	return &cur.info, nil
 }
 
-// LoadPublic reads dir without unlocking anything. A statement that fails
-// Verify is an error.
+// LoadPublic reads dir without unlocking; a statement failing Verify is an error.
 func LoadPublic(dir string) (*DirInfo, error) {
 	cur, err := readCurrent(dir)
 	if err != nil {

@@ -24,11 +24,9 @@ const (
 )
 
 // RotationStatement records that a tenant replaced OldKey by NewKey at
-// RotatedAt and, in format 2, every message OldKey had signed by then: a
-// signature carries no trusted time, so the old key vouches only for those.
-// Its JSON form is {"payload": {"statement", "version", "tenant",
-// "old_pubkey", "new_pubkey", "rotated_at", "signed"}, "old_sig", "new_sig"},
-// keys and signatures in padded standard base64, signed in ascending hex.
+// RotatedAt and, in format 2, the messages OldKey signed, the only ones it
+// vouches for. Its JSON form is {"payload": {…}, "old_sig", "new_sig"},
+// keys and signatures in padded standard base64.
 type RotationStatement struct {
 	Tenant    string
 	OldKey    ed25519.PublicKey
@@ -57,8 +55,7 @@ type statementWire struct {
 	NewSig  string           `json:"new_sig"`
 }
 
-// signRotation returns the statement by which old, having signed the
-// sorted digests signed, hands over to next at t.
+// signRotation returns old's statement handing over to next at t.
 func signRotation(old, next *Signer, t time.Time, signed [][sha256.Size]byte) (*RotationStatement, error) {
 	if signed == nil {
 		signed = [][sha256.Size]byte{}
@@ -149,8 +146,7 @@ func (s *RotationStatement) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ParseRotationStatement parses the JSON form strictly, without checking
-// the signatures; call Verify.
+// ParseRotationStatement parses the JSON form strictly; call Verify.
 func ParseRotationStatement(b []byte) (*RotationStatement, error) {
 	var s RotationStatement
 	if err := s.UnmarshalJSON(b); err != nil {
@@ -236,8 +232,7 @@ func Chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (
 	return NewRotations(statements).Chain(trusted, signer)
 }
 
-// Rotations is a set of verified statements to follow chains through. It
-// is safe for concurrent use.
+// Rotations is a set of verified statements; it is safe for concurrent use.
 type Rotations struct {
 	next map[string][]*RotationStatement // old key → verified statements retiring it
 	bad  int                             // statements that failed Verify

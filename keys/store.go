@@ -71,8 +71,7 @@ func (s *Signer) Tenant() string {
 	return s.tenant
 }
 
-// keyFile is key.json and each archived key; PrivateKey is the armored age
-// file of the seed, and Rotation the statement that introduced the key.
+// keyFile is key.json and each archived key.
 type keyFile struct {
 	Format     string             `json:"format"`
 	Version    string             `json:"version"`
@@ -189,8 +188,7 @@ func readCurrent(dir string) (*storedKey, error) {
 	return k, err
 }
 
-// Init creates dir if needed and a new key for tenant in it, encrypted as
-// enc says. An existing key is ErrKeyExists.
+// Init creates a new key for tenant in dir, encrypted as enc says, or ErrKeyExists.
 func Init(dir, tenant string, enc Encryption) (*KeyInfo, error) {
 	s, err := GenerateSigner(tenant)
 	if err != nil {

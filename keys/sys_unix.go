@@ -14,8 +14,7 @@ import (
 // openReadFlags do not block on a FIFO put in a file's place.
 const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK
 
-// lockDir takes an exclusive flock(2) on dir/.lock without waiting, or
-// returns ErrBusy.
+// lockDir takes an exclusive flock(2) on dir/.lock, or returns ErrBusy.
 func lockDir(dir string) (unlock func(), err error) {
 	f, err := os.OpenFile(filepath.Join(dir, lockFileName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -71,8 +70,7 @@ func checkPermissions(path string, fi fs.FileInfo) error {
 	return nil
 }
 
-// checkDirPermissions refuses a directory that group or others may write or
-// another user owns.
+// checkDirPermissions refuses a directory others may write or another user owns.
 func checkDirPermissions(path string, fi fs.FileInfo) error {
 	if err := checkOwner(path, fi); err != nil {
 		return err

@@ -50,8 +50,7 @@ type written struct {
 	Address string           `json:"address,omitempty"`
 	Name    string           `json:"name,omitempty"`
 	Figures []figures.Figure `json:"figures,omitempty"`
-	// Disagreements are a card's consistency checks that do not agree
-	// (only a software adapter's card is signed with any).
+	// Disagreements are a card's disagreeing consistency checks (software adapters only).
 	Disagreements []schema.ConsistencyCheck `json:"disagreements,omitempty"`
 	// Error is why a device of kind "failed" has no card.
 	Error string `json:"error,omitempty"`
@@ -107,9 +106,8 @@ func (c *appraiseCmd) Run(ctx context.Context, e *env, g *globals) error {
 	return failed
 }
 
-// deviceFailed is the command's error for a run Appraise returned with
-// err when some of its devices failed and the others' cards were made
-// (exit 11, once they are signed and written); nil for any other err.
+// deviceFailed is exit 11 for an err saying some devices failed while the
+// others' cards were made; nil for any other err.
 func deviceFailed(err error) error {
 	if !errors.Is(err, appraisal.ErrDeviceFailed) {
 		return nil
@@ -117,8 +115,7 @@ func deviceFailed(err error) error {
 	return withCode(exitDeviceFail, err, "the other devices' cards were signed and written; the box lists each failed device with the reason")
 }
 
-// devices finds the adapters (all) and those the run appraises (devs),
-// warning of what discovery could not read.
+// devices finds the adapters (all) and those the run appraises (devs).
 func (c *appraiseCmd) devices(e *env, inst *gpu.Instance) (all, devs []appraisal.Candidate, err error) {
 	discover := appraisal.Discover
 	if e.discover != nil {
@@ -136,8 +133,7 @@ func (c *appraiseCmd) devices(e *env, inst *gpu.Instance) (all, devs []appraisal
 	return all, devs, nil
 }
 
-// options are the run's options from the command line; appraisal.Plan
-// resolves them per device.
+// options are the run's options from the command line.
 func (c *appraiseCmd) options(e *env) appraisal.Options {
 	opts := appraisal.Options{Quick: c.Quick, CoopMat: c.CoopMat, AmbientC: c.AmbientC, Soak: c.Soak, SoakLoad: c.SoakLoad, Version: version,
 		SysfsRoot: e.getenv("APPRAISE_SYSFS_ROOT"), AllowShared: c.AllowShared, Serial: c.Serial,
@@ -147,9 +143,8 @@ func (c *appraiseCmd) options(e *env) appraisal.Options {
 	return opts
 }
 
-// check refuses, before the key is unlocked or any device is opened,
-// every option a run could not use (exit 2): a run never fails at its end
-// for what its command line already said.
+// check refuses (exit 2), before the key is unlocked or any device is
+// opened, every option a run could not use.
 func (c *appraiseCmd) check(now time.Time) error {
 	if c.Out == "" {
 		c.Out = filepath.Join("reports", now.UTC().Format("20060102T150405Z"))
@@ -160,8 +155,7 @@ func (c *appraiseCmd) check(now time.Time) error {
 	return outError(appraisal.CheckOut(c.Out, c.Overwrite), "")
 }
 
-// checkOptions refuses every option other than --out a run could not
-// use (exit 2).
+// checkOptions is check for every option but --out.
 func (c *appraiseCmd) checkOptions() error {
 	if c.Soak != nil && *c.Soak < 0 {
 		return withCode(exitUsage, fmt.Errorf("--soak %s: want a duration of 0 or more", *c.Soak), "")
@@ -181,9 +175,8 @@ func (c *appraiseCmd) checkOptions() error {
 	return c.checkBLAS()
 }
 
-// outError gives --out failures their exit code and hint: a directory
-// the run cannot use is a command-line error (exit 2); a failure while
-// writing (disk full) is exit 1.
+// outError gives --out failures their exit code and hint: an unusable
+// directory is exit 2, a failure while writing exit 1.
 func outError(err error, nothing string) error {
 	switch {
 	case err == nil:
@@ -203,9 +196,8 @@ func join(a, b string) string {
 	return a + "; " + b
 }
 
-// checkBLAS refuses, before anything is probed, a --cublaslt that is not
-// a regular file: naming a library that cannot be loaded is a mistake on
-// the command line, unlike a host without one (the card then says so).
+// checkBLAS refuses (exit 2), before anything is probed, a --cublaslt
+// that is not a regular file.
 func (c *appraiseCmd) checkBLAS() error {
 	if c.CuBLASLt == "" {
 		return nil
@@ -221,8 +213,7 @@ func (c *appraiseCmd) checkBLAS() error {
 	return nil
 }
 
-// refuse handles a cross-check disagreement: nothing is signed; drafts
-// are written only when asked for.
+// refuse handles a cross-check disagreement: nothing is signed.
 func (c *appraiseCmd) refuse(e *env, run *appraisal.Run, err error) error {
 	hint := "nothing was signed; pass --draft to write unsigned drafts"
 	if c.Draft {
@@ -238,8 +229,7 @@ func (c *appraiseCmd) refuse(e *env, run *appraisal.Run, err error) error {
 	return withCode(exitCrossCheck, err, hint)
 }
 
-// sharedWarnings are the devices of run that other processes used, as
-// signed with --allow-shared: the cards record them, stderr says so.
+// sharedWarnings are the devices of run that other processes used.
 func sharedWarnings(run *appraisal.Run) []error {
 	var out []error
 	for i, card := range run.Cards {

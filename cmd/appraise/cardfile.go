@@ -13,14 +13,9 @@ import (
 // cardHint is what compare and plot say when given something else.
 const cardHint = "give a card report: a card-*.appraisal.json file as appraise writes it (appraise verify DIR lists them)"
 
-// readCardFile reads one card report (bounded as verify reads), verifies
-// it and judges its key by pol (read from tf): a card the pinned key does
-// not vouch for is refused (exit 3), and one read with no key pinned is
-// warned about. A
-// file that is plainly something else (a box report, a key, a schema) is a
-// usage error (exit 2) that says what the file is; one that is empty or
-// not JSON may be a damaged card (exit 3, as for a card that fails to
-// verify).
+// readCardFile reads and verifies one card report and judges its key by
+// pol: an unvouched-for or damaged card is exit 3, a file that is plainly
+// something else exit 2; with no key pinned it warns.
 func readCardFile(e *env, g *globals, path string, tf trustFlags, pol verify.Policy) (*schema.CardPayload, error) {
 	data, err := verify.ReadFile(path, verify.MaxFileBytes)
 	if err != nil {
@@ -44,9 +39,8 @@ func readCardFile(e *env, g *globals, path string, tf trustFlags, pol verify.Pol
 	return p, nil
 }
 
-// notACard says in words what data is when it is not a card report, with
-// the exit code that goes with it, and "" when it has a card's shape
-// (whether it verifies is schema.ReadCard's to say).
+// notACard says what data is when it is not a card report, with its exit
+// code; "" when it has a card's shape.
 func notACard(data []byte) (string, int) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return "empty", exitVerify

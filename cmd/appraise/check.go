@@ -15,14 +15,10 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// checkCmd is the health check: a quick re-measure of the devices signed
-// cards describe, judged against those cards (internal/health). Its exit
-// codes are its own contract, Nagios style, so that it drops into NHC,
-// Slurm's HealthCheckProgram and node-problem-detector: 0 every device
-// within its card, 1 a device degraded, slower or failing, 2 unknown
-// (nothing comparable measured, a card that does not verify, a device not
-// found, another process using the device, a budget that ran out, a bad
-// command line).
+// checkCmd re-measures the devices signed cards describe and judges them
+// against those cards. Its exit codes are Nagios style: 0 every device
+// within its card, 1 a device degraded, 2 unknown (nothing comparable,
+// a bad card or command line, a device missing or shared, out of budget).
 type checkCmd struct {
 	Against string        `required:"" placeholder:"CARD|DIR" help:"The signed card (or a run directory of cards) describing the devices to check; the newest card of each device is used."`
 	Budget  time.Duration `default:"30s" help:"Time the whole re-measure may take; past it the check is unknown (exit 2)."`
@@ -38,8 +34,7 @@ const (
 	checkUnknown = 2
 )
 
-// measurer re-measures the device a card describes; the CLI's tests
-// replace it to show a slowed device.
+// measurer re-measures the device a card describes; tests replace it.
 type measurer interface {
 	measure(ctx context.Context, card schema.CapabilityVector) (now *schema.CapabilityVector, notes []string, err error)
 }
@@ -65,8 +60,7 @@ func (c *checkCmd) Run(ctx context.Context, e *env, g *globals) error {
 	return c.check(ctx, e, g, m)
 }
 
-// check loads and verifies the cards, re-measures each device within the
-// budget, judges it and prints the findings.
+// check verifies the cards, re-measures and judges each device, and prints the findings.
 func (c *checkCmd) check(ctx context.Context, e *env, g *globals, m measurer) error {
 	cards, err := c.load(e, g, []string{c.Against})
 	if err != nil {
@@ -114,10 +108,8 @@ func (c *checkCmd) check(ctx context.Context, e *env, g *globals, m measurer) er
 	return nil
 }
 
-// printFindings writes a summary line, then one line per finding and per
-// note, each naming its device. The card's figures a check does not
-// re-measure (a GPU card has dozens) share one note line per device;
-// --json keeps each as its own finding.
+// printFindings writes a summary line, then a line per finding and note;
+// the figures not re-measured share one note line per device.
 func printFindings(e *env, worst health.Status, rs []checkResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CHECK %s: %d device(s) against their cards\n", strings.ToUpper(worst.String()), len(rs))
@@ -141,8 +133,7 @@ func printFindings(e *env, worst health.Status, rs []checkResult) error {
 	return err
 }
 
-// device names a card's device in a finding: its bus address, else its
-// name.
+// device names a card's device: its bus address, else its name.
 func device(id schema.DeviceIdentity) string {
 	if id.BusAddress != "" {
 		return id.BusAddress
@@ -158,8 +149,7 @@ func unknown(err error) error {
 	return withCode(checkUnknown, err, "")
 }
 
-// deviceMeasurer finds the card's device on this machine and re-measures
-// it (internal/appraisal.Remeasure).
+// deviceMeasurer finds the card's device on this machine and re-measures it.
 type deviceMeasurer struct {
 	inst  *gpu.Instance
 	sysfs string

@@ -9,8 +9,7 @@ import (
 	"github.com/everycycle/appraise/internal/render/figures"
 )
 
-// errEnvDiffers is returned when two cards were probed under different
-// environments and --force was not given.
+// errEnvDiffers: the cards' probe environments differ and --force is unset.
 var errEnvDiffers = errors.New("probe environments differ")
 
 // compareCmd prints per-figure deltas between two verified cards.
@@ -60,8 +59,7 @@ func (c *compareCmd) Run(e *env, g *globals) error {
 	return writeComparison(e, out)
 }
 
-// writeComparison prints the deltas as a table in the units the
-// appraisal table uses (human), each change also as a percentage.
+// writeComparison prints the deltas as a table in human units.
 func writeComparison(e *env, c comparison) error {
 	for _, d := range c.Differences {
 		fmt.Fprintf(e.stdout, "environment differs: %s\n", d)
@@ -99,8 +97,7 @@ func delta(f figures.Delta) string {
 	return out
 }
 
-// difference writes a signed difference d: with human's prefixes for the
-// units it scales, to four decimals for a ratio.
+// difference writes a signed difference d in human units.
 func difference(d float64, unit string) string {
 	switch unit {
 	case "bytes/s", "ops/s", "bytes", "s":

@@ -48,8 +48,7 @@ func listCandidates(software bool, sysfsRoot string) ([]appraisal.Candidate, []e
 	return appraisal.Discover(inst, software, sysfsRoot)
 }
 
-// noDevice gives a failure to find any adapter its exit code (4) and
-// hint, the same for appraise and devices.
+// noDevice gives a failure to find any adapter exit 4 and a hint.
 func noDevice(err error) error {
 	return withCode(exitNoDevice, err, "is a Vulkan driver installed? on a machine without a GPU: apt-get install mesa-vulkan-drivers and pass --software")
 }

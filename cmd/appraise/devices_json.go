@@ -8,11 +8,9 @@ import (
 	"github.com/everycycle/appraise/internal/platform/pci"
 )
 
-// deviceJSON is one entry of `appraise devices --json`: snake_case
-// names, ids in lowercase hex as the reports write them, units in names.
+// deviceJSON is one entry of `appraise devices --json`.
 type deviceJSON struct {
-	// Address is the name reports use: the PCI address when known, else
-	// "adapter-N", or "software-N" for a software adapter.
+	// Address is the name reports use: PCI address, "adapter-N" or "software-N".
 	Address string `json:"address"`
 	// Included says whether a run with the same options appraises it.
 	Included bool `json:"included"`
@@ -20,8 +18,7 @@ type deviceJSON struct {
 	Reason string `json:"reason"`
 	// BusAddress is the PCI address, when known.
 	BusAddress string `json:"bus_address,omitempty"`
-	// Adapter is what WebGPU reports; absent for a PCI display device no
-	// adapter stands for.
+	// Adapter is what WebGPU reports; absent for a PCI device with no adapter.
 	Adapter *adapterJSON `json:"adapter,omitempty"`
 	// PCI is what sysfs says, when the device was found there.
 	PCI *pciJSON `json:"pci,omitempty"`
@@ -31,15 +28,13 @@ type deviceJSON struct {
 type adapterJSON struct {
 	// Index is the adapter's position in the enumeration (--device takes it).
 	Index int `json:"index"`
-	// Name is the device name, or the driver's description when the
-	// driver gives only a bare id such as "0x0" (as the table shows it).
+	// Name is the device name, or the driver's description for a bare id.
 	Name string `json:"name"`
 	// DriverDescription is the driver's free-text description.
 	DriverDescription string `json:"driver_description,omitempty"`
 	// Architecture is the driver's architecture string, when it gives one.
 	Architecture string `json:"architecture,omitempty"`
-	// VendorID is the vendor id in lowercase hex ("10de"; "10005" for
-	// Mesa's software devices, a Khronos id).
+	// VendorID is the vendor id in lowercase hex.
 	VendorID string `json:"vendor_id"`
 	// DeviceID is the device id in lowercase hex.
 	DeviceID string `json:"device_id"`
@@ -58,8 +53,7 @@ type pciJSON struct {
 	// VendorID and DeviceID are the PCI ids in lowercase hex.
 	VendorID string `json:"vendor_id"`
 	DeviceID string `json:"device_id"`
-	// SubsystemVendorID and SubsystemDeviceID are the subsystem ids in
-	// lowercase hex, when sysfs has them.
+	// SubsystemVendorID and SubsystemDeviceID are in lowercase hex, when known.
 	SubsystemVendorID string `json:"subsystem_vendor_id,omitempty"`
 	SubsystemDeviceID string `json:"subsystem_device_id,omitempty"`
 	// Driver is the bound kernel driver, when one is bound.
@@ -70,8 +64,7 @@ type pciJSON struct {
 	HasROM bool `json:"has_rom"`
 	// NUMANode is the device's NUMA node, when the kernel knows one.
 	NUMANode *int `json:"numa_node,omitempty"`
-	// CurrentLink and MaxLink are the negotiated and the supported PCIe
-	// link, when sysfs exposes them.
+	// CurrentLink and MaxLink are the negotiated and supported PCIe link.
 	CurrentLink *linkJSON `json:"current_link,omitempty"`
 	MaxLink     *linkJSON `json:"max_link,omitempty"`
 	// VRAMTotalBytes is amdgpu's VRAM size in bytes (other drivers: absent).

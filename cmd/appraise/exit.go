@@ -32,11 +32,9 @@ const (
 	exitSegfault    = 139
 )
 
-// exitCodes is the one table of exit codes and their meanings: --help
-// prints it and the README lists it (TestExitCodeTableInREADME keeps the
-// two in step). The last three are not returned by appraise but are what
-// a shell reports when it dies by a signal (128 + the signal's number);
-// whatever the code, a run's report files are all written or none is.
+// exitCodes is the one table of exit codes, printed by --help and kept in
+// step with the README; the last three are a shell's for a signal.
+// Whatever the code, a run's report files are all written or none is.
 var exitCodes = []struct {
 	code    int
 	meaning string
@@ -69,8 +67,7 @@ func description() string {
 	return b.String()
 }
 
-// wrap breaks s into lines of at most width characters at spaces, joined
-// by sep.
+// wrap breaks s at spaces into lines of at most width, joined by sep.
 func wrap(s string, width int, sep string) string {
 	var lines []string
 	line := ""
@@ -106,8 +103,7 @@ func withCode(code int, err error, hint string) error {
 	return &codedError{code: code, hint: hint, err: err}
 }
 
-// interrupted is the error of an appraisal stopped by SIGINT or SIGTERM:
-// whatever a probe said as it stopped, the run ends with nothing signed.
+// interrupted is the error of an appraisal stopped by SIGINT or SIGTERM.
 func interrupted() error {
 	return withCode(exitInterrupted, context.Canceled, "nothing was signed")
 }

@@ -24,18 +24,14 @@ type exportCmd struct {
 }
 
 // pinnedCards are the cards an export reads and the key they must verify
-// against. Nothing is exported unless every report named verifies, as
-// 'appraise verify --trust' checks it (signature, format, box link, whole
-// runs for directories), against the pinned key or, through --rotations,
-// a key it succeeded.
+// against; nothing is exported unless every report verifies.
 type pinnedCards struct {
 	Trust     string   `required:"" placeholder:"PUBKEY|FILE" help:"The tenant key the cards must verify against: a base64 public key, or a file from 'appraise keys export-public'."`
 	Rotations []string `placeholder:"FILE|DIR" help:"Rotation statements that lead from an older key to the pinned one."`
 }
 
-// load verifies the reports at paths and returns their cards. The file
-// of each card is read again for its bytes and must be the very report
-// that verified (same canonical payload, same key).
+// load verifies the reports at paths and returns their cards, each reread
+// and checked to be the very report that verified.
 func (p pinnedCards) load(e *env, g *globals, paths []string) ([]export.Card, error) {
 	tf := trustFlags{Trust: p.Trust, Rotations: p.Rotations}
 	pol, err := tf.policy()
@@ -73,8 +69,7 @@ func (p pinnedCards) load(e *env, g *globals, paths []string) ([]export.Card, er
 	return cards, nil
 }
 
-// reread reads a verified card's file again for its bytes and checks
-// that they are the report that verified.
+// reread reads a verified card's file again and checks it is that report.
 func reread(v verify.Verdict) (export.Card, error) {
 	data, err := verify.ReadFile(v.File, verify.MaxFileBytes)
 	if err != nil {
@@ -87,8 +82,7 @@ func reread(v verify.Verdict) (export.Card, error) {
 	return export.Card{Path: v.File, File: data, Payload: p, Tenant: got.Signature.TenantIdentity, KeyFingerprint: keys.Fingerprint(got.PublicKey)}, nil
 }
 
-// devices picks the newest card of each device, refusing a software
-// adapter's card without --software.
+// devices picks each device's newest card (software ones need --software).
 func devices(cards []export.Card, software bool) ([]export.Card, error) {
 	d, err := export.Devices(cards, software)
 	if errors.Is(err, export.ErrSoftwareCard) {
@@ -97,8 +91,7 @@ func devices(cards []export.Card, software bool) ([]export.Card, error) {
 	return d, err
 }
 
-// writeOut writes data to out atomically, or to stdout for "-", and
-// prints where it went.
+// writeOut writes data to out atomically, or to stdout for "-".
 func writeOut(e *env, out string, data []byte) error {
 	if out == "-" {
 		_, err := e.stdout.Write(data)
@@ -111,10 +104,8 @@ func writeOut(e *env, out string, data []byte) error {
 	return err
 }
 
-// checkOut refuses, before anything is read or unlocked, an --out whose
-// directory is not there (exit 2): by default the directory of the fleet
-// tool the file is for, which a node without that tool lacks. tool names
-// that tool for the error ("" for none).
+// checkOut refuses (exit 2) an --out whose directory is missing; tool
+// names the fleet tool it is for ("" for none).
 func checkOut(out, tool string) error {
 	if out == "-" {
 		return nil

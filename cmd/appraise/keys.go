@@ -46,8 +46,7 @@ func (f protectionFlags) encryption(e *env, g *globals, prompt string) (keys.Enc
 }
 
 // unlockWith gathers what unlocks the current key: the --identity file
-// for a key encrypted to age recipients, else a passphrase. Given the
-// wrong kind for the key, it says so before prompting for anything.
+// for age recipients, else a passphrase.
 func unlockWith(e *env, g *globals, cur *keys.KeyInfo, prompt string) (keys.Decryption, error) {
 	switch {
 	case cur.Protection == keys.ProtectionPassphrase && g.Identity != "":
@@ -210,8 +209,7 @@ func (c *keysRotateCmd) Run(e *env, g *globals) error {
 	return err
 }
 
-// keyDir resolves the key directory from --key-dir, APPRAISE_KEY_DIR and
-// the XDG default.
+// keyDir is --key-dir, else APPRAISE_KEY_DIR, else the XDG default.
 func keyDir(e *env, g *globals) (string, error) {
 	dir, err := keys.ResolveDir(g.KeyDir, e.getenv)
 	if err != nil {
@@ -233,8 +231,7 @@ func loadPublic(e *env, g *globals) (string, *keys.DirInfo, error) {
 	return dir, info, nil
 }
 
-// passphraseSource reads APPRAISE_PASSPHRASE, then --passphrase-file, then
-// the terminal when there is one.
+// passphraseSource reads APPRAISE_PASSPHRASE, --passphrase-file or the terminal.
 func passphraseSource(e *env, g *globals) keys.PassphraseSource {
 	src := keys.PassphraseSource{Getenv: e.getenv, File: g.PassphraseFile}
 	if e.isTTY {
@@ -245,8 +242,7 @@ func passphraseSource(e *env, g *globals) keys.PassphraseSource {
 	return src
 }
 
-// signingKey is the unlocked current key and the directory it came from,
-// whose ledger records what it signs.
+// signingKey is the unlocked current key and its directory.
 type signingKey struct {
 	dir string
 	*keys.Signer
@@ -276,8 +272,7 @@ func unlockSigner(e *env, g *globals) (*signingKey, error) {
 	return &signingKey{dir: dir, Signer: s}, nil
 }
 
-// record writes what the key signed into its ledger, before the reports
-// are published: a later rotation then vouches for them (keys.RecordSigned).
+// record writes what the key signed into its ledger, before publishing.
 func (k *signingKey) record() error {
 	if err := keys.RecordSigned(k.dir, k.Signer); err != nil {
 		return keyError(fmt.Errorf("%w (nothing was written)", err))
@@ -305,8 +300,7 @@ var keyHints = []struct {
 	{keys.ErrRotated, "the key was rotated while this run signed: appraise again with the new key"},
 }
 
-// keyError gives key failures exit 7 and a hint; any other failure of the
-// key store (a full disk, a read-only home directory) is exit 1.
+// keyError gives key failures exit 7 and a hint; other failures exit 1.
 func keyError(err error) error {
 	for _, k := range keyHints {
 		if errors.Is(err, k.err) {

@@ -1,7 +1,5 @@
 // Command appraise measures what a physical GPU can actually do, writes it
 // down as a validated capability vector and signs it.
-//
-// Run "appraise --help" for the commands and the exit codes.
 package main
 
 import (
@@ -22,8 +20,7 @@ import (
 	"github.com/everycycle/appraise/internal/xdg"
 )
 
-// version is the probe-suite version, set at build time with
-// -ldflags "-X main.version=…".
+// version is the probe-suite version, set with -ldflags "-X main.version=…".
 var version = "0.2.0-dev"
 
 // cli is the whole command line. The default command is the appraisal.
@@ -52,15 +49,13 @@ type globals struct {
 }
 
 // env is what commands receive from main: their streams and environment.
-// Tests construct it with buffers.
 type env struct {
 	ctx    context.Context
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
 	isTTY  bool
-	// discover finds the adapters an appraisal may run on,
-	// appraisal.Discover when nil; a test stands in a device it lacks.
+	// discover finds the adapters; appraisal.Discover when nil.
 	discover func(inst *gpu.Instance, software bool, sysfsRoot string) ([]appraisal.Candidate, []error, error)
 }
 
@@ -76,9 +71,8 @@ func main() {
 	os.Exit(runMain(os.Args[1:], nil))
 }
 
-// runMain runs args with the process's streams and environment, changed
-// by with when not nil, its context cancelled by SIGINT or SIGTERM; the
-// drivers have a runtime directory while it runs.
+// runMain runs args with the process's environment, changed by with when
+// not nil, its context cancelled by SIGINT or SIGTERM.
 func runMain(args []string, with func(*env)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -90,10 +84,8 @@ func runMain(args []string, with func(*env)) int {
 	return run(ctx, args, e)
 }
 
-// useRuntimeDir points XDG_RUNTIME_DIR at a private directory where the
-// environment names none usable, so that the window-system code of the
-// Vulkan drivers does not complain on stderr. It must run before any
-// driver thread starts; the function it returns removes the directory.
+// useRuntimeDir points an unusable XDG_RUNTIME_DIR at a private directory;
+// call it before any driver thread starts, and remove to clean up.
 func useRuntimeDir(stderr io.Writer) (remove func()) {
 	dir, rm, err := xdg.RuntimeDir(os.Getenv("XDG_RUNTIME_DIR"))
 	if err != nil {
@@ -110,8 +102,7 @@ func useRuntimeDir(stderr io.Writer) (remove func()) {
 	}
 }
 
-// setCrashMode makes a Go runtime crash die by SIGABRT (exit 134 in a
-// shell) instead of exiting 2, which means a bad command line.
+// setCrashMode makes a runtime crash die by SIGABRT, not exit 2 (usage).
 func setCrashMode() {
 	debug.SetTraceback("crash")
 }
@@ -144,8 +135,7 @@ func run(ctx context.Context, args []string, e *env) int {
 	return report(e, kctx.Run())
 }
 
-// report prints err in the house voice and returns its exit code; an
-// interrupt is one line, saying what was left undone.
+// report prints err in the house voice and returns its exit code.
 func report(e *env, err error) int {
 	if err == nil {
 		return exitOK

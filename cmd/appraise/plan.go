@@ -10,8 +10,7 @@ import (
 	"github.com/everycycle/appraise/internal/appraisal"
 )
 
-// planCmd prints what an appraisal with the same flags would do on each
-// device, without measuring, unlocking a key or writing anything.
+// planCmd prints what an appraisal with the same flags would do, measuring nothing.
 type planCmd struct {
 	appraiseCmd `embed:""`
 }

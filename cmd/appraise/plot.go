@@ -11,7 +11,6 @@ import (
 )
 
 // plotCmd draws a verified card's roofline and thermal timeline as SVG.
-// Plots are of signed data only: a card that does not verify is refused.
 type plotCmd struct {
 	Card string `arg:"" type:"existingfile" help:"Card report to plot."`
 	Out  string `short:"o" placeholder:"FILE.svg" help:"Write the SVG here (default: beside the card, named like it with .svg)."`
@@ -46,8 +45,7 @@ func (c *plotCmd) Run(e *env, g *globals) error {
 	return err
 }
 
-// plotPath is the default SVG path for a card: beside it, with
-// ".appraisal.json" (or any other extension) replaced by ".svg".
+// plotPath is card's path with its extension replaced by ".svg".
 func plotPath(card string) string {
 	base, ok := strings.CutSuffix(card, ".appraisal.json")
 	if !ok {
@@ -56,8 +54,7 @@ func plotPath(card string) string {
 	return base + ".svg"
 }
 
-// writeFileAtomic writes data to path through a temporary file in the
-// same directory and a rename, so path never holds half a file.
+// writeFileAtomic writes data to path by a temporary file and a rename.
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

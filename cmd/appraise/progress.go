@@ -11,13 +11,9 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 )
 
-// progress shows the stage an appraisal is in. On a terminal it draws an
-// mpb spinner on stderr, and a bar with percentage and time left for each
-// long probe (memtest, soak) while it runs; elsewhere it shows nothing, so
-// logs and --json output stay clean. With APPRAISE_PROGRESS=lines it
-// writes instead one line per stage as it starts, with the seconds of wall
-// clock and of the process's CPU time (user+sys) since the run began:
-// what bench/quick.sh reads to say where a run's time went.
+// progress shows the stage an appraisal is in: a spinner and bars on a
+// terminal's stderr, nothing elsewhere, or with APPRAISE_PROGRESS=lines one
+// line per stage with wall and CPU seconds (bench/quick.sh reads these).
 type progress struct {
 	mu    sync.Mutex
 	stage string
@@ -86,11 +82,8 @@ func (pr *progress) set(device, stage string) {
 	}
 }
 
-// step draws how far a long probe has come; it is the appraisal's Steps.
-// A bar appears at a stage's first step short of its total and goes when
-// done reaches total (the appraisal says so when the probe ends, wherever
-// its last step left the bar), so a bar is on screen only while its probe
-// runs; a stage run again (a re-measurement) gets a new bar.
+// step is the appraisal's Steps: a bar shows while done < total for a
+// stage; a stage run again gets a new bar.
 func (pr *progress) step(device, stage string, done, total float64) {
 	if pr.p == nil || total <= 0 {
 		return
@@ -102,8 +95,7 @@ func (pr *progress) step(device, stage string, done, total float64) {
 		delete(pr.steps, key)
 	}
 	pr.mu.Unlock()
-	// mpb is called without pr.mu held: its goroutines run the bars'
-	// decorators, and the spinner's takes pr.mu (current).
+	// mpb is called without pr.mu: the spinner's decorator takes it.
 	switch {
 	case done >= total:
 		if ok {

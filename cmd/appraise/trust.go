@@ -20,8 +20,7 @@ type trustFlags struct {
 // trustHint is what a bad --trust is told.
 const trustHint = "give a file from 'appraise keys export-public', or the base64 public key it holds"
 
-// policy reads --trust and --rotations. Either being unreadable or
-// malformed is a command-line error (exit 2).
+// policy reads --trust and --rotations; a bad one is exit 2.
 func (f trustFlags) policy() (verify.Policy, error) {
 	sts, err := verify.ReadStatements(f.Rotations)
 	if err != nil {
@@ -40,8 +39,7 @@ func (f trustFlags) policy() (verify.Policy, error) {
 	return verify.Policy{Trusted: info, Rotations: sts}, nil
 }
 
-// trusted reads a --trust value: a file when one is there, else a bare
-// base64 key; when it is neither, the error says both.
+// trusted reads a --trust value: a file, else a bare base64 key.
 func trusted(v string) (*keys.KeyInfo, error) {
 	if _, statErr := os.Stat(v); statErr == nil {
 		b, err := verify.ReadFile(v, keys.MaxFileBytes)
@@ -56,19 +54,14 @@ func trusted(v string) (*keys.KeyInfo, error) {
 	}
 }
 
-// warnUnpinned says, once per report, that a valid signature proves only
-// that the named key signed.
+// warnUnpinned warns that an unpinned signature proves only who signed.
 func warnUnpinned(e *env, file string, v verify.Verdict) {
 	fmt.Fprintf(e.stderr, "appraise: warning: %s: signed by key %s, but no key is pinned: pass --trust with the tenant's public key\n", file, v.Fingerprint)
 }
 
-// rotationsHint is the hint for reports refused because the pinned key
-// does not vouch for the key that signed them, when that key is the pinned
-// tenant's (another tenant's key needs no rotation to explain it). The
-// likely cause is a rotation: the verifier pinned the tenant's new key,
-// and the old key's reports verify only through the statement that
-// retired it. When the local key directory retired the key, the hint
-// names its rotations/; "" when no verdict is such a refusal.
+// rotationsHint is the hint for reports of the pinned tenant refused for a
+// key the pinned key does not vouch for (likely a missing rotation);
+// "" when no verdict is such a refusal.
 func (f trustFlags) rotationsHint(e *env, g *globals, pol verify.Policy, vs []verify.Verdict) string {
 	if !pol.Pinned() {
 		return ""
@@ -89,10 +82,8 @@ func (f trustFlags) rotationsHint(e *env, g *globals, pol verify.Policy, vs []ve
 	return ""
 }
 
-// retiredHere looks for the key of the given fingerprint among the keys
-// the local key directory (--key-dir, APPRAISE_KEY_DIR, the default)
-// retired, and says where and when. A directory that cannot be read is
-// no answer, never an error: this only chooses a hint.
+// retiredHere says where and when the local key directory retired the key
+// of fingerprint; an unreadable directory is no answer, not an error.
 func retiredHere(e *env, g *globals, fingerprint string) (string, time.Time, bool) {
 	dir, err := keys.ResolveDir(g.KeyDir, e.getenv)
 	if err != nil {

@@ -31,8 +31,7 @@ func (c *verifyCmd) Run(e *env, g *globals) error {
 	if err := c.render(e, verdicts); err != nil {
 		return err
 	}
-	// A software adapter's card may be signed with figures that disagree:
-	// valid, but a reader is told, whichever form the verdicts take.
+	// A software adapter's signed card may disagree: valid, but the reader is told.
 	for _, v := range verdicts {
 		warnDisagreements(e.stderr, "appraise: warning: "+v.File+": ", v.Disagreements)
 	}

@@ -10,9 +10,8 @@ import (
 	"github.com/everycycle/appraise/web"
 )
 
-// viewCmd writes the verifier page with reports embedded: one
-// self-contained index.html that verifies them in a browser, with no
-// network and no server, and shows them to a person.
+// viewCmd writes a self-contained index.html that verifies and shows the
+// embedded reports in a browser.
 type viewCmd struct {
 	Paths []string `arg:"" placeholder:"CARD|DIR" help:"Card and box reports, or directories whose *.appraisal.json files are all embedded (a run's directory must hold a card of every device its box lists, as for verify)."`
 	Out   string   `placeholder:"DIR" help:"Write index.html into DIR, created if missing (default: a new directory in the system's temporary directory)."`
@@ -48,8 +47,7 @@ func (c *viewCmd) Run(e *env) error {
 	return err
 }
 
-// trustFile reads --trust as verify does, refusing a key it cannot parse
-// (exit 2) rather than writing a page that can only say so.
+// trustFile reads --trust as verify does; a bad key is exit 2.
 func (c *viewCmd) trustFile() (*web.File, error) {
 	if c.Trust == "" {
 		return nil, nil
@@ -64,10 +62,8 @@ func (c *viewCmd) trustFile() (*web.File, error) {
 	return f, nil
 }
 
-// viewFiles reads the reports to embed, each once, as verify lists them.
-// Beside each card given by name go the box reports of its directory,
-// marked as only there to be found by hash, as verify looks for a card's
-// box beside it.
+// viewFiles reads the reports to embed, each once, as verify lists them,
+// adding the box reports beside each named card.
 func viewFiles(paths []string) ([]web.File, error) {
 	listed, err := verify.Expand(paths)
 	if err != nil {

@@ -17,12 +17,8 @@ const (
 // Version is the version of the host-link and launch probes.
 const Version = "3"
 
-// HostLinkProbe measures the host link both ways, the 1 MiB upload from
-// pinned memory and the empty dispatch's round trip through raw Vulkan
-// (MeasureTransfer). Its contribution holds the host link (probe
-// ProbeHostLink) and, unless Options.BulkOnly, the launch figures (probe
-// ProbeLaunch), each on its family's kept path. It implements
-// probe.Probe[*Device].
+// HostLinkProbe is the probe.Probe[*Device] of MeasureTransfer: the host
+// link and, unless Options.BulkOnly, the launch figures.
 type HostLinkProbe struct {
 	Options TransferOptions
 }
@@ -33,8 +29,7 @@ func (HostLinkProbe) Name() string { return ProbeHostLink }
 // Version is Version.
 func (HostLinkProbe) Version() string { return Version }
 
-// Run measures on d; every figure carries the exact check of the words it
-// moved. A mismatch is an error wrapping ErrCheckFailed.
+// Run measures on d; a mismatch is an error wrapping ErrCheckFailed.
 func (p HostLinkProbe) Run(ctx context.Context, d *vulkan.Device) (*probe.Contribution, error) {
 	r, err := MeasureTransfer(ctx, d, p.Options)
 	if err != nil {
@@ -43,8 +38,7 @@ func (p HostLinkProbe) Run(ctx context.Context, d *vulkan.Device) (*probe.Contri
 	return linkContribution(r, p.Options.BulkOnly), nil
 }
 
-// linkContribution is r as the card records it, each figure on its kept
-// path; bulkOnly leaves the launch figures out.
+// linkContribution is r as the card records it; bulkOnly omits launch.
 func linkContribution(r TransferResult, bulkOnly bool) *probe.Contribution {
 	check := schema.Check{Reference: "cpu", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}
 	tr := func(f Family) *schema.Transfer {
@@ -55,8 +49,7 @@ func linkContribution(r TransferResult, bulkOnly bool) *probe.Contribution {
 	if bulkOnly {
 		return c
 	}
-	// The dispatch counter must equal the dispatches and every upload
-	// read back word for word: exact checks against a closed form.
+	// Exact checks: the dispatch counter and every upload's words.
 	c.Launch = &schema.LaunchOverhead{EmptyDispatchS: r.EmptySubmit.Stat, DispatchPath: r.EmptySubmit.Path,
 		Upload1MiBS: r.Upload1MiBPinned.Stat, UploadPath: r.Upload1MiBPinned.Path, Probe: ProbeLaunch, Timing: schema.TimingHostWallClock,
 		Check: schema.Check{Reference: "closed-form", Elements: r.CheckedWords, ErrorKind: "exact", Passed: true}}

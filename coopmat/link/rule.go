@@ -29,8 +29,7 @@ func featuresOf(d *vulkan.Device, o TransferOptions) features {
 		noKernel: o.NoKernelRoutes, cores: runtime.GOMAXPROCS(0)}
 }
 
-// bulkSpec is a bulk candidate: a route (nil for the host's stores into
-// device-mapped memory) and the host memory it uploads from.
+// bulkSpec is a bulk candidate: a route (nil: host stores) and host memory.
 type bulkSpec struct {
 	route *route
 	from  vulkan.HostKind
@@ -58,9 +57,8 @@ func bulkCandidates(f features, compute, copyQ *vulkan.Queue) []bulkSpec {
 	return cs
 }
 
-// uploadSpec is a 1 MiB upload candidate: the host's stores by writers
-// goroutines, or (writers 0) a copy, on the transfer-only queue where
-// copyQueue is set, or the compute queue's kernel pull.
+// uploadSpec is a 1 MiB upload candidate: host stores by writers goroutines,
+// or (writers 0) a copy on copyQueue or the compute queue's kernel pull.
 type uploadSpec struct {
 	shader    bool
 	copyQueue bool
@@ -70,8 +68,7 @@ type uploadSpec struct {
 // uploadWriters is the most host writers of a 1 MiB upload.
 const uploadWriters = 4
 
-// uploadCandidates are the host's stores, the copy (on the transfer-only
-// queue where there is one) and the kernel's pull, as f allows.
+// uploadCandidates are the host's stores, the copy and the kernel's pull.
 func uploadCandidates(f features) []uploadSpec {
 	var cs []uploadSpec
 	if f.deviceMapped {
@@ -101,8 +98,7 @@ type trial struct {
 	now           func() time.Time
 }
 
-// run runs the trial from start, round(kept) running one round of every
-// candidate, and returns the rounds kept.
+// run runs the trial from start and returns the rounds kept.
 func (t trial) run(ctx context.Context, start time.Time, round func(kept bool) error) (int, error) {
 	kept := 0
 	var last time.Duration
@@ -125,8 +121,7 @@ func (t trial) run(ctx context.Context, start time.Time, round func(kept bool) e
 	return kept, nil
 }
 
-// Trials of the families: a few large bulk rounds; many short latency
-// rounds, the first discarded.
+// Trials of the families.
 func bulkTrial(o TransferOptions) trial {
 	return trial{budget: familyBudget, keep: cmp.Or(o.TrialRounds, 5), now: time.Now}
 }

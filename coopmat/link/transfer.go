@@ -12,11 +12,9 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// TransferResult holds MeasureTransfer's figures, each checked and on the
-// path its family's trial kept.
+// TransferResult holds MeasureTransfer's checked figures.
 type TransferResult struct {
-	// HostToDevice and DeviceToHost are bulk moves between host memory and
-	// a device-local buffer, in bytes/s.
+	// HostToDevice and DeviceToHost are bulk moves, in bytes/s.
 	HostToDevice, DeviceToHost Family
 	// TransferBytes is one bulk transfer's size, in bytes.
 	TransferBytes uint64
@@ -24,8 +22,7 @@ type TransferResult struct {
 	// in seconds on the host's clock: until its fence, or until every
 	// host writer read its last word back.
 	Upload1MiBPinned Family
-	// EmptySubmit is an empty dispatch's round trip, in seconds: submit
-	// until its fence, on the host's clock.
+	// EmptySubmit is an empty dispatch's submit-to-fence time, in host seconds.
 	EmptySubmit Family
 	// CheckedWords is the 32-bit words compared, trials included.
 	CheckedWords uint64
@@ -42,9 +39,7 @@ type Family struct {
 
 // Candidate is one path as a family's trial measured it.
 type Candidate struct {
-	// Path names the path: a prefix (transferPathPrefix, pinnedPathPrefix,
-	// dispatchPathPrefix), the route (route.name, writeRoute), the host
-	// memory (vk.HostMemory.Name) and, for latencies, the wait.
+	// Path names the path: prefix, route, host memory and, for latencies, the wait.
 	Path string
 	// Trial is the path's figure in the trial, in the family's unit.
 	Trial schema.Stat
@@ -52,34 +47,26 @@ type Candidate struct {
 	Timing schema.TimingMethod
 }
 
-// TransferOptions steer MeasureTransfer. The zero value measures 256 MiB
-// transfers (fewer when the device has less memory) with full sample counts.
+// TransferOptions steer MeasureTransfer; the zero value is the default.
 type TransferOptions struct {
 	// Bytes is the size of one bulk transfer: a multiple of 4096 and at
 	// least 1 MiB. 0 picks 256 MiB, halved until four of it fit the
 	// device-local heap (or its budget).
 	Bytes uint64
-	// Samples is the kept bulk path's timed transfers, LatencySamples a
-	// kept latency path's; 0 means transferSamples and latencySamples.
+	// Samples and LatencySamples are the kept paths' samples (0: default).
 	Samples, LatencySamples int
-	// TrialRounds and LatencyTrialRounds are the most rounds a bulk and a
-	// latency family's trial keeps; 0 means 5 and 21.
+	// TrialRounds and LatencyTrialRounds cap a trial's rounds; 0 means 5 and 21.
 	TrialRounds, LatencyTrialRounds int
 	// BulkOnly measures the host link alone: no upload or dispatch.
 	BulkOnly bool
-	// NoKernelRoutes leaves out the candidates whose moves run the
-	// device's own kernel (the bulk pull and push, the upload's pull).
+	// NoKernelRoutes leaves out the candidates that run a kernel.
 	NoKernelRoutes bool
-	// Warmup is the sustained load before each timed part (a family's
-	// trial, the kept path's samples); 0 means MinWarmup. A software
-	// adapter, which has no clocks of its own to bring up, may take less.
+	// Warmup is the sustained load before each timed part; 0 means MinWarmup.
 	Warmup time.Duration
-	// Progress, when set, is told each step as it starts (a family's
-	// trial), so that a caller can show the step running.
+	// Progress, when set, is told each step as it starts.
 	Progress func(step string)
 
-	// tamper, set by tests only, alters data read back from the device
-	// before its check; what is "transfer", "upload" or "submit".
+	// tamper, set by tests, alters read-back data ("transfer", "upload", "submit").
 	tamper func(what string, data []byte)
 }
 
@@ -103,8 +90,7 @@ func (o TransferOptions) progress(format string, args ...any) {
 	}
 }
 
-// Sizes and sample counts of MeasureTransfer; latencyWarm runs are
-// discarded before a latency's samples.
+// Sizes and sample counts of MeasureTransfer.
 const (
 	transferMaxBytes     = 256 << 20
 	transferMinBytes     = 1 << 20
@@ -121,9 +107,7 @@ const (
 )
 
 // MeasureTransfer measures the host link both ways, the pinned 1 MiB upload
-// and the empty dispatch, each family on the faster of its candidates.
-// Every move is checked outside the timed region; a mismatch is an error
-// wrapping ErrCheckFailed.
+// and the empty dispatch; a mismatch is an error wrapping ErrCheckFailed.
 func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (TransferResult, error) {
 	n, err := transferBytes(o.Bytes, d.Info)
 	if err != nil {
@@ -145,8 +129,7 @@ func MeasureTransfer(ctx context.Context, d *vulkan.Device, o TransferOptions) (
 	return res, nil
 }
 
-// transferBytes checks want, or picks 256 MiB halved until four fit the
-// device-local heap (its budget if known).
+// transferBytes checks want, or picks 256 MiB halved until four fit.
 func transferBytes(want uint64, info vulkan.DeviceInfo) (uint64, error) {
 	if want != 0 {
 		if want < transferMinBytes || want%transferAlign != 0 {
@@ -207,8 +190,7 @@ func fillWord(w []uint32, v uint32) {
 	})
 }
 
-// checkPattern compares w with round r's pattern; a mismatch is an error
-// wrapping ErrCheckFailed.
+// checkPattern compares w with round r's pattern (ErrCheckFailed).
 func checkPattern(w []uint32, r uint32) error {
 	k := patternKey(r)
 	return parallel(len(w), func(lo, hi int) error {
@@ -221,8 +203,7 @@ func checkPattern(w []uint32, r uint32) error {
 	})
 }
 
-// parallel runs fn over [0, n) in one range per CPU (one when n is small)
-// and returns the first error.
+// parallel runs fn over [0, n) in a range per CPU and returns the first error.
 func parallel(n int, fn func(lo, hi int) error) error {
 	parts := 1
 	if n >= transferParallelMinW {

@@ -42,8 +42,7 @@ type bulkPath interface {
 	release()
 }
 
-// measureBulk fills res's bulk figures: a trial decides each direction,
-// whose kept path is sampled afresh.
+// measureBulk fills res's bulk figures.
 func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOptions, res *TransferResult) error {
 	var ps []bulkPath
 	defer func() {
@@ -99,8 +98,7 @@ func measureBulk(ctx context.Context, d *vulkan.Device, n uint64, o TransferOpti
 	return nil
 }
 
-// newBulkPath makes c's buffers for n-byte moves, pulling from host-cached
-// memory where an import finds no memory.
+// newBulkPath makes c's buffers for n-byte moves.
 func newBulkPath(d *vulkan.Device, c bulkSpec, n uint64, tamper func(string, []byte)) (bulkPath, error) {
 	if c.route == nil {
 		return newHostWrite(d, n, tamper)
@@ -115,8 +113,7 @@ func newBulkPath(d *vulkan.Device, c bulkSpec, n uint64, tamper func(string, []b
 	return b, nil
 }
 
-// bulkTrialTimes warms every path, then runs the bulk trial: each path's
-// kept upload and download seconds.
+// bulkTrialTimes warms every path and returns each one's trial seconds.
 func bulkTrialTimes(ctx context.Context, ps []bulkPath, o TransferOptions) (ups, downs [][]float64, err error) {
 	t := bulkTrial(o)
 	start := t.now()
@@ -245,8 +242,7 @@ func (b *bulk) record() error {
 	return err
 }
 
-// move records an upload (src → dev) or download (dev → back), timed by t
-// unless t is nil.
+// move records an upload or download, timed by t unless t is nil.
 func (b *bulk) move(cb vk.CommandBuffer, t *vulkan.Timer, up bool) {
 	switch {
 	case b.shader != nil && up:
@@ -286,8 +282,7 @@ func (b *bulk) release() {
 	b.src.Release()
 }
 
-// roundTrip times a new pattern's upload and, into a poisoned buffer, its
-// download, then compares every word.
+// roundTrip times a new pattern's upload and download, then checks it.
 func (b *bulk) roundTrip() (up, down float64, err error) {
 	b.round++
 	fillPattern(b.src.Words(), b.round)

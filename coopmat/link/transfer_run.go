@@ -11,8 +11,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// latencyMethod is a timed operation: once does it, checks it and returns
-// its host seconds.
+// latencyMethod is a timed, checked operation returning its host seconds.
 type latencyMethod struct {
 	path string
 	once func() (float64, error)
@@ -68,8 +67,7 @@ func latencyTrialTimes(ctx context.Context, ms []latencyMethod, o TransferOption
 	return times, err
 }
 
-// fastest is the candidate with the best trial median (highest rate or
-// lowest time), the first of equals.
+// fastest is the candidate with the best trial median, the first of equals.
 func fastest(cs []Candidate, higher bool) int {
 	best := 0
 	for i, c := range cs {

@@ -27,9 +27,7 @@ func (r route) name(up bool) string {
 	return "push." + r.q.Name
 }
 
-// Shape of the stream kernel: 16-byte words, workgroups of
-// streamGroupSize, at most streamMaxGroups (Vulkan's least limit), aiming
-// at streamGroupsTarget with more words per invocation as buffers grow.
+// Shape of the stream kernel: 16-byte words, workgroups of streamGroupSize.
 const (
 	streamWordBytes    = 16
 	streamGroupSize    = 256
@@ -100,8 +98,7 @@ func (s *stream) release() {
 	}
 }
 
-// move records the stream over pair i, ordered after earlier transfers and
-// visible to later ones and the host; timed by t unless t is nil.
+// move records the stream over pair i, timed by t unless t is nil.
 func (s *stream) move(cb vk.CommandBuffer, t *vulkan.Timer, i int) {
 	t.Reset(cb)
 	vulkan.MemoryBarrier(cb, vk.AccessTransferWriteBit|vk.AccessShaderWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit,

@@ -62,8 +62,7 @@ type upload struct {
 	mapped bool
 }
 
-// create makes the buffers and uploads of cs and returns their methods,
-// a host write's only where device-mapped memory has room.
+// create makes the buffers and uploads of cs and returns their methods.
 func (u *uploader) create(cs []uploadSpec) ([]latencyMethod, error) {
 	for range uploadSlots {
 		b, err := u.d.NewBuffer(latencyUploadBytes, false)
@@ -163,9 +162,7 @@ func (u *uploader) recordUploads(r route, st *vulkan.Buffer, s *stream) ([]*vulk
 	return cs, nil
 }
 
-// copyBare records a copy of all of src into dst and nothing else: the
-// fence wait orders it after the host's writes and before the check, whose
-// read-back copy waits on every earlier transfer.
+// copyBare records a copy of all of src into dst and nothing else.
 func copyBare(cb vk.CommandBuffer, src, dst *vulkan.Buffer) {
 	vk.CmdCopyBuffer(cb, src.Buf, dst.Buf, 1, []vk.BufferCopy{{Size: vk.DeviceSize(src.Size())}})
 }
@@ -214,8 +211,7 @@ func (u *uploader) once(i int) (float64, error) {
 	return secs, u.uploaded(upload{round: u.round})
 }
 
-// write arms the pool (untimed), then times parts writers' stores into
-// the next slot until each read its last word back.
+// write times parts writers' stores into the next slot until read back.
 func (u *uploader) write(parts int) (float64, error) {
 	u.round++
 	fillPattern(u.src, u.round)

@@ -14,11 +14,9 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// The host-write route: the host's cores store an upload into device-local,
-// host-visible memory. Each writer ends with a locked operation, draining
-// its write-combining buffers, then reads its last word back from the
-// device: a read is not passed by writes posted before it, so its data has
-// landed.
+// The host-write route: host cores store into device-local, host-visible
+// memory; each writer fences and reads its last word back, which writes
+// posted before it cannot pass.
 
 // The host-write route's names in paths.
 const (
@@ -28,9 +26,8 @@ const (
 	writePathBulk  = transferPathPrefix + writeRoute + "." + deviceMapped
 )
 
-// writeMapped stores src into dst (mapped device memory) from parts
-// goroutines, each fencing and reading its last word back; a word that does
-// not read back is an error wrapping ErrCheckFailed.
+// writeMapped stores src into mapped dst from parts goroutines; a word that
+// does not read back is an error wrapping ErrCheckFailed.
 func writeMapped(dst, src []uint32, parts int) error {
 	parts = max(1, min(parts, len(src)))
 	if parts == 1 {
@@ -142,8 +139,7 @@ func writePath(prefix string, parts int) string {
 	return prefix + writeRoute + "-" + strconv.Itoa(parts) + "." + deviceMapped + "." + writeWaitCheck
 }
 
-// writers is a pool storing one upload's ranges at once, armed (spinning)
-// before the clock starts and disarmed after; the caller is writer 0.
+// writers is a pool storing one upload's ranges; the caller is writer 0.
 type writers struct {
 	n        int
 	wake     chan struct{}

@@ -6,10 +6,8 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// HeapUsage returns, in bytes, the driver's current usage estimate and budget
-// of device index's largest device-local heap (VK_EXT_memory_budget), read
-// afresh on every call. Without the extension the error wraps
-// ErrExtensionMissing; without a device-local heap, ErrFeatureMissing.
+// HeapUsage returns the usage and budget in bytes of device index's largest
+// device-local heap; errors wrap ErrExtensionMissing or ErrFeatureMissing.
 func HeapUsage(index int) (usage, budget uint64, err error) {
 	err = withDevices(func(in *instance, pds []vk.PhysicalDevice) error {
 		if index < 0 || index >= len(pds) {

@@ -69,9 +69,8 @@ func (d *Device) NewAddressedBuffer(size uint64) (*Buffer, error) {
 	return b, nil
 }
 
-// allocate creates the buffer in memory of the type pick chooses, mapped
-// when mapped is set, or in imp's host memory. With a copy queue, buffers
-// are shared concurrently by both queue families: no ownership transfers.
+// allocate creates the buffer in pick's memory type or imp's host memory;
+// with a copy queue it is shared concurrently by both queue families.
 func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (uint32, error), mapped bool, imp *hostImport) error {
 	d := b.d
 	info := vk.BufferCreateInfo{
@@ -131,8 +130,7 @@ func (b *Buffer) allocate(usage vk.BufferUsageFlagBits, pick func(bits uint32) (
 	return nil
 }
 
-// Bytes returns a host buffer's mapped contents, valid until Release (nil
-// for device-local).
+// Bytes returns a host buffer's mapped contents, valid until Release.
 func (b *Buffer) Bytes() []byte {
 	if b.Mapped == nil {
 		return nil
@@ -140,8 +138,7 @@ func (b *Buffer) Bytes() []byte {
 	return unsafe.Slice((*byte)(b.Mapped), b.size)
 }
 
-// Release frees the buffer and its memory, then unmaps imported host memory.
-// Safe to call twice.
+// Release frees the buffer and its memory; it is safe to call twice.
 func (b *Buffer) Release() {
 	if b == nil {
 		return

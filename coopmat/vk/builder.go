@@ -29,8 +29,7 @@ func SpirvVersion(api uint32) uint32 {
 	return spirv.Version13
 }
 
-// NewBuilder starts a compute module of the given SPIR-V version with its
-// main function open.
+// NewBuilder starts a compute module of the given SPIR-V version.
 func NewBuilder(version uint32) *Builder {
 	m := spirv.New(version)
 	m.AddCapability(spirv.CapabilityShader)
@@ -42,8 +41,7 @@ func NewBuilder(version uint32) *Builder {
 	return b
 }
 
-// Global adds a module-scope variable to the entry point's interface where
-// the SPIR-V version requires it.
+// Global adds a module-scope variable to the entry point's interface.
 func (b *Builder) Global(v spirv.ID, sc spirv.StorageClass) {
 	if sc == spirv.StorageInput || b.Version >= 0x00010400 {
 		b.iface = append(b.iface, v)
@@ -113,8 +111,7 @@ func (b *Builder) Shl(x spirv.ID, n uint32) spirv.ID {
 }
 func (b *Builder) MulC(x spirv.ID, v uint32) spirv.ID { return b.Mul(x, b.C(v)) }
 
-// FNV-1a, 32-bit: the vector-ALU kernels fold their values into one output
-// word; a change in any one value changes the word.
+// FNV-1a, 32-bit: the vector-ALU kernels fold their values into one word.
 const (
 	FnvBasis uint32 = 2166136261
 	FnvPrime uint32 = 16777619

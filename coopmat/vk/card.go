@@ -6,8 +6,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ProbeVersion is the version of every raw-Vulkan probe: it changes when
-// what one measures, or how, changes.
+// ProbeVersion is the version of every raw-Vulkan probe.
 const ProbeVersion = "2"
 
 // Precision turns a checked result into a throughput entry of operation op

@@ -13,8 +13,7 @@ import (
 // fenceTimeout bounds every wait for the GPU, in nanoseconds.
 const fenceTimeout = uint64(120 * time.Second)
 
-// MemoryBarrier records a global memory barrier from src accesses in
-// srcStage to dst accesses in dstStage.
+// MemoryBarrier records a global memory barrier.
 func MemoryBarrier(cb vk.CommandBuffer, src, dst vk.AccessFlagBits, srcStage, dstStage vk.PipelineStageFlagBits) {
 	mb := []vk.MemoryBarrier{{
 		SType: vk.StructureTypeMemoryBarrier, SrcAccessMask: vk.AccessFlags(src), DstAccessMask: vk.AccessFlags(dst),
@@ -146,9 +145,8 @@ func (w FenceWait) String() string {
 	return "fence-wait"
 }
 
-// Wait waits for the fence the way w says, for at most fenceTimeout. On a
-// timeout it waits for the device to go idle before returning the error,
-// so that the caller may free what the commands used.
+// Wait waits for the fence the way w says, at most fenceTimeout; on a
+// timeout it waits for the device to go idle before returning the error.
 func (c *Commands) Wait(w FenceWait) error {
 	err := c.waitFence(w)
 	if errors.Is(err, errNotSignalled) {
@@ -247,8 +245,7 @@ func (t *Timer) Method() schema.TimingMethod {
 	return schema.TimingQueueWallClock
 }
 
-// Reset records the reset of every query, before the first Stamp; a timer
-// without queries or reset apart records nothing.
+// Reset records the reset of every query, before the first Stamp.
 func (t *Timer) Reset(cb vk.CommandBuffer) {
 	if t != nil && t.Pool != nil && !t.apart {
 		vk.CmdResetQueryPool(cb, t.Pool, 0, t.count)

@@ -34,8 +34,7 @@ func (p PCIBusInfo) String() string {
 	return fmt.Sprintf("%04x:%02x:%02x.%x", p.Domain, p.Bus, p.Device, p.Function)
 }
 
-// DeviceInfo describes one physical device as the driver reports it; sizes
-// are in bytes.
+// DeviceInfo describes one physical device; sizes are in bytes.
 type DeviceInfo struct {
 	Index                  int // in vkEnumeratePhysicalDevices order
 	Name                   string
@@ -194,8 +193,7 @@ func (in *instance) describeMemory(pd vk.PhysicalDevice, info *DeviceInfo) {
 	}
 }
 
-// deviceLocalHeap returns pd's largest device-local heap (-1: none), its
-// size in bytes, and the number of heaps.
+// deviceLocalHeap returns pd's largest device-local heap (-1: none), bytes, heaps.
 func deviceLocalHeap(pd vk.PhysicalDevice) (index int, size uint64, heaps int) {
 	var mp vk.PhysicalDeviceMemoryProperties
 	vk.GetPhysicalDeviceMemoryProperties(pd, &mp)
@@ -222,8 +220,7 @@ func queueFamilies(pd vk.PhysicalDevice) []vk.QueueFamilyProperties {
 	return fams[:n]
 }
 
-// ComputeFamily picks a queue family with compute, preferring one that
-// writes timestamps.
+// ComputeFamily picks a compute queue family, preferring one with timestamps.
 func ComputeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
 	found, bits := pickFamily(fams, func(f vk.QueueFlags) bool { return f&vk.QueueFlags(vk.QueueComputeBit) != 0 })
 	if found < 0 {
@@ -232,8 +229,7 @@ func ComputeFamily(fams []vk.QueueFamilyProperties) (uint32, uint32, error) {
 	return uint32(found), bits, nil
 }
 
-// TransferFamily picks a transfer-only queue family (copy engines),
-// preferring one that writes timestamps; -1 when there is none.
+// TransferFamily picks a transfer-only queue family like ComputeFamily; -1 if none.
 func TransferFamily(fams []vk.QueueFamilyProperties) (int, uint32) {
 	other := vk.QueueFlags(vk.QueueGraphicsBit | vk.QueueComputeBit)
 	return pickFamily(fams, func(f vk.QueueFlags) bool {
@@ -278,8 +274,7 @@ func HasIntDot(info DeviceInfo) bool {
 	return info.API >= vk.MakeVersion(1, 3, 0) || info.HasExtension(ExtIntDot)
 }
 
-// Devices lists every Vulkan physical device. It returns an error wrapping
-// ErrNoVulkan when no loader or no device exists.
+// Devices lists every Vulkan physical device; none is ErrNoVulkan.
 func Devices() ([]DeviceInfo, error) {
 	var out []DeviceInfo
 	err := withDevices(func(in *instance, pds []vk.PhysicalDevice) error {

@@ -71,16 +71,14 @@ type hostImport struct {
 // alignUp rounds n up to a multiple of a, a power of two.
 func alignUp(n, a uint64) uint64 { return (n + a - 1) &^ (a - 1) }
 
-// importLayout returns the size and alignment of the host memory imported
-// for an n-byte buffer.
+// importLayout returns the size and alignment of host memory for n bytes.
 func importLayout(n, minAlign uint64, page int) (size, align uint64) {
 	align = max(HugePageBytes, minAlign, uint64(page))
 	return alignUp(max(n, 1), align), align
 }
 
-// mapHost maps size bytes of anonymous memory aligned to align, asks for
-// transparent huge pages where the kernel has them, and touches every page
-// before import. Unmap mapping, not data.
+// mapHost maps size bytes of touched anonymous memory aligned to align.
+// Unmap mapping, not data.
 func mapHost(size, align uint64, page int) (mapping, data []byte, err error) {
 	mapping, err = syscall.Mmap(-1, 0, int(size+align), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
 	if err != nil {
@@ -184,8 +182,7 @@ func (d *Device) hostType(bits uint32, cached bool) (HostMemory, bool) {
 	return best, score >= 0
 }
 
-// NewMappedBuffer creates a persistently mapped host buffer of size bytes.
-// Release it before the Device.
+// NewMappedBuffer creates a mapped host buffer; Release it before the Device.
 func (d *Device) NewMappedBuffer(size uint64, cached bool) (*Buffer, HostMemory, error) {
 	b := &Buffer{d: d, size: size}
 	m, err := b.createMapped(cached)
@@ -211,8 +208,7 @@ func (b *Buffer) createMapped(cached bool) (HostMemory, error) {
 // ErrNoHostMemory says that the device has no host memory of the kind asked for.
 var ErrNoHostMemory = errors.New("no host memory of that kind")
 
-// DeviceMappedType returns a memory type allowed by bits that is
-// device-local, host-visible and host-coherent, and its heap's size.
+// DeviceMappedType returns a device-local, host-visible, coherent memory type.
 func (d *Device) DeviceMappedType(bits uint32) (index uint32, heap uint64, ok bool) {
 	want := vk.MemoryPropertyFlags(vk.MemoryPropertyDeviceLocalBit | vk.MemoryPropertyHostVisibleBit | vk.MemoryPropertyHostCoherentBit)
 	for i := uint32(0); i < d.Memory.MemoryTypeCount; i++ {

@@ -24,8 +24,7 @@ type Kernel struct {
 	opts   PipelineOpts
 }
 
-// NewKernel creates a compute pipeline from words (entry point "main") and
-// binds buffers as its storage buffers.
+// NewKernel creates a compute pipeline from words with buffers bound.
 func (d *Device) NewKernel(words []uint32, buffers ...*Buffer) (*Kernel, error) {
 	return d.NewKernelSets(words, [][]*Buffer{buffers})
 }
@@ -222,9 +221,8 @@ func (k *Kernel) Release() {
 
 func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
 
-// RunKernel uploads inputs to device-local buffers (bindings 0…), adds an
-// output of outBytes as the last binding, times the kernel over groups
-// counting ops per dispatch (Measure), and returns the last output.
+// RunKernel times the kernel with inputs as bindings 0… and an output of
+// outBytes last, and returns the last output.
 func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
 	bufs := make([]*Buffer, 0, len(inputs)+1)

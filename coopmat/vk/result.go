@@ -20,9 +20,8 @@ const (
 	ProbeDot4U8      = "dot4-uint8"
 )
 
-// Problem is the size of the measured work: a GEMM's M, N, K, or for the
-// vector kernels invocations, chains per invocation (times lanes) and steps
-// per chain.
+// Problem is the size of the measured work: a GEMM's M, N, K, or the vector
+// kernels' invocations, chains and steps.
 type Problem struct {
 	M uint32 `json:"m"`
 	N uint32 `json:"n"`
@@ -53,8 +52,7 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
-// Options steer the kernels of coopmat and coopmat/alu, which embed them;
-// zero fields take the defaults.
+// Options steer the kernels; zero fields take the defaults.
 type Options struct {
 	Timing     Timing
 	Size       uint32 // GEMM edge M=N=K, rounded down to the tile; 8192

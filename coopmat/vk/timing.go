@@ -22,8 +22,7 @@ const (
 // SoftwareMinWarmup is MinWarmup on a CPU device, which has no clocks to raise.
 const SoftwareMinWarmup = 50 * time.Millisecond
 
-// Timing says how long to warm up and how many samples to keep; Measure
-// raises them to the minimums.
+// Timing says how long to warm up and how many samples to keep.
 type Timing struct {
 	Warmup     time.Duration
 	Samples    int
@@ -63,8 +62,7 @@ type plan struct {
 	Warm, Reps, Samples int
 }
 
-// PlanFor sizes a plan from the seconds of one dispatch within a sample and
-// within the warm-up, estimated apart.
+// PlanFor sizes a plan from one dispatch's seconds in a sample and a warm-up.
 func PlanFor(sample, warmOne float64, tm Timing) plan {
 	return PlanWithMargin(sample, warmOne, tm, WarmMargin)
 }
@@ -81,10 +79,8 @@ func PlanWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
 	return plan{Warm: warm, Reps: reps, Samples: tm.Samples}
 }
 
-// Measure times k dispatched over groups, counting ops operations per
-// dispatch. The warm-up and every sample run back to back in one command
-// buffer, timed by GPU timestamps; a plan whose warm-up fell short of
-// tm.Warmup, or samples of half tm.SampleTime, is resized and run again.
+// Measure times k dispatched over groups, counting ops per dispatch; the
+// warm-up and samples run back to back in one command buffer.
 func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	tm = tm.normalized(d.Info.Type == "cpu")
 	c, err := d.NewCommands()
@@ -162,8 +158,7 @@ func (d *Device) runPlan(c *Commands, t *Timer, k *Kernel, groups [3]uint32, p p
 	return secs[0], secs[1:], nil
 }
 
-// dispatchN records n dispatches, each after a barrier on the previous one's
-// writes (but the first when first is set).
+// dispatchN records n dispatches, each after a barrier (first: the first too).
 func dispatchN(cb vk.CommandBuffer, k *Kernel, groups [3]uint32, n int, first bool) {
 	for i := range n {
 		if i > 0 || !first {

@@ -15,8 +15,7 @@ import (
 )
 
 // queryHostImport returns minImportedHostPointerAlignment in bytes and whether
-// a buffer with usage can import host memory; the caller has checked for
-// VK_EXT_external_memory_host.
+// a buffer with usage can import host memory.
 func (e ext) queryHostImport(pd vk.PhysicalDevice, usage vk.BufferUsageFlagBits) (align uint64, importable bool) {
 	p2, hp := newC[C.cmProperties2](), newC[C.cmHostImportProps]()
 	defer C.free(unsafe.Pointer(p2))
@@ -69,8 +68,7 @@ func (e ext) addressFunc(dev vk.Device) unsafe.Pointer {
 	return e.deviceProc(dev, "vkGetBufferDeviceAddressKHR")
 }
 
-// submit calls vkQueueSubmit (fn) for one command buffer and fence,
-// without vulkan-go's per-call marshalling.
+// submit calls vkQueueSubmit (fn) for one command buffer and fence.
 func submit(fn unsafe.Pointer, q vk.Queue, cb vk.CommandBuffer, fence vk.Fence) vk.Result {
 	return vk.Result(C.cm_submit(fn, unsafe.Pointer(q), unsafe.Pointer(cb), unsafe.Pointer(fence)))
 }
@@ -83,16 +81,14 @@ func bufferAddress(fn unsafe.Pointer, dev vk.Device, buf vk.Buffer) uint64 {
 	return uint64(C.cm_buffer_address(fn, unsafe.Pointer(dev), unsafe.Pointer(info)))
 }
 
-// addressAllocInfo returns the C structure that lets memory back a buffer
-// with a device address, and its free.
+// addressAllocInfo returns the C allocation chain for a device address, and its free.
 func addressAllocInfo() (unsafe.Pointer, func()) {
 	p := newC[C.cmAllocFlagsInfo]()
 	p.sType, p.flags = sTypeAllocFlagsInfo, allocDeviceAddress
 	return unsafe.Pointer(p), func() { C.free(unsafe.Pointer(p)) }
 }
 
-// Executables returns what the driver compiled pipeline into; the pipeline
-// was made with Capture.
+// Executables returns what the driver compiled a Capture pipeline into.
 func (e ext) Executables(dev vk.Device, pipeline vk.Pipeline) ([]Executable, error) {
 	props, stats := e.deviceProc(dev, "vkGetPipelineExecutablePropertiesKHR"), e.deviceProc(dev, "vkGetPipelineExecutableStatisticsKHR")
 	reprs := e.deviceProc(dev, "vkGetPipelineExecutableInternalRepresentationsKHR")

@@ -1,8 +1,5 @@
-// Package appraisal runs an appraisal: it plans each selected device's
-// run, runs every probe on it, settles and validates the capability
-// vectors, and turns a run into signed card and box report files.
-//
-// Start with Discover, Plan and Appraise; then Run.Sign and WriteAll.
+// Package appraisal probes the selected devices and turns the run into
+// signed card and box reports: Discover, Plan, Appraise, Run.Sign, WriteAll.
 package appraisal
 
 import (
@@ -23,8 +20,7 @@ import (
 // ErrProbe wraps every probe or check failure: nothing is signed then.
 var ErrProbe = errors.New("probe failed")
 
-// A software adapter's memory limit (memoryLimit): its memory is the
-// host's, so the appraisal must fit a small host or a memory cgroup.
+// A software adapter's memory limit (memoryLimit), its memory being the host's.
 const (
 	softwareMemoryLimit = 1 << 30
 	softwareMemoryFloor = 64 << 20
@@ -68,15 +64,13 @@ type Options struct {
 	fault func(device, probe string) error
 }
 
-// Run is a box payload and one card payload per device; cards name their
-// box once signed.
+// Run is a box payload and one card payload per device.
 type Run struct {
 	Box   schema.BoxPayload
 	Cards []schema.CardPayload
 }
 
-// appraise is Appraise's run without the watch for other users: the plan,
-// the host baseline, each device's plan, then what needs them all.
+// appraise is Appraise without the watch for other users.
 func appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	now := o.now()
 	start := now().UTC().Truncate(time.Second)
@@ -154,8 +148,7 @@ func (o Options) now() func() time.Time {
 	return o.Now
 }
 
-// appraiseDevice runs p, c's plan, as worker w into v: the WebGPU,
-// raw-Vulkan and vendor-BLAS probes and the soak, then the settle pass.
+// appraiseDevice runs p, c's plan, as worker w into v.
 func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p DevicePlan, w *worker, lib *nvml.Lib, v *schema.CapabilityVector) error {
 	r := newDeviceRun(inst, c, p, w, lib, v)
 	defer r.release()
@@ -170,8 +163,7 @@ func appraiseDevice(ctx context.Context, inst *gpu.Instance, c Candidate, p Devi
 	return r.settle(ctx)
 }
 
-// webgpuProbes runs the WebGPU probes, the memtest over what the capacity
-// probe measured and, when planned, the FMA soak, then releases the device.
+// webgpuProbes runs the WebGPU probes, then releases the device.
 func (r *deviceRun) webgpuProbes(ctx context.Context) error {
 	c, p, w, v := r.c, r.p, r.w, r.v
 	opts := p.gpu

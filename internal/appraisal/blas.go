@@ -22,8 +22,7 @@ type BLASOptions struct {
 	Probe cublaslt.Options
 }
 
-// blasPlan says which precisions run on c (nil: none), why none do, and
-// which are left to a Vulkan entry. By default only those without one.
+// blasPlan says which precisions run on c, why none do, and which are left to Vulkan.
 func blasPlan(c Candidate, o BLASOptions, v *schema.CapabilityVector) (run []string, left []schema.Skip, why string) {
 	switch {
 	case c.Adapter.Software && o.All:
@@ -54,8 +53,7 @@ func vendorID(c Candidate) uint32 {
 	return c.Adapter.VendorID
 }
 
-// hasVulkanMatrix says whether v holds another probe's matrix-engine
-// entry with p's input and accumulator types.
+// hasVulkanMatrix says whether v holds a matrix-engine entry of p's types.
 func hasVulkanMatrix(v *schema.CapabilityVector, p cublaslt.Precision) bool {
 	return slices.ContainsFunc(v.Precisions, func(e schema.PrecisionThroughput) bool {
 		return e.MatrixEngine && e.Probe != cublaslt.ProbeName && e.Operation == "gemm" && p.A == p.B &&
@@ -66,8 +64,7 @@ func hasVulkanMatrix(v *schema.CapabilityVector, p cublaslt.Precision) bool {
 // matrixKey names p's input and accumulator types, e.g. "fp16→fp32".
 func matrixKey(p cublaslt.Precision) string { return p.A.String() + "→" + p.Acc.String() }
 
-// blasProbe runs the vendor-library probe on c as planned into v. No
-// library or driver is a skip; any other failure fails the appraisal.
+// blasProbe runs the vendor-library probe on c into v; no library is a skip.
 func blasProbe(ctx context.Context, c Candidate, o BLASOptions, v *schema.CapabilityVector, progress func(string)) error {
 	precs, left, why := blasPlan(c, o, v)
 	v.Skipped = append(v.Skipped, left...)

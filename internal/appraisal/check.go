@@ -31,9 +31,8 @@ type CheckOptions struct {
 // checkIntegrityCap is the memtest slice a check tests, in bytes.
 const checkIntegrityCap = 64 << 20
 
-// FindCardDevice returns the candidate that is the device id describes:
-// same bus address, ids, and serial, UUID and VBIOS hash where given (a
-// software adapter: ids and name). The error wraps ErrIdentity.
+// FindCardDevice returns the candidate that is the device id describes;
+// the error wraps ErrIdentity.
 func FindCardDevice(cands []Candidate, id schema.DeviceIdentity, sysfsRoot string) (Candidate, error) {
 	var seen []string
 	for _, c := range cands {
@@ -65,8 +64,7 @@ func FindCardDevice(cands []Candidate, id schema.DeviceIdentity, sysfsRoot strin
 	return Candidate{}, fmt.Errorf("%w: the card describes %s; devices here: %v", ErrIdentity, describe(id), seen)
 }
 
-// sameBoard compares the board's serial, UUID and VBIOS hash read now with
-// the card's, for each the card has.
+// sameBoard compares the board's serial, UUID and VBIOS hash with the card's.
 func sameBoard(c Candidate, id schema.DeviceIdentity, sysfsRoot string) error {
 	if id.Serial == "" && id.UUID == "" && id.VBIOSHash == "" {
 		return nil
@@ -102,10 +100,8 @@ func describe(id schema.DeviceIdentity) string {
 	return s
 }
 
-// Remeasure re-measures in quick mode, within ctx, card's figures a drop
-// shows in: WebGPU stream, ALU and a memtest slice, the raw-Vulkan host
-// link, and the card's fastest vendor-BLAS GEMM. It returns the vector and
-// notes on what was not re-measured; another user is ErrDeviceBusy.
+// Remeasure re-measures in quick mode the card's figures a drop shows in,
+// returning the vector and notes on what was not; another user is ErrDeviceBusy.
 func Remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema.CapabilityVector, o CheckOptions) (*schema.CapabilityVector, []string, error) {
 	w, closeWatch := watchDevices([]Candidate{c}, Options{SysfsRoot: o.SysfsRoot})
 	defer closeWatch()
@@ -173,8 +169,7 @@ func remeasure(ctx context.Context, inst *gpu.Instance, c Candidate, card schema
 	return v, append(notes, note), nil
 }
 
-// remeasureLink measures c's host link again through raw Vulkan, or says
-// why it cannot.
+// remeasureLink re-measures c's host link through raw Vulkan, or says why not.
 func remeasureLink(ctx context.Context, c Candidate, o Options, w *worker, v *schema.CapabilityVector) (string, error) {
 	if c.Vulkan == nil {
 		return "host link not re-measured: " + c.vulkanWhy, nil
@@ -190,16 +185,14 @@ func remeasureLink(ctx context.Context, c Candidate, o Options, w *worker, v *sc
 	return "", runVulkan(ctx, p, d, v)
 }
 
-// checkMemtest is the memtest over a slice of usable whose tested share is
-// about checkIntegrityCap.
+// checkMemtest is the memtest over about checkIntegrityCap of usable.
 func checkMemtest(usable uint64) gpu.IntegrityProbe {
 	share := gpu.IntegrityShare
 	slice := min(usable, uint64(checkIntegrityCap/share))
 	return gpu.IntegrityProbe{UsableBytes: usable, SliceBytes: slice}
 }
 
-// remeasureBLAS re-runs the card's fastest vendor-library GEMM precision
-// at the card's size and says what it did, or why not.
+// remeasureBLAS re-runs the card's fastest vendor-library GEMM, or says why not.
 func remeasureBLAS(ctx context.Context, c Candidate, card schema.CapabilityVector, o CheckOptions, v *schema.CapabilityVector) (string, error) {
 	var best *schema.PrecisionThroughput
 	for i, e := range card.Precisions {

@@ -9,8 +9,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// crossCheckPlan is, for each device, the tools found and started for its
-// vendor or why none run.
+// crossCheckPlan is each device's started tools, or why none run.
 type crossCheckPlan struct {
 	cfg   crosscheck.Config
 	tools map[string]crosscheck.Tools // by device address
@@ -64,8 +63,7 @@ func vendorOf(c Candidate) string {
 	return fmt.Sprintf("%04x", c.Adapter.VendorID)
 }
 
-// run cross-checks c with the plan's tools, else records why not; a failed
-// tool fails the run only when required.
+// run cross-checks c, else records why not; a tool failure fails only when required.
 func (p *crossCheckPlan) run(ctx context.Context, c Candidate, all []Candidate, v *schema.CapabilityVector) error {
 	tools, ok := p.tools[c.Addr]
 	if !ok {

@@ -15,15 +15,13 @@ import (
 // ErrNoDevice is returned when no device is left to appraise.
 var ErrNoDevice = errors.New("no device to appraise")
 
-// Candidate is a device seen on this machine and whether the appraisal
-// includes it.
+// Candidate is a device seen on this machine and whether it is appraised.
 type Candidate struct {
 	// Addr is the PCI address, else "adapter-N" or "software-N".
 	Addr string `json:"address"`
 	// Adapter is WebGPU's; Index -1 is a PCI display device with none.
 	Adapter gpu.AdapterInfo `json:"adapter"`
-	// Included says whether a run with the same options appraises it; Reason
-	// says why or why not.
+	// Included says whether a run appraises it; Reason says why or why not.
 	Included bool   `json:"included"`
 	Reason   string `json:"reason"`
 	// BusAddress is the PCI address, when known.
@@ -79,8 +77,7 @@ func Candidates(inv Inventory, software bool) []Candidate {
 	return out
 }
 
-// unmappedTwin reports whether an adapter without a bus address has the
-// PCI device's ids.
+// unmappedTwin reports whether an adapter without a bus address has d's ids.
 func unmappedTwin(cands []Candidate, d *pci.Device) bool {
 	for _, c := range cands {
 		if c.BusAddress == "" && c.Adapter.VendorID == uint32(d.VendorID) && c.Adapter.DeviceID == uint32(d.DeviceID) {
@@ -119,8 +116,7 @@ func adapterCandidate(a gpu.AdapterInfo, inv Inventory, software bool) Candidate
 	return c
 }
 
-// pciVerdict lets the PCI filter overrule a driver that calls a device
-// discrete; without sysfs data the driver's word stands.
+// pciVerdict lets the PCI filter, when it has sysfs data, overrule the driver.
 func pciVerdict(d *pci.Device) (bool, string) {
 	if d == nil {
 		return true, "discrete GPU"
@@ -182,8 +178,7 @@ func matches(c Candidate, sel string) bool {
 }
 
 // Discover enumerates and classifies the WebGPU adapters, raw-Vulkan devices
-// and PCI functions below sysfsRoot, tying identical cards by memory held;
-// the warnings name each PCI entry left out.
+// and PCI functions below sysfsRoot; warnings name PCI entries left out.
 func Discover(inst *gpu.Instance, software bool, sysfsRoot string) (cands []Candidate, warnings []error, err error) {
 	adapters, err := inst.Adapters()
 	if err != nil {
@@ -211,8 +206,7 @@ func Discover(inst *gpu.Instance, software bool, sysfsRoot string) (cands []Cand
 	return Candidates(inv, software), warnings, nil
 }
 
-// pciWarnings is one warning per entry of a pci.Scan error; no PCI sysfs
-// at all is no warning.
+// pciWarnings is one warning per entry of a pci.Scan error.
 func pciWarnings(err error) []error {
 	if err == nil || errors.Is(err, fs.ErrNotExist) && !isJoined(err) {
 		return nil

@@ -11,9 +11,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// hostBaseline measures the host CPU into box before the devices; when it
-// cannot run or fails its check, box lists it as not measured and the run
-// goes on.
+// hostBaseline measures the host CPU into box; a failure is listed, not fatal.
 func hostBaseline(ctx context.Context, p probe.Probe[cpu.Host], box *schema.BoxPayload) error {
 	c, err := p.Run(ctx, cpu.Host{})
 	switch {
@@ -26,8 +24,7 @@ func hostBaseline(ctx context.Context, p probe.Probe[cpu.Host], box *schema.BoxP
 	return addToBox(box, c)
 }
 
-// addToBox puts c's host baseline and omissions into box, once; a card's
-// figures are an error. A nil c adds nothing.
+// addToBox puts c's host baseline and omissions into box, once; nil adds nothing.
 func addToBox(box *schema.BoxPayload, c *probe.Contribution) error {
 	if c == nil {
 		return nil

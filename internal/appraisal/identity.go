@@ -11,8 +11,7 @@ import (
 // identityFields are the optional identity fields a vendor source fills.
 var identityFields = []string{"identity.vbios_hash", "identity.serial", "identity.uuid"}
 
-// vendorIdentity fills VBIOS hash, serial and UUID from sysfs and the vendor's
-// interface, and returns an omission for each it could not fill.
+// vendorIdentity fills VBIOS hash, serial and UUID, omitting each it cannot.
 func vendorIdentity(lib *nvml.Lib, libErr error, c Candidate, v *schema.CapabilityVector, sysfsRoot string) []schema.Omission {
 	id := &v.Identity
 	if c.Adapter.Software {
@@ -71,8 +70,7 @@ func amdIdentity(root string, bdf pci.BDF, id *schema.DeviceIdentity) []schema.O
 	return append(out, schema.Omission{Field: "identity.uuid", Reason: "amdgpu exposes no device UUID in sysfs"})
 }
 
-// missing is the omissions for a source's Missing keys, in identityFields
-// order.
+// missing is the omissions for a source's Missing keys, in identityFields order.
 func missing(m map[string]string, source string, keys map[string]string) []schema.Omission {
 	var out []schema.Omission
 	for _, f := range identityFields {

@@ -17,8 +17,7 @@ type holdFunc func(adapter int, bytes uint64) (release func(), err error)
 // usageFunc reads a raw-Vulkan device's device-local heap usage, bytes.
 type usageFunc func(vkIndex int) (uint64, error)
 
-// proveMapping ties each adapter of amb to the one Vulkan index in its list
-// whose usage rises while memory is held on it; else it stays unmapped.
+// proveMapping ties each adapter of amb to the Vulkan index whose usage rises.
 func proveMapping(amb map[int][]int, hold holdFunc, usage usageFunc) (map[int]int, error) {
 	out := map[int]int{}
 	for adapter, vks := range amb {

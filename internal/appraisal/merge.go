@@ -18,8 +18,7 @@ func runProbes[D any](ctx context.Context, w *worker, d D, ps []probe.Probe[D], 
 	return nil
 }
 
-// runProbe runs p on d as w, records it and the probes its contribution
-// names, adds what it measured to v, and returns the contribution.
+// runProbe runs p on d as w, adds what it measured to v and returns it.
 func runProbe[D any](ctx context.Context, w *worker, d D, p probe.Probe[D], v *schema.CapabilityVector) (*probe.Contribution, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -46,8 +45,7 @@ func runProbe[D any](ctx context.Context, w *worker, d D, p probe.Probe[D], v *s
 	return c, nil
 }
 
-// add puts c's figures into v: lists are appended; a section set twice is
-// an error (each has one owner). A nil c adds nothing.
+// add puts c's figures into v; a section set twice is an error.
 func add(v *schema.CapabilityVector, c *probe.Contribution) error {
 	if c == nil {
 		return nil

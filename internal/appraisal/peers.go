@@ -13,8 +13,7 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// together runs what needs every device at once: the host links at once
-// (into the box) and the peer links (into each card).
+// together measures the host links at once and the peer links.
 func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, plans []DevicePlan, vs []*schema.CapabilityVector, w *worker, box *schema.BoxPayload) error {
 	w.stage("host links at once")
 	if err := hostLinksAtOnce(ctx, devs, plans, box); err != nil {
@@ -30,8 +29,7 @@ func together(ctx context.Context, inst *gpu.Instance, devs []Candidate, plans [
 	return peerLinks(ctx, devs, ds, vs, vulkanGroups{groups, groupsErr})
 }
 
-// openAll opens every device through WebGPU with its plan's options; on
-// error nothing is left open.
+// openAll opens every device through WebGPU; on error nothing is left open.
 func openAll(inst *gpu.Instance, devs []Candidate, plans []DevicePlan) ([]*gpu.Device, error) {
 	ds := make([]*gpu.Device, 0, len(devs))
 	for i, c := range devs {
@@ -51,8 +49,7 @@ func releaseAll(ds []*gpu.Device) {
 	}
 }
 
-// hostLinksAtOnce measures the raw-Vulkan host link of every device with a
-// raw-Vulkan device, all at once, into box, or says why it cannot.
+// hostLinksAtOnce measures every raw-Vulkan host link at once into box.
 func hostLinksAtOnce(ctx context.Context, devs []Candidate, plans []DevicePlan, box *schema.BoxPayload) error {
 	var at []int
 	for i, c := range devs {
@@ -131,8 +128,7 @@ func (e stagedEndpoint) NewArray(n uint64) (peer.Array, error) {
 	return a, nil
 }
 
-// peerLinks measures every ordered pair of devices with a bus address over
-// the best path each offers (peer.LinksFrom) into their cards.
+// peerLinks measures every ordered pair of devices with a bus address.
 func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*schema.CapabilityVector, g vulkanGroups) error {
 	var at []int // index in devs of each device in set.List
 	for i, c := range devs {
@@ -161,8 +157,7 @@ func peerLinks(ctx context.Context, devs []Candidate, ds []*gpu.Device, vs []*sc
 	return nil
 }
 
-// peersOmitted says on each card with an interconnect and no pair why
-// interconnect.peers is absent; withBus counts devs with a bus address.
+// peersOmitted says why interconnect.peers is absent; withBus counts bus addresses.
 func peersOmitted(devs []Candidate, vs []*schema.CapabilityVector, withBus int) {
 	for i, c := range devs {
 		var why string

@@ -34,8 +34,7 @@ type DevicePlan struct {
 	Vulkan []string `json:"vulkan_probes,omitempty"`
 	// GEMMSize is the edge of the square GEMMs timed (0: each probe's default).
 	GEMMSize int `json:"gemm_size,omitempty" validate:"gte=0"`
-	// BLAS is which vendor-BLAS precisions run: "all" (--blas), "none", or
-	// "without-vulkan-entry" (those without a cooperative-matrix entry).
+	// BLAS is which vendor-BLAS precisions run: all, none or without-vulkan-entry.
 	BLAS string `json:"blas" validate:"oneof=all without-vulkan-entry none"`
 	// SoakS is the thermal soak's length in seconds (0: no soak).
 	SoakS float64 `json:"soak_s" validate:"gte=0"`
@@ -63,9 +62,7 @@ type DevicePlan struct {
 	xc        *crossCheckPlan
 }
 
-// Expected probe times before the soak, in seconds (docs/performance.md,
-// "NVIDIA H200 (nvidia-h200)", "Time of a default and a --quick
-// appraisal"); nothing is decided from them.
+// Expected probe times before the soak, in seconds; nothing is decided from them.
 const (
 	expectedSoftwareQuickS   = 20
 	expectedSoftwareFullS    = 110
@@ -90,8 +87,7 @@ const (
 // quickTransfer are the host link's brief sample counts and trial rounds.
 var quickTransfer = link.TransferOptions{Samples: 3, LatencySamples: 21, TrialRounds: 3, LatencyTrialRounds: 7}
 
-// Plan resolves o for every device in devs before any is opened. An
-// option a device cannot honour is an error wrapping ErrSoakLoad.
+// Plan resolves o for every device in devs; errors wrap ErrSoakLoad.
 func Plan(ctx context.Context, devs []Candidate, o Options) ([]DevicePlan, error) {
 	rp, err := planRun(ctx, devs, o)
 	return rp.devices, err
@@ -121,8 +117,7 @@ func planRun(ctx context.Context, devs []Candidate, o Options) (runPlan, error) 
 	return rp, nil
 }
 
-// withHostMemory is o with the memory the process may use (each device's
-// share when n run at once); unknown leaves it 0.
+// withHostMemory is o with each of n devices' share of the host memory.
 func (o Options) withHostMemory(n int) Options {
 	if m, err := host.ReadMemory(o.SysfsRoot); err == nil {
 		o.hostUsable = m.UsableBytes
@@ -233,8 +228,7 @@ func (p *DevicePlan) expected(o Options) float64 {
 	return s + p.SoakS
 }
 
-// turnS is the part of ExpectedS in the host's turn; 0 for a software
-// adapter.
+// turnS is the part of ExpectedS in the host's turn.
 func (p *DevicePlan) turnS() float64 {
 	switch {
 	case p.Software:
@@ -246,8 +240,7 @@ func (p *DevicePlan) turnS() float64 {
 	}
 }
 
-// ExpectedWallS estimates a run in seconds: serial, the sum; at once, the
-// longest GPU's, the other GPUs' turns and the software adapters' times.
+// ExpectedWallS estimates a run of plans in seconds.
 func ExpectedWallS(plans []DevicePlan) float64 {
 	var sum, software, longest, turns, longestTurn float64
 	for _, p := range plans {
@@ -282,8 +275,7 @@ func deviceOptions(c Candidate, o Options) gpu.Options {
 	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
 }
 
-// transferOptions are c's host link options: brief with --quick or on a
-// software adapter, there also 64 MiB and, with --quick, no kernel routes.
+// transferOptions are c's host link options.
 func transferOptions(c Candidate, o Options) link.TransferOptions {
 	var to link.TransferOptions
 	if c.Adapter.Software || o.Quick {
@@ -296,8 +288,7 @@ func transferOptions(c Candidate, o Options) link.TransferOptions {
 	return to
 }
 
-// vulkanOptions are c's raw-Vulkan sizes (zero: defaults): small dispatches
-// and 512³ GEMMs on a software adapter, 4096³ GEMMs on a quick GPU.
+// vulkanOptions are c's raw-Vulkan sizes (zero: defaults).
 func vulkanOptions(c Candidate, o Options) vk.Options {
 	opts := vk.Options{Progress: newWorker(c.Addr, o).lines("vulkan: ")}
 	switch {
@@ -319,8 +310,7 @@ func blasOptions(o Options) BLASOptions {
 	return b
 }
 
-// soakLength is --soak, else the mode's default, capped on a software
-// adapter; 0 means no soak.
+// soakLength is --soak, else the mode's default; 0 means no soak.
 func soakLength(c Candidate, o Options) time.Duration {
 	d := DefaultSoak
 	switch {

@@ -16,14 +16,12 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// firstProbes are the WebGPU probes of p that run first, in order; the
-// capacity probe and the memtest over what it measured follow.
+// firstProbes are the WebGPU probes of p before capacity and memtest.
 func firstProbes(p DevicePlan) []probe.Probe[*gpu.Device] {
 	return []probe.Probe[*gpu.Device]{gpu.StreamProbe{}, gpu.ALUProbe{}, p.roofline}
 }
 
-// capacityProbe is c's capacity probe, within the device-local heap's
-// budget when raw Vulkan reports one, keeping its chunks in held.
+// capacityProbe is c's capacity probe, keeping its chunks in held.
 func capacityProbe(c Candidate, held *gpu.HeldMemory) gpu.CapacityProbe {
 	var budget uint64
 	if c.Vulkan != nil {
@@ -32,8 +30,7 @@ func capacityProbe(c Candidate, held *gpu.HeldMemory) gpu.CapacityProbe {
 	return gpu.CapacityProbe{BudgetBytes: budget, Hold: held}
 }
 
-// memtestProbe is the memtest, at most capBytes (0: no cap), over the
-// usable memory capacity measured, in the chunks held kept.
+// memtestProbe is the memtest of held, at most capBytes (0: no cap).
 func memtestProbe(capBytes uint64, steps func(stage string, done, total float64), capacity *probe.Contribution, held *gpu.HeldMemory) (gpu.IntegrityProbe, error) {
 	if capacity == nil || capacity.Usable == nil {
 		return gpu.IntegrityProbe{}, errors.New("memtest needs the usable memory measured first")
@@ -70,8 +67,7 @@ const (
 	reasonNoSoak    = "no soak: --soak 0"
 )
 
-// absentReason says why field is absent from v after c's run of p; ok is
-// false when nothing the run did explains it.
+// absentReason says why field is absent from v after c's run of p, if known.
 func absentReason(field string, c Candidate, p DevicePlan, v *schema.CapabilityVector) (string, bool) {
 	telemetry := "none"
 	if v.Thermal != nil {
@@ -110,8 +106,7 @@ func rawVulkanOnly(field string) bool {
 	return false
 }
 
-// notYetMeasured lists an Omission for every optional part left absent
-// and unexplained; a part absent for no reason the run knows is an error.
+// notYetMeasured lists an Omission for every optional part left absent.
 func notYetMeasured(c Candidate, p DevicePlan, v *schema.CapabilityVector) ([]schema.Omission, error) {
 	listed := map[string]bool{}
 	for _, om := range v.NotMeasured {
@@ -155,8 +150,7 @@ func boxPayload(devs, all []Candidate, o Options, start time.Time) (schema.BoxPa
 	return b, nil
 }
 
-// Sign signs the box, links every card to it by hash, signs the cards, and
-// returns the files to write. Nothing is returned unless all validate.
+// Sign signs the box and the cards linked to it; nothing unless all validate.
 func (r *Run) Sign(s schema.Signer) ([]File, error) {
 	boxFile, hash, err := schema.SignBox(r.Box, s)
 	if err != nil {
@@ -175,8 +169,7 @@ func (r *Run) Sign(s schema.Signer) ([]File, error) {
 	return files, nil
 }
 
-// cardNames names each card's file without extension: CardFileName's,
-// with the address added where two cards would share one.
+// cardNames names each card's file without extension, unique.
 func (r *Run) cardNames() []string {
 	names := make([]string, len(r.Cards))
 	count := map[string]int{}
@@ -192,8 +185,7 @@ func (r *Run) cardNames() []string {
 	return names
 }
 
-// CardFileName is "card-<vbios-hash-or-address>.appraisal.json", colons
-// turned into dashes; Run.Sign adds the address for identical cards.
+// CardFileName is "card-<vbios-hash-or-address>.appraisal.json", colons as dashes.
 func CardFileName(c schema.CardPayload, addr string) string {
 	id := c.Capability.Identity
 	key := addr
@@ -206,8 +198,7 @@ func CardFileName(c schema.CardPayload, addr string) string {
 	return "card-" + strings.ReplaceAll(key, ":", "-") + ".appraisal.json"
 }
 
-// Drafts returns the run's payloads as unsigned "*.draft.json" files, each
-// {"unsigned_draft": reason, "payload": …}, which verify rejects.
+// Drafts returns the run's payloads as unsigned "*.draft.json" files.
 func (r *Run) Drafts(reason string) ([]File, error) {
 	hash, err := schema.Hash(r.Box)
 	if err != nil {

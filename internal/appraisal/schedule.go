@@ -23,8 +23,7 @@ const (
 // ErrDeviceFailed is wrapped when some devices failed and the others' made cards.
 var ErrDeviceFailed = errors.New("a device failed; the other devices' cards were made")
 
-// turns is what a concurrent run's workers share: world, held alone in a host
-// turn (inTurn) and shared by devices' own probes (onOwn); the barrier.
+// turns is what a concurrent run's workers share.
 type turns struct {
 	world sync.RWMutex
 	soak  *barrier
@@ -42,8 +41,7 @@ type deviceTurn struct {
 	together int
 }
 
-// worker is one device's execution of its plan: the address its progress
-// lines name, the run's hooks and, when concurrent, its turns.
+// worker is one device's execution of its plan.
 type worker struct {
 	addr     string
 	progress func(device, stage string)
@@ -71,8 +69,7 @@ func (w *worker) ended(stage string) {
 	}
 }
 
-// lines is a probe's progress callback, each line after prefix; nil
-// without progress.
+// lines is a probe's progress callback; nil without progress.
 func (w *worker) lines(prefix string) func(string) {
 	if w.progress == nil {
 		return nil
@@ -111,8 +108,7 @@ func (w *worker) onOwn(f func() error) error {
 	return f()
 }
 
-// soakTogether waits until every device still appraised that soaks has
-// come to its soak, so that all start together.
+// soakTogether waits until every soaking device has come to its soak.
 func (w *worker) soakTogether(ctx context.Context) error {
 	if w.turn == nil || w.turn.arrived {
 		return nil
@@ -124,8 +120,7 @@ func (w *worker) soakTogether(ctx context.Context) error {
 	return err
 }
 
-// soakAgain runs f, a soak measured again, in the host's turn: the card
-// then says the device soaked alone.
+// soakAgain runs f, a soak measured again, in the host's turn.
 func (w *worker) soakAgain(ctx context.Context, f func() error) error {
 	err := w.inTurn(ctx, f)
 	if w.turn != nil {
@@ -150,8 +145,7 @@ func (w *worker) leaveSoak() {
 	}
 }
 
-// barrier lets its parties go when every one still in has arrived; a
-// party may leave instead. It is used once.
+// barrier, used once, releases its parties when every one still in arrived.
 type barrier struct {
 	mu       sync.Mutex
 	parties  int
@@ -161,8 +155,7 @@ type barrier struct {
 	release  chan struct{}
 }
 
-// wait arrives and blocks until the release or ctx is done; it returns
-// how many parties arrived.
+// wait blocks until the release or ctx; it returns how many parties arrived.
 func (b *barrier) wait(ctx context.Context) (int, error) {
 	b.mu.Lock()
 	b.arrived++
@@ -208,8 +201,7 @@ func scheduleOf(o Options, n int) string {
 	return ScheduleSerial
 }
 
-// deviceFunc appraises device c by plan p as worker w; a vector with an
-// error wrapping crosscheck.ErrDisagree is a card that cannot be signed.
+// deviceFunc appraises c by p as w; with crosscheck.ErrDisagree it is unsignable.
 type deviceFunc func(ctx context.Context, c Candidate, p DevicePlan, w *worker) (*schema.CapabilityVector, error)
 
 // outcome is one device's appraisal and how long it took.
@@ -219,8 +211,7 @@ type outcome struct {
 	took time.Duration
 }
 
-// appraiseAll runs one on every device as its own worker, in turn or at once;
-// a device's failure does not stop the others, ctx stops them all.
+// appraiseAll runs one on every device; a failure stops only its device.
 func appraiseAll(ctx context.Context, devs []Candidate, plans []DevicePlan, o Options, one deviceFunc) []outcome {
 	out := make([]outcome, len(devs))
 	now := o.now()
@@ -260,8 +251,7 @@ func appraiseAll(ctx context.Context, devs []Candidate, plans []DevicePlan, o Op
 	return out
 }
 
-// sortOutcomes splits outs into the kept devices' indices and the others'
-// errors, which box lists (failed_devices) without their drivers.
+// sortOutcomes splits outs into kept indices and errors, listing failures in box.
 func sortOutcomes(devs []Candidate, outs []outcome, box *schema.BoxPayload) (kept []int, disagree, failed []error) {
 	var drivers []schema.DriverBinding
 	for i, r := range outs {
@@ -282,8 +272,7 @@ func sortOutcomes(devs []Candidate, outs []outcome, box *schema.BoxPayload) (kep
 	return kept, disagree, failed
 }
 
-// peersAlone is why the one card left of a run of n devices has no peer
-// link.
+// peersAlone is why the one card left of n devices has no peer link.
 func peersAlone(n int) schema.Omission {
 	if n == 1 {
 		return peer.PeersOmission()

@@ -12,8 +12,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// ErrDeviceBusy is wrapped when another process used a device the run must
-// have alone (an *occupancy.BusyError per device): nothing is signed.
+// ErrDeviceBusy is wrapped (an *occupancy.BusyError per device) when another
+// process used a device: nothing is signed.
 var ErrDeviceBusy = occupancy.ErrBusy
 
 // Reasons a device is not watched for other users.
@@ -22,12 +22,10 @@ const (
 	reasonSharedNoBus    = "the device's PCI address is unknown, so neither NVML nor the kernel's statistics can name it"
 )
 
-// Appraise runs every device's plan, at once or with o.Serial in turn. A
-// failed device has no card: the box lists it and the error wraps
-// ErrDeviceFailed; when all failed, or on an interrupt, only the error is
-// returned. A cross-check's disagreement returns the run as a draft, the
-// error wrapping crosscheck.ErrDisagree. A device another process uses
-// fails the run with ErrDeviceBusy unless o.AllowShared.
+// Appraise runs every device's plan. A failed device has no card and the
+// error wraps ErrDeviceFailed (only the error if all failed or on an
+// interrupt); a disagreement returns a draft and crosscheck.ErrDisagree;
+// a device another process uses is ErrDeviceBusy unless o.AllowShared.
 func Appraise(ctx context.Context, inst *gpu.Instance, devs []Candidate, all []Candidate, o Options) (*Run, error) {
 	w, closeWatch := watchDevices(devs, o)
 	defer closeWatch()
@@ -45,8 +43,7 @@ type watcher interface {
 	Record(addr string) schema.SharedUse
 }
 
-// watched runs run under w, which looks at every stage: the first busy
-// device cancels the run and is its error. Cards get w's records.
+// watched runs run under w: the first busy device cancels it and is its error.
 func watched(ctx context.Context, w watcher, o Options, run func(context.Context, Options) (*Run, error)) (*Run, error) {
 	if err := w.Start(); err != nil {
 		return nil, err
@@ -96,9 +93,7 @@ func watched(ctx context.Context, w watcher, o Options, run func(context.Context
 	return r, err
 }
 
-// usableByOthers gives v's usable memory the reason usableLimitedBy
-// reads from its physical and usable bytes and the device memory the
-// processes of its shared_use held.
+// usableByOthers sets v's usable memory limit reason by usableLimitedBy.
 func usableByOthers(v *schema.CapabilityVector) {
 	m, su := v.Memory, v.Environment.SharedUse
 	if m == nil || m.UsableBytes == nil || m.PhysicalBytes == nil || su == nil {
@@ -113,10 +108,8 @@ func usableByOthers(v *schema.CapabilityVector) {
 	m.UsableLimitedBy = usableLimitedBy(m.UsableLimitedBy, *m.PhysicalBytes, *m.UsableBytes, others)
 }
 
-// usableLimitedBy is schema.UsableOtherProcesses when the capacity probe
-// stopped for the device, its driver or its budget (why) and the memory
-// other processes held (others) is at least half of what the usable
-// memory fell short of the physical by; else why.
+// usableLimitedBy is schema.UsableOtherProcesses when others held at least
+// half of physical-usable, else why.
 func usableLimitedBy(why string, physical, usable, others uint64) string {
 	switch why {
 	case "driver-refused", "slow-memory", "budget":
@@ -129,8 +122,7 @@ func usableLimitedBy(why string, physical, usable, others uint64) string {
 	return schema.UsableOtherProcesses
 }
 
-// watchDevices is the watch over devs, with NVML opened for an NVIDIA
-// card; call the func it returns when the run is over.
+// watchDevices is the watch over devs; call the func it returns when done.
 func watchDevices(devs []Candidate, o Options) (*occupancy.Watch, func()) {
 	var lib *nvml.Lib
 	var libErr error
@@ -154,8 +146,7 @@ func isNVIDIA(c Candidate) bool {
 	return !c.Adapter.Software && c.BusAddress != "" && c.Adapter.VendorID == 0x10de
 }
 
-// sharedTarget is c as the watch sees it: software adapters and devices
-// without a bus address are not looked at; NVIDIA cards through NVML.
+// sharedTarget is c as the watch sees it.
 func sharedTarget(c Candidate, lib *nvml.Lib, libErr error) occupancy.Target {
 	t := occupancy.Target{Addr: c.Addr, BDF: c.BusAddress}
 	switch {

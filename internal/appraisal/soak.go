@@ -22,8 +22,7 @@ func (t nvmlTelemetry) Source() string                  { return "nvml" }
 func (t nvmlTelemetry) PowerLimitW() (float64, error)   { return t.d.PowerLimitW() }
 func (t nvmlTelemetry) Sample() (thermal.Sample, error) { return t.d.Sample() }
 
-// hwmonTelemetry reads a device's hwmon sensors; it has no throttle
-// reasons.
+// hwmonTelemetry reads a device's hwmon sensors; it has no throttle reasons.
 type hwmonTelemetry struct{ s *pci.Sensors }
 
 func (t hwmonTelemetry) Source() string                  { return "hwmon" }

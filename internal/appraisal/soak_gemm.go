@@ -21,12 +21,10 @@ const (
 	SoakLoadFMA = "fma"
 )
 
-// ErrSoakLoad is wrapped when --soak-load names a load the device cannot
-// run, found before any probe ran.
+// ErrSoakLoad is wrapped when --soak-load names a load the device cannot run.
 var ErrSoakLoad = errors.New("the soak load asked for cannot run on this device")
 
-// gemmSoakPlanned says whether c's soak holds the library's GEMM instead of
-// the FMA; SoakLoadGEMM where it cannot is an error wrapping ErrSoakLoad.
+// gemmSoakPlanned says whether c's soak holds the GEMM; errors wrap ErrSoakLoad.
 func gemmSoakPlanned(c Candidate, o Options, soak time.Duration) (bool, error) {
 	load := o.SoakLoad
 	if load == "" {
@@ -67,8 +65,7 @@ func gemmSoakBlocked(c Candidate, o Options) string {
 	return ""
 }
 
-// runGEMMSoak holds p's GEMM on c into v; ran is false when it did not
-// run (its skips are then in v).
+// runGEMMSoak holds p's GEMM on c into v; ran is false when skipped.
 func runGEMMSoak(ctx context.Context, p cublaslt.SoakProbe, c Candidate, v *schema.CapabilityVector) (ran bool, err error) {
 	contrib, err := p.Run(ctx, c.BusAddress)
 	if err != nil {
@@ -83,8 +80,7 @@ func (r *deviceRun) blasProbe(ctx context.Context) error {
 	return r.w.onOwn(func() error { return blasProbe(ctx, r.c, r.p.blas, r.v, r.w.lines("vendor BLAS: ")) })
 }
 
-// soakAfterBLAS runs the planned GEMM soak with the other devices', or the
-// FMA soak where the library offers none of its precisions.
+// soakAfterBLAS runs the planned GEMM soak, or the FMA soak without one.
 func (r *deviceRun) soakAfterBLAS(ctx context.Context) error {
 	c, p, w, v := r.c, r.p, r.w, r.v
 	if !p.gemmSoak {

@@ -15,9 +15,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// matchVulkan finds the raw-Vulkan device behind adapter a: same ids, type
-// and display name, or tied by a memory-usage proof. Identical ones without
-// a proof give nil, the indices it could be, and why: never a guess.
+// matchVulkan finds the raw-Vulkan device behind a; identical ones without a
+// proof give nil, the indices it could be, and why.
 func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (*vk.DeviceInfo, []int, string) {
 	var found []int
 	for i, v := range infos {
@@ -37,8 +36,7 @@ func matchVulkan(a gpu.AdapterInfo, infos []vk.DeviceInfo, proven map[int]int) (
 	return nil, found, fmt.Sprintf("%d identical raw-Vulkan devices match this adapter and no memory-usage proof said which", len(found))
 }
 
-// vulkanProbes runs the raw-Vulkan probes as planned: the vector kernels,
-// the host link and launch in the host's turn, the GEMMs when asked.
+// vulkanProbes runs the raw-Vulkan probes as planned.
 func (r *deviceRun) vulkanProbes(ctx context.Context) error {
 	c, p, w, v := r.c, r.p, r.w, r.v
 	if c.Vulkan == nil {
@@ -85,9 +83,7 @@ func runVulkan(ctx context.Context, p probe.Probe[*vk.Device], d *vk.Device, v *
 	return add(v, c)
 }
 
-// probeFailed wraps err, the failure of the probe named name, in ErrProbe,
-// naming the probe once: a raw-Vulkan probe's own errors may begin with
-// its name already.
+// probeFailed wraps err in ErrProbe, naming the probe name once.
 func probeFailed(name string, err error) error {
 	if strings.HasPrefix(err.Error(), name+": ") {
 		return fmt.Errorf("%w: %w", ErrProbe, err)

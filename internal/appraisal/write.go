@@ -4,12 +4,10 @@ import (
 	"github.com/everycycle/appraise/internal/rundir"
 )
 
-// ErrExists is returned when --out holds files of an earlier run and
-// overwrite was not asked for.
+// ErrExists: --out holds an earlier run and overwrite was not asked for.
 var ErrExists = rundir.ErrExists
 
-// ErrUnusableOut is returned when --out cannot receive a run: not a
-// directory, holding files appraise did not write, or not writable.
+// ErrUnusableOut is returned when --out cannot receive a run.
 var ErrUnusableOut = rundir.ErrUnusable
 
 // File is one report file to write.
@@ -20,14 +18,12 @@ type File struct {
 	Data []byte
 }
 
-// CheckOut says, before anything is probed, whether WriteAll could put a
-// run into dir (see rundir.Check).
+// CheckOut says whether WriteAll could put a run into dir.
 func CheckOut(dir string, overwrite bool) error {
 	return rundir.Check(dir, overwrite)
 }
 
-// WriteAll writes every file into dir or none, made visible together by one
-// rename; with overwrite they replace an earlier run whole (rundir.Write).
+// WriteAll writes every file into dir or none; overwrite replaces a run whole.
 func WriteAll(dir string, files []File, overwrite bool) error {
 	rf := make([]rundir.File, len(files))
 	for i, f := range files {

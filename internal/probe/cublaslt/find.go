@@ -26,9 +26,8 @@ type candidate struct {
 	source string // "option", "env", "loader", "search"
 }
 
-// candidates lists where to look: the explicit path alone; else
-// $APPRAISE_CUBLASLT alone; else each soname through the dynamic loader,
-// then every file in the CUDA toolkits and pip wheels found.
+// candidates lists where to look: the explicit path, else $APPRAISE_CUBLASLT,
+// else the sonames, then the CUDA toolkits and pip wheels found.
 func (o LoadOptions) candidates() []candidate {
 	getenv := o.Getenv
 	if getenv == nil {

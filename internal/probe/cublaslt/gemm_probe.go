@@ -29,9 +29,8 @@ func (GEMMProbe) Version() string { return ProbeVersion }
 // Item is the skip item of the probe as a whole.
 const Item = "gemm"
 
-// Run measures on the device at busID. No library, driver or device there,
-// a precision not offered and a sweep not run are skips; a failed check or
-// any other failure of a loaded library is an error.
+// Run measures on the device at busID; anything absent is a skip, a failed
+// check or other failure of a loaded library an error.
 func (p GEMMProbe) Run(ctx context.Context, busID string) (*probe.Contribution, error) {
 	lib, err := Open(p.Load)
 	if errors.Is(err, ErrNoLibrary) || errors.Is(err, ErrNoDriver) {

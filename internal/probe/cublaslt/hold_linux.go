@@ -12,10 +12,9 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
-// Soak holds the first precision of o the library offers on the device at
-// busID for o.Duration, in pieces of about o.Piece timed by the device's
-// events, and checks the last piece's output (ErrCheckFailed). None
-// offered wraps ErrNoSoakLoad. Every device resource is released on return.
+// Soak holds o's first offered precision on busID for o.Duration in pieces
+// of about o.Piece and checks the last (ErrCheckFailed); none offered wraps
+// ErrNoSoakLoad. Every device resource is released on return.
 func (l *Library) Soak(ctx context.Context, busID string, o SoakOptions) (SoakResult, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -96,10 +95,9 @@ func (mm *matmul) hold(ctx context.Context, o SoakOptions, res *SoakResult) erro
 	return err
 }
 
-// Roofline sweeps K of m×n×K GEMMs for each precision of o on the device at
-// busID, with the heuristic's first algorithm, sampling every K in each
-// round and checking each output (ErrCheckFailed). A precision not offered
-// is a sweep with that status. Every device resource is released on return.
+// Roofline sweeps K of m×n×K GEMMs for each precision of o on busID,
+// checking each output (ErrCheckFailed). Every device resource is released
+// on return.
 func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions) ([]RooflineSweep, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -134,10 +132,8 @@ func (l *Library) Roofline(ctx context.Context, busID string, o RooflineOptions)
 	return out, nil
 }
 
-// sweep measures one precision at every K of o, in rounds of one sample
-// of every K, so that a change of clocks lands on every point alike. The
-// full-size operands from draw are uploaded once; a smaller K reads their
-// prefix. Each K's output is then computed once more and checked.
+// sweep measures one precision at every K of o in rounds of one sample per
+// K, then checks each K's output.
 func (d *device) sweep(ctx context.Context, p Precision, o RooflineOptions, seed uint64, draw func() (a, bt operand)) (s RooflineSweep, err error) {
 	s = RooflineSweep{Precision: p, M: o.M, N: o.N}
 	if !p.Packed {

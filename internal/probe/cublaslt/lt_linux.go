@@ -25,9 +25,8 @@ type Library struct {
 	info LibraryInfo
 }
 
-// Open loads cuBLASLt and the CUDA driver; Close releases both. A missing
-// library is a *NotFoundError wrapping ErrNoLibrary; an unusable driver
-// wraps ErrNoDriver.
+// Open loads cuBLASLt and the CUDA driver; Close releases both. Errors are
+// a *NotFoundError wrapping ErrNoLibrary, or wrap ErrNoDriver.
 func Open(o LoadOptions) (*Library, error) {
 	api := C.lt_new()
 	if api == nil {

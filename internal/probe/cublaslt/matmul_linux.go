@@ -15,9 +15,8 @@ import (
 	"github.com/everycycle/appraise/internal/platform/cuda"
 )
 
-// matmul is one precision set up on a device: its descriptors, the
-// algorithms proposed (launch runs algos[cur]) and its buffers. Release
-// frees them.
+// matmul is one precision set up on a device (launch runs algos[cur]);
+// Release frees it.
 type matmul struct {
 	d       *device
 	p       Precision

@@ -44,9 +44,8 @@ func genRange(t Type) float64 {
 	return 1
 }
 
-// randomOperand draws a rows×cols operand of t, in parallel: floats uniform
-// in ±genRange(t) rounded to t, integers over t's range. It depends only on
-// seed and the shape.
+// randomOperand draws a rows×cols operand of t, depending only on seed and
+// the shape: floats in ±genRange(t), integers over t's range.
 func randomOperand(t Type, rows, cols int, seed uint64) operand {
 	o := operand{t: t, rows: rows, cols: cols, raw: make([]byte, t.rowBytes(rows*cols))}
 	const chunkRows = 64

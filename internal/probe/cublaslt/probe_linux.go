@@ -14,9 +14,8 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
-// Run measures every precision of o on the device at busID ("": the first
-// CUDA device). One the library does not offer is StatusNotOffered with its
-// answer as Reason; a failed check is an error wrapping ErrCheckFailed.
+// Run measures every precision of o on busID ("": the first CUDA device);
+// one not offered is StatusNotOffered, a failed check wraps ErrCheckFailed.
 // Every device resource is released on return.
 func (l *Library) Run(ctx context.Context, busID string, o Options) (Report, error) {
 	o = o.withDefaults()

@@ -166,9 +166,7 @@ type Entry struct {
 	Phases         Phases
 }
 
-// Phases is where a measured precision's wall time went, in seconds: the
-// wait for its operands, their upload, the warm-up, the algorithm trials,
-// the hold, the samples and the check.
+// Phases is where a measured precision's wall time went, in seconds.
 type Phases struct {
 	DrawS, LoadS, WarmUpS, TrialsS, HoldS, SamplesS, CheckS float64
 }

@@ -65,9 +65,8 @@ func (m *meter) poison(dsts ...buffer) error {
 	return nil
 }
 
-// checkSpots compares p.spots 4 KiB blocks of b with seed's pattern (the first,
-// the last, and blocks between that move every round) and returns the words
-// compared.
+// checkSpots compares p.spots 4 KiB blocks of b with seed's pattern and
+// returns the words compared.
 func (m *meter) checkSpots(b buffer, seed uint32) (uint64, error) {
 	const block = 4096
 	blocks := b.n / block

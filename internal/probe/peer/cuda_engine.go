@@ -13,9 +13,8 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// DetectCUDA says whether the cuda-peer path can run for this → peer. An
-// absent library is not an error: Loaded is false and Why carries the
-// loader's message.
+// DetectCUDA says whether the cuda-peer path can run for this → peer; an
+// absent library is Loaded false with Why, not an error.
 func DetectCUDA(this, peer string) (CUDAStatus, error) {
 	drv, err := loadCUDA()
 	if err != nil {
@@ -39,12 +38,10 @@ func whyNotFound(ok bool) string {
 	return "devices not both found by bus address"
 }
 
-// MeasurePair measures this → peer through the CUDA driver with peer access
-// enabled both ways, timing each cuMemcpyPeerAsync with CUDA events. bytes is
-// the bulk size (0: DefaultBytes; a multiple of 4096, at least 1 MiB); each
-// device needs 2×bytes free. Every destination is poisoned before a copy and
-// checked after it, outside the timed region: a mismatch wraps
-// ErrCheckFailed, an unusable library ErrNoCUDA.
+// MeasurePair measures this → peer through CUDA peer copies. bytes is the
+// bulk size (0: DefaultBytes; a multiple of 4096, at least 1 MiB); each
+// device needs 2×bytes free. A mismatch wraps ErrCheckFailed, an unusable
+// library ErrNoCUDA.
 func MeasurePair(ctx context.Context, this, peer string, bytes uint64) (PairResult, error) {
 	ids, bytes, err := pairArgs(this, peer, bytes, DefaultBytes)
 	if err != nil {

@@ -1,6 +1,4 @@
-// Package peer measures directed links between two appraised devices of one
-// host: for each ordered pair, bandwidth one way and both ways at once and
-// small-transfer latency, every received word checked on the host. Start with
-// LinksFrom; Choose picks each pair's path. Nothing here classifies a link: the
-// card records what was measured and the path and probe that measured it.
+// Package peer measures directed links between devices of one host: each
+// ordered pair's bandwidth and latency, every received word checked. Start
+// with LinksFrom; Choose picks each pair's path.
 package peer

@@ -29,9 +29,8 @@ type job struct {
 	n        uint64
 }
 
-// engine is what a measurement needs from a driver API. Every method blocks
-// until its work is done; copies runs its jobs at once, each from a different
-// side, and returns each one's seconds.
+// engine is what a measurement needs from a driver API; every method blocks
+// until done, and copies runs its jobs at once, returning each one's seconds.
 type engine interface {
 	alloc(side int, n uint64) (buffer, error)
 	upload(b buffer, off uint64, p []byte) error

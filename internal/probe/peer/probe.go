@@ -22,8 +22,7 @@ type Devices struct {
 }
 
 // LinksFrom is the peer-link probe of the device at that index of
-// Devices.List: its links to every other device, each over the best path the
-// pair offers (Choose).
+// Devices.List, over each pair's best path.
 type LinksFrom int
 
 var _ probe.Probe[Devices] = LinksFrom(0)

@@ -14,9 +14,8 @@ type Endpoint interface {
 	NewArray(n uint64) (Array, error) // a device buffer of n bytes
 }
 
-// Array is a device buffer of an Endpoint that the host writes and reads.
-// Offsets and lengths are multiples of 4; every call returns once the device
-// is done with it.
+// Array is an Endpoint's device buffer the host writes and reads; offsets and
+// lengths are multiples of 4, and calls return once the device is done.
 type Array interface {
 	Write(off uint64, p []byte) error
 	Read(p []byte, off uint64) error
@@ -30,12 +29,9 @@ const StagedBytes = 256 << 20
 
 const stagedChunk = 64 << 20 // the host chunk a staged transfer moves through
 
-// MeasureHostStaged measures this → peer over the host-staged path: each
-// transfer reads the source from a into host memory a chunk at a time and
-// writes each chunk to b, timed by the host clock. bytes is the bulk size (0:
-// StagedBytes; a multiple of 4096, at least 1 MiB). Both ways at once is not
-// measured: the two devices are not safe for concurrent use from one process.
-// A received word that differs wraps ErrCheckFailed.
+// MeasureHostStaged measures this → peer through host memory, one way only.
+// bytes is the bulk size (0: StagedBytes; a multiple of 4096, at least
+// 1 MiB). A received word that differs wraps ErrCheckFailed.
 func MeasureHostStaged(ctx context.Context, this, peer string, a, b Endpoint, bytes uint64) (PairResult, error) {
 	ids, bytes, err := pairArgs(this, peer, bytes, StagedBytes)
 	if err != nil {
