@@ -310,37 +310,42 @@ func TestRooflineCheckCatchesFault(t *testing.T) {
 	}
 }
 
-// TestRooflineShrinksLongDispatches: a compute-bound point whose dispatch
-// would outlast MaxDispatchS runs over a prefix of the arrays, never below
-// MinArrayBytes, and every element processed is checked; the first point,
-// the most memory-bound, and the second (before the sweep knows what
-// compute costs) run over the whole arrays however short MaxDispatchS is.
-// One longer than any dispatch keeps the whole arrays everywhere; how far a
-// dispatch of a given time shrinks is TestRooflineShrinkSequence's.
+// TestRooflineShrinksLongDispatches: the first point, the most
+// memory-bound, and the second (before the sweep knows what compute costs)
+// run over the whole arrays however short MaxDispatchS is; the third runs
+// over a prefix of MinArrayBytes when the sweep's own fastest samples judge
+// it compute-bound (roofComputeBound), and over the whole arrays when
+// MaxDispatchS is longer than any dispatch. Every element processed is
+// checked. How far a dispatch of a given time shrinks is
+// TestRooflineShrinkSequence's.
 func TestRooflineShrinksLongDispatches(t *testing.T) {
 	d := newDevice(t)
-	for _, c := range []struct {
-		maxDispatchS float64
-		wantBytes    []uint64
-	}{{1e-9, []uint64{2 << 20, 2 << 20, 256 << 10}}, {1e9, []uint64{2 << 20, 2 << 20, 2 << 20}}} {
+	const whole, least = 2 << 20, 256 << 10
+	for _, maxDispatchS := range []float64{1e-9, 1e9} {
 		lim := testRooflineLimits()
-		lim.MaxArrayBytes, lim.MinArrayBytes = 2<<20, 256<<10
-		// 256 and 1024 operations per element take far more than
-		// roofComputeBound times 1 over the same arrays, on any device.
-		lim.Iters, lim.cal.MaxDispatchS, lim.cal.MinSampleS = []uint32{1, 256, 1024}, c.maxDispatchS, 5e-3
-		res, err := measureRoofline(t.Context(), d, RooflineKernels()[1:], lim, nil)
+		lim.MaxArrayBytes, lim.MinArrayBytes = whole, least
+		lim.Iters, lim.cal.MaxDispatchS, lim.cal.MinSampleS = []uint32{1, 256, 1024}, maxDispatchS, 5e-3
+		k := RooflineKernels()[1]
+		res, err := measureRoofline(t.Context(), d, []RooflineKernel{k}, lim, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var elems []uint64
+		// The sweep's judgement, from the same fastest samples it used.
+		var s pointSizes
 		var total uint64
 		for i, p := range res[0].Points {
-			elems, total = append(elems, p.Elements), total+p.Elements
-			if p.Elements*4 != c.wantBytes[i] {
-				t.Errorf("MaxDispatchS %g, point %d: %d elements, want %d bytes' worth", c.maxDispatchS, i, p.Elements, c.wantBytes[i])
+			it := lim.Iters[i]
+			want := uint64(whole)
+			if maxDispatchS < 1 && s.computeBound(it) {
+				want = least
 			}
+			if p.Elements*4 != want {
+				t.Errorf("MaxDispatchS %g, point %d: %d elements, want %d bytes' worth", maxDispatchS, i, p.Elements, want)
+			}
+			s.measured(it, float64(whole)*float64(it)*float64(k.OpsPerOperation)/p.MaxOpsPerS)
+			total += p.Elements
 		}
-		t.Logf("MaxDispatchS %g: elements per point %v", c.maxDispatchS, elems)
+		t.Logf("MaxDispatchS %g: points %+v", maxDispatchS, res[0].Points)
 		if res[0].Checked != total {
 			t.Errorf("%d elements checked, want %d", res[0].Checked, total)
 		}
