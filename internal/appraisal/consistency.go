@@ -149,24 +149,23 @@ func checkConsistency(rules []consistencyRule, v *schema.CapabilityVector) []sch
 }
 
 // settleConsistency holds v to the rules; when some disagree, remeasure
-// runs their sources again, once, and the rules are applied again, each
-// check with a re-measured figure marked so. What still disagrees fails a
-// GPU's card (ErrInconsistent); a software adapter's records it.
+// runs their sources again (on a software adapter with every source
+// coupled to them), once, and the rules are applied again, each check with
+// a re-measured figure marked so. What still disagrees fails a GPU's card
+// (ErrInconsistent); a software adapter's records it.
 func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func(again []figureSource, disagreeing []schema.ConsistencyCheck) error) error {
 	rules := consistencyRules()
 	checks := checkConsistency(rules, v)
 	var again []figureSource
 	var disagreeing []schema.ConsistencyCheck
 	for _, c := range checks {
-		if c.Agrees {
-			continue
+		if !c.Agrees {
+			disagreeing = append(disagreeing, c)
+			again = addSources(again, rules[ruleIndex(rules, c.Rule)].sources)
 		}
-		disagreeing = append(disagreeing, c)
-		for _, src := range rules[ruleIndex(rules, c.Rule)].sources {
-			if !slices.Contains(again, src) {
-				again = append(again, src)
-			}
-		}
+	}
+	if software {
+		again = coupled(rules, checks, again)
 	}
 	if len(again) > 0 {
 		if err := remeasure(again, disagreeing); err != nil {
@@ -183,6 +182,32 @@ func settleConsistency(v *schema.CapabilityVector, software bool, remeasure func
 		return fmt.Errorf("%w after re-measuring: %s", ErrInconsistent, strings.Join(bad, "; "))
 	}
 	return nil
+}
+
+// addSources is again with each of srcs it lacks appended.
+func addSources(again, srcs []figureSource) []figureSource {
+	for _, s := range srcs {
+		if !slices.Contains(again, s) {
+			again = append(again, s)
+		}
+	}
+	return again
+}
+
+// coupled is again with the sources of every check that shares one with
+// it, until none is added: no check then holds a figure measured again
+// against one that was not.
+func coupled(rules []consistencyRule, checks []schema.ConsistencyCheck, again []figureSource) []figureSource {
+	for n := -1; n != len(again); {
+		n = len(again)
+		for _, c := range checks {
+			srcs := rules[ruleIndex(rules, c.Rule)].sources
+			if slices.ContainsFunc(srcs, func(s figureSource) bool { return slices.Contains(again, s) }) {
+				again = addSources(again, srcs)
+			}
+		}
+	}
+	return again
 }
 
 // disagreements describes each check that does not agree, one line each.

@@ -149,16 +149,17 @@ func TestSettleConsistency(t *testing.T) {
 	if disagree == 0 {
 		t.Error("the software card records no disagreement")
 	}
-	// The memory roof disagrees; re-running the roofline fixes it but
-	// lowers the int32 compute roof, which agreed before: recorded (on a
-	// software adapter) as re-measured, not measured a third time.
+	// The memory roof disagrees; on a software adapter every source coupled
+	// to it runs again; re-running the roofline fixes it but lowers the
+	// int32 compute roof, which agreed before: recorded as re-measured, not
+	// measured a third time.
 	v = quietH200()
 	v.Roofline[0].BandwidthBytesPerS = 2 * v.Memory.Bandwidth[0].BytesPerS.Median
 	v.Roofline[1].BandwidthBytesPerS = v.Roofline[0].BandwidthBytesPerS
 	calls := 0
 	shift := func(srcs []figureSource, _ []schema.ConsistencyCheck) error {
 		calls++
-		if want := []figureSource{srcRoofFP32, srcCopy, srcRoofInt32}; !slices.Equal(srcs, want) {
+		if want := []figureSource{srcRoofFP32, srcCopy, srcRoofInt32, srcALUfp32, srcALUint32, srcSoak}; !slices.Equal(srcs, want) {
 			t.Errorf("re-ran %v, want %v", srcs, want)
 		}
 		v.Roofline[0].BandwidthBytesPerS, v.Roofline[1].BandwidthBytesPerS = 4.1e12, 4.1e12
@@ -179,14 +180,14 @@ func TestSettleConsistency(t *testing.T) {
 	}
 }
 
-// TestSettleOneRule: a disagreement of the int32 compute roof re-runs the
-// int32 roofline sweep and the int32 ALU kernel, nothing else, and marks
-// re-measured the checks whose figures those are.
+// TestSettleOneRule: on a GPU, a disagreement of the int32 compute roof
+// re-runs the int32 roofline sweep and the int32 ALU kernel, nothing else,
+// and marks re-measured the checks whose figures those are.
 func TestSettleOneRule(t *testing.T) {
 	v := quietH200()
 	v.Roofline[1].PeakOpsPerS = 0.3 * v.Precisions[1].OpsPerS.Median
 	var asked []figureSource
-	err := settleConsistency(v, true, func(srcs []figureSource, _ []schema.ConsistencyCheck) error {
+	err := settleConsistency(v, false, func(srcs []figureSource, _ []schema.ConsistencyCheck) error {
 		asked = srcs
 		v.Roofline[1].PeakOpsPerS = v.Precisions[1].OpsPerS.Median
 		return nil
