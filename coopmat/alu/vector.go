@@ -208,7 +208,7 @@ func (k fma16Kernel) quarterUnrolled() fma16Kernel {
 // faster keeps the faster of f's and g's each run.
 func (f foldRuns) faster(g foldRuns) foldRuns {
 	pick := func(a, b vk.Result) vk.Result {
-		if b.OpsPerSecond.Median > a.OpsPerSecond.Median {
+		if fastest(b) > fastest(a) {
 			return b
 		}
 		return a
@@ -232,16 +232,21 @@ const foldLimit = 1.5
 // grows reports whether full, with more pairs than half, ran foldLimit
 // faster per operation.
 func grows(full, half vk.Result, k fma16Kernel) bool {
-	if full.Problem.K <= half.Problem.K || half.OpsPerSecond.Median <= 0 {
+	if full.Problem.K <= half.Problem.K || fastest(half) <= 0 {
 		return false
 	}
-	return full.OpsPerSecond.Median > foldLimit*half.OpsPerSecond.Median
+	return fastest(full) > foldLimit*fastest(half)
 }
+
+// fastest is r's fastest sample's rate (its median when it records no
+// maximum): load outside the probe only ever slows a sample, so the guard
+// compares runs by their fastest.
+func fastest(r vk.Result) float64 { return max(r.OpsPerSecond.Median, r.OpsPerSecond.Max) }
 
 // apart reports whether more, unrolled further, ran foldLimit faster per
 // operation than less.
 func apart(more, less vk.Result) bool {
-	x, y := more.OpsPerSecond.Median, less.OpsPerSecond.Median
+	x, y := fastest(more), fastest(less)
 	return y > 0 && x > foldLimit*y
 }
 
