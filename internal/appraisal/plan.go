@@ -62,8 +62,8 @@ type DevicePlan struct {
 	xc        *crossCheckPlan
 }
 
-// Expected probe times before the soak, in seconds (docs/performance.md,
-// the H100 section); nothing is decided from them.
+// Expected probe times before the soak, in seconds (measured whole
+// appraisals: docs/performance.md); nothing is decided from them.
 const (
 	expectedSoftwareQuickS   = 20
 	expectedSoftwareFullS    = 110
