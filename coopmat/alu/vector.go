@@ -58,19 +58,21 @@ func RunFMA16(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 		}
 		return vk.Result{}, fmt.Errorf("%s: %s: %w", vk.ProbeFMA16, why, vk.ErrFeatureMissing)
 	}
-	seen := map[fp16Form]foldRuns{}
+	seen := map[fp16Form]foldRatios{}
 	return chooseForm(fma16Forms(),
 		func(k fma16Kernel) (vk.Result, error) {
 			o.Progressf("%s: %s", vk.ProbeFMA16, k.tile())
 			return runFMA16(ctx, d, o, k)
 		},
-		func(k fma16Kernel, r vk.Result) (string, error) {
-			o.Progressf("%s: %s, at half the pairs and a quarter of the unroll", vk.ProbeFMA16, k.tile())
-			g, err := guardRuns(ctx, d, o, k, r)
+		func(k fma16Kernel, _ vk.Result) (string, error) {
+			o.Progressf("%s: %s in turn with half the pairs and a quarter of the unroll", vk.ProbeFMA16, k.tile())
+			g, err := guardRatios(ctx, d, o, k)
 			if err != nil {
 				return "", err
 			}
-			g = seen[k.Form].faster(g)
+			if s, ok := seen[k.Form]; ok {
+				g = s.lower(g)
+			}
 			seen[k.Form] = g
 			return g.folded(), nil
 		}, time.Now)
@@ -179,25 +181,76 @@ func formsName(forms []fma16Kernel, kept int, fates []string) string {
 	return name + strings.TrimPrefix(forms[kept].tile(), forms[kept].Form.String())
 }
 
-// foldRuns are a form's runs as measured, at half the pairs and a quarter of the unroll.
-type foldRuns struct {
-	k                 fma16Kernel
-	full, half, short vk.Result
+// foldRatios are how many times faster per operation a form ran than with
+// half the pairs (grow; 0 where its size leaves no fewer pairs) and than
+// with a quarter of the unroll (apart), medians over rounds of the three
+// run in turn.
+type foldRatios struct {
+	k           fma16Kernel
+	grow, apart float64
 }
 
-func guardRuns(ctx context.Context, d *vk.Device, o Options, k fma16Kernel, r vk.Result) (foldRuns, error) {
+// guardRatios runs k, k with half the pairs and k with a quarter of the
+// unroll in turn (RunAlternating), checks each output, and returns their
+// foldRatios.
+func guardRatios(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (foldRatios, error) {
 	half := o
 	_, steps := vectorSize(o, k.Local)
 	half.FMASteps = max(min(steps, 2*fp16MaxPairs)/2, 2*k.Unroll)
-	h, err := runFMA16(ctx, d, half, k)
-	if err != nil {
-		return foldRuns{}, err
+	var vs []vectorRun
+	for _, c := range []struct {
+		o Options
+		k fma16Kernel
+	}{{o, k}, {half, k}, {o, k.quarterUnrolled()}} {
+		v, err := fma16Run(d, c.o, c.k)
+		if err != nil {
+			return foldRatios{}, err
+		}
+		vs = append(vs, v)
 	}
-	u, err := runFMA16(ctx, d, o, k.quarterUnrolled())
-	if err != nil {
-		return foldRuns{}, err
+	runs := make([]vk.KernelRun, len(vs))
+	for i, v := range vs {
+		runs[i] = v.kernelRun()
 	}
-	return foldRuns{k: k, full: r, half: h, short: u}, nil
+	tm := o.Timing
+	tm.Samples, tm.SampleTime = max(tm.Samples, guardRounds), guardSample
+	outs, rates, err := d.RunAlternating(ctx, runs, tm)
+	if err != nil {
+		return foldRatios{}, fmt.Errorf("%s: %w", vk.ProbeFMA16, err)
+	}
+	for i, v := range vs {
+		if o.tamper != nil {
+			o.tamper(v.probe, outs[i])
+		}
+		if _, err := checkWords(outs[i], v.inv, v.want); err != nil {
+			return foldRatios{}, fmt.Errorf("%s: %s: %w", v.probe, v.tile, err)
+		}
+	}
+	r := foldRatios{k: k, apart: medianRatio(rates[0], rates[2])}
+	if vs[0].problem.K > vs[1].problem.K {
+		r.grow = medianRatio(rates[0], rates[1])
+	}
+	return r, nil
+}
+
+// guardRounds is the fewest rounds guardRatios times, guardSample the
+// length of each of its samples.
+const (
+	guardRounds = 15
+	guardSample = 5 * time.Millisecond
+)
+
+// medianRatio is the median over rounds of a[i]/b[i].
+func medianRatio(a, b []float64) float64 {
+	r := make([]float64, len(a))
+	for i := range a {
+		r[i] = a[i] / b[i]
+	}
+	slices.Sort(r)
+	if n := len(r); n%2 == 0 {
+		return (r[n/2-1] + r[n/2]) / 2
+	}
+	return r[len(r)/2]
 }
 
 func (k fma16Kernel) quarterUnrolled() fma16Kernel {
@@ -205,22 +258,17 @@ func (k fma16Kernel) quarterUnrolled() fma16Kernel {
 	return k
 }
 
-// faster keeps the faster of f's and g's each run.
-func (f foldRuns) faster(g foldRuns) foldRuns {
-	pick := func(a, b vk.Result) vk.Result {
-		if fastest(b) > fastest(a) {
-			return b
-		}
-		return a
-	}
-	return foldRuns{k: g.k, full: pick(f.full, g.full), half: pick(f.half, g.half), short: pick(f.short, g.short)}
+// lower keeps the lower of f's and g's each ratio: load on the host moves a
+// round's ratio either way, a fold raises it in every round.
+func (f foldRatios) lower(g foldRatios) foldRatios {
+	return foldRatios{k: g.k, grow: min(f.grow, g.grow), apart: min(f.apart, g.apart)}
 }
 
 // folded says why f's form looks folded ("" when it does not).
-func (f foldRuns) folded() string {
-	if grows(f.full, f.half, f.k) || apart(f.full, f.short) {
-		return fmt.Sprintf("%s: %.3g op/s; %.3g at half the pairs; %.3g unrolled %d times",
-			f.full.Tile, f.full.OpsPerSecond.Median, f.half.OpsPerSecond.Median, f.short.OpsPerSecond.Median, f.k.quarterUnrolled().Unroll)
+func (f foldRatios) folded() string {
+	if f.grow > foldLimit || f.apart > foldLimit {
+		return fmt.Sprintf("%s: %.2f× the rate with half the pairs, %.2f× unrolled %d times",
+			f.k.tile(), f.grow, f.apart, f.k.quarterUnrolled().Unroll)
 	}
 	return ""
 }
@@ -228,27 +276,6 @@ func (f foldRuns) folded() string {
 // foldLimit is how much faster per operation a kernel may run with more
 // work or more unroll before it counts as folded.
 const foldLimit = 1.5
-
-// grows reports whether full, with more pairs than half, ran foldLimit
-// faster per operation.
-func grows(full, half vk.Result, k fma16Kernel) bool {
-	if full.Problem.K <= half.Problem.K || fastest(half) <= 0 {
-		return false
-	}
-	return fastest(full) > foldLimit*fastest(half)
-}
-
-// fastest is r's fastest sample's rate (its median when it records no
-// maximum): load outside the probe only ever slows a sample, so the guard
-// compares runs by their fastest.
-func fastest(r vk.Result) float64 { return max(r.OpsPerSecond.Median, r.OpsPerSecond.Max) }
-
-// apart reports whether more, unrolled further, ran foldLimit faster per
-// operation than less.
-func apart(more, less vk.Result) bool {
-	x, y := fastest(more), fastest(less)
-	return y > 0 && x > foldLimit*y
-}
 
 // fma16Forms are the fp16 rule's candidates in the order it measures them:
 // loaded operands, then constant ones, in vec2 lanes.
@@ -264,10 +291,19 @@ func (k fma16Kernel) tile() string {
 }
 
 func runFMA16(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.Result, error) {
+	v, err := fma16Run(d, o, k)
+	if err != nil {
+		return vk.Result{}, err
+	}
+	return runVector(ctx, d, v, o)
+}
+
+// fma16Run is k sized by o.
+func fma16Run(d *vk.Device, o Options, k fma16Kernel) (vectorRun, error) {
 	inv, steps := vectorSize(o, k.Local)
 	k.Iters = max(min(steps/2, fp16MaxPairs)/k.Unroll, 1)
 	if !k.exact() {
-		return vk.Result{}, fmt.Errorf("%s: %d pairs per chain would leave fp16's exact range", vk.ProbeFMA16, k.pairs())
+		return vectorRun{}, fmt.Errorf("%s: %d pairs per chain would leave fp16's exact range", vk.ProbeFMA16, k.pairs())
 	}
 	var table [16]uint32
 	for i := range table {
@@ -277,13 +313,13 @@ func runFMA16(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (vk.R
 	if k.Form.loaded() {
 		inputs = [][]byte{k.input()}
 	}
-	return runVector(ctx, d, vectorRun{
+	return vectorRun{
 		probe: vk.ProbeFMA16, words: k.build(vk.SpirvVersion(d.Info.API)), inputs: inputs, inv: inv, local: k.Local,
 		ops: k.ops(), want: func(gid uint32) uint32 { return table[gid%16] },
 		shape:   vk.Shape{M: 1, N: 1, K: 1, A: vk.Float16, B: vk.Float16, C: vk.Float16, Result: vk.Float16},
 		problem: vk.Problem{M: inv, N: k.Chains * k.Lanes, K: 2 * k.pairs()},
 		tile:    k.tile(),
-	}, o)
+	}, nil
 }
 
 // RunDot4 measures packed 4×8-bit dot products accumulated in 32 bits,
@@ -312,9 +348,15 @@ func RunDot4(ctx context.Context, d *vk.Device, o Options, signed bool) (vk.Resu
 	}, o)
 }
 
+// kernelRun is v for vk's runners.
+func (v vectorRun) kernelRun() vk.KernelRun {
+	return vk.KernelRun{Words: v.words, Inputs: v.inputs, OutBytes: uint64(v.inv) * 4,
+		Groups: [3]uint32{v.inv / v.local, 1, 1}, Ops: v.ops * float64(v.inv)}
+}
+
 func runVector(ctx context.Context, d *vk.Device, v vectorRun, o Options) (vk.Result, error) {
-	out, m, err := d.RunKernel(ctx, v.words, v.inputs, vk.KernelSetup{}, uint64(v.inv)*4,
-		[3]uint32{v.inv / v.local, 1, 1}, v.ops*float64(v.inv), o.Timing)
+	r := v.kernelRun()
+	out, m, err := d.RunKernel(ctx, r.Words, r.Inputs, r.Setup, r.OutBytes, r.Groups, r.Ops, o.Timing)
 	if err != nil {
 		return vk.Result{}, fmt.Errorf("%s: %w", v.probe, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -248,64 +249,119 @@ func TestFMA16Rule(t *testing.T) {
 	}
 }
 
-// TestFoldedFormRejected: a form that runs more than foldLimit faster per
-// operation with twice the work was not run as written.
-func TestFoldedFormRejected(t *testing.T) {
-	at := func(rate float64, pairs uint32) vk.Result {
-		return vk.Result{OpsPerSecond: schema.Stat{Samples: 5, Median: rate}, Problem: vk.Problem{K: 2 * pairs}}
-	}
+// TestFoldRatios: a form that runs more than foldLimit faster per
+// operation than with half the work, or than with a quarter of the unroll,
+// was not run as written; a ratio is judged as the median over rounds, so
+// a device whose speed drifts between rounds holds.
+func TestFoldRatios(t *testing.T) {
 	k := fma16Forms()[0]
 	for _, tc := range []struct {
-		full, half vk.Result
-		folded     bool
+		name        string
+		full, other []float64 // rates per round
+		ratio       float64
+		folds       bool
 	}{
-		{at(7.19e15, 3580), at(3.6e15, 1790), true}, // the H200's folded mul-add form
-		{at(6.47e13, 3580), at(6.3e13, 1790), false},
-		{at(6.47e13, 1790), at(3.0e13, 1790), false}, // same work: says nothing
+		// a software device on a shared host: rounds 1.8× apart, each round alike
+		{"drifting", []float64{1.3e10, 2.3e10, 1.8e10, 2.3e10, 1.2e10, 2.4e10, 1.7e10}, []float64{1.2e10, 2.2e10, 1.9e10, 2.1e10, 1.3e10, 2.3e10, 1.6e10}, 2.3 / 2.2, false},
+		{"one round slowed", []float64{2e10, 2e10, 2e10, 2e10, 2e10, 2e10, 2e10}, []float64{2e10, 2e10, 1e9, 2e10, 2e10, 2e10, 2e10}, 1, false},
+		// a chain the driver folded: 7,190 TFLOP/s, 3,600 with half the work
+		{"folded", []float64{7.19e15, 7.2e15, 7.18e15, 7.19e15, 7.2e15, 7.19e15, 7.19e15}, []float64{3.6e15, 3.6e15, 3.59e15, 3.6e15, 3.6e15, 3.61e15, 3.6e15}, 7.19e15 / 3.6e15, true},
+		{"even rounds", []float64{4, 4, 4, 4}, []float64{1, 2, 4, 4}, 1.5, false},
 	} {
-		if got := grows(tc.full, tc.half, k); got != tc.folded {
-			t.Errorf("%g vs %g: folded %t, want %t", tc.full.OpsPerSecond.Median, tc.half.OpsPerSecond.Median, got, tc.folded)
+		got := medianRatio(tc.full, tc.other)
+		if math.Abs(got-tc.ratio) > 1e-9*tc.ratio {
+			t.Errorf("%s: median ratio %g, want %g", tc.name, got, tc.ratio)
+		}
+		for _, r := range []foldRatios{{k: k, grow: got, apart: 1}, {k: k, grow: 1, apart: got}} {
+			if (r.folded() != "") != tc.folds {
+				t.Errorf("%s: %+v folded %q, want folded %t", tc.name, r, r.folded(), tc.folds)
+			}
 		}
 	}
-	// The H200's mul-add form: 1,020 TFLOP/s unrolled 8 times at any work
-	// size; unrolled twice it would collapse 4 steps, not 16.
-	if !apart(at(1.02e18, 2048), at(2.6e17, 2048)) || apart(at(6.47e13, 2048), at(6.2e13, 2048)) || apart(at(2.2e10, 2048), at(2.8e10, 2048)) {
-		t.Error("apart")
+	if got := (foldRatios{k: k, apart: 1.2}).folded(); got != "" {
+		t.Errorf("no grow ratio (half the pairs not fewer): folded %q", got)
+	}
+	if got := (foldRatios{k: k, grow: 1.02, apart: 2.16}).folded(); got != k.tile()+": 1.02× the rate with half the pairs, 2.16× unrolled 2 times" {
+		t.Errorf("folded() = %q", got)
 	}
 }
 
-// TestFoldGuardFastest: the fold guard judges the fastest of each run it
-// has seen. Each attempt below was recorded: a software device's form on
-// a loaded CI host reads as folded (its half-pairs and short-unroll runs
-// slowed more than the full run), and on an idle host it holds; together,
-// in either order, it holds. A folded form stays folded however much a
-// second attempt is slowed.
-func TestFoldGuardFastest(t *testing.T) {
+// TestFoldGuardLower: over its tries the guard keeps each ratio's lowest:
+// a try that read high once holds beside one that did not, in either
+// order, and a fold, high in every try, stays folded.
+func TestFoldGuardLower(t *testing.T) {
 	k := fma16Forms()[0]
-	at := func(rate float64, pairs uint32) vk.Result {
-		return vk.Result{Tile: k.tile(), OpsPerSecond: schema.Stat{Samples: 5, Median: rate}, Problem: vk.Problem{K: 2 * pairs}}
+	high, idle := foldRatios{k: k, grow: 1.52, apart: 1.6}, foldRatios{k: k, grow: 1.01, apart: 0.97}
+	if high.folded() == "" || idle.folded() != "" {
+		t.Fatalf("high alone %q, idle alone %q; want folded, held", high.folded(), idle.folded())
 	}
-	runs := func(full, half, short float64) foldRuns {
-		return foldRuns{k: k, full: at(full, 64), half: at(half, 32), short: at(short, 64)}
+	if why := high.lower(idle).folded(); why != "" {
+		t.Errorf("high then idle: %s", why)
 	}
-	loaded, idle := runs(1.28e9, 8.4e8, 7.96e8), runs(4.3e9, 4.25e9, 8.44e9)
-	if loaded.folded() == "" || idle.folded() != "" {
-		t.Fatalf("loaded alone %q, idle alone %q; want folded, held", loaded.folded(), idle.folded())
+	if why := idle.lower(high).folded(); why != "" {
+		t.Errorf("idle then high: %s", why)
 	}
-	for _, g := range []foldRuns{foldRuns{}.faster(loaded).faster(idle), foldRuns{}.faster(idle).faster(loaded)} {
-		if why := g.folded(); why != "" {
-			t.Errorf("loaded and idle attempts together: %s", why)
+	folded := foldRatios{k: k, grow: 2, apart: 1}
+	if folded.lower(foldRatios{k: k, grow: 1.9, apart: 0.8}).folded() == "" {
+		t.Error("a fold held beside another try that read it folded")
+	}
+}
+
+// TestFoldGuardOnDevice runs the guard's three kernels in turn: every
+// output checks, each ratio is a positive median over its rounds, and a
+// corrupted output of any of the three fails the guard. RunAlternating
+// returns every run's output and one rate per round.
+func TestFoldGuardOnDevice(t *testing.T) {
+	d := vktest.Device(t)
+	if !d.Enabled.Float16 {
+		t.Skipf("%s has no shaderFloat16", d.Info.Name)
+	}
+	for _, k := range fma16Forms() {
+		r, err := guardRatios(context.Background(), d, smallOptions(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: grow %.3f, apart %.3f", k.tile(), r.grow, r.apart)
+		if !(r.grow > 0) || !(r.apart > 0) || r.k != k {
+			t.Errorf("%s: ratios %+v", k.tile(), r)
 		}
 	}
-	folded := runs(7.19e15, 3.6e15, 1.8e15)
-	for _, slow := range []float64{1, 0.5, 0.1} {
-		again := runs(7.19e15*slow, 3.6e15*slow, 1.8e15*slow)
-		if (foldRuns{}).faster(folded).faster(again).folded() == "" {
-			t.Errorf("a folded form held beside an attempt at %g of its rate", slow)
+	var runs []vk.KernelRun
+	var vs []vectorRun
+	for _, k := range fma16Forms() {
+		v, err := fma16Run(d, smallOptions(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, runs = append(vs, v), append(runs, v.kernelRun())
+	}
+	outs, rates, err := d.RunAlternating(context.Background(), runs, vk.Timing{Samples: 9, SampleTime: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != len(runs) || len(rates) != len(runs) {
+		t.Fatalf("%d outputs, %d rate lists for %d runs", len(outs), len(rates), len(runs))
+	}
+	for i, v := range vs {
+		if _, err := checkWords(outs[i], v.inv, v.want); err != nil {
+			t.Errorf("%s: %v", v.tile, err)
+		}
+		if len(rates[i]) != 9 || slices.ContainsFunc(rates[i], func(r float64) bool { return !(r > 0) }) {
+			t.Errorf("%s: rates %v, want 9 positive", v.tile, rates[i])
 		}
 	}
-	if got := loaded.folded(); !strings.HasPrefix(got, k.tile()+": 1.28e+09 op/s; 8.4e+08 at half the pairs; 7.96e+08 unrolled 2 times") {
-		t.Errorf("folded() = %q", got)
+	for i := range 3 {
+		o := smallOptions()
+		seen := 0
+		o.tamper = func(_ string, out []byte) {
+			if seen == i {
+				out[len(out)/2+3] ^= 0x40
+			}
+			seen++
+		}
+		if _, err := guardRatios(context.Background(), d, o, fma16Forms()[0]); !errors.Is(err, vk.ErrCheckFailed) {
+			t.Errorf("guard kernel %d corrupted: err = %v, want ErrCheckFailed", i, err)
+		}
 	}
 }
 
@@ -474,7 +530,7 @@ func checkVectorResults(t *testing.T, d *vk.Device, res []vk.Result) {
 			continue
 		}
 		delete(offered, r.Probe)
-		if r.Shape != s || r.Check.Elements != 1024 || r.OpsPerSecond.Samples < vk.MinSamples || r.Check.Tolerance != 0 {
+		if r.Shape != s || r.Check.Elements != int(smallOptions().FMAInvocations) || r.OpsPerSecond.Samples < vk.MinSamples || r.Check.Tolerance != 0 {
 			t.Errorf("%s: unexpected result %+v", r.Probe, r)
 		}
 	}

@@ -225,58 +225,92 @@ func unsafePointer(s []uint64) unsafe.Pointer { return unsafe.Pointer(&s[0]) }
 // outBytes last, and returns the last output.
 func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte, setup KernelSetup, outBytes uint64,
 	groups [3]uint32, ops float64, tm Timing) ([]byte, measurement, error) {
-	bufs := make([]*Buffer, 0, len(inputs)+1)
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	var push []byte
-	for i, in := range inputs {
-		var b *Buffer
-		var err error
-		size := uint64(len(in))
-		if i < len(setup.Pad) {
-			size += setup.Pad[i]
-		}
-		if setup.Addressed {
-			b, err = d.NewAddressedBuffer(size)
-		} else {
-			b, err = d.NewBuffer(size, false)
-		}
-		if err != nil {
-			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
-		}
-		bufs = append(bufs, b)
-		if setup.Addressed {
-			push = binary.LittleEndian.AppendUint64(push, b.Address)
-		}
-		if err := d.Upload(b, in); err != nil {
-			return nil, measurement{}, fmt.Errorf("input %d: %w", i, err)
-		}
-	}
-	out, err := d.NewBuffer(outBytes, false)
-	if err != nil {
-		return nil, measurement{}, fmt.Errorf("output: %w", err)
-	}
-	bufs = append(bufs, out)
-	k, err := d.NewKernelOpts(words, push, PipelineOpts{FullSubgroups: setup.FullSubgroups, Capture: setup.Inspect != nil}, [][]*Buffer{bufs})
+	b, err := d.bind(KernelRun{Words: words, Inputs: inputs, Setup: setup, OutBytes: outBytes})
 	if err != nil {
 		return nil, measurement{}, err
 	}
-	defer k.Release()
-	if setup.Inspect != nil {
-		setup.Inspect(d.Ext.Executables(d.Dev, k.Pipe))
-	}
-	m, err := d.Measure(ctx, k, groups, ops, tm)
+	defer b.release()
+	m, err := d.Measure(ctx, b.k, groups, ops, tm)
 	if err != nil {
 		return nil, measurement{}, err
 	}
-	raw, err := d.Download(out, outBytes)
+	raw, err := b.output()
 	if err != nil {
 		return nil, measurement{}, err
 	}
 	return raw, m, nil
+}
+
+// KernelRun is one kernel of RunAlternating, as RunKernel takes it.
+type KernelRun struct {
+	Words    []uint32
+	Inputs   [][]byte
+	Setup    KernelSetup
+	OutBytes uint64
+	Groups   [3]uint32
+	Ops      float64 // per dispatch
+}
+
+// bound is a kernel with its buffers, the output last.
+type bound struct {
+	k    *Kernel
+	bufs []*Buffer
+	n    uint64
+}
+
+func (b *bound) release() {
+	b.k.Release()
+	for _, buf := range b.bufs {
+		buf.Release()
+	}
+}
+
+func (b *bound) output() ([]byte, error) { return b.k.D.Download(b.bufs[len(b.bufs)-1], b.n) }
+
+// bind uploads r's inputs, makes its output and builds its kernel.
+func (d *Device) bind(r KernelRun) (_ *bound, err error) {
+	b := &bound{bufs: make([]*Buffer, 0, len(r.Inputs)+1), n: r.OutBytes}
+	defer func() {
+		if err != nil {
+			b.release()
+		}
+	}()
+	var push []byte
+	for i, in := range r.Inputs {
+		var buf *Buffer
+		size := uint64(len(in))
+		if i < len(r.Setup.Pad) {
+			size += r.Setup.Pad[i]
+		}
+		if r.Setup.Addressed {
+			buf, err = d.NewAddressedBuffer(size)
+		} else {
+			buf, err = d.NewBuffer(size, false)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("input %d: %w", i, err)
+		}
+		b.bufs = append(b.bufs, buf)
+		if r.Setup.Addressed {
+			push = binary.LittleEndian.AppendUint64(push, buf.Address)
+		}
+		if err := d.Upload(buf, in); err != nil {
+			return nil, fmt.Errorf("input %d: %w", i, err)
+		}
+	}
+	out, err := d.NewBuffer(r.OutBytes, false)
+	if err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	b.bufs = append(b.bufs, out)
+	b.k, err = d.NewKernelOpts(r.Words, push, PipelineOpts{FullSubgroups: r.Setup.FullSubgroups, Capture: r.Setup.Inspect != nil}, [][]*Buffer{b.bufs})
+	if err != nil {
+		return nil, err
+	}
+	if r.Setup.Inspect != nil {
+		r.Setup.Inspect(d.Ext.Executables(d.Dev, b.k.Pipe))
+	}
+	return b, nil
 }
 
 // RunGEMM is RunKernel for kernels with inputs A and B.

@@ -223,3 +223,165 @@ func WarmUp(ctx context.Context, d time.Duration, fn func() error) error {
 	}
 	return nil
 }
+
+// RunAlternating times runs in turn: each of tm.Samples rounds holds one
+// sample of every run, back to back, so that a device whose speed drifts
+// (a CPU device on a shared host) slows every run of a round alike. It
+// returns each run's last output and rates[run][round] in operations per
+// second.
+func (d *Device) RunAlternating(ctx context.Context, runs []KernelRun, tm Timing) ([][]byte, [][]float64, error) {
+	tm = tm.normalized(d.Info.Type == "cpu")
+	bs := make([]*bound, 0, len(runs))
+	defer func() {
+		for _, b := range bs {
+			b.release()
+		}
+	}()
+	ks := make([]*Kernel, len(runs))
+	for i, r := range runs {
+		b, err := d.bind(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		bs = append(bs, b)
+		ks[i] = b.k
+	}
+	c, err := d.NewCommands()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.Release()
+	t, err := d.newTimer(uint32(tm.Samples*len(runs)) + 2)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer t.Release()
+	rates, err := d.alternate(ctx, c, t, ks, runs, tm)
+	if err != nil {
+		return nil, nil, err
+	}
+	outs := make([][]byte, len(bs))
+	for i, b := range bs {
+		if outs[i], err = b.output(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return outs, rates, nil
+}
+
+// alternate is RunAlternating's timing: one cold dispatch of each run
+// sizes its samples, then warm-up and rounds run in one submission (one
+// submission a sample where the device has no timestamps), planned again
+// while a sample falls short of half tm.SampleTime or the warm-up short of
+// tm.Warmup.
+func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Kernel, runs []KernelRun, tm Timing) ([][]float64, error) {
+	n := len(ks)
+	one := make([]float64, n)
+	for i, k := range ks {
+		s, err := d.timeOne(c, t, k, runs[i].Groups, 1)
+		if err != nil {
+			return nil, err
+		}
+		one[i] = max(s, 1e-7)
+	}
+	warm, margin := 0.0, WarmMargin
+	for range 4 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := make([]plan, n)
+		for i := range ks {
+			p[i] = PlanWithMargin(one[i], one[i]*float64(n), tm, margin)
+		}
+		margin *= 2
+		secs, err := d.runRounds(c, t, ks, runs, p, tm.Samples)
+		if err != nil {
+			return nil, err
+		}
+		warm = secs[0]
+		rates := make([][]float64, n)
+		short := warm < tm.Warmup.Seconds()
+		for i := range ks {
+			rates[i] = make([]float64, tm.Samples)
+			for s := range tm.Samples {
+				sec := secs[1+s*n+i]
+				if sec <= 0 {
+					return nil, fmt.Errorf("vulkan: non-positive sample duration %g s", sec)
+				}
+				rates[i][s] = float64(p[i].Reps) * runs[i].Ops / sec
+			}
+			st, err := stats.Summarize(rates[i])
+			if err != nil {
+				return nil, fmt.Errorf("vulkan: %w", err)
+			}
+			one[i] = runs[i].Ops / st.Median
+			short = short || float64(p[i].Reps)*one[i] < tm.SampleTime.Seconds()/2
+		}
+		if !short {
+			return rates, nil
+		}
+	}
+	return nil, fmt.Errorf("vulkan: could not hold a %v warm-up and %v samples in turn (warm-up %.3g s)", tm.Warmup, tm.SampleTime, warm)
+}
+
+// timeOne is the seconds of reps dispatches of k, by timestamps or the host clock.
+func (d *Device) timeOne(c *Commands, t *Timer, k *Kernel, groups [3]uint32, reps int) (float64, error) {
+	if t.Pool == nil {
+		if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
+			return 0, err
+		}
+		host, err := c.Submit()
+		return host.Seconds(), err
+	}
+	_, secs, err := d.runPlan(c, t, k, groups, plan{Warm: 1, Reps: reps, Samples: 1})
+	if err != nil {
+		return 0, err
+	}
+	return secs[0], nil
+}
+
+// runRounds runs every kernel's warm-up of p, then samples rounds of one
+// sample of each in turn, and returns the warm-up's seconds followed by
+// each sample's, round by round.
+func (d *Device) runRounds(c *Commands, t *Timer, ks []*Kernel, runs []KernelRun, p []plan, samples int) ([]float64, error) {
+	if t.Pool == nil {
+		start := time.Now()
+		for i, k := range ks {
+			if _, err := d.timeOne(c, t, k, runs[i].Groups, p[i].Warm); err != nil {
+				return nil, err
+			}
+		}
+		secs := []float64{time.Since(start).Seconds()}
+		for range samples {
+			for i, k := range ks {
+				s, err := d.timeOne(c, t, k, runs[i].Groups, p[i].Reps)
+				if err != nil {
+					return nil, err
+				}
+				secs = append(secs, s)
+			}
+		}
+		return secs, nil
+	}
+	err := c.Record(func(cb vk.CommandBuffer) {
+		t.Reset(cb)
+		t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
+		for i, k := range ks {
+			dispatchN(cb, k, runs[i].Groups, p[i].Warm, i == 0)
+		}
+		t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
+		for s := range samples {
+			for i, k := range ks {
+				dispatchN(cb, k, runs[i].Groups, p[i].Reps, false)
+				t.Stamp(cb, uint32(2+s*len(ks)+i), vk.PipelineStageBottomOfPipeBit)
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Submit(); err != nil {
+		return nil, err
+	}
+	return t.Intervals(uint32(samples*len(ks)) + 2)
+}
