@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/everycycle/appraise/coopmat/vk"
+	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
 // Operations per lane of one kernel step, as peers count them.
@@ -197,21 +199,14 @@ func guardRatios(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (f
 	half := o
 	_, steps := vectorSize(o, k.Local)
 	half.FMASteps = max(min(steps, 2*fp16MaxPairs)/2, 2*k.Unroll)
-	var vs []vectorRun
-	for _, c := range []struct {
-		o Options
-		k fma16Kernel
-	}{{o, k}, {half, k}, {o, k.quarterUnrolled()}} {
-		v, err := fma16Run(d, c.o, c.k)
-		if err != nil {
-			return foldRatios{}, err
-		}
-		vs = append(vs, v)
+	full, err1 := fma16Run(d, o, k)
+	h, err2 := fma16Run(d, half, k)
+	short, err3 := fma16Run(d, o, k.quarterUnrolled())
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return foldRatios{}, err
 	}
-	runs := make([]vk.KernelRun, len(vs))
-	for i, v := range vs {
-		runs[i] = v.kernelRun()
-	}
+	vs := []vectorRun{full, h, short}
+	runs := []vk.KernelRun{full.kernelRun(), h.kernelRun(), short.kernelRun()}
 	tm := o.Timing
 	tm.Samples, tm.SampleTime = max(tm.Samples, guardRounds), guardSample
 	outs, rates, err := d.RunAlternating(ctx, runs, tm)
@@ -240,17 +235,13 @@ const (
 	guardSample = 5 * time.Millisecond
 )
 
-// medianRatio is the median over rounds of a[i]/b[i].
+// medianRatio is the median over rounds of a[i]/b[i] (rates, all positive).
 func medianRatio(a, b []float64) float64 {
 	r := make([]float64, len(a))
 	for i := range a {
 		r[i] = a[i] / b[i]
 	}
-	slices.Sort(r)
-	if n := len(r); n%2 == 0 {
-		return (r[n/2-1] + r[n/2]) / 2
-	}
-	return r[len(r)/2]
+	return stats.Median(r)
 }
 
 func (k fma16Kernel) quarterUnrolled() fma16Kernel {

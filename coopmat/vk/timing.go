@@ -251,7 +251,7 @@ func (d *Device) RunAlternating(ctx context.Context, runs []KernelRun, tm Timing
 		return nil, nil, err
 	}
 	defer c.Release()
-	t, err := d.newTimer(uint32(tm.Samples*len(runs)) + 2)
+	t, err := d.newTimer(uint32(tm.Samples*len(runs)) + 1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -269,111 +269,76 @@ func (d *Device) RunAlternating(ctx context.Context, runs []KernelRun, tm Timing
 	return outs, rates, nil
 }
 
-// alternate is RunAlternating's timing: one cold dispatch of each run
-// sizes its samples, then warm-up and rounds run in one submission (one
-// submission a sample where the device has no timestamps), planned again
-// while a sample falls short of half tm.SampleTime or the warm-up short of
-// tm.Warmup.
+// alternate is RunAlternating's timing: each kernel in turn, as samples of
+// tm.SampleTime, until tm.Warmup has passed; then the rounds in one
+// submission (one submission a sample where the device has no timestamps).
 func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Kernel, runs []KernelRun, tm Timing) ([][]float64, error) {
-	n := len(ks)
-	one := make([]float64, n)
-	for i, k := range ks {
-		s, err := d.timeOne(c, t, k, runs[i].Groups, 1)
-		if err != nil {
-			return nil, err
-		}
-		one[i] = max(s, 1e-7)
-	}
-	warm, margin := 0.0, WarmMargin
-	for range 4 {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := make([]plan, n)
-		for i := range ks {
-			p[i] = PlanWithMargin(one[i], one[i]*float64(n), tm, margin)
-		}
-		margin *= 2
-		secs, err := d.runRounds(c, t, ks, runs, p, tm.Samples)
-		if err != nil {
-			return nil, err
-		}
-		warm = secs[0]
-		rates := make([][]float64, n)
-		short := warm < tm.Warmup.Seconds()
-		for i := range ks {
-			rates[i] = make([]float64, tm.Samples)
-			for s := range tm.Samples {
-				sec := secs[1+s*n+i]
-				if sec <= 0 {
-					return nil, fmt.Errorf("vulkan: non-positive sample duration %g s", sec)
-				}
-				rates[i][s] = float64(p[i].Reps) * runs[i].Ops / sec
-			}
-			st, err := stats.Summarize(rates[i])
-			if err != nil {
-				return nil, fmt.Errorf("vulkan: %w", err)
-			}
-			one[i] = runs[i].Ops / st.Median
-			short = short || float64(p[i].Reps)*one[i] < tm.SampleTime.Seconds()/2
-		}
-		if !short {
-			return rates, nil
-		}
-	}
-	return nil, fmt.Errorf("vulkan: could not hold a %v warm-up and %v samples in turn (warm-up %.3g s)", tm.Warmup, tm.SampleTime, warm)
-}
-
-// timeOne is the seconds of reps dispatches of k, by timestamps or the host clock.
-func (d *Device) timeOne(c *Commands, t *Timer, k *Kernel, groups [3]uint32, reps int) (float64, error) {
-	if t.Pool == nil {
-		if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
-			return 0, err
-		}
-		host, err := c.Submit()
-		return host.Seconds(), err
-	}
-	_, secs, err := d.runPlan(c, t, k, groups, plan{Warm: 1, Reps: reps, Samples: 1})
-	if err != nil {
-		return 0, err
-	}
-	return secs[0], nil
-}
-
-// runRounds runs every kernel's warm-up of p, then samples rounds of one
-// sample of each in turn, and returns the warm-up's seconds followed by
-// each sample's, round by round.
-func (d *Device) runRounds(c *Commands, t *Timer, ks []*Kernel, runs []KernelRun, p []plan, samples int) ([]float64, error) {
-	if t.Pool == nil {
-		start := time.Now()
+	reps := make([]int, len(ks))
+	err := WarmUp(ctx, tm.Warmup, func() error {
 		for i, k := range ks {
-			if _, err := d.timeOne(c, t, k, runs[i].Groups, p[i].Warm); err != nil {
-				return nil, err
+			n := max(reps[i], 1)
+			s, err := d.timeDispatches(c, t, k, runs[i].Groups, n)
+			if err != nil {
+				return err
 			}
+			reps[i] = PlanFor(s/float64(n), s, tm).Reps
 		}
-		secs := []float64{time.Since(start).Seconds()}
-		for range samples {
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var secs []float64
+	if t.Pool == nil {
+		for range tm.Samples {
 			for i, k := range ks {
-				s, err := d.timeOne(c, t, k, runs[i].Groups, p[i].Reps)
+				s, err := d.timeDispatches(c, t, k, runs[i].Groups, reps[i])
 				if err != nil {
 					return nil, err
 				}
 				secs = append(secs, s)
 			}
 		}
-		return secs, nil
+	} else if secs, err = d.runRounds(c, t, ks, runs, reps, tm.Samples); err != nil {
+		return nil, err
 	}
+	rates := make([][]float64, len(ks))
+	for j, s := range secs {
+		if s <= 0 {
+			return nil, fmt.Errorf("vulkan: non-positive sample duration %g s", s)
+		}
+		i := j % len(ks)
+		rates[i] = append(rates[i], float64(reps[i])*runs[i].Ops/s)
+	}
+	return rates, nil
+}
+
+// timeDispatches is the seconds of n dispatches of k, by timestamps or the host clock.
+func (d *Device) timeDispatches(c *Commands, t *Timer, k *Kernel, groups [3]uint32, n int) (float64, error) {
+	if t.Pool == nil {
+		if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, n, true) }); err != nil {
+			return 0, err
+		}
+		host, err := c.Submit()
+		return host.Seconds(), err
+	}
+	secs, err := d.runRounds(c, t, []*Kernel{k}, []KernelRun{{Groups: groups}}, []int{n}, 1)
+	if err != nil {
+		return 0, err
+	}
+	return secs[0], nil
+}
+
+// runRounds runs samples rounds of reps[i] dispatches of each kernel in
+// turn in one submission and returns each sample's seconds, round by round.
+func (d *Device) runRounds(c *Commands, t *Timer, ks []*Kernel, runs []KernelRun, reps []int, samples int) ([]float64, error) {
 	err := c.Record(func(cb vk.CommandBuffer) {
 		t.Reset(cb)
 		t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
-		for i, k := range ks {
-			dispatchN(cb, k, runs[i].Groups, p[i].Warm, i == 0)
-		}
-		t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
 		for s := range samples {
 			for i, k := range ks {
-				dispatchN(cb, k, runs[i].Groups, p[i].Reps, false)
-				t.Stamp(cb, uint32(2+s*len(ks)+i), vk.PipelineStageBottomOfPipeBit)
+				dispatchN(cb, k, runs[i].Groups, reps[i], s == 0 && i == 0)
+				t.Stamp(cb, uint32(1+s*len(ks)+i), vk.PipelineStageBottomOfPipeBit)
 			}
 		}
 	})
@@ -383,5 +348,5 @@ func (d *Device) runRounds(c *Commands, t *Timer, ks []*Kernel, runs []KernelRun
 	if _, err := c.Submit(); err != nil {
 		return nil, err
 	}
-	return t.Intervals(uint32(samples*len(ks)) + 2)
+	return t.Intervals(uint32(samples*len(ks)) + 1)
 }
