@@ -7,6 +7,7 @@ import (
 
 	"github.com/everycycle/appraise/coopmat/vk"
 	"github.com/everycycle/appraise/coopmat/vk/vktest"
+	"github.com/everycycle/appraise/schema"
 )
 
 func TestFMA64(t *testing.T) {
@@ -42,5 +43,32 @@ func TestTamperedResultsFail(t *testing.T) {
 		if _, err := RunDot4(context.Background(), d, o, true); !errors.Is(err, vk.ErrCheckFailed) {
 			t.Errorf("dot4 with a corrupted output: err = %v, want ErrCheckFailed", err)
 		}
+	}
+}
+
+// TestWithoutTimestamps: on a queue without timestamps a kernel is timed
+// by the host clock, one submission a sample, alone or in turn with
+// others, and still checked.
+func TestWithoutTimestamps(t *testing.T) {
+	d := vktest.Device(t)
+	bits := d.Queue.TsBits
+	d.Queue.TsBits = 0
+	defer func() { d.Queue.TsBits = bits }()
+	r, err := RunDot4(context.Background(), d, smallOptions(), true)
+	if vk.IsSkip(err) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Timing != schema.TimingQueueWallClock || r.OpsPerSecond.Samples < vk.MinSamples || r.Repeats < 1 {
+		t.Errorf("without timestamps: %s, %d samples, %d repeats", r.Timing, r.OpsPerSecond.Samples, r.Repeats)
+	}
+	if !d.Enabled.Float16 {
+		return
+	}
+	g, err := guardRatios(context.Background(), d, smallOptions(), fma16Forms()[0])
+	if err != nil || !(g.grow > 0) || !(g.apart > 0) {
+		t.Errorf("the fold guard without timestamps: %+v, %v", g, err)
 	}
 }

@@ -94,7 +94,12 @@ func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 	}
 	defer t.Release()
 	if t.Pool == nil {
-		return d.measureHost(ctx, c, t, k, groups, ops, tm)
+		rates, reps, err := d.alternate(ctx, c, t, []*Kernel{k}, []KernelRun{{Groups: groups, Ops: ops}}, tm)
+		if err != nil {
+			return measurement{}, err
+		}
+		st, err := stats.Summarize(rates[0])
+		return measurement{Rate: st, Method: t.Method(), Repeats: reps[0]}, err
 	}
 	_, cold, err := d.runPlan(c, t, k, groups, plan{Warm: 1, Reps: 1, Samples: 1})
 	if err != nil {
@@ -169,47 +174,6 @@ func dispatchN(cb vk.CommandBuffer, k *Kernel, groups [3]uint32, n int, first bo
 	}
 }
 
-// measureHost is Measure by the host clock, one submission a sample.
-func (d *Device) measureHost(ctx context.Context, c *Commands, t *Timer, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
-	recorded := -1
-	run := func(reps int) (float64, error) {
-		if reps != recorded {
-			if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, reps, true) }); err != nil {
-				return 0, err
-			}
-			recorded = reps
-		}
-		host, err := c.Submit()
-		return host.Seconds(), err
-	}
-	one, err := run(1)
-	if err != nil {
-		return measurement{}, err
-	}
-	reps := PlanFor(one, one, tm).Reps
-	var last float64
-	if err := WarmUp(ctx, tm.Warmup, func() error { last, err = run(reps); return err }); err != nil {
-		return measurement{}, err
-	}
-	reps = PlanFor(last/float64(reps), last/float64(reps), tm).Reps
-	rates := make([]float64, 0, tm.Samples)
-	for range tm.Samples {
-		s, err := run(reps)
-		if err != nil {
-			return measurement{}, err
-		}
-		if s <= 0 {
-			return measurement{}, fmt.Errorf("vulkan: non-positive sample duration %g s", s)
-		}
-		rates = append(rates, float64(reps)*ops/s)
-	}
-	st, err := stats.Summarize(rates)
-	if err != nil {
-		return measurement{}, fmt.Errorf("vulkan: %w", err)
-	}
-	return measurement{Rate: st, Method: t.Method(), Repeats: reps}, nil
-}
-
 // WarmUp repeats fn until d has passed (at least once).
 func WarmUp(ctx context.Context, d time.Duration, fn func() error) error {
 	start := time.Now()
@@ -256,7 +220,7 @@ func (d *Device) RunAlternating(ctx context.Context, runs []KernelRun, tm Timing
 		return nil, nil, err
 	}
 	defer t.Release()
-	rates, err := d.alternate(ctx, c, t, ks, runs, tm)
+	rates, _, err := d.alternate(ctx, c, t, ks, runs, tm)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -269,10 +233,12 @@ func (d *Device) RunAlternating(ctx context.Context, runs []KernelRun, tm Timing
 	return outs, rates, nil
 }
 
-// alternate is RunAlternating's timing: each kernel in turn, as samples of
-// tm.SampleTime, until tm.Warmup has passed; then the rounds in one
-// submission (one submission a sample where the device has no timestamps).
-func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Kernel, runs []KernelRun, tm Timing) ([][]float64, error) {
+// alternate is RunAlternating's timing, and Measure's without timestamps:
+// each kernel in turn, as samples of tm.SampleTime, until tm.Warmup has
+// passed; then the rounds in one submission (one submission a sample
+// where the device has no timestamps). It returns rates[kernel][round]
+// and each kernel's dispatches per sample.
+func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Kernel, runs []KernelRun, tm Timing) ([][]float64, []int, error) {
 	reps := make([]int, len(ks))
 	err := WarmUp(ctx, tm.Warmup, func() error {
 		for i, k := range ks {
@@ -286,7 +252,7 @@ func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Ker
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var secs []float64
 	if t.Pool == nil {
@@ -294,23 +260,23 @@ func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Ker
 			for i, k := range ks {
 				s, err := d.timeDispatches(c, t, k, runs[i].Groups, reps[i])
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				secs = append(secs, s)
 			}
 		}
 	} else if secs, err = d.runRounds(c, t, ks, runs, reps, tm.Samples); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rates := make([][]float64, len(ks))
 	for j, s := range secs {
 		if s <= 0 {
-			return nil, fmt.Errorf("vulkan: non-positive sample duration %g s", s)
+			return nil, nil, fmt.Errorf("vulkan: non-positive sample duration %g s", s)
 		}
 		i := j % len(ks)
 		rates[i] = append(rates[i], float64(reps[i])*runs[i].Ops/s)
 	}
-	return rates, nil
+	return rates, reps, nil
 }
 
 // timeDispatches is the seconds of n dispatches of k, by timestamps or the host clock.
