@@ -98,19 +98,15 @@ const (
 	aluMaxIters  = 1 << 20
 )
 
-func newALULimits(quick bool) aluLimits {
-	l := aluLimits{
-		cal: calibrationLimits{
+func newALULimits(s Sampling) aluLimits {
+	return aluLimits{
+		cal: s.apply(calibrationLimits{
 			MinSampleS: 2e-3, LaunchFactor: 20, MaxDispatchS: 0.1, MinElements: 1, ElementStep: 1,
 			MaxIterations: 4096, BudgetS: 1.0, MinSamples: 5, MaxSamples: 30,
-		},
+		}),
 		MinGroups: aluMinGroups, MaxGroups: aluMaxGroups, MinIters: aluMinIters,
 		MinDispatchS: 2e-3, LaunchFactor: 50, WarmUp: warmUp,
 	}
-	if quick {
-		l.cal.BudgetS, l.cal.MinSamples, l.cal.MaxSamples = 0.25, 3, 5
-	}
-	return l
 }
 
 // MeasureALUKernels measures the rows of ALUKernels named (none means all)
@@ -124,7 +120,7 @@ func MeasureALUKernels(ctx context.Context, d *Device, names []string) ([]ALURes
 	if err != nil {
 		return nil, nil, fmt.Errorf("gpu: alu: %w", err)
 	}
-	return measureALURows(ctx, d, rows, newALULimits(d.opts.Quick), nil)
+	return measureALURows(ctx, d, rows, newALULimits(d.opts.Effort.ALU), nil)
 }
 
 // selectRows returns the named rows of table in order; none named means all.

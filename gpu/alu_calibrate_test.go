@@ -7,18 +7,17 @@ import (
 )
 
 func TestALULimits(t *testing.T) {
-	for _, quick := range []bool{false, true} {
-		l := newALULimits(quick)
+	for _, c := range []struct {
+		s          Sampling
+		minSamples int
+	}{{Sampling{}, 5}, {quickEffort.ALU, 3}} {
+		l := newALULimits(c.s)
 		if err := l.cal.validate(); err != nil {
 			t.Fatal(err)
 		}
-		minSamples := 5
-		if quick {
-			minSamples = 3
-		}
-		if l.WarmUp < 250*time.Millisecond || l.cal.MinSamples < minSamples || l.MinDispatchS < 2e-3 ||
+		if l.WarmUp < 250*time.Millisecond || l.cal.MinSamples < c.minSamples || l.MinDispatchS < 2e-3 ||
 			l.LaunchFactor < 20 || l.MinGroups > l.MaxGroups || l.MinIters > aluMaxIters {
-			t.Errorf("quick=%t: limits %+v", quick, l)
+			t.Errorf("sampling %+v: limits %+v", c.s, l)
 		}
 	}
 }
@@ -49,7 +48,7 @@ func TestGrowGroups(t *testing.T) {
 }
 
 func TestItersFor(t *testing.T) {
-	lim := newALULimits(false)
+	lim := newALULimits(Sampling{})
 	cases := []struct {
 		name             string
 		perIter, launchS float64
@@ -88,8 +87,8 @@ func TestALUSizingEndToEnd(t *testing.T) {
 		{"software", 50e-6, 2e-6, 150e-6},
 		{"very slow", 1e-4, 1e-4, 1e-3},
 	}
-	for _, quick := range []bool{false, true} {
-		lim := newALULimits(quick)
+	for _, s := range []Sampling{{}, quickEffort.ALU} {
+		lim := newALULimits(s)
 		for _, dv := range devices {
 			for _, kind := range []aluKind{aluF32, aluF16, aluDotI8} {
 				dispatchS := func(g, it uint32) float64 { return dv.overhead + float64(g)*float64(it)*dv.cost }
@@ -108,7 +107,7 @@ func TestALUSizingEndToEnd(t *testing.T) {
 					t.Fatal(err)
 				}
 				sample := d * float64(cal.Iterations)
-				t.Logf("quick=%t %-9s kind %d: %6d groups x %5d trips, %.3g s a dispatch, %d x %d", quick, dv.name, kind, groups, iters, d, cal.Samples, cal.Iterations)
+				t.Logf("sampling %+v %-9s kind %d: %6d groups x %5d trips, %.3g s a dispatch, %d x %d", s, dv.name, kind, groups, iters, d, cal.Samples, cal.Iterations)
 				if groups < lim.MinGroups || groups > lim.MaxGroups || iters < min(lim.MinIters, kind.maxIters()) || iters > kind.maxIters() {
 					t.Errorf("%s: %d groups x %d trips out of bounds", dv.name, groups, iters)
 				}
@@ -127,7 +126,7 @@ func TestALUSizingEndToEnd(t *testing.T) {
 }
 
 func TestALUGroupCap(t *testing.T) {
-	lim := newALULimits(true)
+	lim := newALULimits(quickEffort.ALU)
 	big := Limits{MaxBufferBytes: 4 << 30, MaxStorageBindingBytes: 2 << 30}
 	if g, err := aluGroupCap(big, 4<<30, lim); err != nil || g != aluMaxGroups {
 		t.Errorf("big device: %d, %v", g, err)

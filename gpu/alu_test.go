@@ -101,7 +101,7 @@ func TestALUKernelsValidateWithNaga(t *testing.T) {
 // dispatches.
 func smallALURun(t *testing.T, d *Device) *aluRun {
 	t.Helper()
-	r, err := newALURun(t.Context(), d, newALULimits(true), nil)
+	r, err := newALURun(t.Context(), d, newALULimits(quickEffort.ALU), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestALUQuick(t *testing.T) {
 	if len(res)+len(skips) != len(ALUKernels()) || len(res) < 2 {
 		t.Fatalf("%d results and %d skips for %d kernels", len(res), len(skips), len(ALUKernels()))
 	}
-	lim := newALULimits(true)
+	lim := newALULimits(quickEffort.ALU)
 	for _, r := range res {
 		s := r.OpsPerS
 		t.Logf("%-10s %7.2f Gops/s (min %.2f, max %.2f; %d samples of %d dispatches) %d invocations x %d chains x %d ops, %s; %d checked",
@@ -216,7 +216,7 @@ func TestALUCatchesWrongResult(t *testing.T) {
 		}
 		return chunk
 	}
-	res, _, err := measureALURows(t.Context(), d, ALUKernels(), newALULimits(true), tamper)
+	res, _, err := measureALURows(t.Context(), d, ALUKernels(), newALULimits(quickEffort.ALU), tamper)
 	if !errors.Is(err, ErrCheckFailed) || !strings.Contains(err.Error(), "fp32-fma") || res != nil {
 		t.Fatalf("got %v (%d results), want an fp32-fma check failure", err, len(res))
 	}

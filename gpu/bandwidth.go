@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -75,16 +76,12 @@ func (d *Device) warmUpTime(dur time.Duration) time.Duration {
 	return dur
 }
 
-func bandwidthLimits(quick bool) calibrationLimits {
-	l := calibrationLimits{
+func bandwidthLimits(s Sampling) calibrationLimits {
+	return s.apply(calibrationLimits{
 		MinSampleS: 2e-3, LaunchFactor: 20, MaxDispatchS: 0.1,
 		MinElements: minArrayBytes / ElementBytes, ElementStep: wgSize,
 		MaxIterations: 4096, BudgetS: 0.5, MinSamples: 5, MaxSamples: 30,
-	}
-	if quick {
-		l.BudgetS, l.MinSamples, l.MaxSamples = 0.25, 3, 5
-	}
-	return l
+	})
 }
 
 // MeasureBandwidthKernels measures the kernels of BandwidthKernels named
@@ -124,15 +121,11 @@ func newBandwidthRun(ctx context.Context, d *Device, tamper tamperFunc) (*bandwi
 	if err := d.alive(); err != nil {
 		return nil, err
 	}
-	maxBytes := uint64(maxArrayBytes)
-	if d.info.Software && d.opts.Quick {
-		maxBytes = minArrayBytes
-	}
-	elems, err := arrayElements(d.limits, d.memLimit, maxBytes)
+	elems, err := arrayElements(d.limits, d.memLimit, cmp.Or(d.opts.Effort.BandwidthMaxArrayBytes, maxArrayBytes))
 	if err != nil {
 		return nil, err
 	}
-	r := &bandwidthRun{d: d, lim: bandwidthLimits(d.opts.Quick), tamper: tamper,
+	r := &bandwidthRun{d: d, lim: bandwidthLimits(d.opts.Effort.Bandwidth), tamper: tamper,
 		maxPerDim: d.limits.MaxWorkgroupsPerDimension}
 	if err := r.setup(elems); err != nil {
 		r.release()

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -218,11 +219,8 @@ func (r *bandwidthRun) measure(ctx context.Context, k BandwidthKernel) (Bandwidt
 	return res, nil
 }
 
-// Rounds of the elements-per-invocation trial, candidates in turn.
-const (
-	perTrialRounds      = 3
-	perTrialQuickRounds = 2
-)
+// perTrialRounds is the elements-per-invocation trial's default rounds, candidates in turn.
+const perTrialRounds = 3
 
 // choosePer keeps the candidate of lowest median time per dispatch.
 func (r *bandwidthRun) choosePer(ctx context.Context, ds *bwDispatch, cands []int, one float64) (float64, error) {
@@ -230,12 +228,8 @@ func (r *bandwidthRun) choosePer(ctx context.Context, ds *bwDispatch, cands []in
 	if err != nil {
 		return 0, err
 	}
-	rounds := perTrialRounds
-	if r.d.opts.Quick {
-		rounds = perTrialQuickRounds
-	}
 	times := make([][]float64, len(cands))
-	for range rounds {
+	for range cmp.Or(r.d.opts.Effort.BandwidthTrialRounds, perTrialRounds) {
 		for i, c := range cands {
 			if err := ctx.Err(); err != nil {
 				return 0, err

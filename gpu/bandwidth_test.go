@@ -96,7 +96,7 @@ func TestBandwidthQuick(t *testing.T) {
 		if r.Kernel != k.Name || r.BytesPerDispatch != r.ArrayBytes/ElementBytes*k.BytesPerElement() {
 			t.Errorf("%s: bytes per dispatch %d do not follow the table for %d-byte arrays", r.Kernel, r.BytesPerDispatch, r.ArrayBytes)
 		}
-		if s.Samples < bandwidthLimits(true).MinSamples || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
+		if s.Samples < bandwidthLimits(quickEffort.Bandwidth).MinSamples || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
 			t.Errorf("%s: implausible stat %+v", r.Kernel, s)
 		}
 		// A plausibility bound, not an expectation: no memory system moves 100 TB/s.
@@ -136,7 +136,7 @@ func TestBandwidthCatchesWrongResult(t *testing.T) {
 // surplus workgroups, and checks every output.
 func TestBandwidthKernelsOnAnOddGrid(t *testing.T) {
 	d := newDevice(t)
-	r := &bandwidthRun{d: d, lim: bandwidthLimits(true), maxPerDim: 21}
+	r := &bandwidthRun{d: d, lim: bandwidthLimits(quickEffort.Bandwidth), maxPerDim: 21}
 	defer r.release()
 	const n = 100*4*wgSize + 17 // copy: 101 groups of 4 per invocation, a 21 x 5 grid; 401 of 1 in 21 x 20
 	if err := r.setup(n); err != nil {

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -17,6 +18,19 @@ type calibrationLimits struct {
 	MaxIterations          int // dispatches per sample
 	BudgetS                float64
 	MinSamples, MaxSamples int
+}
+
+// Sampling bounds each kernel's samples in one probe family.
+type Sampling struct {
+	BudgetS                float64 // seconds of samples, unless MinSamples take longer
+	MinSamples, MaxSamples int
+}
+
+// apply is l with the non-zero fields of s.
+func (s Sampling) apply(l calibrationLimits) calibrationLimits {
+	l.BudgetS, l.MinSamples = cmp.Or(s.BudgetS, l.BudgetS), cmp.Or(s.MinSamples, l.MinSamples)
+	l.MaxSamples = cmp.Or(s.MaxSamples, l.MaxSamples)
+	return l
 }
 
 type calibration struct {

@@ -6,7 +6,7 @@ import (
 )
 
 func TestPlanMeetsSampleFloorAndLaunchFactor(t *testing.T) {
-	lim := bandwidthLimits(false)
+	lim := bandwidthLimits(Sampling{})
 	cases := []struct {
 		name              string
 		dispatchS, launch float64
@@ -36,7 +36,7 @@ func TestPlanMeetsSampleFloorAndLaunchFactor(t *testing.T) {
 }
 
 func TestPlanBounds(t *testing.T) {
-	lim := bandwidthLimits(true)
+	lim := bandwidthLimits(quickEffort.Bandwidth)
 	// A dispatch far longer than the budget: one iteration, minimum samples.
 	p, err := plan(10, 1e-3, lim)
 	if err != nil || p.Iterations != 1 || p.Samples != lim.MinSamples {
@@ -61,8 +61,8 @@ func TestPlanBounds(t *testing.T) {
 }
 
 func TestPlanKeepsBudget(t *testing.T) {
-	for _, quick := range []bool{false, true} {
-		lim := bandwidthLimits(quick)
+	for _, s := range []Sampling{{}, quickEffort.Bandwidth} {
+		lim := bandwidthLimits(s)
 		for d := 1e-6; d < 1; d *= 3 {
 			p, err := plan(d, 50e-6, lim)
 			if err != nil {
@@ -71,15 +71,15 @@ func TestPlanKeepsBudget(t *testing.T) {
 			total := float64(p.Samples*p.Iterations) * d
 			// Over budget only when the minimum sample count forces it.
 			if total > lim.BudgetS && p.Samples > lim.MinSamples {
-				t.Errorf("quick=%t dispatch %.3g s: %d x %d takes %.3g s, budget %.3g s",
-					quick, d, p.Samples, p.Iterations, total, lim.BudgetS)
+				t.Errorf("sampling %+v, dispatch %.3g s: %d x %d takes %.3g s, budget %.3g s",
+					s, d, p.Samples, p.Iterations, total, lim.BudgetS)
 			}
 		}
 	}
 }
 
 func TestShrinkElements(t *testing.T) {
-	lim := bandwidthLimits(false)
+	lim := bandwidthLimits(Sampling{})
 	n := uint64(maxArrayBytes / ElementBytes)
 	// Fast enough: unchanged.
 	if got, tt := shrinkElements(lim.MaxDispatchS/2, n, lim); got != n || tt != lim.MaxDispatchS/2 {

@@ -113,7 +113,7 @@ func holdCapacity(t *testing.T, d *Device, first uint64) (*HeldMemory, CapacityR
 // they were put, and a clean run over parts of one buffer (whose address
 // patterns differ by chunk) shows the parts do not overlap.
 func TestIntegrityInHeldMemory(t *testing.T) {
-	d := newDeviceOpts(t, Options{Quick: true, MemoryLimit: 128 * mib})
+	d := newDeviceOpts(t, Options{MemoryLimit: 128 * mib})
 	h, res := holdCapacity(t, d, 24*mib)
 	if res.Chunks != 6 || res.UsableBytes != 128*mib {
 		t.Fatalf("capacity %+v, want 128 MiB in 6 chunks", res)
@@ -153,7 +153,7 @@ func TestIntegrityInHeldMemory(t *testing.T) {
 // took; memory held on another device is refused; a HeldMemory takes
 // one capacity run's chunks only.
 func TestHeldMemoryFailures(t *testing.T) {
-	d := newDeviceOpts(t, Options{Quick: true, MemoryLimit: 64 * mib})
+	d := newDeviceOpts(t, Options{MemoryLimit: 64 * mib})
 	h, res := holdCapacity(t, d, 16*mib)
 	if _, err := MeasureIntegrity(t.Context(), d, IntegrityOptions{TargetBytes: 64 * mib, Held: h}); err == nil || h.Bytes() != res.UsableBytes {
 		t.Errorf("over the memory limit: %v, %d bytes still held", err, h.Bytes())
@@ -161,7 +161,7 @@ func TestHeldMemoryFailures(t *testing.T) {
 	if _, err := MeasureCapacity(t.Context(), d, CapacityOptions{Hold: h}); err == nil || h.Bytes() != res.UsableBytes {
 		t.Errorf("second capacity run into one HeldMemory: %v, %d bytes held", err, h.Bytes())
 	}
-	other := newDeviceOpts(t, Options{Quick: true, MemoryLimit: 64 * mib})
+	other := newDeviceOpts(t, Options{MemoryLimit: 64 * mib})
 	if _, err := MeasureIntegrity(t.Context(), other, IntegrityOptions{TargetBytes: 8 * mib, Held: h}); err == nil || h.Bytes() != res.UsableBytes {
 		t.Errorf("memory of another device: %v, %d bytes held", err, h.Bytes())
 	}
@@ -184,7 +184,7 @@ func TestHeldMemoryFailures(t *testing.T) {
 // stay in the one large chunk, which is released, and nothing is left
 // held.
 func TestMemoryProbesHandOver(t *testing.T) {
-	d := newDeviceOpts(t, Options{Quick: true, MemoryLimit: 128 * mib})
+	d := newDeviceOpts(t, Options{MemoryLimit: 128 * mib})
 	h := &HeldMemory{}
 	defer h.Release()
 	c, err := CapacityProbe{Hold: h}.Run(t.Context(), d)

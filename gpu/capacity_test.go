@@ -86,7 +86,7 @@ func realClears(d *Device, opts CapacityOptions, clears *int) *capacityRun {
 }
 
 func TestCapacityMemoryLimit(t *testing.T) {
-	d := newDeviceOpts(t, Options{Quick: true, MemoryLimit: 256 * mib})
+	d := newDeviceOpts(t, Options{MemoryLimit: 256 * mib})
 	var clears int
 	res, err := measureCapacity(t.Context(), realClears(d, CapacityOptions{}, &clears))
 	if err != nil {
@@ -109,7 +109,7 @@ func TestCapacityMemoryLimit(t *testing.T) {
 }
 
 func TestCapacityBudget(t *testing.T) {
-	d := newDeviceOpts(t, Options{Quick: true, MemoryLimit: 256 * mib})
+	d := newDeviceOpts(t, Options{MemoryLimit: 256 * mib})
 	var clears int
 	res, err := measureCapacity(t.Context(), realClears(d, CapacityOptions{BudgetBytes: 200*mib + 100}, &clears))
 	if err != nil {

@@ -19,8 +19,17 @@ var ErrDeviceHung = errors.New("gpu: device hung")
 // Options says how a device may be used.
 type Options struct {
 	MemoryLimit uint64           // bytes a probe may hold; 0 is 1 GiB on a software adapter, else 4 GiB
-	Quick       bool             // fewer samples and shorter budgets
+	Effort      Effort           // the zero value is the full appraisal
 	Progress    func(msg string) // when not nil, receives progress messages
+}
+
+// Effort trims the probes' work; each zero field keeps the probe's default.
+type Effort struct {
+	ALU, Bandwidth, Roofline Sampling // the soak is sized as ALU is
+	BandwidthMaxArrayBytes   uint64   // caps each bandwidth array; 0 means 1 GiB
+	BandwidthTrialRounds     int      // rounds of the elements-per-invocation trial; 0 means 3
+	RooflineThin             int      // times the sweep keeps every other intensity and the last
+	RooflineMinArrayBytes    uint64   // how far a compute-bound roofline point may shrink its arrays; 0 means 64 MiB
 }
 
 const (

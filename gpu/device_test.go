@@ -8,15 +8,33 @@ import (
 	"github.com/everycycle/appraise/schema"
 )
 
-// newDevice opens the first adapter, software ones included, in quick mode
-// and releases it when the test ends. It skips only when there is no
+// quickEffort is what internal/appraisal's plan gives a GPU under --quick.
+var quickEffort = Effort{
+	ALU:                  Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
+	Bandwidth:            Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
+	Roofline:             Sampling{BudgetS: 0.1, MaxSamples: 5},
+	BandwidthTrialRounds: 2, RooflineThin: 1, RooflineMinArrayBytes: 4 << 20,
+}
+
+// quickEffortOn is what the plan gives adapter a under --quick.
+func quickEffortOn(a AdapterInfo) Effort {
+	e := quickEffort
+	if a.Software {
+		e.RooflineThin, e.BandwidthMaxArrayBytes = 2, minArrayBytes
+	}
+	return e
+}
+
+// newDevice opens the first adapter, software ones included, as --quick
+// does and releases it when the test ends. It skips only when there is no
 // adapter at all, and fails instead when CI=true.
 func newDevice(t *testing.T) *Device {
 	t.Helper()
-	return newDeviceOpts(t, Options{Quick: true})
+	return newDeviceOpts(t, Options{})
 }
 
-// newDeviceOpts is newDevice with explicit options.
+// newDeviceOpts is newDevice with explicit options; their Effort is
+// always --quick's for the adapter.
 func newDeviceOpts(t *testing.T, opts Options) *Device {
 	t.Helper()
 	inst, err := NewInstance()
@@ -34,6 +52,7 @@ func newDeviceOpts(t *testing.T, opts Options) *Device {
 	if err != nil {
 		t.Fatalf("Adapters: %v", err)
 	}
+	opts.Effort = quickEffortOn(adapters[0])
 	d, err := Open(inst, adapters[0], opts)
 	if err != nil {
 		t.Fatalf("Open %q: %v", adapters[0].DisplayName(), err)

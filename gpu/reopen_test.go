@@ -21,7 +21,7 @@ func TestReopenOnOneInstance(t *testing.T) {
 	if err != nil || len(as) == 0 {
 		t.Skipf("no adapter: %v", err)
 	}
-	first, err := Open(inst, as[0], Options{Quick: true})
+	first, err := Open(inst, as[0], Options{Effort: quickEffortOn(as[0])})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestReopenOnOneInstance(t *testing.T) {
 	}
 	s.release()
 	first.Release()
-	second, err := Open(inst, as[0], Options{Quick: true})
+	second, err := Open(inst, as[0], Options{Effort: quickEffortOn(as[0])})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -115,33 +116,24 @@ const (
 	roofPointWarmUp = 100 * time.Millisecond
 )
 
-func newRooflineLimits(o RooflineOptions, quick bool) rooflineLimits {
+func newRooflineLimits(o RooflineOptions, e Effort) rooflineLimits {
 	l := rooflineLimits{
-		cal: calibrationLimits{
+		cal: e.Roofline.apply(calibrationLimits{
 			MinSampleS: 5e-3, LaunchFactor: 20, MaxDispatchS: 0.1,
 			MinElements: 1, ElementStep: roofBlock, // point() sets MinElements from MinArrayBytes
 			MaxIterations: 4096, BudgetS: 0.15, MinSamples: 3, MaxSamples: 10,
-		},
-		MinArrayBytes: minArrayBytes, MaxArrayBytes: maxArrayBytes,
+		}),
+		MinArrayBytes: cmp.Or(e.RooflineMinArrayBytes, minArrayBytes), MaxArrayBytes: cmp.Or(o.MaxArrayBytes, maxArrayBytes),
 		Iters: RooflineIters(), WarmUp: warmUp, PointWarmUp: roofPointWarmUp,
 	}
-	if o.MaxArrayBytes > 0 {
-		l.MaxArrayBytes = o.MaxArrayBytes
-	}
-	if quick {
-		l.cal.BudgetS, l.cal.MaxSamples = 0.1, 5
-		l.Iters = quickIters(l.Iters)
-		l.MinArrayBytes = quickMinArrayBytes
+	for range e.RooflineThin {
+		l.Iters = thinIters(l.Iters)
 	}
 	return l
 }
 
-// quickMinArrayBytes is how far a quick, compute-bound point may shrink its
-// arrays.
-const quickMinArrayBytes = 4 << 20
-
-// quickIters keeps every other point of its, from the first, and the last.
-func quickIters(its []uint32) []uint32 {
+// thinIters keeps every other point of its, from the first, and the last.
+func thinIters(its []uint32) []uint32 {
 	var out []uint32
 	for i, it := range its {
 		if i%2 == 0 || i == len(its)-1 {
@@ -152,8 +144,8 @@ func quickIters(its []uint32) []uint32 {
 }
 
 // MeasureRoofline sweeps each selected precision over RooflineIters (fewer
-// in quick mode), checking every output element exactly against the closed
-// form. A failed check returns an error wrapping ErrCheckFailed.
+// with Effort.RooflineThin), checking every output element exactly against
+// the closed form. A failed check returns an error wrapping ErrCheckFailed.
 func MeasureRoofline(ctx context.Context, d *Device, o RooflineOptions) ([]RooflineResult, error) {
 	if err := d.alive(); err != nil {
 		return nil, err
@@ -165,16 +157,7 @@ func MeasureRoofline(ctx context.Context, d *Device, o RooflineOptions) ([]Roofl
 	if o.MaxArrayBytes > 0 && o.MaxArrayBytes < minArrayBytes {
 		return nil, fmt.Errorf("gpu: roofline arrays capped at %d bytes, below the %d-byte minimum", o.MaxArrayBytes, minArrayBytes)
 	}
-	return measureRoofline(ctx, d, rows, rooflineLimitsFor(o, d), nil)
-}
-
-// rooflineLimitsFor thins the quick points once more on a software adapter.
-func rooflineLimitsFor(o RooflineOptions, d *Device) rooflineLimits {
-	lim := newRooflineLimits(o, d.opts.Quick)
-	if d.opts.Quick && d.info.Software {
-		lim.Iters = quickIters(lim.Iters)
-	}
-	return lim
+	return measureRoofline(ctx, d, rows, newRooflineLimits(o, d.opts.Effort), nil)
 }
 
 func selectRooflineKernels(names []string) ([]RooflineKernel, error) {

@@ -177,7 +177,7 @@ func TestCheckRooflineMatchesReference(t *testing.T) {
 // and the options, and refuses arrays below the minimum.
 func TestRooflineElements(t *testing.T) {
 	big := Limits{MaxBufferBytes: 1 << 40, MaxStorageBindingBytes: 4<<30 - 4}
-	lim := newRooflineLimits(RooflineOptions{}, false)
+	lim := newRooflineLimits(RooflineOptions{}, Effort{})
 	cases := []struct {
 		l        Limits
 		memLimit uint64
@@ -193,7 +193,7 @@ func TestRooflineElements(t *testing.T) {
 	for i, c := range cases {
 		l := lim
 		if c.opts.MaxArrayBytes > 0 {
-			l = newRooflineLimits(c.opts, false)
+			l = newRooflineLimits(c.opts, Effort{})
 		}
 		n, err := rooflineElements(c.l, c.memLimit, l)
 		switch {

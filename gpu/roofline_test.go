@@ -20,7 +20,7 @@ import (
 // budget with samples of at least 20 ms (shorter ones on a 2-core host
 // are at the mercy of the scheduler).
 func testRooflineLimits() rooflineLimits {
-	l := newRooflineLimits(RooflineOptions{}, true)
+	l := newRooflineLimits(RooflineOptions{}, quickEffort)
 	l.MinArrayBytes, l.MaxArrayBytes = 64<<10, 4<<20
 	l.WarmUp, l.PointWarmUp = 50*time.Millisecond, 10*time.Millisecond
 	l.cal.MinSampleS = 20e-3
@@ -495,7 +495,7 @@ func TestRooflineEntry(t *testing.T) {
 // TestRooflinePointWarmUp: a GPU warms up PointWarmUp before each point,
 // a software adapter for one dispatch.
 func TestRooflinePointWarmUp(t *testing.T) {
-	lim := newRooflineLimits(RooflineOptions{}, true)
+	lim := newRooflineLimits(RooflineOptions{}, quickEffort)
 	for _, software := range []bool{false, true} {
 		r := &rooflineRun{d: &Device{info: AdapterInfo{Software: software}}, lim: lim}
 		want := lim.PointWarmUp

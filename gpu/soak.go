@@ -65,7 +65,7 @@ func Soak(ctx context.Context, d *Device, o SoakOptions) (SoakResult, error) {
 	if err := d.alive(); err != nil {
 		return SoakResult{}, err
 	}
-	return soak(ctx, d, o, newALULimits(d.opts.Quick), nil)
+	return soak(ctx, d, o, newALULimits(d.opts.Effort.ALU), nil)
 }
 
 func soak(ctx context.Context, d *Device, o SoakOptions, lim aluLimits, tamper tamperFunc) (SoakResult, error) {

@@ -58,7 +58,7 @@ func checkSoak(t *testing.T, d *Device, dur time.Duration) {
 	var seen []SoakPoint
 	s, err := runSoak(t.Context(), d, SoakOptions{Duration: dur, OnPoint: func(at time.Duration, r float64) {
 		seen = append(seen, SoakPoint{At: at, OpsPerS: r})
-	}}, newALULimits(true), nil)
+	}}, newALULimits(quickEffort.ALU), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestSoakCancel(t *testing.T) {
 	s, err := runSoak(ctx, d, SoakOptions{Duration: time.Minute, OnPoint: func(time.Duration, float64) {
 		points++
 		cancel()
-	}}, newALULimits(true), nil)
+	}}, newALULimits(quickEffort.ALU), nil)
 	if !errors.Is(err, context.Canceled) || points != 1 || s == nil {
 		t.Fatalf("err %v, %d points", err, points)
 	}
@@ -158,7 +158,7 @@ func TestSoakCatchesFault(t *testing.T) {
 		}
 		return chunk
 	}
-	res, err := soak(t.Context(), d, SoakOptions{Duration: 200 * time.Millisecond}, newALULimits(true), tamper)
+	res, err := soak(t.Context(), d, SoakOptions{Duration: 200 * time.Millisecond}, newALULimits(quickEffort.ALU), tamper)
 	if !errors.Is(err, ErrCheckFailed) || res.Points != nil {
 		t.Fatalf("got %d points, err %v; want ErrCheckFailed and no result", len(res.Points), err)
 	}

@@ -83,6 +83,20 @@ const (
 	quickSoftwareMemtestBytes = 64 << 20
 	softwareTransferBytes     = 64 << 20
 	softwareFMASteps          = 128
+	quickSoftwareStreamBytes  = 64 << 20
+	quickSoftwareRooflineThin = 2
+)
+
+// quickWebGPU and quickCPU are what the probes do under --quick; a software
+// adapter also takes the quickSoftware settings above.
+var (
+	quickWebGPU = gpu.Effort{
+		ALU:                  gpu.Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
+		Bandwidth:            gpu.Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
+		Roofline:             gpu.Sampling{BudgetS: 0.1, MaxSamples: 5},
+		BandwidthTrialRounds: 2, RooflineThin: 1, RooflineMinArrayBytes: 4 << 20,
+	}
+	quickCPU = cpu.Effort{Samples: 3, SampleS: 0.052, ArrayLLCs: 2}
 )
 
 // quickTransfer are the host link's brief sample counts and trial rounds.
@@ -107,7 +121,10 @@ func planRun(ctx context.Context, devs []Candidate, o Options) (runPlan, error) 
 	if err != nil {
 		return runPlan{}, err
 	}
-	rp := runPlan{cpu: cpu.Options{Quick: o.Quick, Root: o.SysfsRoot}}
+	rp := runPlan{cpu: cpu.Options{Root: o.SysfsRoot}}
+	if o.Quick {
+		rp.cpu.Effort = quickCPU
+	}
 	for _, c := range devs {
 		p, err := planDevice(c, o, xc, len(devs))
 		if err != nil {
@@ -273,7 +290,14 @@ func (xc *crossCheckPlan) describe(c Candidate) string {
 
 // deviceOptions are the options c's WebGPU device is opened with.
 func deviceOptions(c Candidate, o Options) gpu.Options {
-	return gpu.Options{Quick: o.Quick, MemoryLimit: memoryLimit(c, o.hostUsable)}
+	opts := gpu.Options{MemoryLimit: memoryLimit(c, o.hostUsable)}
+	if o.Quick {
+		opts.Effort = quickWebGPU
+	}
+	if o.Quick && c.Adapter.Software {
+		opts.Effort.RooflineThin, opts.Effort.BandwidthMaxArrayBytes = quickSoftwareRooflineThin, quickSoftwareStreamBytes
+	}
+	return opts
 }
 
 // transferOptions are c's host link options.

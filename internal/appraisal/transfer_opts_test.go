@@ -5,6 +5,7 @@ import (
 
 	"github.com/everycycle/appraise/coopmat/link"
 	gpupkg "github.com/everycycle/appraise/gpu"
+	"github.com/everycycle/appraise/internal/probe/cpu"
 )
 
 // TestTransferOptions: a software adapter's raw-Vulkan host link moves
@@ -63,6 +64,51 @@ func TestVulkanOptions(t *testing.T) {
 		o := vulkanOptions(tc.c, tc.o)
 		if got := (sizes{o.FMAInvocations, o.FMASteps, o.Size, o.SearchSize}); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEfforts: --quick gives the WebGPU probes and the CPU baseline their
+// brief sampling, and a software adapter's roofline one more thinning and
+// 64 MiB stream arrays; without --quick every Effort is the default.
+func TestEfforts(t *testing.T) {
+	sw := Candidate{Addr: "software-0"}
+	sw.Adapter.Software = true
+	gpu := Candidate{Addr: "0000:01:00.0"}
+	soft := quickWebGPU
+	soft.RooflineThin, soft.BandwidthMaxArrayBytes = 2, 64<<20
+	for _, tc := range []struct {
+		name string
+		c    Candidate
+		o    Options
+		want gpupkg.Effort
+	}{
+		{"software", sw, Options{}, gpupkg.Effort{}},
+		{"software quick", sw, Options{Quick: true}, soft},
+		{"gpu", gpu, Options{}, gpupkg.Effort{}},
+		{"gpu quick", gpu, Options{Quick: true}, quickWebGPU},
+	} {
+		if got := deviceOptions(tc.c, tc.o).Effort; got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	brief := gpupkg.Effort{
+		ALU:                  gpupkg.Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
+		Bandwidth:            gpupkg.Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
+		Roofline:             gpupkg.Sampling{BudgetS: 0.1, MaxSamples: 5},
+		BandwidthTrialRounds: 2, RooflineThin: 1, RooflineMinArrayBytes: 4 << 20,
+	}
+	if quickWebGPU != brief {
+		t.Errorf("quick GPU effort %+v, want %+v", quickWebGPU, brief)
+	}
+	for _, quick := range []bool{false, true} {
+		rp, err := planRun(t.Context(), nil, Options{Quick: quick, SysfsRoot: t.TempDir()})
+		want := cpu.Effort{}
+		if quick {
+			want = cpu.Effort{Samples: 3, SampleS: 0.052, ArrayLLCs: 2}
+		}
+		if err != nil || rp.cpu.Effort != want {
+			t.Errorf("quick %t: CPU effort %+v, %v; want %+v", quick, rp.cpu.Effort, err, want)
 		}
 	}
 }

@@ -75,6 +75,20 @@ func spread(xs []float64) string {
 	return fmt.Sprintf("%.3f (%.3f–%.3f)", stats.Median(xs), slices.Min(xs), slices.Max(xs))
 }
 
+// quickEffort is the Effort internal/appraisal's plan gives a under --quick.
+func quickEffort(a gpu.AdapterInfo) gpu.Effort {
+	e := gpu.Effort{
+		ALU:                  gpu.Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
+		Bandwidth:            gpu.Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
+		Roofline:             gpu.Sampling{BudgetS: 0.1, MaxSamples: 5},
+		BandwidthTrialRounds: 2, RooflineThin: 1, RooflineMinArrayBytes: 4 << 20,
+	}
+	if a.Software {
+		e.RooflineThin, e.BandwidthMaxArrayBytes = 2, 64<<20
+	}
+	return e
+}
+
 // quickDevice opens the first adapter as a --quick appraisal does; it
 // skips when there is none.
 func quickDevice(t *testing.T) *gpu.Device {
@@ -90,7 +104,7 @@ func quickDevice(t *testing.T) *gpu.Device {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := gpu.Open(inst, adapters[0], gpu.Options{Quick: true})
+	d, err := gpu.Open(inst, adapters[0], gpu.Options{Effort: quickEffort(adapters[0])})
 	if err != nil {
 		t.Fatal(err)
 	}

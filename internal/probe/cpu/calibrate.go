@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -11,7 +12,7 @@ import (
 const (
 	minSampleS     = 0.050   // the shortest timed sample, seconds
 	sampleMargin   = 1.04    // calibration aims this far above minSampleS; take extends a short sample
-	fullSampleS    = 0.075   // the sample length of a full (not Quick) probe, seconds
+	fullSampleS    = 0.075   // the default sample length, seconds
 	minTrialS      = 0.005   // the trial that counts lasts this long; trials are discarded warm-up
 	maxRepetitions = 1 << 40 // bounds one sample's repetitions
 )
@@ -22,11 +23,8 @@ type samplePlan struct {
 	targetS float64
 }
 
-func planFor(quick bool) samplePlan {
-	if quick {
-		return samplePlan{samples: 3, targetS: minSampleS * sampleMargin}
-	}
-	return samplePlan{samples: 5, targetS: fullSampleS}
+func planFor(e Effort) samplePlan {
+	return samplePlan{samples: cmp.Or(e.Samples, 5), targetS: max(cmp.Or(e.SampleS, fullSampleS), minSampleS*sampleMargin)}
 }
 
 // take runs the plan's samples, run(reps, last) timing reps repetitions whose

@@ -9,12 +9,15 @@ import (
 	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
+// quickEffort is what internal/appraisal's plan gives the probe under --quick.
+var quickEffort = Effort{Samples: 3, SampleS: 0.052, ArrayLLCs: 2}
+
 func TestPlanFor(t *testing.T) {
-	quick, full := planFor(true), planFor(false)
+	quick, full := planFor(quickEffort), planFor(Effort{})
 	if quick.samples < 3 || full.samples < 5 {
 		t.Errorf("samples: quick %d, full %d; want at least 3 and 5", quick.samples, full.samples)
 	}
-	for _, p := range []samplePlan{quick, full} {
+	for _, p := range []samplePlan{quick, full, planFor(Effort{SampleS: 1e-3})} {
 		if p.targetS < minSampleS {
 			t.Errorf("plan %+v aims below the %v s minimum", p, minSampleS)
 		}

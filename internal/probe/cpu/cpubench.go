@@ -19,8 +19,8 @@ const Timing = schema.TimingHostWallClock
 
 // Options configures Measure. The zero value measures with every CPU.
 type Options struct {
-	Quick   bool // 3 samples instead of 5, arrays of twice the last-level cache
-	Threads int  // 0 means runtime.NumCPU()
+	Effort  Effort // the zero value is the full probe
+	Threads int    // 0 means runtime.NumCPU()
 	// MemoryLimit is the most bytes the arrays may take together; 0 lets the
 	// probe choose. Arrays not twice the cache leave bandwidth out.
 	MemoryLimit uint64
@@ -28,6 +28,13 @@ type Options struct {
 
 	isa     string // forces an ISA path by name (tests); "" picks the best
 	corrupt string // a kernel ("copy", "fma/fp32/vector") whose output is spoiled (tests)
+}
+
+// Effort trims the probe's work; each zero field keeps the default.
+type Effort struct {
+	Samples   int     // timed samples per kernel; 0 means 5
+	SampleS   float64 // each sample's target length, at least 0.052 s; 0 means 0.075 s
+	ArrayLLCs uint64  // without MemoryLimit, each array is this many last-level caches, at least 2 and 64 MiB; 0 means 4 and 1 GiB in all
 }
 
 // Result is the CPU's capability vector.
@@ -82,7 +89,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := planFor(o.Quick)
+	plan := planFor(o.Effort)
 	llc, err := lastLevelCache(o.Root)
 	if err != nil {
 		return nil, err
@@ -109,7 +116,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 // use, each at least twice the last-level cache, else ErrTooLittleMemory.
 func sizeArrays(o Options, threads int, llc uint64) (arrayLayout, error) {
 	mem, memErr := host.ReadMemory(o.Root)
-	budget, err := arrayBudget(o.MemoryLimit, mem.UsableBytes, llc, o.Quick)
+	budget, err := arrayBudget(o.MemoryLimit, mem.UsableBytes, llc, o.Effort.ArrayLLCs)
 	if err != nil {
 		return arrayLayout{}, errors.Join(err, memErr)
 	}

@@ -38,7 +38,7 @@ func fakeHost(t *testing.T, llc string, availableKB string) string {
 // of every row; the figures are logged.
 func TestMeasureQuick(t *testing.T) {
 	start := time.Now()
-	r, err := Measure(context.Background(), Options{Quick: true, Threads: 2, Root: fakeHost(t, "8M", "2097152")})
+	r, err := Measure(context.Background(), Options{Effort: quickEffort, Threads: 2, Root: fakeHost(t, "8M", "2097152")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestMeasureOptions(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := Measure(cancelled, Options{Quick: true, Root: fakeHost(t, "8M", "2097152")}); !errors.Is(err, context.Canceled) {
+	if _, err := Measure(cancelled, Options{Effort: quickEffort, Root: fakeHost(t, "8M", "2097152")}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
 }
@@ -113,7 +113,7 @@ func TestMeasureCacheBound(t *testing.T) {
 		{"16 MiB limit", Options{MemoryLimit: 16 * mib, Root: fakeHost(t, "", "4194304")}, "want at least 64 MiB"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			c.o.Quick, c.o.Threads = true, 2
+			c.o.Effort, c.o.Threads = quickEffort, 2
 			r, err := Measure(context.Background(), c.o)
 			if err != nil {
 				t.Fatal(err)
@@ -135,7 +135,7 @@ func TestMeasureCacheBound(t *testing.T) {
 // TestMeasureFaultInjection: a corrupted output fails the whole probe,
 // through Options as the test hook is wired.
 func TestMeasureFaultInjection(t *testing.T) {
-	r, err := Measure(context.Background(), Options{Quick: true, Threads: 2, corrupt: "read", Root: fakeHost(t, "8M", "2097152")})
+	r, err := Measure(context.Background(), Options{Effort: quickEffort, Threads: 2, corrupt: "read", Root: fakeHost(t, "8M", "2097152")})
 	if !errors.Is(err, ErrCheckFailed) || r != nil {
 		t.Errorf("Measure with a corrupted read sum = %v, %v; want ErrCheckFailed and no result", r, err)
 	}

@@ -10,7 +10,7 @@ import (
 // The probe's contribution is a host baseline alone, every figure named
 // by the probe and carrying a passed check, valid for the box report.
 func TestProbeContribution(t *testing.T) {
-	c, err := Probe{Options: Options{Quick: true}}.Run(context.Background(), Host{})
+	c, err := Probe{Options: Options{Effort: quickEffort}}.Run(context.Background(), Host{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ const (
 	mib = 1 << 20
 	gib = 1 << 30
 
-	defaultBudget  = 1 * gib  // the arrays' least total without MemoryLimit, unless Quick
+	defaultBudget  = 1 * gib  // the arrays' least total without MemoryLimit or Effort.ArrayLLCs
 	llcFactor      = 4        // without a limit each array is this many LLCs (STREAM's rule)
-	minLLCFactor   = 2        // no array is smaller than this many LLCs; Quick arrays are this size
+	minLLCFactor   = 2        // no array is smaller than this many LLCs
 	minArrayBytes  = 64 * mib // the smallest array, whatever the cache topology says
 	availableShare = 4        // without a limit the arrays take at most usable/availableShare
 	limitShare     = 2        // with a limit they stay below usable/limitShare, short of swap
@@ -28,9 +28,9 @@ const (
 func minArray(llc uint64) uint64 { return max(minArrayBytes, minLLCFactor*llc) }
 
 // arrayBudget is the bytes the three arrays may take together, given
-// MemoryLimit (0: choose), the memory the process may allocate and the
-// last-level cache (0: unknown).
-func arrayBudget(limit, available, llc uint64, quick bool) (uint64, error) {
+// MemoryLimit (0: choose), the memory the process may allocate, the
+// last-level cache (0: unknown) and Effort.ArrayLLCs.
+func arrayBudget(limit, available, llc, llcs uint64) (uint64, error) {
 	if limit > 0 {
 		if available > 0 {
 			return min(limit, available/limitShare), nil
@@ -41,8 +41,8 @@ func arrayBudget(limit, available, llc uint64, quick bool) (uint64, error) {
 		return 0, errors.New("cpubench: usable memory unknown and no MemoryLimit given")
 	}
 	want := max(uint64(defaultBudget), streamArrays*llcFactor*llc)
-	if quick {
-		want = streamArrays * minArray(llc)
+	if llcs > 0 {
+		want = streamArrays * max(minArray(llc), llcs*llc)
 	}
 	return min(want, available/availableShare), nil
 }

@@ -9,30 +9,30 @@ func TestArrayBudget(t *testing.T) {
 	for _, c := range []struct {
 		name                  string
 		limit, available, llc uint64
-		quick                 bool
+		llcs                  uint64 // Effort.ArrayLLCs
 		want                  uint64
 	}{
-		{"big host, small cache: 1 GiB", 0, 64 * gib, 32 * mib, false, 1 * gib},
-		{"unknown cache: 1 GiB", 0, 64 * gib, 0, false, 1 * gib},
-		{"300 MiB cache: 4x per array", 0, 64 * gib, 300 * mib, false, 3600 * mib},
-		{"300 MiB cache, a quarter caps", 0, 8 * gib, 300 * mib, false, 2 * gib},
-		{"small host: a quarter", 0, 2 * gib, 32 * mib, false, 512 * mib},
-		{"quick, 480 MiB cache, 22.5 GiB free: 2x per array", 0, 22*gib + gib/2, 480 * mib, true, 2880 * mib},
-		{"quick, small cache: 64 MiB arrays", 0, 64 * gib, 16 * mib, true, 192 * mib},
-		{"quick, 32 MiB cache", 0, 64 * gib, 32 * mib, true, 192 * mib},
-		{"quick, 300 MiB cache: 2x per array", 0, 64 * gib, 300 * mib, true, 1800 * mib},
-		{"quick, small host", 0, 512 * mib, 0, true, 128 * mib},
-		{"limit below half", 300 * mib, 4 * gib, 300 * mib, false, 300 * mib},
-		{"limit above the default is honoured", 3 * gib, 64 * gib, 0, false, 3 * gib},
-		{"limit capped at half available", 3 * gib, 4 * gib, 0, false, 2 * gib},
-		{"limit, available unknown", 300 * mib, 0, 0, true, 300 * mib},
+		{"big host, small cache: 1 GiB", 0, 64 * gib, 32 * mib, 0, 1 * gib},
+		{"unknown cache: 1 GiB", 0, 64 * gib, 0, 0, 1 * gib},
+		{"300 MiB cache: 4x per array", 0, 64 * gib, 300 * mib, 0, 3600 * mib},
+		{"300 MiB cache, a quarter caps", 0, 8 * gib, 300 * mib, 0, 2 * gib},
+		{"small host: a quarter", 0, 2 * gib, 32 * mib, 0, 512 * mib},
+		{"quick, 480 MiB cache, 22.5 GiB free: 2x per array", 0, 22*gib + gib/2, 480 * mib, quickEffort.ArrayLLCs, 2880 * mib},
+		{"quick, small cache: 64 MiB arrays", 0, 64 * gib, 16 * mib, quickEffort.ArrayLLCs, 192 * mib},
+		{"quick, 32 MiB cache", 0, 64 * gib, 32 * mib, quickEffort.ArrayLLCs, 192 * mib},
+		{"quick, 300 MiB cache: 2x per array", 0, 64 * gib, 300 * mib, quickEffort.ArrayLLCs, 1800 * mib},
+		{"quick, small host", 0, 512 * mib, 0, quickEffort.ArrayLLCs, 128 * mib},
+		{"limit below half", 300 * mib, 4 * gib, 300 * mib, 0, 300 * mib},
+		{"limit above the default is honoured", 3 * gib, 64 * gib, 0, 0, 3 * gib},
+		{"limit capped at half available", 3 * gib, 4 * gib, 0, 0, 2 * gib},
+		{"limit, available unknown", 300 * mib, 0, 0, quickEffort.ArrayLLCs, 300 * mib},
 	} {
-		got, err := arrayBudget(c.limit, c.available, c.llc, c.quick)
+		got, err := arrayBudget(c.limit, c.available, c.llc, c.llcs)
 		if err != nil || got != c.want {
-			t.Errorf("%s: arrayBudget(%d, %d, %d, %v) = %d, %v; want %d", c.name, c.limit, c.available, c.llc, c.quick, got, err, c.want)
+			t.Errorf("%s: arrayBudget(%d, %d, %d, %d) = %d, %v; want %d", c.name, c.limit, c.available, c.llc, c.llcs, got, err, c.want)
 		}
 	}
-	if _, err := arrayBudget(0, 0, 0, false); err == nil {
+	if _, err := arrayBudget(0, 0, 0, 0); err == nil {
 		t.Error("arrayBudget without limit or MemAvailable succeeded")
 	}
 	if minArray(0) != minArrayBytes || minArray(300*mib) != 600*mib {
