@@ -228,13 +228,6 @@ func guardRatios(ctx context.Context, d *vk.Device, o Options, k fma16Kernel) (f
 	return r, nil
 }
 
-// guardRounds is the fewest rounds guardRatios times, guardSample the
-// length of each of its samples.
-const (
-	guardRounds = 15
-	guardSample = 5 * time.Millisecond
-)
-
 // medianRatio is the median over rounds of a[i]/b[i] (rates, all positive).
 func medianRatio(a, b []float64) float64 {
 	r := make([]float64, len(a))
@@ -265,8 +258,13 @@ func (f foldRatios) folded() string {
 }
 
 // foldLimit is how much faster per operation a kernel may run with more
-// work or more unroll before it counts as folded.
-const foldLimit = 1.5
+// work or more unroll before it counts as folded, judged over at least
+// guardRounds rounds of guardSample samples.
+const (
+	foldLimit   = 1.5
+	guardRounds = 15
+	guardSample = 5 * time.Millisecond
+)
 
 // fma16Forms are the fp16 rule's candidates in the order it measures them:
 // loaded operands, then constant ones, in vec2 lanes.

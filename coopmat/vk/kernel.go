@@ -235,10 +235,7 @@ func (d *Device) RunKernel(ctx context.Context, words []uint32, inputs [][]byte,
 		return nil, measurement{}, err
 	}
 	raw, err := b.output()
-	if err != nil {
-		return nil, measurement{}, err
-	}
-	return raw, m, nil
+	return raw, m, err
 }
 
 // KernelRun is one kernel of RunAlternating, as RunKernel takes it.
