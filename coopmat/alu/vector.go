@@ -66,7 +66,7 @@ func RunFMA16(ctx context.Context, d *vk.Device, o Options) (vk.Result, error) {
 			o.Progressf("%s: %s", vk.ProbeFMA16, k.tile())
 			return runFMA16(ctx, d, o, k)
 		},
-		func(k fma16Kernel, _ vk.Result) (string, error) {
+		func(k fma16Kernel) (string, error) {
 			o.Progressf("%s: %s in turn with half the pairs and a quarter of the unroll", vk.ProbeFMA16, k.tile())
 			g, err := guardRatios(ctx, d, o, k)
 			if err != nil {
@@ -92,7 +92,7 @@ const formBudget = 2 * time.Second
 // the next fastest guarded. Only a form that held is returned, its Tile
 // naming the others "over", "folded" or "not timed"; when none holds the
 // error wraps ErrCheckFailed.
-func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error), guard func(fma16Kernel, vk.Result) (string, error), now func() time.Time) (vk.Result, error) {
+func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error), guard func(fma16Kernel) (string, error), now func() time.Time) (vk.Result, error) {
 	first, err := measureForms(forms, measure, now)
 	if err != nil {
 		return vk.Result{}, err
@@ -119,10 +119,10 @@ func chooseForm(forms []fma16Kernel, measure func(fma16Kernel) (vk.Result, error
 			break
 		}
 		r := first[i]
-		why, err := guard(forms[i], r)
+		why, err := guard(forms[i])
 		for try := 1; try < guardTries && err == nil && why != ""; try++ {
 			if r, err = measure(forms[i]); err == nil {
-				why, err = guard(forms[i], r)
+				why, err = guard(forms[i])
 			}
 		}
 		if err != nil {

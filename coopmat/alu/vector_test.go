@@ -231,7 +231,7 @@ func TestFMA16Rule(t *testing.T) {
 				measured++
 				return vk.Result{Probe: vk.ProbeFMA16, Tile: k.tile(), OpsPerSecond: schema.Stat{Median: tc.rates[int(k.Form)^1]}}, nil
 			}
-			guard := func(fma16Kernel, vk.Result) (string, error) { clock = clock.Add(2 * tc.run); return "", nil }
+			guard := func(fma16Kernel) (string, error) { clock = clock.Add(2 * tc.run); return "", nil }
 			r, err := chooseForm(forms, measure, guard, now)
 			if err != nil {
 				t.Fatal(err)
@@ -399,11 +399,11 @@ func TestChooseForm(t *testing.T) {
 				runs[k.Unroll]++
 				return vk.Result{Probe: vk.ProbeFMA16, Tile: fmt.Sprint(k.Unroll), OpsPerSecond: schema.Stat{Median: rate}}, nil
 			}
-			guard := func(k fma16Kernel, r vk.Result) (string, error) {
+			guard := func(k fma16Kernel) (string, error) {
 				guarded = append(guarded, k.Unroll)
 				if fails[k.Unroll] < tc.folds[k.Unroll] {
 					fails[k.Unroll]++
-					return "folded " + r.Tile, nil
+					return fmt.Sprint("folded ", k.Unroll), nil
 				}
 				return "", nil
 			}

@@ -243,7 +243,7 @@ func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Ker
 	err := WarmUp(ctx, tm.Warmup, func() error {
 		for i, k := range ks {
 			n := max(reps[i], 1)
-			s, err := d.timeDispatches(c, t, k, runs[i].Groups, n)
+			s, err := d.timeDispatches(c, t, k, runs[i], n)
 			if err != nil {
 				return err
 			}
@@ -258,7 +258,7 @@ func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Ker
 	if t.Pool == nil {
 		for range tm.Samples {
 			for i, k := range ks {
-				s, err := d.timeDispatches(c, t, k, runs[i].Groups, reps[i])
+				s, err := d.timeDispatches(c, t, k, runs[i], reps[i])
 				if err != nil {
 					return nil, nil, err
 				}
@@ -280,15 +280,15 @@ func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Ker
 }
 
 // timeDispatches is the seconds of n dispatches of k, by timestamps or the host clock.
-func (d *Device) timeDispatches(c *Commands, t *Timer, k *Kernel, groups [3]uint32, n int) (float64, error) {
+func (d *Device) timeDispatches(c *Commands, t *Timer, k *Kernel, r KernelRun, n int) (float64, error) {
 	if t.Pool == nil {
-		if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, groups, n, true) }); err != nil {
+		if err := c.Record(func(cb vk.CommandBuffer) { dispatchN(cb, k, r.Groups, n, true) }); err != nil {
 			return 0, err
 		}
 		host, err := c.Submit()
 		return host.Seconds(), err
 	}
-	secs, err := d.runRounds(c, t, []*Kernel{k}, []KernelRun{{Groups: groups}}, []int{n}, 1)
+	secs, err := d.runRounds(c, t, []*Kernel{k}, []KernelRun{r}, []int{n}, 1)
 	if err != nil {
 		return 0, err
 	}
