@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -15,14 +14,13 @@ import (
 type ALUKernel struct {
 	Name                       string // in results, e.g. "fp32-fma"
 	File, Entry                string // WGSL file in package wgsl (no extension) and entry point
-	Operation                  string // "fma", "mad" (integer) or "dot4" (accumulated)
-	InputType, AccumulatorType string // "fp32", "fp16", "int32", "int8", "uint8" or "uint32"
+	Operation                  string // "fma" or "mad" (integer)
+	InputType, AccumulatorType string // "fp32" or "int32"
 	Counted                    string // the WGSL operation counted
 	Lanes                      int    // lanes of one counted operation
 	OpsPerLane                 int    // operations one lane counts for
 	Chains                     int    // independent dependency chains per invocation
 	PerTrip                    int    // counted operations per chain per loop trip
-	Needs                      string // what the device and compiler must support beyond core WGSL
 
 	kind aluKind
 }
@@ -33,25 +31,16 @@ func (k ALUKernel) OpsPerOperation() uint64 { return uint64(k.Lanes * k.OpsPerLa
 // OpCounting is the counting rule as results state it, e.g. "fma=2".
 func (k ALUKernel) OpCounting() string { return fmt.Sprintf("%s=%d", k.Operation, k.OpsPerLane) }
 
-const (
-	needF16  = "shader-f16"
-	needDot4 = "packed_4x8_integer_dot_product"
-)
-
 // ALUKernels returns the table in the order the probe runs it. A dispatch
-// counts invocations * Chains * trips * PerTrip * OpsPerOperation.
+// counts invocations * Chains * trips * PerTrip * OpsPerOperation. What core
+// WGSL cannot express (fp16, fp64, packed 8-bit dot products) is raw
+// Vulkan's (package coopmat/alu).
 func ALUKernels() []ALUKernel {
 	return []ALUKernel{
 		{Name: "fp32-fma", File: "alu_f32", Entry: "alu_f32", Operation: "fma", InputType: "fp32", AccumulatorType: "fp32",
 			Counted: "fma(x, a, b) on vec4<f32>", Lanes: 4, OpsPerLane: 2, Chains: 8, PerTrip: 16, kind: aluF32},
-		{Name: "fp16-fma", File: "alu_f16", Entry: "alu_f16", Operation: "fma", InputType: "fp16", AccumulatorType: "fp16",
-			Counted: "fma(x, a, b) on vec4<f16>", Lanes: 4, OpsPerLane: 2, Chains: 8, PerTrip: 16, Needs: needF16, kind: aluF16},
 		{Name: "int32-mad", File: "alu_i32", Entry: "alu_i32", Operation: "mad", InputType: "int32", AccumulatorType: "int32",
 			Counted: "x*a + y on vec4<i32>", Lanes: 4, OpsPerLane: 2, Chains: 4, PerTrip: 16, kind: aluI32},
-		{Name: "int8-dot4", File: "alu_dot4", Entry: "alu_dot4_i8", Operation: "dot4", InputType: "int8", AccumulatorType: "int32",
-			Counted: "dot4I8Packed(b, w) + a", Lanes: 1, OpsPerLane: 8, Chains: 16, PerTrip: 8, Needs: needDot4, kind: aluDotI8},
-		{Name: "uint8-dot4", File: "alu_dot4", Entry: "alu_dot4_u8", Operation: "dot4", InputType: "uint8", AccumulatorType: "uint32",
-			Counted: "dot4U8Packed(b, w) + a", Lanes: 1, OpsPerLane: 8, Chains: 16, PerTrip: 8, Needs: needDot4, kind: aluDotU8},
 	}
 }
 
@@ -70,16 +59,6 @@ type ALUResult struct {
 	MaxError, Tolerance                   float64 // both 0: every kernel is checked exactly
 	ErrorKind                             string  // "exact"
 }
-
-// ALUSkip says why a kernel of the table was not measured on this device.
-type ALUSkip struct {
-	Kernel               string // the row of ALUKernels
-	Operation, InputType string
-	Reason               string
-}
-
-// errALUSkip is wrapped by the error of a kernel that cannot run here.
-var errALUSkip = errors.New("gpu: ALU kernel not supported here")
 
 type aluLimits struct {
 	// cal bounds the samples; its MaxDispatchS bounds the sizing trials.
@@ -111,14 +90,14 @@ func newALULimits(s Sampling) aluLimits {
 
 // MeasureALUKernels measures the rows of ALUKernels named (none means all)
 // and checks their output exactly; a failed check returns an error wrapping
-// ErrCheckFailed. Rows the device or its compiler cannot run are skips.
-func MeasureALUKernels(ctx context.Context, d *Device, names []string) ([]ALUResult, []ALUSkip, error) {
+// ErrCheckFailed.
+func MeasureALUKernels(ctx context.Context, d *Device, names []string) ([]ALUResult, error) {
 	if err := d.alive(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rows, err := selectRows(ALUKernels(), names, func(k ALUKernel) string { return k.Name })
 	if err != nil {
-		return nil, nil, fmt.Errorf("gpu: alu: %w", err)
+		return nil, fmt.Errorf("gpu: alu: %w", err)
 	}
 	return measureALURows(ctx, d, rows, newALULimits(d.opts.Effort.ALU), nil)
 }
@@ -142,44 +121,20 @@ func selectRows[T any](table []T, names []string, name func(T) string) ([]T, err
 	return rows, nil
 }
 
-func measureALURows(ctx context.Context, d *Device, rows []ALUKernel, lim aluLimits, tamper tamperFunc) ([]ALUResult, []ALUSkip, error) {
+func measureALURows(ctx context.Context, d *Device, rows []ALUKernel, lim aluLimits, tamper tamperFunc) ([]ALUResult, error) {
 	r, err := newALURun(ctx, d, lim, tamper)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer r.release()
 	var results []ALUResult
-	var skips []ALUSkip
 	for _, k := range rows {
 		d.progress("alu: %s", k.Name)
 		res, err := r.measure(ctx, k)
-		switch {
-		case errors.Is(err, errALUSkip):
-			skips = append(skips, ALUSkip{Kernel: k.Name, Operation: k.Operation, InputType: k.InputType,
-				Reason: skipReason(err)})
-		case err != nil:
-			return nil, nil, fmt.Errorf("alu %s: %w", k.Name, err)
-		default:
-			results = append(results, res)
+		if err != nil {
+			return nil, fmt.Errorf("alu %s: %w", k.Name, err)
 		}
+		results = append(results, res)
 	}
-	return results, skips, nil
-}
-
-// skipReason is err's message without the sentinel's.
-func skipReason(err error) string {
-	var s *aluSkipError
-	if errors.As(err, &s) {
-		return s.reason
-	}
-	return err.Error()
-}
-
-type aluSkipError struct{ reason string }
-
-func (e *aluSkipError) Error() string { return e.reason }
-func (e *aluSkipError) Unwrap() error { return errALUSkip }
-
-func skipf(format string, args ...any) error {
-	return &aluSkipError{reason: fmt.Sprintf(format, args...)}
+	return results, nil
 }

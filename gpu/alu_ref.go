@@ -4,96 +4,56 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sync"
 
-	"github.com/everycycle/appraise/internal/measure/packed"
 	"github.com/everycycle/appraise/internal/measure/refcheck"
 )
 
 // CPU reference of wgsl/alu_*.wgsl, exact for any loop count. Float chains
 // step x = fma(fma(x, 2, 6g), 0.5, -2g) = x + g on small multiples of a
 // power of two g, so nothing rounds, fused or not; int32 runs a linear map
-// mod 2^32; the dot products' starts repeat every 64 invocations, which the
-// host steps.
+// mod 2^32.
 
 type aluKind int
 
 const (
 	aluF32 aluKind = iota
-	aluF16
 	aluI32
-	aluDotI8
-	aluDotU8
 )
 
 // Constants of the kernels; the counts follow the WGSL files.
 const (
 	floatA, floatC = 2.0, 0.5
 	gridF32        = 0x1p-12
-	gridF16        = 0x1p-2
+	f32Significand = 24
 	floatOffsets   = 512 // chain starts are base + g*offset, offset in [0, 512)
 	pairsPerTrip   = 8
 
 	i32Mult uint32 = 0x2C9277B5 // odd
 	i32Seed uint32 = 0x5EED1234
 
-	dotWI8           uint32 = 0xF507FB03 // (3, -5, 7, -11), lowest byte first
-	dotWU8           uint32 = 0x0B070503 // (3, 5, 7, 11)
-	dotSeed          uint32 = 0x0D07C0DE
-	dotClasses              = 64 // dot4 starts repeat with the invocation index mod 64
-	dotChains               = 16
-	dotRoundsPerTrip        = 4
-
 	i32Chains, i32Lanes, i32RoundsPerTrip = 4, 4, 8
-
-	dotMaxIters = 4096 // bounds the host's stepping of the dot4 chains
 )
-
-func significandBits(k aluKind) int {
-	if k == aluF16 {
-		return 11
-	}
-	return 24
-}
-
-func floatGrid(k aluKind) float64 {
-	if k == aluF16 {
-		return gridF16
-	}
-	return gridF32
-}
 
 // maxIters is the most loop trips per dispatch: float chains of P pairs
 // stay exact while P/2 + 258 <= 2^p for p significand bits.
 func (k aluKind) maxIters() uint32 {
-	switch k {
-	case aluF32, aluF16:
-		p := significandBits(k)
-		pairs := (uint64(1)<<(p+1) - 2*(floatOffsets/2+2)) / pairsPerTrip
-		return uint32(min(pairs, aluMaxIters))
-	case aluDotI8, aluDotU8:
-		return dotMaxIters
-	default:
+	if k != aluF32 {
 		return aluMaxIters
 	}
+	pairs := (uint64(1)<<(f32Significand+1) - 2*(floatOffsets/2+2)) / pairsPerTrip
+	return uint32(min(pairs, aluMaxIters))
 }
 
 // floatBase is every float chain's start before its offset, in units of g.
 func floatBase(pairs int64) int64 { return -(pairs / 2) - floatOffsets/2 }
 
 func aluParams(k aluKind, iters, groups uint32) []byte {
-	switch k {
-	case aluF32, aluF16:
-		g := floatGrid(k)
-		base := float64(floatBase(int64(iters)*pairsPerTrip)) * g
-		return words(iters, groups, f32(floatA), f32(floatC), f32(6*g), f32(-2*g), f32(base), f32(g))
-	case aluI32:
+	if k == aluI32 {
 		return words(iters, groups, i32Mult, i32Seed)
-	case aluDotI8:
-		return words(iters, groups, dotWI8, dotSeed)
-	default:
-		return words(iters, groups, dotWU8, dotSeed)
 	}
+	g := gridF32
+	base := float64(floatBase(int64(iters)*pairsPerTrip)) * g
+	return words(iters, groups, f32(floatA), f32(floatC), f32(6*g), f32(-2*g), f32(base), f32(g))
 }
 
 func f32(x float64) uint32 { return math.Float32bits(float32(x)) }
@@ -108,17 +68,12 @@ func words(ws ...uint32) []byte {
 
 // aluReference returns the expected output word of each invocation.
 func aluReference(k aluKind, iters uint32) func(i uint64) uint32 {
-	switch k {
-	case aluF32, aluF16:
-		t := floatTable(floatGrid(k), iters)
-		return func(i uint64) uint32 { return t[i%16] }
-	case aluI32:
+	if k == aluI32 {
 		m := i32Round(i32Mult).pow(uint64(iters) * i32RoundsPerTrip)
 		return func(i uint64) uint32 { return i32Output(uint32(i), m) }
-	default:
-		t := dotTable(k == aluDotI8, iters)
-		return func(i uint64) uint32 { return t[i%dotClasses] }
 	}
+	t := floatTable(gridF32, iters)
+	return func(i uint64) uint32 { return t[i%16] }
 }
 
 // floatTable is a float kernel's output for each invocation index mod 16.
@@ -192,38 +147,6 @@ func i32Output(i uint32, m mat2) uint32 {
 		}
 	}
 	return h
-}
-
-// dotStart is start() of alu_dot4.wgsl.
-func dotStart(s, c uint32) (a, b uint32) {
-	a = s*0x9E3779B1 + c*0x85EBCA77 + dotSeed
-	return a, a*0x27D4EB2F + 0x165667B1
-}
-
-// dotTable is the output of each start class after iters loop trips.
-func dotTable(signed bool, iters uint32) [dotClasses]uint32 {
-	w := dotWU8
-	if signed {
-		w = dotWI8
-	}
-	rounds := uint64(iters) * dotRoundsPerTrip
-	var t [dotClasses]uint32
-	var wg sync.WaitGroup
-	for s := range t {
-		wg.Go(func() {
-			h := fnvBasis
-			for c := uint32(0); c < dotChains; c++ {
-				a, b := dotStart(uint32(s), c)
-				for range rounds {
-					a, b = packed.DotRound(a, b, w, signed)
-				}
-				h = fnv(fnv(h, a), b)
-			}
-			t[s] = h
-		})
-	}
-	wg.Wait()
-	return t
 }
 
 // checkWords compares output words, the first of invocation first, with want.

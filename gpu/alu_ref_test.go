@@ -5,8 +5,6 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/everycycle/appraise/internal/measure/packed"
 )
 
 // TestFMAF32DoubleRounding: float32(math.FMA(...)) rounds twice and can
@@ -43,62 +41,32 @@ func TestFMAF32MatchesExact(t *testing.T) {
 	}
 }
 
-// stepFloat runs one float chain pair by pair, each FMA through round
-// (an fp32 FMA, or a check that the exact result fits fp16), from offset
-// off through pairs pairs, and returns the final value.
-func stepFloat(t *testing.T, k aluKind, pairs int64, off uint32) float64 {
-	g := floatGrid(k)
-	x := float64(floatBase(pairs)+int64(off)) * g
-	round := func(a, b, c float64) float64 {
-		if k == aluF32 {
-			return float64(fmaF32(float32(a), float32(b), float32(c)))
-		}
-		r := a*b + c // exact in float64 for these values
-		if !exactF16(r) {
-			t.Fatalf("fp16 intermediate %v is not exact", r)
-		}
-		return r
-	}
+// stepFloat runs one fp32 chain FMA by FMA from offset off through pairs
+// pairs and returns the final value.
+func stepFloat(pairs int64, off uint32) float64 {
+	g := gridF32
+	x := float32(float64(floatBase(pairs)+int64(off)) * g)
 	for j := int64(0); j < pairs; j++ {
-		x = round(round(x, floatA, 6*g), floatC, -2*g)
+		x = fmaF32(fmaF32(x, floatA, float32(6*g)), floatC, float32(-2*g))
 	}
-	return x
+	return float64(x)
 }
 
-// exactF16 reports whether v is exactly a normal fp16 value (or zero).
-func exactF16(v float64) bool {
-	if v == 0 {
-		return true
-	}
-	frac, exp := math.Frexp(math.Abs(v)) // v = frac * 2^exp, frac in [0.5, 1)
-	return exp-1 >= -14 && exp-1 <= 15 && frac*(1<<11) == math.Trunc(frac*(1<<11))
-}
-
-// TestFloatClosedForm steps float chains FMA by FMA and compares with the
-// closed form the reference uses, for small loop counts and, for fp16, at
-// the largest count maxIters allows (every intermediate must stay exact).
+// TestFloatClosedForm steps fp32 chains FMA by FMA and compares with the
+// closed form the reference uses.
 func TestFloatClosedForm(t *testing.T) {
-	for _, c := range []struct {
-		k     aluKind
-		iters uint32
-	}{{aluF32, 1}, {aluF32, 5}, {aluF16, 3}, {aluF16, aluF16.maxIters()}} {
-		pairs := int64(c.iters) * pairsPerTrip
+	for _, iters := range []uint32{1, 5, 300} {
+		pairs := int64(iters) * pairsPerTrip
 		for _, off := range []uint32{0, 1, 255, 511} {
-			got := stepFloat(t, c.k, pairs, off)
-			want := float64(floatBase(pairs)+int64(off)+pairs) * floatGrid(c.k)
+			got := stepFloat(pairs, off)
+			want := float64(floatBase(pairs)+int64(off)+pairs) * gridF32
 			if got != want {
-				t.Errorf("kind %d, %d trips, offset %d: stepped %v, closed form %v", c.k, c.iters, off, got, want)
+				t.Errorf("%d trips, offset %d: stepped %v, closed form %v", iters, off, got, want)
 			}
 		}
 	}
-	// One trip more than fp16's cap leaves its exact range.
-	k, beyond := aluF16, int64(aluF16.maxIters()+1)*pairsPerTrip
-	top := float64(-floatBase(beyond)+3) * 2 // (k+3) in units of 2g at the last chain's top
-	if top <= 1<<11 && top*floatGrid(k)*2 <= 65504 {
-		t.Errorf("fp16 cap %d is not tight: %d trips still fit", aluF16.maxIters(), aluF16.maxIters()+1)
-	}
-	if aluF16.maxIters() < aluMinIters || aluF32.maxIters() != aluMaxIters {
-		t.Errorf("caps: fp16 %d, fp32 %d", aluF16.maxIters(), aluF32.maxIters())
+	if aluF32.maxIters() != aluMaxIters || aluI32.maxIters() != aluMaxIters {
+		t.Errorf("caps: fp32 %d, int32 %d", aluF32.maxIters(), aluI32.maxIters())
 	}
 }
 
@@ -163,81 +131,19 @@ func TestI32MatrixOrder(t *testing.T) {
 	}
 }
 
-// TestDot4Weights: the weights are what the table says (the dot products
-// themselves are tested in internal/packed).
-func TestDot4Weights(t *testing.T) {
-	if packed.Dot4I8(dotWI8, 0x01010101) != 3-5+7-11 || packed.Dot4U8(dotWU8, 0x01010101) != 3+5+7+11 {
-		t.Error("packed weights")
-	}
-}
-
-// TestDotChainsDoNotCycle: a Feistel round is a permutation, so a chain
-// that came back to a state would come back to its start; none does
-// within 2^20 rounds, four times dotMaxIters' worth.
-func TestDotChainsDoNotCycle(t *testing.T) {
-	for _, signed := range []bool{true, false} {
-		w := dotWU8
-		if signed {
-			w = dotWI8
-		}
-		for _, sc := range [][2]uint32{{0, 0}, {63, 15}} {
-			a0, b0 := dotStart(sc[0], sc[1])
-			a, b := a0, b0
-			for n := 1; n <= 1<<20; n++ {
-				a, b = packed.DotRound(a, b, w, signed)
-				if a == a0 && b == b0 {
-					t.Fatalf("signed %t, start %v: back at the start after %d rounds", signed, sc, n)
-				}
-			}
-		}
-	}
-	if 1<<20 < 4*dotMaxIters*dotRoundsPerTrip {
-		t.Error("cycle test shorter than the longest dispatch")
-	}
-}
-
-// TestDotTable: the table is per class, depends on the loop count, and its
-// classes differ.
-func TestDotTable(t *testing.T) {
-	tab := dotTable(true, 2)
-	h := fnvBasis
-	for c := uint32(0); c < dotChains; c++ {
-		a, b := dotStart(9, c)
-		for range 2 * dotRoundsPerTrip {
-			a, b = packed.DotRound(a, b, dotWI8, true)
-		}
-		h = fnv(fnv(h, a), b)
-	}
-	if tab[9] != h {
-		t.Errorf("class 9: table %#x, stepped %#x", tab[9], h)
-	}
-	if dotTable(true, 3) == tab || dotTable(false, 2) == tab || tab[0] == tab[1] {
-		t.Error("dot table does not depend on what it should")
-	}
-	want := aluReference(aluDotI8, 2)
-	if want(9) != tab[9] || want(64+9) != tab[9] {
-		t.Error("reference does not index classes mod 64")
-	}
-}
-
 // TestALUParams: the uniforms carry exactly the constants the references
 // assume.
 func TestALUParams(t *testing.T) {
-	p := aluParams(aluF16, 10, 7)
+	p := aluParams(aluF32, 10, 7)
 	w := func(i int) uint32 {
 		return uint32(p[4*i]) | uint32(p[4*i+1])<<8 | uint32(p[4*i+2])<<16 | uint32(p[4*i+3])<<24
 	}
 	f := func(i int) float64 { return float64(math.Float32frombits(w(i))) }
-	if len(p) != 32 || w(0) != 10 || w(1) != 7 || f(2) != 2 || f(3) != 0.5 || f(4) != 6*gridF16 || f(5) != -2*gridF16 ||
-		f(6) != float64(floatBase(80))*gridF16 || f(7) != gridF16 {
-		t.Errorf("fp16 params % x", p)
+	if len(p) != 32 || w(0) != 10 || w(1) != 7 || f(2) != 2 || f(3) != 0.5 || f(4) != 6*gridF32 || f(5) != -2*gridF32 ||
+		f(6) != float64(floatBase(80))*gridF32 || f(7) != gridF32 {
+		t.Errorf("fp32 params % x", p)
 	}
-	if !exactF16(f(6)) {
-		t.Error("fp16 base not exact in fp16")
-	}
-	for _, k := range []aluKind{aluI32, aluDotI8, aluDotU8} {
-		if len(aluParams(k, 1, 1)) != 16 {
-			t.Errorf("kind %d params length", k)
-		}
+	if len(aluParams(aluI32, 1, 1)) != 16 {
+		t.Error("int32 params length")
 	}
 }

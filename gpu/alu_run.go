@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -23,8 +22,7 @@ type aluRun struct {
 	maxGroups uint32 // workgroups the output buffer holds
 	maxPerDim uint32 // workgroups per grid dimension; tests lower it
 	launchS   float64
-	sets      map[string]*kernelSet
-	skipped   map[string]error // optional files the compiler rejected
+	sets      map[string]*kernelSet // by WGSL file
 }
 
 // newALURun leaves nothing behind on error.
@@ -33,7 +31,7 @@ func newALURun(ctx context.Context, d *Device, lim aluLimits, tamper tamperFunc)
 		return nil, err
 	}
 	r := &aluRun{d: d, lim: lim, tamper: tamper, maxPerDim: d.limits.MaxWorkgroupsPerDimension,
-		sets: map[string]*kernelSet{}, skipped: map[string]error{}}
+		sets: map[string]*kernelSet{}}
 	if err := r.setup(ctx); err != nil {
 		r.release()
 		return nil, err
@@ -77,69 +75,17 @@ func (r *aluRun) release() {
 	}
 }
 
-// kernel compiles k's file on first use; unmet Needs wrap errALUSkip.
+// kernel compiles k's file on first use.
 func (r *aluRun) kernel(k ALUKernel) (*kernel, error) {
-	if k.Needs == needF16 && !r.d.features.ShaderF16 {
-		return nil, skipf("the adapter does not offer the WebGPU shader-f16 feature")
-	}
-	if err := r.skipped[k.File]; err != nil {
-		return nil, err
-	}
 	if s := r.sets[k.File]; s != nil {
 		return s.kernels[k.Entry], nil
 	}
-	s, err := r.compile(k)
+	s, err := r.d.compile(k.File, k.Entry)
 	if err != nil {
 		return nil, err
 	}
 	r.sets[k.File] = s
 	return s.kernels[k.Entry], nil
-}
-
-// compile treats a compiler that rejects an optional file as a skip.
-func (r *aluRun) compile(k ALUKernel) (*kernelSet, error) {
-	var entries []string
-	for _, o := range ALUKernels() {
-		if o.File == k.File {
-			entries = append(entries, o.Entry)
-		}
-	}
-	if k.Needs == "" {
-		return r.d.compile(k.File, entries...)
-	}
-	s, err := r.d.compileQuietly(k.File, entries...)
-	if err != nil {
-		if aliveErr := r.d.alive(); aliveErr != nil {
-			return nil, aliveErr
-		}
-		r.skipped[k.File] = skipf("the WGSL compiler of this WebGPU implementation (wgpu-native) rejects %s.wgsl (it needs %s): %s",
-			k.File, k.Needs, compilerSaid(err))
-		return nil, r.skipped[k.File]
-	}
-	return s, nil
-}
-
-// compileQuietly is compile with wgpu-native's process-wide log off.
-func (d *Device) compileQuietly(file string, entries ...string) (*kernelSet, error) {
-	wgpu.SetLogLevel(wgpu.LogLevelOff)
-	defer wgpu.SetLogLevel(wgpu.LogLevelError)
-	return d.compile(file, entries...)
-}
-
-// compilerSaid is the compiler's diagnosis in err, at most 300 characters.
-func compilerSaid(err error) string {
-	lines := strings.Split(err.Error(), "\n")
-	said := strings.TrimSpace(lines[0])
-	for _, l := range lines[1:] {
-		if l = strings.TrimSpace(l); strings.Contains(l, "error") {
-			said = l
-			break
-		}
-	}
-	if len(said) > 300 {
-		said = said[:297] + "..."
-	}
-	return said
 }
 
 type aluDispatch struct {

@@ -41,7 +41,6 @@ const (
 // Features lists the optional WebGPU features the device was opened with.
 type Features struct {
 	TimestampQuery bool
-	ShaderF16      bool
 }
 
 // Limits are the device limits the probes size their work by.
@@ -119,8 +118,7 @@ func memoryLimit(a AdapterInfo, opts Options) uint64 {
 
 func wantedFeatures(a *wgpu.Adapter) []wgpu.FeatureName {
 	var fs []wgpu.FeatureName
-	for _, f := range []wgpu.FeatureName{wgpu.FeatureNameTimestampQuery,
-		wgpu.FeatureNameShaderF16, wgpu.NativeFeatureShaderF64} {
+	for _, f := range []wgpu.FeatureName{wgpu.FeatureNameTimestampQuery} {
 		if a.HasFeature(f) {
 			fs = append(fs, f)
 		}
@@ -131,7 +129,6 @@ func wantedFeatures(a *wgpu.Adapter) []wgpu.FeatureName {
 func featureSet(dev *wgpu.Device) Features {
 	return Features{
 		TimestampQuery: dev.HasFeature(wgpu.FeatureNameTimestampQuery),
-		ShaderF16:      dev.HasFeature(wgpu.FeatureNameShaderF16),
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package keys manages a tenant's Ed25519 signing key, age-encrypted on
 // disk and rotated with signed statements. Init creates it, LoadSigner
 // unlocks it and Rotate replaces it, whole, by one rename; verifiers use
-// ParsePublicKeyFile, Verify and Chain. A retired key vouches only for the
+// ParsePublicKeyFile, Verify and Rotations. A retired key vouches only for the
 // digests its rotation statement lists.
 package keys
 

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,18 +90,18 @@ func TestChainTwoRotations(t *testing.T) {
 		t.Fatalf("LoadPublic: %d rotations, %d archived; want 2, 2", len(pub.Rotations), len(pub.Archived))
 	}
 	trusted := pub.Current.PublicKey.Ed25519()
-	lin, err := Chain(trusted, info.PublicKey.Ed25519(), pub.Rotations)
+	lin, err := chain(trusted, info.PublicKey.Ed25519(), pub.Rotations)
 	if err != nil {
 		t.Fatalf("Chain(first key): %v", err)
 	}
 	if len(lin.Path) != 2 || !lin.RetiredAt.Equal(first.RotatedAt) {
 		t.Errorf("Chain(first key) = %d statements retired at %v; want 2, %v", len(lin.Path), lin.RetiredAt, first.RotatedAt)
 	}
-	lin, err = Chain(trusted, first.NewKey, pub.Rotations)
+	lin, err = chain(trusted, first.NewKey, pub.Rotations)
 	if err != nil || len(lin.Path) != 1 || !lin.RetiredAt.Equal(second.RotatedAt) {
 		t.Errorf("Chain(middle key) = %+v, %v", lin, err)
 	}
-	if lin, err = Chain(trusted, trusted, nil); err != nil || len(lin.Path) != 0 || !lin.RetiredAt.IsZero() {
+	if lin, err = chain(trusted, trusted, nil); err != nil || len(lin.Path) != 0 || !lin.RetiredAt.IsZero() {
 		t.Errorf("Chain(trusted itself) = %+v, %v", lin, err)
 	}
 	// Backwards, with a statement missing, or with an unrelated key: no chain.
@@ -116,7 +117,7 @@ func TestChainTwoRotations(t *testing.T) {
 		"gap":       {trusted, info.PublicKey.Ed25519(), pub.Rotations[:1]},
 		"stranger":  {trusted, stranger.Public(), pub.Rotations},
 	} {
-		if _, err := Chain(c.trusted, c.signer, c.sts); !errors.Is(err, ErrNotInChain) {
+		if _, err := chain(c.trusted, c.signer, c.sts); !errors.Is(err, ErrNotInChain) {
 			t.Errorf("%s: err = %v, want ErrNotInChain", name, err)
 		}
 	}
@@ -136,7 +137,7 @@ func TestChainIgnoresForgedStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	forged.OldSig = c.Sign([]byte("not b"))
-	if _, err := Chain(c.Public(), a.Public(), []*RotationStatement{ab, forged}); !errors.Is(err, ErrNotInChain) {
+	if _, err := chain(c.Public(), a.Public(), []*RotationStatement{ab, forged}); !errors.Is(err, ErrNotInChain) {
 		t.Errorf("err = %v, want ErrNotInChain", err)
 	}
 }
@@ -297,7 +298,7 @@ func checkOldKeyKept(t *testing.T, dir string, oldKey *PublicKey, pub *DirInfo) 
 	if err != nil || !s.PublicKey().Equal(oldKey) {
 		t.Fatalf("old key lost: %v", err)
 	}
-	if _, err := Chain(pub.Current.PublicKey.Ed25519(), oldKey.Ed25519(), pub.Rotations); err != nil {
+	if _, err := chain(pub.Current.PublicKey.Ed25519(), oldKey.Ed25519(), pub.Rotations); err != nil {
 		t.Errorf("old key does not chain to the current one: %v", err)
 	}
 }
@@ -355,4 +356,9 @@ func TestBusyDirectory(t *testing.T) {
 	if _, err := Rotate(dir, Decryption{Passphrase: "p"}, pass("p"), at(1)); !errors.Is(err, ErrBusy) {
 		t.Errorf("Rotate while locked: err = %v, want ErrBusy", err)
 	}
+}
+
+// chain is NewRotations(statements).Chain(trusted, signer).
+func chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (*Lineage, error) {
+	return NewRotations(statements).Chain(trusted, signer)
 }

@@ -219,17 +219,10 @@ func parseSignature(s string) ([]byte, error) {
 	return b, nil
 }
 
-// Lineage is how a signing key descends to a trusted key; see Chain.
+// Lineage is how a signing key descends to a trusted key; see Rotations.Chain.
 type Lineage struct {
 	Path      []*RotationStatement // from the signing key, oldest first
 	RetiredAt time.Time            // the signing key's earliest rotated_at, or zero
-}
-
-// Chain returns the path of verified statements from signer to trusted,
-// empty when they are one key, or an error wrapping ErrNotInChain. Callers
-// accept from a predecessor only what the path's first statement Vouches.
-func Chain(trusted, signer ed25519.PublicKey, statements []*RotationStatement) (*Lineage, error) {
-	return NewRotations(statements).Chain(trusted, signer)
 }
 
 // Rotations is a set of verified statements; it is safe for concurrent use.
@@ -251,7 +244,9 @@ func NewRotations(statements []*RotationStatement) *Rotations {
 	return r
 }
 
-// Chain is the package's Chain over r's verified statements.
+// Chain returns the path of r's statements from signer to trusted, empty
+// when they are one key, or an error wrapping ErrNotInChain. Callers accept
+// from a predecessor only what the path's first statement Vouches.
 func (r *Rotations) Chain(trusted, signer ed25519.PublicKey) (*Lineage, error) {
 	if len(trusted) != ed25519.PublicKeySize || len(signer) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("keys: chain: public keys must be %d bytes", ed25519.PublicKeySize)

@@ -35,7 +35,7 @@ func TestWebGPUProbeOrder(t *testing.T) {
 		t.Errorf("quick software soak: %v, %q", fma.Duration, p.SoakLoad)
 	}
 	names = append(names, fma.Name()+"@"+fma.Version())
-	want := []string{"webgpu-stream@2", "webgpu-alu@1", "webgpu-roofline@5",
+	want := []string{"webgpu-stream@2", "webgpu-alu@2", "webgpu-roofline@5",
 		"webgpu-capacity@2", "webgpu-memtest@2", "webgpu-soak@2"}
 	if !slices.Equal(names, want) {
 		t.Errorf("probes %v, want %v", names, want)

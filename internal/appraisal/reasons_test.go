@@ -34,7 +34,7 @@ func TestAbsentReasonsTrue(t *testing.T) {
 		{"NVML without power", gpuDev, DevicePlan{}, schema.CapabilityVector{Thermal: &schema.ThermalEnvelope{Telemetry: "nvml"}}, "thermal.sustained_power_w", "nvml gave no power reading"},
 		{"no ambient", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "environment.ambient_c", reasonNoAmbient},
 		{"ambient given yet absent", gpuDev, DevicePlan{}, schema.CapabilityVector{Environment: schema.ProbeEnvironment{AmbientC: &ambient}}, "environment.ambient_c", ""},
-		{"precisions all skipped", gpuDev, DevicePlan{}, schema.CapabilityVector{Skipped: []schema.Skip{{Probe: "webgpu-alu", Item: "fma fp16", Reason: "x"}}}, "precisions", "see skipped"},
+		{"precisions all skipped", gpuDev, DevicePlan{}, schema.CapabilityVector{Skipped: []schema.Skip{{Probe: "fma-fp16", Item: "fma fp16", Reason: "x"}}}, "precisions", "see skipped"},
 		{"precisions absent, nothing skipped", gpuDev, DevicePlan{}, schema.CapabilityVector{}, "precisions", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,7 +29,7 @@ func TestRecordALUSoak(t *testing.T) {
 	soak := time.Duration(envInt(t, "EXPLORE_SOAK_S", 3)) * time.Second
 	d := quickDevice(t)
 	alu := func() gpu.ALUResult {
-		rs, _, err := gpu.MeasureALUKernels(t.Context(), d, []string{"fp32-fma"})
+		rs, err := gpu.MeasureALUKernels(t.Context(), d, []string{"fp32-fma"})
 		if err != nil || len(rs) != 1 {
 			t.Fatal(err, len(rs))
 		}
