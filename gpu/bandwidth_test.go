@@ -114,6 +114,19 @@ func TestBandwidthQuick(t *testing.T) {
 	}
 }
 
+// TestBandwidthKernelSubset measures write then triad, without copy: write
+// overwrites the array triad reads, and triad's check must still hold.
+func TestBandwidthKernelSubset(t *testing.T) {
+	d := newDevice(t)
+	res, err := MeasureBandwidthKernels(t.Context(), d, []string{"write", "triad"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].Kernel != "write" || res[1].Kernel != "triad" || res[1].Checked == 0 {
+		t.Fatalf("results %+v", res)
+	}
+}
+
 // TestBandwidthCatchesWrongResult corrupts one value of the write kernel's
 // output as read back; the probe must fail with ErrCheckFailed.
 func TestBandwidthCatchesWrongResult(t *testing.T) {
