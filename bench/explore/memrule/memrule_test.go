@@ -7,16 +7,13 @@
 package memrule
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/everycycle/appraise/bench/explore/exploretest"
 	"github.com/everycycle/appraise/gpu"
-	"github.com/everycycle/appraise/internal/measure/stats"
 )
 
 // quickRooflineArray is the roofline probe's array size in quick mode.
@@ -29,8 +26,8 @@ const quickRooflineArray = 64 << 20
 // --quick does, and logs each round's memory roof ÷ copy, the same from
 // each one's fastest samples, and the medians over the rounds.
 func TestRecordMemoryRuleProbes(t *testing.T) {
-	rounds := envInt(t, "EXPLORE_ROUNDS", 9)
-	d := quickDevice(t)
+	rounds := exploretest.EnvInt(t, "EXPLORE_ROUNDS", 9)
+	d := exploretest.QuickDevice(t)
 	var fp32, int32, fp32Best, int32Best []float64
 	for i := range rounds {
 		bw, err := gpu.MeasureBandwidthKernels(t.Context(), d, []string{"copy"})
@@ -66,60 +63,6 @@ func TestRecordMemoryRuleProbes(t *testing.T) {
 		}
 		t.Logf("round %d: copy %.2f GB/s (per=%d); %s", i, copyBW/1e9, bw[0].PerInvocation, strings.Join(line, ", "))
 	}
-	t.Logf("memory roof ÷ copy, median of %d rounds: fp32 %s, int32 %s", rounds, spread(fp32), spread(int32))
-	t.Logf("the same from the fastest samples: fp32 %s, int32 %s", spread(fp32Best), spread(int32Best))
-}
-
-// spread is xs's median and range.
-func spread(xs []float64) string {
-	return fmt.Sprintf("%.3f (%.3f–%.3f)", stats.Median(xs), slices.Min(xs), slices.Max(xs))
-}
-
-// quickEffort is the Effort internal/appraisal's plan gives a under --quick.
-func quickEffort(a gpu.AdapterInfo) gpu.Effort {
-	e := gpu.Effort{
-		ALU:                  gpu.Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
-		Bandwidth:            gpu.Sampling{BudgetS: 0.25, MinSamples: 3, MaxSamples: 5},
-		Roofline:             gpu.Sampling{BudgetS: 0.1, MaxSamples: 5},
-		BandwidthTrialRounds: 2, RooflineThin: 1, RooflineMinArrayBytes: 4 << 20,
-	}
-	if a.Software {
-		e.RooflineThin, e.BandwidthMaxArrayBytes = 2, 64<<20
-	}
-	return e
-}
-
-// quickDevice opens the first adapter as a --quick appraisal does; it
-// skips when there is none.
-func quickDevice(t *testing.T) *gpu.Device {
-	inst, err := gpu.NewInstance()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(inst.Release)
-	adapters, err := inst.Adapters()
-	if errors.Is(err, gpu.ErrNoAdapter) {
-		t.Skip("no WebGPU adapter")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := gpu.Open(inst, adapters[0], gpu.Options{Effort: quickEffort(adapters[0])})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Release)
-	return d
-}
-
-func envInt(t *testing.T, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", name, s, err)
-	}
-	return v
+	t.Logf("memory roof ÷ copy, median of %d rounds: fp32 %s, int32 %s", rounds, exploretest.Spread(fp32), exploretest.Spread(int32))
+	t.Logf("the same from the fastest samples: fp32 %s, int32 %s", exploretest.Spread(fp32Best), exploretest.Spread(int32Best))
 }
