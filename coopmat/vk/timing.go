@@ -72,11 +72,17 @@ const WarmMargin = 1.25
 
 // PlanWithMargin is PlanFor with the warm-up sized margin times tm.Warmup.
 func PlanWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
-	sample, warmOne = math.Max(sample, 1e-7), math.Max(warmOne, 1e-7)
-	reps := min(max(int(math.Ceil(tm.SampleTime.Seconds()/sample)), 1), 4096)
+	warmOne = math.Max(warmOne, 1e-7)
+	reps := repsFor(sample, tm)
 	budget := MaxDispatches - reps*tm.Samples
 	warm := min(max(int(math.Ceil(margin*tm.Warmup.Seconds()/warmOne)), 1), max(budget, 1))
 	return plan{Warm: warm, Reps: reps, Samples: tm.Samples}
+}
+
+// repsFor is the dispatches, within [1, 4096], that make a sample of
+// tm.SampleTime when one takes sample seconds.
+func repsFor(sample float64, tm Timing) int {
+	return min(max(int(math.Ceil(tm.SampleTime.Seconds()/math.Max(sample, 1e-7))), 1), 4096)
 }
 
 // Measure times k dispatched over groups, counting ops per dispatch; the
@@ -247,7 +253,7 @@ func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Ker
 			if err != nil {
 				return err
 			}
-			reps[i] = PlanFor(s/float64(n), s, tm).Reps
+			reps[i] = repsFor(s/float64(n), tm)
 		}
 		return nil
 	})
