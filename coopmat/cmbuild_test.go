@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/everycycle/appraise/coopmat/spirv"
 	"github.com/everycycle/appraise/coopmat/vk"
@@ -231,29 +230,6 @@ func TestTransposeRaw(t *testing.T) {
 	}
 	if back := transposeRaw(transposeRaw(big, 100, 70, 1), 70, 100, 1); !bytes.Equal(back, big) {
 		t.Error("transposing twice does not round-trip")
-	}
-}
-
-func TestPlanFor(t *testing.T) {
-	tm := vk.Timing{Warmup: 250 * time.Millisecond, Samples: 5, SampleTime: 20 * time.Millisecond}
-	p := vk.PlanFor(0.004, 0.004, tm) // 4 ms per dispatch
-	if p.Reps != 5 || p.Warm != 79 || p.Samples != 5 {
-		t.Errorf("planFor(4ms) = %+v, want reps 5, warm 79, samples 5", p)
-	}
-	// The warm-up is sized from the warm-up's own dispatch time.
-	p = vk.PlanFor(0.004, 0.002, tm)
-	if p.Reps != 5 || p.Warm != 157 {
-		t.Errorf("planFor(4ms, warm-up 2ms) = %+v, want reps 5, warm 157", p)
-	}
-	// A second plan doubles the margin: a warm-up sized for 2.5 x 250 ms
-	// still holds 250 ms on a device that then runs twice as fast.
-	p = vk.PlanWithMargin(0.004, 0.004, tm, 2*vk.WarmMargin)
-	if p.Warm != 157 || float64(p.Warm)*0.002 < tm.Warmup.Seconds() {
-		t.Errorf("planWithMargin(4ms, x2.5) = %+v, want warm 157", p)
-	}
-	p = vk.PlanFor(1e-9, 1e-9, tm) // tiny kernels stay within MaxDispatches
-	if p.Warm+p.Reps*p.Samples > vk.MaxDispatches {
-		t.Errorf("planFor(1ns) = %+v: more than %d dispatches", p, vk.MaxDispatches)
 	}
 }
 

@@ -53,40 +53,17 @@ type measurement struct {
 	Repeats int // dispatches per sample
 }
 
-// MaxDispatches bounds the dispatches recorded into one command buffer.
-const MaxDispatches = 1 << 17
+// maxDispatches bounds the dispatches of one sample.
+const maxDispatches = 4096
 
-// plan is one gap-free submission: Warm dispatches, then Samples of Reps
-// dispatches, stamped before and after the warm-up and after each sample.
-type plan struct {
-	Warm, Reps, Samples int
-}
-
-// PlanFor sizes a plan from one dispatch's seconds in a sample and a warm-up.
-func PlanFor(sample, warmOne float64, tm Timing) plan {
-	return PlanWithMargin(sample, warmOne, tm, WarmMargin)
-}
-
-// WarmMargin is how much longer than tm.Warmup a first plan's warm-up is.
-const WarmMargin = 1.25
-
-// PlanWithMargin is PlanFor with the warm-up sized margin times tm.Warmup.
-func PlanWithMargin(sample, warmOne float64, tm Timing, margin float64) plan {
-	warmOne = math.Max(warmOne, 1e-7)
-	reps := repsFor(sample, tm)
-	budget := MaxDispatches - reps*tm.Samples
-	warm := min(max(int(math.Ceil(margin*tm.Warmup.Seconds()/warmOne)), 1), max(budget, 1))
-	return plan{Warm: warm, Reps: reps, Samples: tm.Samples}
-}
-
-// repsFor is the dispatches, within [1, 4096], that make a sample of
-// tm.SampleTime when one takes sample seconds.
+// repsFor is the dispatches that make a sample of tm.SampleTime when one
+// takes sample seconds, within [1, maxDispatches].
 func repsFor(sample float64, tm Timing) int {
-	return min(max(int(math.Ceil(tm.SampleTime.Seconds()/math.Max(sample, 1e-7))), 1), 4096)
+	return min(max(int(math.Ceil(tm.SampleTime.Seconds()/math.Max(sample, 1e-7))), 1), maxDispatches)
 }
 
-// Measure times k dispatched over groups, counting ops per dispatch; the
-// warm-up and samples run back to back in one command buffer.
+// Measure times k dispatched over groups, counting ops per dispatch, as
+// RunAlternating times one run.
 func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops float64, tm Timing) (measurement, error) {
 	tm = tm.normalized(d.Info.Type == "cpu")
 	c, err := d.NewCommands()
@@ -94,79 +71,20 @@ func (d *Device) Measure(ctx context.Context, k *Kernel, groups [3]uint32, ops f
 		return measurement{}, err
 	}
 	defer c.Release()
-	t, err := d.newTimer(uint32(tm.Samples) + 2)
+	t, err := d.newTimer(uint32(tm.Samples) + 1)
 	if err != nil {
 		return measurement{}, err
 	}
 	defer t.Release()
-	if t.Pool == nil {
-		rates, reps, err := d.alternate(ctx, c, t, []*Kernel{k}, []KernelRun{{Groups: groups, Ops: ops}}, tm)
-		if err != nil {
-			return measurement{}, err
-		}
-		st, err := stats.Summarize(rates[0])
-		return measurement{Rate: st, Method: t.Method(), Repeats: reps[0]}, err
-	}
-	_, cold, err := d.runPlan(c, t, k, groups, plan{Warm: 1, Reps: 1, Samples: 1})
+	rates, reps, err := d.alternate(ctx, c, t, []*Kernel{k}, []KernelRun{{Groups: groups, Ops: ops}}, tm)
 	if err != nil {
 		return measurement{}, err
 	}
-	one, warmOne := cold[0], cold[0]
-	// Each new plan doubles the margin: a device may speed up severalfold.
-	margin := WarmMargin
-	for range 4 {
-		if err := ctx.Err(); err != nil {
-			return measurement{}, err
-		}
-		p := PlanWithMargin(one, warmOne, tm, margin)
-		margin *= 2
-		warm, secs, err := d.runPlan(c, t, k, groups, p)
-		if err != nil {
-			return measurement{}, err
-		}
-		rates := make([]float64, len(secs))
-		for i, s := range secs {
-			if s <= 0 {
-				return measurement{}, fmt.Errorf("vulkan: non-positive sample duration %g s", s)
-			}
-			rates[i] = float64(p.Reps) * ops / s
-		}
-		st, err := stats.Summarize(rates)
-		if err != nil {
-			return measurement{}, fmt.Errorf("vulkan: %w", err)
-		}
-		if warm >= tm.Warmup.Seconds() && float64(p.Reps)*ops/st.Median >= tm.SampleTime.Seconds()/2 {
-			return measurement{Rate: st, Method: t.Method(), Repeats: p.Reps}, nil
-		}
-		one = ops / st.Median // the warm time of one dispatch in a sample
-		warmOne = warm / float64(p.Warm)
-	}
-	return measurement{}, fmt.Errorf("vulkan: could not hold a %v warm-up within %d dispatches", tm.Warmup, MaxDispatches)
-}
-
-// runPlan runs p and returns the warm-up's GPU seconds and each sample's.
-func (d *Device) runPlan(c *Commands, t *Timer, k *Kernel, groups [3]uint32, p plan) (float64, []float64, error) {
-	err := c.Record(func(cb vk.CommandBuffer) {
-		t.Reset(cb)
-		t.Stamp(cb, 0, vk.PipelineStageTopOfPipeBit)
-		dispatchN(cb, k, groups, p.Warm, true)
-		t.Stamp(cb, 1, vk.PipelineStageBottomOfPipeBit)
-		for i := range p.Samples {
-			dispatchN(cb, k, groups, p.Reps, false)
-			t.Stamp(cb, uint32(i)+2, vk.PipelineStageBottomOfPipeBit)
-		}
-	})
+	st, err := stats.Summarize(rates[0])
 	if err != nil {
-		return 0, nil, err
+		return measurement{}, fmt.Errorf("vulkan: %w", err)
 	}
-	if _, err := c.Submit(); err != nil {
-		return 0, nil, err
-	}
-	secs, err := t.Intervals(uint32(p.Samples) + 2)
-	if err != nil {
-		return 0, nil, err
-	}
-	return secs[0], secs[1:], nil
+	return measurement{Rate: st, Method: t.Method(), Repeats: reps[0]}, nil
 }
 
 // dispatchN records n dispatches, each after a barrier (first: the first too).
@@ -239,11 +157,11 @@ func (d *Device) RunAlternating(ctx context.Context, runs []KernelRun, tm Timing
 	return outs, rates, nil
 }
 
-// alternate is RunAlternating's timing, and Measure's without timestamps:
-// each kernel in turn, as samples of tm.SampleTime, until tm.Warmup has
-// passed; then the rounds in one submission (one submission a sample
-// where the device has no timestamps). It returns rates[kernel][round]
-// and each kernel's dispatches per sample.
+// alternate is RunAlternating's and Measure's timing: each kernel in turn,
+// as samples of tm.SampleTime, until tm.Warmup has passed; then the rounds
+// in one submission (one submission a sample where the device has no
+// timestamps). It returns rates[kernel][round] and each kernel's
+// dispatches per sample.
 func (d *Device) alternate(ctx context.Context, c *Commands, t *Timer, ks []*Kernel, runs []KernelRun, tm Timing) ([][]float64, []int, error) {
 	reps := make([]int, len(ks))
 	err := WarmUp(ctx, tm.Warmup, func() error {

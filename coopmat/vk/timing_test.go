@@ -20,3 +20,17 @@ func TestTimingNormalized(t *testing.T) {
 		}
 	}
 }
+
+// TestRepsFor: a sample's dispatches round up to fill tm.SampleTime, at
+// least one and at most maxDispatches.
+func TestRepsFor(t *testing.T) {
+	tm := Timing{Warmup: 250 * time.Millisecond, Samples: 5, SampleTime: 20 * time.Millisecond}
+	for _, c := range []struct {
+		sample float64
+		want   int
+	}{{0.004, 5}, {0.0041, 5}, {0.5, 1}, {1e-9, maxDispatches}, {0, maxDispatches}} {
+		if got := repsFor(c.sample, tm); got != c.want {
+			t.Errorf("repsFor(%g) = %d, want %d", c.sample, got, c.want)
+		}
+	}
+}
