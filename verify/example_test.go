@@ -114,7 +114,7 @@ func Example_scheduler() {
 	}
 	fmt.Printf("fp16 work goes to %s %s\n", ranked[0].node, ranked[0].device)
 	// Output:
-	// node-c: not scheduled: box-948713aa1de1.appraisal.json: untrusted: tenant_identity "example" is not the pinned key's tenant "bench"
+	// node-c: not scheduled: box-b2846fccb7a5.appraisal.json: untrusted: tenant_identity "example" is not the pinned key's tenant "bench"
 	// node-d: not scheduled: a software adapter's card
 	// node-a 0000:00:06.0: 402.0 TFLOP/s fp16 (matrix engine 16x16x16, probe coopmat-gemm)
 	// node-b 0000:00:06.0:  64.7 TFLOP/s fp16 (vector ALU, probe fma-fp16)

@@ -67,7 +67,7 @@ func loadTemplates(t testing.TB) templates {
 		}
 		tm.h200Cards = append(tm.h200Cards, *c)
 	}
-	sbox, _, err := schema.ReadBox(read("example/box-948713aa1de1.appraisal.json"))
+	sbox, _, err := schema.ReadBox(read("example/box-b2846fccb7a5.appraisal.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
