@@ -22,7 +22,7 @@ type aluRun struct {
 	maxGroups uint32 // workgroups the output buffer holds
 	maxPerDim uint32 // workgroups per grid dimension; tests lower it
 	launchS   float64
-	sets      map[string]*kernelSet // by WGSL file
+	sets      map[string]*kernelSet // by row of ALUKernels
 }
 
 // newALURun leaves nothing behind on error.
@@ -75,16 +75,16 @@ func (r *aluRun) release() {
 	}
 }
 
-// kernel compiles k's file on first use.
+// kernel compiles k's entry point on first use.
 func (r *aluRun) kernel(k ALUKernel) (*kernel, error) {
-	if s := r.sets[k.File]; s != nil {
-		return s.kernels[k.Entry], nil
+	s := r.sets[k.Name]
+	if s == nil {
+		var err error
+		if s, err = r.d.compile(k.File, k.Entry); err != nil {
+			return nil, err
+		}
+		r.sets[k.Name] = s
 	}
-	s, err := r.d.compile(k.File, k.Entry)
-	if err != nil {
-		return nil, err
-	}
-	r.sets[k.File] = s
 	return s.kernels[k.Entry], nil
 }
 
