@@ -51,7 +51,7 @@ func aluParams(k aluKind, iters, groups uint32) []byte {
 	if k == aluI32 {
 		return words(iters, groups, i32Mult, i32Seed)
 	}
-	g := gridF32
+	const g = gridF32
 	base := float64(floatBase(int64(iters)*pairsPerTrip)) * g
 	return words(iters, groups, f32(floatA), f32(floatC), f32(6*g), f32(-2*g), f32(base), f32(g))
 }
@@ -72,12 +72,12 @@ func aluReference(k aluKind, iters uint32) func(i uint64) uint32 {
 		m := i32Round(i32Mult).pow(uint64(iters) * i32RoundsPerTrip)
 		return func(i uint64) uint32 { return i32Output(uint32(i), m) }
 	}
-	t := floatTable(gridF32, iters)
+	t := floatTable(iters)
 	return func(i uint64) uint32 { return t[i%16] }
 }
 
 // floatTable is a float kernel's output for each invocation index mod 16.
-func floatTable(g float64, iters uint32) [16]uint32 {
+func floatTable(iters uint32) [16]uint32 {
 	pairs := int64(iters) * pairsPerTrip
 	base := floatBase(pairs)
 	var t [16]uint32
@@ -86,7 +86,7 @@ func floatTable(g float64, iters uint32) [16]uint32 {
 		for c := uint32(0); c < 8; c++ {
 			for l := uint32(0); l < 4; l++ {
 				k := base + int64(floatOffset(uint32(r), c, l)) + pairs
-				h = fnv(h, math.Float32bits(float32(float64(k)*g)))
+				h = fnv(h, math.Float32bits(float32(float64(k)*gridF32)))
 			}
 		}
 		t[r] = h

@@ -73,7 +73,7 @@ func TestFloatClosedForm(t *testing.T) {
 // TestFloatTable checks the folded table against a direct fold, and that
 // it changes with the loop count.
 func TestFloatTable(t *testing.T) {
-	tab := floatTable(gridF32, 4)
+	tab := floatTable(4)
 	pairs := int64(4 * pairsPerTrip)
 	h := fnvBasis
 	for c := uint32(0); c < 8; c++ {
@@ -85,7 +85,7 @@ func TestFloatTable(t *testing.T) {
 	if tab[21%16] != h {
 		t.Errorf("table %#x, direct %#x", tab[5], h)
 	}
-	if floatTable(gridF32, 5) == tab {
+	if floatTable(5) == tab {
 		t.Error("table does not depend on the loop count")
 	}
 }
